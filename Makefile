@@ -1,0 +1,116 @@
+# clmatch — portable OpenCL string matching.
+#   make            library (static + shared), CLI, tools, tests, bench programs
+#   make demo       set up OpenCL (apt when root), build, search the real U. maydis genome
+#   make test       set up, build, run the test suite on the default device
+#   make bench      benchmark every algorithm x variant on every device (not part of tests)
+#   make install PREFIX=/usr/local
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -std=c11 -Wall -Wextra -pedantic
+CPPFLAGS += -Iinclude -Ihost -D_DEFAULT_SOURCE -DCL_TARGET_OPENCL_VERSION=300 \
+            -DCL_USE_DEPRECATED_OPENCL_1_2_APIS
+LDLIBS   += -lOpenCL -lpthread -lm
+PREFIX   ?= /usr/local
+B        := build
+
+VERSION  := 0.1.0
+SONAME   := libclmatch.so.0
+
+LIB_SRC  := $(wildcard host/*.c)
+LIB_OBJ  := $(patsubst host/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o
+CL_SRC   := $(sort $(wildcard cl/*.cl))
+TEST_SRC := $(wildcard tests/*.c)
+BENCH_SRC:= $(wildcard bench/*.c)
+
+PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-example
+ALL      := $(B)/libclmatch.a $(B)/libclmatch.so $(PROGRAMS) $(B)/clmatch-tests \
+            $(B)/clmatch-bench $(B)/clmatch.pc
+
+.PHONY: all lib setup demo test test-quick test-oclgrind test-asan bench install uninstall clean
+all: $(ALL)
+lib: $(B)/libclmatch.a $(B)/libclmatch.so
+
+# ---- kernels embedded in the library ----------------------------------------------------
+$(B)/embed-sources: tools/embed_sources.c | $(B)
+	$(CC) $(WARN) -O2 -o $@ $<
+$(B)/kernels_gen.c: $(CL_SRC) $(B)/embed-sources
+	$(B)/embed-sources $@ $(CL_SRC)
+
+# ---- library --------------------------------------------------------------------------
+$(B)/obj/%.o: host/%.c include/clmatch.h $(wildcard host/*.h) | $(B)/obj
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -DCLM_VERSION_STRING='"$(VERSION)"' -c -o $@ $<
+$(B)/obj/kernels_gen.o: $(B)/kernels_gen.c | $(B)/obj
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -c -o $@ $<
+$(B)/libclmatch.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(B)/libclmatch.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+# ---- programs (linked statically against the library so they run from build/) ----------
+$(B)/clmatch: tools/clmatch.c $(B)/libclmatch.a
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+$(B)/clmatch-devices: tools/clmatch-devices.c $(B)/libclmatch.a
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+$(B)/clmatch-example: tools/example.c $(B)/libclmatch.a
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+$(B)/clmatch-tests: $(TEST_SRC) $(wildcard tests/*.h) $(B)/libclmatch.a
+	$(CC) $(CPPFLAGS) -Itests $(WARN) $(CFLAGS) -o $@ $(TEST_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+$(B)/clmatch-bench: $(BENCH_SRC) $(wildcard bench/*.h) $(B)/libclmatch.a
+	$(CC) $(CPPFLAGS) -Ibench $(WARN) $(CFLAGS) -o $@ $(BENCH_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+
+$(B)/clmatch.pc: tools/clmatch.pc.in | $(B)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+$(B) $(B)/obj:
+	mkdir -p $@
+
+# ---- the two commands ------------------------------------------------------------------
+setup:
+	@sh tools/setup.sh
+
+demo: setup
+	@$(MAKE) --no-print-directory all
+	@sh tools/demo.sh
+
+test: setup
+	@$(MAKE) --no-print-directory all
+	@sh tests/run.sh
+
+# A quick subset (used by test-oclgrind and test-asan).
+test-quick: all
+	@sh tests/run.sh --quick
+
+test-oclgrind: setup
+	@sh tools/setup.sh oclgrind
+	@$(MAKE) --no-print-directory all
+	@sh tests/run.sh --oclgrind
+
+test-asan: setup
+	@$(MAKE) --no-print-directory B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \
+		LDFLAGS='-fsanitize=address,undefined' all
+	@sh tests/run.sh --asan
+
+bench: setup
+	@$(MAKE) --no-print-directory all
+	@sh bench/run.sh
+
+# ---- install ---------------------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/clmatch.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(B)/libclmatch.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libclmatch.so $(DESTDIR)$(PREFIX)/lib/libclmatch.so.$(VERSION)
+	ln -sf libclmatch.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libclmatch.so
+	install -m 755 $(B)/clmatch $(B)/clmatch-devices $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(B)/clmatch.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/clmatch.h $(DESTDIR)$(PREFIX)/lib/libclmatch.* \
+		$(DESTDIR)$(PREFIX)/lib/$(SONAME) $(DESTDIR)$(PREFIX)/bin/clmatch \
+		$(DESTDIR)$(PREFIX)/bin/clmatch-devices $(DESTDIR)$(PREFIX)/lib/pkgconfig/clmatch.pc
+
+clean:
+	rm -rf build build-asan

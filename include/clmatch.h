@@ -1,0 +1,326 @@
+/*
+ * clmatch — portable OpenCL string matching.
+ *
+ * The whole public API of libclmatch. The path of one search:
+ *
+ *     clm_device *dev;   clm_device_open(-1, -1, &dev);          // auto: a GPU, else a CPU
+ *     clm_database *db;  clm_compile(dev, pats, lens, NULL, 1, NULL, &db);
+ *     clm_scratch *s;    clm_scratch_alloc(db, NULL, &s);
+ *     clm_scan(db, s, text, len, on_match, ctx);                  // matches in text order
+ *     clm_scratch_free(s); clm_database_free(db); clm_device_close(dev);
+ *
+ * Conventions
+ *  - Every function that can fail returns an int status: CLM_OK (0) on success, a negative
+ *    CLM_E_* code on error, and CLM_STOPPED (1) when a match callback asked to stop.
+ *    clm_strerror() names a status; clm_last_error() gives the detail of the most recent
+ *    failure in the calling thread (which index was out of range and what exists, the
+ *    OpenCL build log of a failed kernel build, ...).
+ *  - The library never prints and never exits.
+ *  - A database is immutable once compiled and may be shared by threads. A scratch (device
+ *    buffers, queues, kernels) belongs to one database and is used by one thread at a time.
+ *  - Offsets are 0-based byte offsets from the start of the scanned input; a match covers
+ *    [start, end). Every occurrence is reported, overlapping ones included, each exactly once.
+ *
+ * Environment variables read by the library
+ *  - CLMATCH_PLATFORM, CLMATCH_DEVICE: indices used by clm_device_open(-1, -1, ...).
+ *  - CLMATCH_KERNEL_DIR: directory of .cl files that replaces the kernels built into the
+ *    library (for kernel development).
+ *  - CLMATCH_CACHE_DIR: directory of the on-disk program cache (default
+ *    $XDG_CACHE_HOME/clmatch, else ~/.cache/clmatch); CLMATCH_CACHE=off disables it.
+ *  - CLMATCH_SLAB_BYTES: default slab size of new scratches (tests use small slabs).
+ */
+#ifndef CLMATCH_H
+#define CLMATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLM_VERSION_MAJOR 0
+#define CLM_VERSION_MINOR 1
+#define CLM_VERSION_PATCH 0
+
+/** Version string of the library, e.g. "0.1.0". */
+const char *clm_version(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Status codes                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+enum {
+    CLM_OK = 0,                  /**< success */
+    CLM_STOPPED = 1,             /**< a match callback returned non-zero; the scan stopped early */
+    CLM_E_INVALID = -1,          /**< NULL pointer, bad option value or misuse of an object */
+    CLM_E_NOMEM = -2,            /**< host memory allocation failed */
+    CLM_E_NO_PLATFORM = -3,      /**< no OpenCL platform is installed (detail says how to add one) */
+    CLM_E_PLATFORM_INDEX = -4,   /**< platform index out of range (detail lists what exists) */
+    CLM_E_DEVICE_INDEX = -5,     /**< device index out of range (detail lists what exists) */
+    CLM_E_NO_DEVICE = -6,        /**< no usable OpenCL device */
+    CLM_E_EMPTY_PATTERN = -7,    /**< a pattern has length 0 */
+    CLM_E_PATTERN_TOO_LONG = -8, /**< a pattern exceeds CLM_MAX_PATTERN_LENGTH */
+    CLM_E_UNSUPPORTED = -9,      /**< algorithm / table memory cannot serve this pattern on this
+                                      device (e.g. table larger than local memory); detail says
+                                      why and what would work */
+    CLM_E_BUILD = -10,           /**< OpenCL kernel build failed; detail holds the build log */
+    CLM_E_DEVICE_MEMORY = -11,   /**< device memory allocation failed (out of device memory) */
+    CLM_E_OPENCL = -12,          /**< any other OpenCL runtime error; detail names the call */
+    CLM_E_IO = -13               /**< a file could not be read or written (kernel dir, cache) */
+};
+
+/** Short English text for a status code (never NULL). */
+const char *clm_strerror(int status);
+
+/**
+ * Detail of the most recent failure in the calling thread: a message naming what failed,
+ * followed for CLM_E_BUILD by the OpenCL build log. "" when nothing failed yet. The pointer
+ * stays valid until the next clmatch call in this thread.
+ */
+const char *clm_last_error(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Devices                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef enum {
+    CLM_DEVICE_OTHER = 0,
+    CLM_DEVICE_CPU = 1,
+    CLM_DEVICE_GPU = 2,
+    CLM_DEVICE_ACCELERATOR = 3
+} clm_device_type;
+
+/** What one OpenCL device is and can do. Strings are NUL-terminated (truncated if longer). */
+typedef struct clm_device_info {
+    int platform_index;            /**< index as used by clm_device_open */
+    int device_index;              /**< index within its platform */
+    char platform_name[128];
+    char platform_vendor[128];
+    char platform_version[128];
+    char name[256];
+    char vendor[128];
+    char version[128];             /**< CL_DEVICE_VERSION, e.g. "OpenCL 3.0 CUDA" */
+    char driver_version[128];
+    char opencl_c_version[128];
+    clm_device_type type;
+    unsigned compute_units;
+    unsigned max_clock_mhz;
+    uint64_t global_mem_bytes;
+    uint64_t max_alloc_bytes;
+    uint64_t local_mem_bytes;
+    int local_mem_dedicated;       /**< 1 when local memory is on-chip (CL_LOCAL), 0 if emulated */
+    uint64_t constant_mem_bytes;   /**< CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
+    size_t max_work_group_size;
+    size_t preferred_work_group_multiple; /**< from a probe kernel; 0 if not probed */
+    int host_unified_memory;       /**< CL_DEVICE_HOST_UNIFIED_MEMORY (1.x query; 0 if unknown) */
+    uint64_t svm_capabilities;     /**< CL_DEVICE_SVM_CAPABILITIES bits; 0 before OpenCL 2.0 */
+    unsigned mem_base_align_bits;  /**< CL_DEVICE_MEM_BASE_ADDR_ALIGN */
+    int available;                 /**< CL_DEVICE_AVAILABLE */
+    char extensions[4096];
+} clm_device_info;
+
+/** Flags for clm_list_devices. */
+#define CLM_LIST_PROBE 1u  /**< build a tiny kernel on each device to fill
+                                preferred_work_group_multiple (slower: one build per device) */
+
+/**
+ * List every device of every platform, in platform then device order.
+ * On success *out is an array of *count entries to release with clm_free_device_list().
+ * Returns CLM_E_NO_PLATFORM when no OpenCL platform is installed.
+ */
+int clm_list_devices(unsigned flags, clm_device_info **out, size_t *count);
+void clm_free_device_list(clm_device_info *list);
+
+typedef struct clm_device clm_device;
+
+/**
+ * Open a device: create its context and queues.
+ * platform_index, device_index: indices as listed by clm_list_devices(). Pass -1 for both to
+ * choose automatically: the CLMATCH_PLATFORM / CLMATCH_DEVICE environment variables when set,
+ * else the first GPU of any platform, else the first CPU device, else the first device.
+ * A platform index with device_index -1 takes that platform's first device.
+ * Errors: CLM_E_NO_PLATFORM, CLM_E_PLATFORM_INDEX, CLM_E_DEVICE_INDEX (clm_last_error() lists
+ * what exists), CLM_E_NO_DEVICE, CLM_E_OPENCL, CLM_E_NOMEM, CLM_E_INVALID (out NULL, index < -1).
+ */
+int clm_device_open(int platform_index, int device_index, clm_device **out);
+
+/** Describe an open device (copies into *info). */
+int clm_device_get_info(const clm_device *dev, clm_device_info *info);
+
+/** Release an open device. Databases compiled for it must be freed first. NULL is ignored. */
+void clm_device_close(clm_device *dev);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Compiling patterns                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Longest pattern accepted, in bytes. */
+#define CLM_MAX_PATTERN_LENGTH 65535u
+
+typedef enum {
+    CLM_ALGO_AUTO = 0,  /**< chosen from pattern length, alphabet and device (see README) */
+    CLM_ALGO_NAIVE = 1, /**< brute force: every start position compared */
+    CLM_ALGO_KMP = 2,   /**< Knuth-Morris-Pratt with a fail table */
+    CLM_ALGO_DFA = 3    /**< KMP automaton over the pattern's reduced alphabet */
+} clm_algorithm;
+
+/** Where a kernel keeps its tables (pattern, fail table, DFA table). */
+typedef enum {
+    CLM_TABLE_AUTO = 0,     /**< chosen by size and device */
+    CLM_TABLE_GLOBAL = 1,   /**< read from global memory (any size) */
+    CLM_TABLE_LOCAL = 2,    /**< copied into local memory per work-group */
+    CLM_TABLE_CONSTANT = 3  /**< constant memory (size ≤ CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE) */
+} clm_table_memory;
+
+/** Compile flags. */
+#define CLM_CASELESS 1u  /**< ASCII case-insensitive ('a' matches 'A'), through the tables */
+
+typedef struct clm_compile_options {
+    clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */
+    clm_table_memory table_memory; /**< default CLM_TABLE_AUTO */
+    unsigned flags;                /**< CLM_CASELESS */
+    unsigned work_group_size;      /**< 0: the device's default */
+    unsigned bytes_per_item;       /**< bytes of text each work-item owns; 0: default.
+                                        Rounded up to a multiple of 16. */
+} clm_compile_options;
+
+/** Fill *opts with the defaults. Always call before setting fields (fields may be added). */
+void clm_compile_options_init(clm_compile_options *opts);
+
+/** Name of an algorithm ("auto", "naive", "kmp", "dfa"); "?" if unknown. */
+const char *clm_algorithm_name(clm_algorithm algorithm);
+/** Parse an algorithm name; returns CLM_E_INVALID if unknown. */
+int clm_algorithm_from_name(const char *name, clm_algorithm *out);
+/** Name of a table memory ("auto", "global", "local", "constant"); "?" if unknown. */
+const char *clm_table_memory_name(clm_table_memory mem);
+/** Parse a table memory name; returns CLM_E_INVALID if unknown. */
+int clm_table_memory_from_name(const char *name, clm_table_memory *out);
+
+typedef struct clm_database clm_database;
+
+/**
+ * Compile patterns into an immutable database for one device.
+ * patterns[i] points at lengths[i] bytes (any bytes, NUL included); lengths may be NULL for
+ * NUL-terminated strings. ids may be NULL (pattern i then reports id i). opts may be NULL for
+ * the defaults. Several patterns are searched over one upload of the text, one kernel each.
+ * Errors: CLM_E_INVALID (NULL, count 0), CLM_E_EMPTY_PATTERN, CLM_E_PATTERN_TOO_LONG,
+ * CLM_E_UNSUPPORTED (detail names an algorithm or table memory that works), CLM_E_BUILD
+ * (detail holds the build log), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL, CLM_E_NOMEM.
+ */
+int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
+                const unsigned *ids, unsigned count, const clm_compile_options *opts,
+                clm_database **out);
+
+/** What a compiled database ended up as (the choices auto made). */
+typedef struct clm_database_info {
+    clm_algorithm algorithm;       /**< never CLM_ALGO_AUTO */
+    clm_table_memory table_memory; /**< never CLM_TABLE_AUTO */
+    unsigned pattern_count;
+    size_t min_length, max_length; /**< shortest and longest pattern, bytes */
+    unsigned work_group_size;
+    unsigned bytes_per_item;
+    char build_options[512];       /**< the macros of the first pattern's kernel build */
+    int cache_hit;                 /**< 1 when every program came from the memory/disk cache */
+} clm_database_info;
+
+int clm_database_get_info(const clm_database *db, clm_database_info *info);
+
+/** Release a database. Its scratches must be freed first. NULL is ignored. */
+void clm_database_free(clm_database *db);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Scanning                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/** One occurrence: pattern `id` occurs at [start, end) of the input. */
+typedef struct clm_match {
+    uint64_t start;
+    uint64_t end;
+    unsigned id;
+} clm_match;
+
+/**
+ * Called once per occurrence, in text order (by start, then pattern id). Return 0 to go on,
+ * non-zero to stop the scan (the scan then returns CLM_STOPPED).
+ */
+typedef int (*clm_match_cb)(const clm_match *match, void *ctx);
+
+typedef struct clm_scratch clm_scratch;
+
+typedef struct clm_scratch_options {
+    size_t slab_bytes;  /**< text per device transfer/launch; 0: default (CLMATCH_SLAB_BYTES,
+                             else chosen from device memory). Inputs larger than a slab are
+                             scanned slab by slab with an overlap of (longest pattern − 1). */
+    size_t match_capacity; /**< initial size of the device match buffer, in matches; 0:
+                                default. It grows (and the slab is rescanned) when full. */
+} clm_scratch_options;
+
+/**
+ * Allocate the per-caller state for scanning with db: device buffers, queues, kernels.
+ * opts may be NULL. Errors: CLM_E_INVALID, CLM_E_DEVICE_MEMORY, CLM_E_OPENCL, CLM_E_NOMEM.
+ */
+int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
+                      clm_scratch **out);
+
+/** Release a scratch (waits for its device work). NULL is ignored. */
+void clm_scratch_free(clm_scratch *scratch);
+
+/**
+ * Find every occurrence in data[0, len) and call cb for each, in text order.
+ * Returns CLM_OK, CLM_STOPPED, or an error. len 0 and patterns longer than the input give no
+ * match and CLM_OK. When the device's match buffer fills, it is grown and the slab rescanned:
+ * no match is dropped.
+ */
+int clm_scan(const clm_database *db, clm_scratch *scratch, const void *data, size_t len,
+             clm_match_cb cb, void *ctx);
+
+/** Count every occurrence in data[0, len) without collecting them (faster). */
+int clm_count(const clm_database *db, clm_scratch *scratch, const void *data, size_t len,
+              uint64_t *count);
+
+/* Incremental scanning of input that arrives in pieces. Matches that straddle pieces are
+ * found; offsets are counted from the first byte written. Matches are delivered in text
+ * order, each as soon as it can no longer be affected by later input (so some arrive only
+ * during a later write or at close). */
+
+typedef struct clm_stream clm_stream;
+
+/** Stream flags. */
+#define CLM_STREAM_COUNT_ONLY 1u  /**< only count; callbacks are not called */
+
+/** Open a stream on scratch (one open stream per scratch at a time). */
+int clm_stream_open(const clm_database *db, clm_scratch *scratch, unsigned flags,
+                    clm_stream **out);
+
+/** Feed the next piece. cb may be NULL only for count-only streams. After CLM_STOPPED or an
+ *  error the stream accepts no more input (close it). */
+int clm_stream_write(clm_stream *stream, const void *data, size_t len, clm_match_cb cb,
+                     void *ctx);
+
+/** Finish: deliver the remaining matches, store the total number of occurrences seen in
+ *  *total (may be NULL), and free the stream. */
+int clm_stream_close(clm_stream *stream, clm_match_cb cb, void *ctx, uint64_t *total);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Statistics                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct clm_stats {
+    uint64_t bytes;           /**< input bytes scanned */
+    uint64_t slabs;           /**< slabs launched */
+    uint64_t matches;         /**< occurrences found */
+    uint64_t rescans;         /**< slabs rescanned after the match buffer grew */
+    double kernel_seconds;    /**< device time of search kernels (profiling events) */
+    double transfer_seconds;  /**< device time of host→device transfers */
+    double wall_seconds;      /**< wall-clock time inside scan/count/stream calls */
+} clm_stats;
+
+/** Totals since the scratch was allocated or last reset. */
+int clm_scratch_get_stats(const clm_scratch *scratch, clm_stats *out);
+void clm_scratch_reset_stats(clm_scratch *scratch);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLMATCH_H */
