@@ -248,10 +248,15 @@ typedef int (*clm_match_cb)(const clm_match *match, void *ctx);
 
 typedef struct clm_scratch clm_scratch;
 
+/** Largest slab a scratch accepts (positions inside a slab are 32-bit on the device). */
+#define CLM_MAX_SLAB_BYTES (1u << 30)
+
 typedef struct clm_scratch_options {
     size_t slab_bytes;  /**< text per device transfer/launch; 0: default (CLMATCH_SLAB_BYTES,
                              else chosen from device memory). Inputs larger than a slab are
-                             scanned slab by slab with an overlap of (longest pattern − 1). */
+                             scanned slab by slab with an overlap of (longest pattern − 1).
+                             Above CLM_MAX_SLAB_BYTES: CLM_E_INVALID; above what the device can
+                             allocate: CLM_E_DEVICE_MEMORY. */
     size_t match_capacity; /**< initial size of the device match buffer, in matches; 0:
                                 default. It grows (and the slab is rescanned) when full. */
 } clm_scratch_options;
@@ -297,6 +302,12 @@ int clm_stream_open(const clm_database *db, clm_scratch *scratch, unsigned flags
  *  error the stream accepts no more input (close it). */
 int clm_stream_write(clm_stream *stream, const void *data, size_t len, clm_match_cb cb,
                      void *ctx);
+
+/** Deliver now every match that later input cannot change: every match starting before
+ *  (bytes written so far − (longest pattern − 1)). Costs a device round trip: call it when the
+ *  results are needed in hand (e.g. before printing the lines of a block), not after every
+ *  small write. cb may be NULL only for count-only streams. */
+int clm_stream_flush(clm_stream *stream, clm_match_cb cb, void *ctx);
 
 /** Finish: deliver the remaining matches, store the total number of occurrences seen in
  *  *total (may be NULL), and free the stream. */

@@ -1,0 +1,89 @@
+/* common.cl - helpers shared by every clmatch kernel (OpenCL C 1.2).
+ *
+ * Macros set by the host (host/program.c, clm_build_options - the same string is the
+ * program-cache key):
+ *   ALGO_NAIVE | ALGO_KMP | ALGO_DFA   which algorithm file follows
+ *   M          pattern length in bytes
+ *   SIGMA      dfa: row width of the transition table (power of two)
+ *   PAT_LEN    elements of the byte table (pattern bytes, or the dfa class map: 256)
+ *   TAB_LEN    elements of the ushort table (kmp fail table, dfa transitions)
+ *   WG         work-group size the kernels are launched with
+ *   CHUNK      bytes of text each work-item owns (multiple of 16)
+ *   TABLE_GLOBAL | TABLE_LOCAL | TABLE_CONSTANT   where the tables are read from
+ *   CASELESS   1: fold ASCII case of text bytes (tables are folded by the host)
+ *   LITTLE_ENDIAN_DEVICE   1: bytes may be unpacked from uint4 loads in memory order
+ *
+ * Ownership: work-item g owns the match starts [first + g*CHUNK, first + (g+1)*CHUNK) that
+ * are also < owned, and reads up to M-1 bytes past its range (never past n). A match is
+ * reported only by the range where it starts: none is lost or reported twice at any range,
+ * work-group or slab boundary.
+ */
+
+#if defined(TABLE_CONSTANT)
+#define TABLE_ARG __constant
+#define TABLE_SPACE __constant
+#elif defined(TABLE_LOCAL)
+#define TABLE_ARG __global
+#define TABLE_SPACE __local
+#else
+#define TABLE_ARG __global
+#define TABLE_SPACE __global
+#endif
+
+#if CASELESS
+#define FOLD(c) ((uchar)(((uint)(c) - 'A') < 26u ? ((c) | 0x20) : (c)))
+#else
+#define FOLD(c) ((uchar)(c))
+#endif
+
+/* Append one match (start offset in this slab, pattern index) to the match buffer. The
+ * counter keeps counting past the capacity so the host learns how much room it needs. */
+void clm_emit(__global uint *counter, __global uint2 *out, uint cap, uint start, uint info)
+{
+    uint slot = atomic_inc(counter);
+    if (slot < cap)
+        out[slot] = (uint2)(start, info);
+}
+
+/* Report a match starting at `start` unless a later range owns it. */
+#define REPORT(start)                                                                      \
+    do {                                                                                   \
+        uint start_ = (start);                                                             \
+        if (start_ < owned) {                                                              \
+            if (count_only)                                                                \
+                ++found;                                                                   \
+            else                                                                           \
+                clm_emit(counter, out, cap, start_, info);                                 \
+        }                                                                                  \
+    } while (0)
+
+/* Feed every byte of text[i0, stop) to STEP(byte, position). Aligned 16-byte loads where
+ * the device is little-endian (the range start is 16-aligned: CHUNK and `first` are
+ * multiples of 16), then single bytes for the tail. */
+#if LITTLE_ENDIAN_DEVICE
+#define STEP_WORD(STEP, w, pos)                                                            \
+    STEP((w) & 0xffu, (pos));                                                              \
+    STEP(((w) >> 8) & 0xffu, (pos) + 1);                                                   \
+    STEP(((w) >> 16) & 0xffu, (pos) + 2);                                                  \
+    STEP((w) >> 24, (pos) + 3)
+#define FOR_EACH_BYTE(STEP, text, i0, stop)                                                \
+    do {                                                                                   \
+        uint i_ = (i0);                                                                    \
+        __global const uint4 *t4_ = (__global const uint4 *)(text);                        \
+        for (; i_ + 16u <= (stop); i_ += 16u) {                                            \
+            uint4 v_ = t4_[i_ >> 4];                                                       \
+            STEP_WORD(STEP, v_.x, i_);                                                     \
+            STEP_WORD(STEP, v_.y, i_ + 4u);                                                \
+            STEP_WORD(STEP, v_.z, i_ + 8u);                                                \
+            STEP_WORD(STEP, v_.w, i_ + 12u);                                               \
+        }                                                                                  \
+        for (; i_ < (stop); ++i_)                                                          \
+            STEP((uint)(text)[i_], i_);                                                    \
+    } while (0)
+#else
+#define FOR_EACH_BYTE(STEP, text, i0, stop)                                                \
+    do {                                                                                   \
+        for (uint i_ = (i0); i_ < (stop); ++i_)                                            \
+            STEP((uint)(text)[i_], i_);                                                    \
+    } while (0)
+#endif

@@ -1,0 +1,131 @@
+/* Internal declarations shared by the library's host files. Not installed. */
+#ifndef CLM_INTERNAL_H
+#define CLM_INTERNAL_H
+
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clmatch.h"
+
+#ifndef CLM_VERSION_STRING
+#define CLM_VERSION_STRING "0.1.0"
+#endif
+
+/* ---- errors (error.c) ---------------------------------------------------------------- */
+
+/* Record the detail of a failure for clm_last_error() and return status. */
+int clm_fail(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Append more text (e.g. a build log) to the current detail. */
+void clm_fail_append(const char *text);
+void clm_clear_error(void);
+/* Name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES". */
+const char *clm_cl_error_name(cl_int err);
+/* Map an OpenCL error of `call` to a clmatch status, recording the detail. Allocation
+ * failures become CLM_E_DEVICE_MEMORY, the rest CLM_E_OPENCL. */
+int clm_fail_cl(cl_int err, const char *call);
+
+/* ---- small utilities (util.c) ------------------------------------------------------- */
+
+uint64_t clm_hash64(const void *data, size_t len, uint64_t seed);
+double clm_now(void);
+/* Read a whole file into a NUL-terminated malloc'd buffer; returns CLM_E_IO with detail. */
+int clm_read_file(const char *path, char **out, size_t *len);
+/* mkdir -p; 0 on success. */
+int clm_mkdirs(const char *path);
+size_t clm_round_up(size_t x, size_t multiple);
+unsigned clm_next_pow2(unsigned x);
+
+/* ---- devices (device.c) ------------------------------------------------------------- */
+
+struct clm_program_entry;
+
+struct clm_device {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    clm_device_info info;
+    int little_endian;
+    /* defaults by device type (see device_defaults in device.c) */
+    unsigned default_wg;
+    unsigned default_chunk;
+    size_t default_slab;
+    pthread_mutex_t lock; /* guards the program cache */
+    struct clm_program_entry *programs;
+};
+
+/* ---- programs (program.c) ----------------------------------------------------------- */
+
+/* Everything that is baked into one kernel build. */
+struct clm_kernel_shape {
+    clm_algorithm algorithm;
+    clm_table_memory table_memory;
+    unsigned m;       /* pattern length */
+    unsigned sigma;   /* dfa: row width of the transition table (power of two) */
+    unsigned pat_len; /* elements of the byte table (pattern or class map) */
+    unsigned tab_len; /* elements of the ushort table (fail or transition table) */
+    unsigned wg;      /* work-group size */
+    unsigned chunk;   /* bytes owned per work-item */
+    int caseless;
+};
+
+/* The one place that turns a shape into build options; the string is also the cache key. */
+int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *shape, char *buf,
+                      size_t cap);
+
+/* Get the built program for a shape: memory cache, then disk cache, then a build from
+ * source. The returned program is retained for the caller. */
+int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_program *out,
+                    int *cache_hit, char *options_out, size_t options_cap);
+void clm_release_programs(clm_device *dev);
+
+/* Kernel sources built into the library (generated kernels_gen.c). */
+struct clm_kernel_source {
+    const char *name;
+    const char *text;
+};
+extern const struct clm_kernel_source clm_kernel_sources[];
+extern const size_t clm_kernel_source_count;
+
+/* ---- patterns (pattern.c) ----------------------------------------------------------- */
+
+unsigned char clm_fold(unsigned char c);
+/* fail[j] (j = 0..m): length of the longest proper border of pat[0, j). */
+void clm_kmp_fail(const unsigned char *pat, size_t m, uint16_t *fail);
+/* Reduced alphabet: cls[b] is 0 for bytes not in the pattern, 1..d for the pattern's distinct
+ * bytes (both cases share a class when caseless). Returns d. */
+unsigned clm_class_map(const unsigned char *pat, size_t m, int caseless, unsigned char cls[256]);
+/* KMP automaton: table[q * sigma + c] for states q = 0..m and classes c < sigma. */
+void clm_dfa_table(const unsigned char *pat, size_t m, const unsigned char cls[256],
+                   unsigned sigma, uint16_t *table);
+
+/* ---- databases (compile.c) ---------------------------------------------------------- */
+
+struct clm_engine {
+    unsigned id;
+    size_t m;
+    struct clm_kernel_shape shape;
+    cl_program program;
+    cl_mem pat_buf; /* pattern bytes (naive, kmp) or class map (dfa) */
+    cl_mem tab_buf; /* fail table (kmp), transition table (dfa), pattern again (naive) */
+    char options[512];
+    int cache_hit;
+};
+
+struct clm_database {
+    clm_device *dev;
+    clm_algorithm algorithm;
+    clm_table_memory table_memory;
+    unsigned flags;
+    unsigned count;
+    size_t min_len, max_len;
+    struct clm_engine *engines; /* sorted by id (stable), so engine order is report order */
+};
+
+#endif

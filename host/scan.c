@@ -1,0 +1,748 @@
+/* Scanning: slabs with overlap, two pipelined slots (each with its own queue, so slab k+1
+ * transfers while slab k runs and is collected), match buffers that grow (or split the range)
+ * instead of truncating, sorting into text order, and streams. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define DEFAULT_MATCH_CAPACITY (1u << 18)
+#define MAX_MATCH_CAPACITY (1u << 24) /* beyond this a range is split instead of grown */
+
+struct clm_slot {
+    cl_command_queue queue;
+    cl_mem text;
+    cl_mem counter; /* [0] matches appended; [1 + e] count of engine e (count mode) */
+    cl_mem matches; /* cap entries of (start, engine) */
+    size_t cap;
+    cl_uint *counts; /* host copy of counter */
+    /* the slab in flight */
+    int busy;
+    int count_only;
+    uint64_t base; /* absolute offset of text[0] */
+    size_t n, owned;
+    cl_event ev_write, ev_read;
+    cl_event *ev_kernels;
+    size_t n_kernels, cap_kernels;
+};
+
+struct clm_scratch {
+    const clm_database *db;
+    clm_device *dev;
+    size_t slab, overlap, max_cap;
+    struct clm_slot slot[2];
+    cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
+                                    both slots share them */
+    cl_uint *raw;                /* matches read back */
+    uint64_t *keys, *tmp;        /* sort keys: start << 32 | engine */
+    size_t host_cap;
+    int stream_open;
+    clm_stats stats;
+};
+
+struct clm_stream {
+    const clm_database *db;
+    clm_scratch *s;
+    unsigned flags;
+    unsigned char *stage[2]; /* host staging per slot; the one in flight is not touched */
+    size_t stage_cap[2];
+    int cur;      /* slot whose stage is being filled */
+    int prev;     /* slot in flight, or -1 */
+    size_t fill;  /* bytes in stage[cur] */
+    uint64_t base; /* absolute offset of stage[cur][0] */
+    int dead;
+    uint64_t total;
+};
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static double event_seconds(cl_event ev)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (!ev || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) || t1 < t0)
+        return 0.0;
+    return (double)(t1 - t0) * 1e-9;
+}
+
+static void release_event(cl_event *ev)
+{
+    if (*ev)
+        clReleaseEvent(*ev);
+    *ev = NULL;
+}
+
+/* Account profiling times and drop the slot's events. */
+static void slot_release_events(clm_scratch *s, struct clm_slot *sl)
+{
+    s->stats.transfer_seconds += event_seconds(sl->ev_write);
+    release_event(&sl->ev_write);
+    release_event(&sl->ev_read);
+    for (size_t i = 0; i < sl->n_kernels; i++) {
+        s->stats.kernel_seconds += event_seconds(sl->ev_kernels[i]);
+        release_event(&sl->ev_kernels[i]);
+    }
+    sl->n_kernels = 0;
+}
+
+/* Wait for whatever the slot has in flight and forget it (error and stop paths). */
+static void slot_abandon(clm_scratch *s, struct clm_slot *sl)
+{
+    if (sl->queue)
+        clFinish(sl->queue);
+    slot_release_events(s, sl);
+    sl->busy = 0;
+}
+
+static int push_kernel_event(struct clm_slot *sl, cl_event ev)
+{
+    if (sl->n_kernels == sl->cap_kernels) {
+        size_t cap = sl->cap_kernels ? sl->cap_kernels * 2 : 8;
+        cl_event *p = realloc(sl->ev_kernels, cap * sizeof *p);
+        if (!p) {
+            clReleaseEvent(ev);
+            return clm_fail(CLM_E_NOMEM, "out of memory");
+        }
+        sl->ev_kernels = p;
+        sl->cap_kernels = cap;
+    }
+    sl->ev_kernels[sl->n_kernels++] = ev;
+    return CLM_OK;
+}
+
+/* Sort 64-bit keys: LSD radix by bytes, skipping bytes that are equal in every key (start
+ * offsets use few high bits, engine indices few low ones). */
+static void sort_keys(uint64_t *a, uint64_t *tmp, size_t n)
+{
+    if (n < 64) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t k = a[i];
+            size_t j = i;
+            while (j > 0 && a[j - 1] > k) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = k;
+        }
+        return;
+    }
+    uint64_t *src = a, *dst = tmp;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        size_t count[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[(src[i] >> shift) & 255]++;
+        if (count[(src[0] >> shift) & 255] == n)
+            continue;
+        size_t sum = 0;
+        for (int d = 0; d < 256; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[count[(src[i] >> shift) & 255]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+}
+
+static int ensure_host_cap(clm_scratch *s, size_t n)
+{
+    if (n <= s->host_cap)
+        return CLM_OK;
+    size_t cap = s->host_cap ? s->host_cap : 1024;
+    while (cap < n)
+        cap *= 2;
+    cl_uint *raw = realloc(s->raw, cap * 2 * sizeof *raw);
+    if (raw)
+        s->raw = raw;
+    uint64_t *keys = raw ? realloc(s->keys, cap * sizeof *keys) : NULL;
+    if (keys)
+        s->keys = keys;
+    uint64_t *tmp = keys ? realloc(s->tmp, cap * sizeof *tmp) : NULL;
+    if (tmp)
+        s->tmp = tmp;
+    if (!raw || !keys || !tmp)
+        return clm_fail(CLM_E_NOMEM, "out of host memory for %zu matches", n);
+    s->host_cap = cap;
+    return CLM_OK;
+}
+
+/* ---- one pass over a range of a slab ------------------------------------------------------ */
+
+/* Enqueue: zero the counters, run every engine over match starts [first, end), read the
+ * counters back (non-blocking; sl->ev_read completes when they are in sl->counts). */
+static int enqueue_pass(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end)
+{
+    const clm_database *db = s->db;
+    const cl_uint zero = 0;
+    cl_int err = clEnqueueFillBuffer(sl->queue, sl->counter, &zero, sizeof zero, 0,
+                                     (1 + (size_t)db->count) * sizeof(cl_uint), 0, NULL, NULL);
+    if (err)
+        return clm_fail_cl(err, "clEnqueueFillBuffer (match counter)");
+    for (unsigned e = 0; e < db->count; e++) {
+        const struct clm_engine *en = &db->engines[e];
+        if (sl->n < en->m)
+            continue; /* no room for this pattern in the slab */
+        cl_kernel k = sl->count_only ? s->k_count[e] : s->k_find[e];
+        cl_uint n = (cl_uint)sl->n, owned = (cl_uint)end, first32 = (cl_uint)first;
+        cl_uint cap = (cl_uint)sl->cap, info = e;
+        err = clSetKernelArg(k, 0, sizeof sl->text, &sl->text);
+        err |= clSetKernelArg(k, 1, sizeof n, &n);
+        err |= clSetKernelArg(k, 2, sizeof owned, &owned);
+        err |= clSetKernelArg(k, 3, sizeof first32, &first32);
+        err |= clSetKernelArg(k, 4, sizeof en->pat_buf, &en->pat_buf);
+        err |= clSetKernelArg(k, 5, sizeof en->tab_buf, &en->tab_buf);
+        err |= clSetKernelArg(k, 6, sizeof sl->counter, &sl->counter);
+        err |= clSetKernelArg(k, 7, sizeof sl->matches, &sl->matches);
+        err |= clSetKernelArg(k, 8, sizeof cap, &cap);
+        err |= clSetKernelArg(k, 9, sizeof info, &info);
+        if (err)
+            return clm_fail(CLM_E_OPENCL, "clSetKernelArg failed");
+        size_t items = (end - first + en->shape.chunk - 1) / en->shape.chunk;
+        size_t local = en->shape.wg, global = clm_round_up(items, local);
+        cl_event ev;
+        err = clEnqueueNDRangeKernel(sl->queue, k, 1, NULL, &global, &local, 0, NULL, &ev);
+        if (err)
+            return clm_fail_cl(err, "clEnqueueNDRangeKernel");
+        int rc = push_kernel_event(sl, ev);
+        if (rc)
+            return rc;
+    }
+    release_event(&sl->ev_read);
+    err = clEnqueueReadBuffer(sl->queue, sl->counter, CL_FALSE, 0,
+                              (1 + (size_t)db->count) * sizeof(cl_uint), sl->counts, 0, NULL,
+                              &sl->ev_read);
+    if (err)
+        return clm_fail_cl(err, "clEnqueueReadBuffer (match counter)");
+    clFlush(sl->queue);
+    return CLM_OK;
+}
+
+static int wait_pass(struct clm_slot *sl)
+{
+    cl_int err = clWaitForEvents(1, &sl->ev_read);
+    return err ? clm_fail_cl(err, "waiting for the search kernels") : CLM_OK;
+}
+
+/* Read the pass's `found` matches (all fit), sort them and call back in text order. */
+static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, clm_match_cb cb,
+                   void *ctx)
+{
+    if (found == 0)
+        return CLM_OK;
+    int rc = ensure_host_cap(s, found);
+    if (rc)
+        return rc;
+    cl_int err = clEnqueueReadBuffer(sl->queue, sl->matches, CL_TRUE, 0,
+                                     found * 2 * sizeof(cl_uint), s->raw, 0, NULL, NULL);
+    if (err)
+        return clm_fail_cl(err, "clEnqueueReadBuffer (matches)");
+    for (size_t i = 0; i < found; i++)
+        s->keys[i] = (uint64_t)s->raw[2 * i] << 32 | s->raw[2 * i + 1];
+    sort_keys(s->keys, s->tmp, found);
+    const struct clm_engine *engines = s->db->engines;
+    clm_match m;
+    for (size_t i = 0; i < found; i++) {
+        const struct clm_engine *e = &engines[s->keys[i] & 0xffffffffu];
+        m.start = sl->base + (s->keys[i] >> 32);
+        m.end = m.start + e->m;
+        m.id = e->id;
+        if (cb(&m, ctx)) {
+            s->stats.matches += i + 1;
+            return CLM_STOPPED;
+        }
+    }
+    s->stats.matches += found;
+    return CLM_OK;
+}
+
+/* Replace the match buffer by one of `cap` entries; the old one stays if allocation fails. */
+static int grow_matches(clm_scratch *s, struct clm_slot *sl, size_t cap)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(s->dev->context, CL_MEM_WRITE_ONLY, cap * 2 * sizeof(cl_uint),
+                              NULL, &err);
+    if (err)
+        return clm_fail_cl(err, "clCreateBuffer (match buffer)");
+    clReleaseMemObject(sl->matches);
+    sl->matches = m;
+    sl->cap = cap;
+    return CLM_OK;
+}
+
+/* Collect every match starting in [first, end) of the slab on the device, synchronously:
+ * rerun with a larger buffer when the counter passed the capacity, or split the range when
+ * the buffer cannot grow that far. Never drops a match. */
+static int collect_range(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end,
+                         clm_match_cb cb, void *ctx)
+{
+    for (;;) {
+        int rc = enqueue_pass(s, sl, first, end);
+        if (rc == CLM_OK)
+            rc = wait_pass(sl);
+        if (rc)
+            return rc;
+        size_t found = sl->counts[0];
+        if (found <= sl->cap)
+            return deliver(s, sl, found, cb, ctx);
+        s->stats.rescans++;
+        size_t want = found + found / 4;
+        if (want <= s->max_cap && grow_matches(s, sl, want) == CLM_OK)
+            continue;
+        /* too many for one buffer: halve the range (16-aligned for the kernels' loads) */
+        size_t mid = first + (end - first) / 2 / 16 * 16;
+        if (mid == first)
+            return clm_fail(CLM_E_DEVICE_MEMORY, "match buffer of %zu entries cannot hold the "
+                                                 "matches of 16 bytes", sl->cap);
+        rc = collect_range(s, sl, first, mid, cb, ctx);
+        return rc ? rc : collect_range(s, sl, mid, end, cb, ctx);
+    }
+}
+
+/* ---- slots ------------------------------------------------------------------------------- */
+
+/* Start a slab: host[0, n) to the device, match starts [0, owned) searched. Asynchronous. */
+static int slot_launch(clm_scratch *s, struct clm_slot *sl, const unsigned char *host,
+                       size_t n, size_t owned, uint64_t base, int count_only)
+{
+    sl->busy = 1;
+    sl->count_only = count_only;
+    sl->base = base;
+    sl->n = n;
+    sl->owned = owned;
+    cl_int err =
+        clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, host, 0, NULL, &sl->ev_write);
+    if (err)
+        return clm_fail_cl(err, "clEnqueueWriteBuffer (text)");
+    s->stats.slabs++;
+    s->stats.bytes += owned;
+    return enqueue_pass(s, sl, 0, owned);
+}
+
+/* Complete the slot's slab: counts, or matches delivered in order (growing as needed). */
+static int slot_finish(clm_scratch *s, struct clm_slot *sl, clm_match_cb cb, void *ctx,
+                       uint64_t *total)
+{
+    if (!sl->busy)
+        return CLM_OK;
+    int rc = wait_pass(sl);
+    if (rc == CLM_OK && sl->count_only) {
+        uint64_t sum = 0;
+        for (unsigned e = 0; e < s->db->count; e++)
+            sum += sl->counts[1 + e];
+        s->stats.matches += sum;
+        if (total)
+            *total += sum;
+    } else if (rc == CLM_OK) {
+        size_t found = sl->counts[0];
+        uint64_t before = s->stats.matches;
+        if (found <= sl->cap) {
+            rc = deliver(s, sl, found, cb, ctx);
+        } else {
+            s->stats.rescans++;
+            size_t want = found + found / 4;
+            if (want <= s->max_cap)
+                grow_matches(s, sl, want); /* if it fails, collect_range splits */
+            rc = collect_range(s, sl, 0, sl->owned, cb, ctx);
+        }
+        if (total)
+            *total += s->stats.matches - before;
+    }
+    if (rc == CLM_OK || rc == CLM_STOPPED) {
+        slot_release_events(s, sl);
+        sl->busy = 0;
+    }
+    return rc;
+}
+
+/* ---- scratch ----------------------------------------------------------------------------- */
+
+static size_t env_size(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    return *end ? 0 : (size_t)x;
+}
+
+void clm_scratch_free(clm_scratch *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < 2; i++) {
+        struct clm_slot *sl = &s->slot[i];
+        if (sl->busy)
+            slot_abandon(s, sl);
+        if (sl->queue)
+            clReleaseCommandQueue(sl->queue);
+        if (sl->text)
+            clReleaseMemObject(sl->text);
+        if (sl->counter)
+            clReleaseMemObject(sl->counter);
+        if (sl->matches)
+            clReleaseMemObject(sl->matches);
+        free(sl->counts);
+        free(sl->ev_kernels);
+    }
+    for (unsigned e = 0; s->db && e < s->db->count; e++) {
+        if (s->k_find && s->k_find[e])
+            clReleaseKernel(s->k_find[e]);
+        if (s->k_count && s->k_count[e])
+            clReleaseKernel(s->k_count[e]);
+    }
+    free(s->k_find);
+    free(s->k_count);
+    free(s->raw);
+    free(s->keys);
+    free(s->tmp);
+    free(s);
+}
+
+static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_mem *out,
+                         const char *what)
+{
+    cl_int err;
+    *out = clCreateBuffer(dev->context, flags, bytes, NULL, &err);
+    if (err == CL_SUCCESS)
+        return CLM_OK;
+    int rc = clm_fail_cl(err, "clCreateBuffer");
+    return clm_fail(rc, "cannot allocate %zu bytes of device memory for the %s on %s: %s (%d)",
+                    bytes, what, dev->info.name, clm_cl_error_name(err), (int)err);
+}
+
+int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
+                      clm_scratch **out)
+{
+    if (out)
+        *out = NULL;
+    if (!db || !out)
+        return clm_fail(CLM_E_INVALID, "clm_scratch_alloc: database and out are required");
+    clm_device *dev = db->dev;
+    clm_scratch_options o = {0, 0};
+    if (opts)
+        o = *opts;
+    if (!o.slab_bytes)
+        o.slab_bytes = env_size("CLMATCH_SLAB_BYTES");
+    if (!o.slab_bytes)
+        o.slab_bytes = dev->default_slab;
+    if (o.slab_bytes > CLM_MAX_SLAB_BYTES)
+        return clm_fail(CLM_E_INVALID, "slab of %zu bytes exceeds the largest slab clmatch "
+                                       "supports (%u bytes)",
+                        o.slab_bytes, CLM_MAX_SLAB_BYTES);
+    size_t text_bytes = o.slab_bytes + db->max_len - 1;
+    if (text_bytes > dev->info.max_alloc_bytes)
+        return clm_fail(CLM_E_DEVICE_MEMORY,
+                        "slab of %zu bytes exceeds the largest buffer %s can allocate (%llu "
+                        "bytes)",
+                        o.slab_bytes, dev->info.name,
+                        (unsigned long long)dev->info.max_alloc_bytes);
+    size_t cap = o.match_capacity ? o.match_capacity : DEFAULT_MATCH_CAPACITY;
+    if (cap < 16 * (size_t)db->count) /* a 16-byte range must always fit (see collect_range) */
+        cap = 16 * (size_t)db->count;
+
+    clm_scratch *s = calloc(1, sizeof *s);
+    if (!s)
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    s->db = db;
+    s->dev = dev;
+    s->slab = o.slab_bytes;
+    s->overlap = db->max_len - 1;
+    s->max_cap = MAX_MATCH_CAPACITY;
+    if (s->max_cap * 8 > dev->info.max_alloc_bytes)
+        s->max_cap = (size_t)(dev->info.max_alloc_bytes / 8);
+    if (s->max_cap < cap)
+        s->max_cap = cap;
+    s->k_find = calloc(db->count, sizeof *s->k_find);
+    s->k_count = calloc(db->count, sizeof *s->k_count);
+    int rc = (s->k_find && s->k_count) ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
+    for (unsigned e = 0; e < db->count && rc == CLM_OK; e++) {
+        cl_int err;
+        s->k_find[e] = clCreateKernel(db->engines[e].program, "clm_find", &err);
+        if (err == CL_SUCCESS)
+            s->k_count[e] = clCreateKernel(db->engines[e].program, "clm_count", &err);
+        if (err != CL_SUCCESS)
+            rc = clm_fail_cl(err, "clCreateKernel");
+    }
+    for (int i = 0; i < 2 && rc == CLM_OK; i++) {
+        struct clm_slot *sl = &s->slot[i];
+        cl_int err;
+        sl->queue = clCreateCommandQueue(dev->context, dev->device, CL_QUEUE_PROFILING_ENABLE,
+                                         &err);
+        if (err != CL_SUCCESS) {
+            rc = clm_fail_cl(err, "clCreateCommandQueue");
+            break;
+        }
+        sl->counts = calloc(1 + (size_t)db->count, sizeof *sl->counts);
+        if (!sl->counts) {
+            rc = clm_fail(CLM_E_NOMEM, "out of memory");
+            break;
+        }
+        sl->cap = cap;
+        rc = create_buffer(dev, CL_MEM_READ_ONLY, text_bytes, &sl->text, "text slab");
+        if (rc == CLM_OK)
+            rc = create_buffer(dev, CL_MEM_READ_WRITE, (1 + (size_t)db->count) * sizeof(cl_uint),
+                               &sl->counter, "match counter");
+        if (rc == CLM_OK)
+            rc = create_buffer(dev, CL_MEM_WRITE_ONLY, cap * 2 * sizeof(cl_uint), &sl->matches,
+                               "match buffer");
+    }
+    if (rc != CLM_OK) {
+        clm_scratch_free(s);
+        return rc;
+    }
+    *out = s;
+    return CLM_OK;
+}
+
+int clm_scratch_get_stats(const clm_scratch *s, clm_stats *out)
+{
+    if (!s || !out)
+        return clm_fail(CLM_E_INVALID, "clm_scratch_get_stats: NULL argument");
+    *out = s->stats;
+    return CLM_OK;
+}
+
+void clm_scratch_reset_stats(clm_scratch *s)
+{
+    if (s)
+        memset(&s->stats, 0, sizeof s->stats);
+}
+
+/* ---- one-shot scans ------------------------------------------------------------------- */
+
+static int check_scan_args(const clm_database *db, clm_scratch *s, const void *data,
+                           size_t len, const char *fn)
+{
+    if (!db || !s)
+        return clm_fail(CLM_E_INVALID, "%s: database and scratch are required", fn);
+    if (s->db != db)
+        return clm_fail(CLM_E_INVALID, "%s: the scratch was allocated for another database",
+                        fn);
+    if (!data && len)
+        return clm_fail(CLM_E_INVALID, "%s: data is NULL", fn);
+    if (s->stream_open)
+        return clm_fail(CLM_E_INVALID, "%s: a stream is open on this scratch", fn);
+    return CLM_OK;
+}
+
+/* Slab after slab with an overlap of (longest pattern - 1); slab k+1 is launched before slab
+ * k is collected so transfer and search overlap. */
+static int run_slabs(clm_scratch *s, const unsigned char *data, size_t len, int count_only,
+                     clm_match_cb cb, void *ctx, uint64_t *total)
+{
+    int rc = CLM_OK, prev = -1;
+    for (size_t off = 0; off < len && rc == CLM_OK; off += s->slab) {
+        size_t owned = len - off < s->slab ? len - off : s->slab;
+        size_t n = len - off < owned + s->overlap ? len - off : owned + s->overlap;
+        if (n < s->db->min_len)
+            break; /* no pattern fits in what is left */
+        int cur = prev < 0 ? 0 : prev ^ 1;
+        rc = slot_launch(s, &s->slot[cur], data + off, n, owned, off, count_only);
+        if (rc == CLM_OK && prev >= 0)
+            rc = slot_finish(s, &s->slot[prev], cb, ctx, total);
+        prev = cur;
+    }
+    if (rc == CLM_OK && prev >= 0)
+        rc = slot_finish(s, &s->slot[prev], cb, ctx, total);
+    for (int i = 0; i < 2; i++)
+        if (s->slot[i].busy)
+            slot_abandon(s, &s->slot[i]);
+    return rc;
+}
+
+int clm_scan(const clm_database *db, clm_scratch *s, const void *data, size_t len,
+             clm_match_cb cb, void *ctx)
+{
+    int rc = check_scan_args(db, s, data, len, "clm_scan");
+    if (rc)
+        return rc;
+    if (!cb)
+        return clm_fail(CLM_E_INVALID, "clm_scan: callback is required (use clm_count to count)");
+    double t0 = clm_now();
+    rc = run_slabs(s, data, len, 0, cb, ctx, NULL);
+    s->stats.wall_seconds += clm_now() - t0;
+    return rc;
+}
+
+int clm_count(const clm_database *db, clm_scratch *s, const void *data, size_t len,
+              uint64_t *count)
+{
+    int rc = check_scan_args(db, s, data, len, "clm_count");
+    if (rc)
+        return rc;
+    if (!count)
+        return clm_fail(CLM_E_INVALID, "clm_count: count is required");
+    *count = 0;
+    double t0 = clm_now();
+    rc = run_slabs(s, data, len, 1, NULL, NULL, count);
+    s->stats.wall_seconds += clm_now() - t0;
+    return rc;
+}
+
+/* ---- streams ------------------------------------------------------------------------------- */
+
+int clm_stream_open(const clm_database *db, clm_scratch *s, unsigned flags, clm_stream **out)
+{
+    if (out)
+        *out = NULL;
+    if (!out)
+        return clm_fail(CLM_E_INVALID, "clm_stream_open: out is required");
+    int rc = check_scan_args(db, s, "", 0, "clm_stream_open");
+    if (rc)
+        return rc;
+    if (flags & ~CLM_STREAM_COUNT_ONLY)
+        return clm_fail(CLM_E_INVALID, "clm_stream_open: unknown flags");
+    clm_stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    st->db = db;
+    st->s = s;
+    st->flags = flags;
+    st->prev = -1;
+    s->stream_open = 1;
+    *out = st;
+    return CLM_OK;
+}
+
+static int stage_reserve(clm_stream *st, int i, size_t need)
+{
+    if (need <= st->stage_cap[i])
+        return CLM_OK;
+    size_t limit = st->s->slab + st->s->overlap;
+    size_t cap = st->stage_cap[i] ? st->stage_cap[i] : (64u << 10);
+    while (cap < need)
+        cap *= 2;
+    if (cap > limit)
+        cap = limit;
+    unsigned char *p = realloc(st->stage[i], cap);
+    if (!p)
+        return clm_fail(CLM_E_NOMEM, "out of memory for a %zu-byte stream buffer", cap);
+    st->stage[i] = p;
+    st->stage_cap[i] = cap;
+    return CLM_OK;
+}
+
+static int stream_check(clm_stream *st, clm_match_cb cb, const char *fn)
+{
+    if (!st)
+        return clm_fail(CLM_E_INVALID, "%s: stream is NULL", fn);
+    if (st->dead)
+        return clm_fail(CLM_E_INVALID, "%s: the stream stopped or failed earlier; close it", fn);
+    if (!cb && !(st->flags & CLM_STREAM_COUNT_ONLY))
+        return clm_fail(CLM_E_INVALID, "%s: callback is required", fn);
+    return CLM_OK;
+}
+
+/* Launch stage[cur][0, fill) owning starts [0, owned); carry the rest to the other stage. */
+static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *ctx)
+{
+    clm_scratch *s = st->s;
+    int other = st->cur ^ 1, count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0;
+    int rc = CLM_OK;
+    if (st->prev == other) { /* its stage is about to be refilled */
+        rc = slot_finish(s, &s->slot[other], cb, ctx, &st->total);
+        st->prev = -1;
+        if (rc)
+            return rc;
+    }
+    size_t carry = st->fill - owned;
+    if ((rc = stage_reserve(st, other, carry)) != CLM_OK)
+        return rc;
+    if (st->fill >= st->db->min_len) {
+        rc = slot_launch(s, &s->slot[st->cur], st->stage[st->cur], st->fill, owned, st->base,
+                         count_only);
+        if (rc)
+            return rc;
+        st->prev = st->cur;
+    }
+    memcpy(st->stage[other], st->stage[st->cur] + owned, carry);
+    st->cur = other;
+    st->base += owned;
+    st->fill = carry;
+    return CLM_OK;
+}
+
+static int stream_failed(clm_stream *st, int rc)
+{
+    if (rc != CLM_OK) {
+        st->dead = 1;
+        for (int i = 0; i < 2; i++)
+            if (st->s->slot[i].busy)
+                slot_abandon(st->s, &st->s->slot[i]);
+        st->prev = -1;
+    }
+    return rc;
+}
+
+int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb cb, void *ctx)
+{
+    int rc = stream_check(st, cb, "clm_stream_write");
+    if (rc)
+        return rc;
+    if (!data && len)
+        return clm_fail(CLM_E_INVALID, "clm_stream_write: data is NULL");
+    double t0 = clm_now();
+    const unsigned char *p = data;
+    size_t full = st->s->slab + st->s->overlap;
+    while (len && rc == CLM_OK) {
+        size_t take = full - st->fill < len ? full - st->fill : len;
+        if ((rc = stage_reserve(st, st->cur, st->fill + take)) != CLM_OK)
+            break;
+        memcpy(st->stage[st->cur] + st->fill, p, take);
+        st->fill += take;
+        p += take;
+        len -= take;
+        if (st->fill == full)
+            rc = stream_dispatch(st, st->s->slab, cb, ctx);
+    }
+    st->s->stats.wall_seconds += clm_now() - t0;
+    return stream_failed(st, rc);
+}
+
+int clm_stream_flush(clm_stream *st, clm_match_cb cb, void *ctx)
+{
+    int rc = stream_check(st, cb, "clm_stream_flush");
+    if (rc)
+        return rc;
+    double t0 = clm_now();
+    if (st->fill > st->s->overlap)
+        rc = stream_dispatch(st, st->fill - st->s->overlap, cb, ctx);
+    if (rc == CLM_OK && st->prev >= 0) {
+        rc = slot_finish(st->s, &st->s->slot[st->prev], cb, ctx, &st->total);
+        st->prev = -1;
+    }
+    st->s->stats.wall_seconds += clm_now() - t0;
+    return stream_failed(st, rc);
+}
+
+int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total)
+{
+    if (!st)
+        return clm_fail(CLM_E_INVALID, "clm_stream_close: stream is NULL");
+    int rc = st->dead ? CLM_OK : stream_check(st, cb, "clm_stream_close");
+    int was_dead = st->dead;
+    double t0 = clm_now();
+    if (rc == CLM_OK && !was_dead && st->fill > 0)
+        rc = stream_dispatch(st, st->fill, cb, ctx); /* the tail owns all its starts */
+    if (rc == CLM_OK && !was_dead && st->prev >= 0)
+        rc = slot_finish(st->s, &st->s->slot[st->prev], cb, ctx, &st->total);
+    stream_failed(st, rc);
+    for (int i = 0; i < 2; i++)
+        if (st->s->slot[i].busy)
+            slot_abandon(st->s, &st->s->slot[i]);
+    st->s->stats.wall_seconds += clm_now() - t0;
+    if (total)
+        *total = st->total;
+    st->s->stream_open = 0;
+    free(st->stage[0]);
+    free(st->stage[1]);
+    free(st);
+    return rc;
+}
