@@ -194,10 +194,11 @@ static int unsupported_table(const clm_device *dev, const struct clm_kernel_shap
     size_t limit = mem == CLM_TABLE_LOCAL ? local_budget(dev) : dev->info.constant_mem_bytes;
     return clm_fail(CLM_E_UNSUPPORTED,
                     "%s tables for pattern %zu (%u bytes) need %zu bytes, more than the %zu "
-                    "bytes of %s memory %s offers; use --table-memory global%s",
+                    "bytes of %s memory %s offers; use table memory global (CLM_TABLE_GLOBAL, "
+                    "--table-memory global)%s",
                     clm_algorithm_name(s->algorithm), index, s->m, table_bytes(s), limit,
                     clm_table_memory_name(mem), dev->info.name,
-                    s->algorithm == CLM_ALGO_DFA ? " or algorithm kmp" : "");
+                    s->algorithm == CLM_ALGO_DFA ? " or algorithm kmp (CLM_ALGO_KMP, -a kmp)" : "");
 }
 
 int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,

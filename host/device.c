@@ -189,8 +189,8 @@ int clm_list_devices(unsigned flags, clm_device_info **out, size_t *count)
         return clm_fail(CLM_E_INVALID, "clm_list_devices: out and count must not be NULL");
     *out = NULL;
     *count = 0;
-    cl_platform_id *plats;
-    cl_uint np;
+    cl_platform_id *plats = NULL;
+    cl_uint np = 0;
     int rc = get_platforms(&plats, &np);
     if (rc)
         return rc;
@@ -324,8 +324,8 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
     if (platform_index == -1 && device_index != -1)
         return clm_fail(CLM_E_INVALID, "a device index needs a platform index");
 
-    cl_platform_id *plats;
-    cl_uint np;
+    cl_platform_id *plats = NULL;
+    cl_uint np = 0;
     int rc = get_platforms(&plats, &np);
     if (rc)
         return rc;

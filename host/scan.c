@@ -275,33 +275,55 @@ static int grow_matches(clm_scratch *s, struct clm_slot *sl, size_t cap)
     return CLM_OK;
 }
 
-/* Collect every match starting in [first, end) of the slab on the device, synchronously:
- * rerun with a larger buffer when the counter passed the capacity, or split the range when
- * the buffer cannot grow that far. Never drops a match. */
+/* Split [first, end) into `pieces` ranges with 16-aligned bounds (the kernels' loads need it)
+ * and collect each in turn. */
+static int collect_range(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end,
+                         clm_match_cb cb, void *ctx);
+static int collect_pieces(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end,
+                          size_t pieces, clm_match_cb cb, void *ctx)
+{
+    size_t step = clm_round_up((end - first + pieces - 1) / pieces, 16);
+    for (size_t a = first; a < end; a += step) {
+        int rc = collect_range(s, sl, a, end - a < step ? end : a + step, cb, ctx);
+        if (rc)
+            return rc;
+    }
+    return CLM_OK;
+}
+
+/* After a pass over [first, end) found more matches than the buffer holds: grow the buffer
+ * to fit them all, or, when that is more than one buffer may hold, split the range into
+ * pieces that should each fit (a piece that still overflows splits again). */
+static int recollect(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end,
+                     size_t found, clm_match_cb cb, void *ctx)
+{
+    s->stats.rescans++;
+    size_t want = found + found / 8;
+    if (want <= s->max_cap && grow_matches(s, sl, want) == CLM_OK)
+        return collect_range(s, sl, first, end, cb, ctx);
+    if (sl->cap < s->max_cap)
+        grow_matches(s, sl, s->max_cap); /* fewer pieces if it works; fine if not */
+    size_t pieces = found / (sl->cap - sl->cap / 4) + 2;
+    if (end - first <= 16)
+        return clm_fail(CLM_E_DEVICE_MEMORY, "match buffer of %zu entries cannot hold the "
+                                             "matches of 16 bytes", sl->cap);
+    return collect_pieces(s, sl, first, end, pieces, cb, ctx);
+}
+
+/* Collect every match starting in [first, end) of the slab on the device, synchronously.
+ * Never drops a match. */
 static int collect_range(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end,
                          clm_match_cb cb, void *ctx)
 {
-    for (;;) {
-        int rc = enqueue_pass(s, sl, first, end);
-        if (rc == CLM_OK)
-            rc = wait_pass(sl);
-        if (rc)
-            return rc;
-        size_t found = sl->counts[0];
-        if (found <= sl->cap)
-            return deliver(s, sl, found, cb, ctx);
-        s->stats.rescans++;
-        size_t want = found + found / 4;
-        if (want <= s->max_cap && grow_matches(s, sl, want) == CLM_OK)
-            continue;
-        /* too many for one buffer: halve the range (16-aligned for the kernels' loads) */
-        size_t mid = first + (end - first) / 2 / 16 * 16;
-        if (mid == first)
-            return clm_fail(CLM_E_DEVICE_MEMORY, "match buffer of %zu entries cannot hold the "
-                                                 "matches of 16 bytes", sl->cap);
-        rc = collect_range(s, sl, first, mid, cb, ctx);
-        return rc ? rc : collect_range(s, sl, mid, end, cb, ctx);
-    }
+    int rc = enqueue_pass(s, sl, first, end);
+    if (rc == CLM_OK)
+        rc = wait_pass(sl);
+    if (rc)
+        return rc;
+    size_t found = sl->counts[0];
+    if (found <= sl->cap)
+        return deliver(s, sl, found, cb, ctx);
+    return recollect(s, sl, first, end, found, cb, ctx);
 }
 
 /* ---- slots ------------------------------------------------------------------------------- */
@@ -341,15 +363,8 @@ static int slot_finish(clm_scratch *s, struct clm_slot *sl, clm_match_cb cb, voi
     } else if (rc == CLM_OK) {
         size_t found = sl->counts[0];
         uint64_t before = s->stats.matches;
-        if (found <= sl->cap) {
-            rc = deliver(s, sl, found, cb, ctx);
-        } else {
-            s->stats.rescans++;
-            size_t want = found + found / 4;
-            if (want <= s->max_cap)
-                grow_matches(s, sl, want); /* if it fails, collect_range splits */
-            rc = collect_range(s, sl, 0, sl->owned, cb, ctx);
-        }
+        rc = found <= sl->cap ? deliver(s, sl, found, cb, ctx)
+                              : recollect(s, sl, 0, sl->owned, found, cb, ctx);
         if (total)
             *total += s->stats.matches - before;
     }
@@ -425,7 +440,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     if (!db || !out)
         return clm_fail(CLM_E_INVALID, "clm_scratch_alloc: database and out are required");
     clm_device *dev = db->dev;
-    clm_scratch_options o = {0, 0};
+    clm_scratch_options o = {0, 0, 0};
     if (opts)
         o = *opts;
     if (!o.slab_bytes)
@@ -454,11 +469,12 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     s->dev = dev;
     s->slab = o.slab_bytes;
     s->overlap = db->max_len - 1;
-    s->max_cap = MAX_MATCH_CAPACITY;
+    s->max_cap = o.match_capacity_limit ? o.match_capacity_limit : MAX_MATCH_CAPACITY;
     if (s->max_cap * 8 > dev->info.max_alloc_bytes)
         s->max_cap = (size_t)(dev->info.max_alloc_bytes / 8);
-    if (s->max_cap < cap)
-        s->max_cap = cap;
+    if (cap > s->max_cap) /* the limit wins, but a 16-byte range must still fit */
+        cap = s->max_cap > 16 * (size_t)db->count ? s->max_cap : 16 * (size_t)db->count;
+    s->max_cap = s->max_cap > cap ? s->max_cap : cap;
     s->k_find = calloc(db->count, sizeof *s->k_find);
     s->k_count = calloc(db->count, sizeof *s->k_count);
     int rc = (s->k_find && s->k_count) ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");

@@ -259,6 +259,9 @@ typedef struct clm_scratch_options {
                              allocate: CLM_E_DEVICE_MEMORY. */
     size_t match_capacity; /**< initial size of the device match buffer, in matches; 0:
                                 default. It grows (and the slab is rescanned) when full. */
+    size_t match_capacity_limit; /**< the most it may grow to, in matches; 0: default (16 M,
+                                      bounded by the device's largest allocation). A range
+                                      with more matches is split and rescanned in pieces. */
 } clm_scratch_options;
 
 /**

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Make sure this machine can build and run clmatch: OpenCL headers, the ICD loader, PoCL (an
+# OpenCL platform on the CPU, so there is always a device) and clinfo. On Debian/Ubuntu it
+# installs what is missing through apt-get when run as root; otherwise it prints the exact
+# command and stops. Usage: tools/setup.sh [oclgrind]   (oclgrind: also the kernel checker)
+set -eu
+
+need="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
+[ "${1:-}" = oclgrind ] && need="$need oclgrind"
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    # Not Debian-like: check the files the build needs and say what to get.
+    if [ -e /usr/include/CL/cl.h ] && { [ -e /usr/lib/libOpenCL.so ] || ls /usr/lib*/libOpenCL.so* /usr/lib/*/libOpenCL.so* >/dev/null 2>&1; }; then
+        exit 0
+    fi
+    echo "setup: this is not a Debian/Ubuntu system; install the OpenCL headers, an ICD loader" >&2
+    echo "       (libOpenCL.so) and an OpenCL platform (e.g. PoCL), then run make again." >&2
+    exit 1
+fi
+
+missing=""
+for p in $need; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+    echo "setup: missing packages:$missing" >&2
+    echo "setup: install them with:" >&2
+    echo "    sudo apt-get update && sudo apt-get install -y$missing" >&2
+    exit 1
+fi
+echo "setup: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null || { echo "setup: apt-get update failed" >&2; exit 1; }
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null \
+    || { echo "setup: apt-get install$missing failed" >&2; exit 1; }
+echo "setup: done"
