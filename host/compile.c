@@ -76,7 +76,8 @@ static int fits(const clm_device *dev, const struct clm_kernel_shape *s, clm_tab
 }
 
 /* Table shape of one pattern under an algorithm (independent of table memory). */
-static void shape_tables(struct clm_kernel_shape *s, clm_algorithm algo, size_t m, unsigned d)
+static void shape_tables(struct clm_kernel_shape *s, clm_algorithm algo, size_t m,
+                         unsigned classes)
 {
     s->algorithm = algo;
     s->m = (unsigned)m;
@@ -93,7 +94,7 @@ static void shape_tables(struct clm_kernel_shape *s, clm_algorithm algo, size_t 
     default:
         /* rows padded to a power of two: cheaper indexing, and patterns with a similar
          * number of distinct bytes share one kernel build */
-        s->sigma = clm_next_pow2(d + 1 < 2 ? 2 : d + 1);
+        s->sigma = clm_next_pow2(classes < 2 ? 2 : classes);
         s->pat_len = 256;
         s->tab_len = (unsigned)((m + 1) * s->sigma);
         break;
@@ -108,10 +109,10 @@ static void shape_tables(struct clm_kernel_shape *s, clm_algorithm algo, size_t 
  *             broadcasts), each falling back to local, then global, when too large. Devices
  *             without on-chip local memory (CPUs) read tables from global: caches serve them
  *             and the copy to emulated local memory would only cost time. */
-static clm_algorithm auto_algorithm(const clm_device *dev, size_t max_m, unsigned max_d)
+static clm_algorithm auto_algorithm(const clm_device *dev, size_t max_m, unsigned max_classes)
 {
     struct clm_kernel_shape s;
-    shape_tables(&s, CLM_ALGO_DFA, max_m, max_d);
+    shape_tables(&s, CLM_ALGO_DFA, max_m, max_classes);
     size_t limit = dev->info.local_mem_dedicated ? local_budget(dev) : (size_t)1 << 20;
     return table_bytes(&s) <= limit ? CLM_ALGO_DFA : CLM_ALGO_KMP;
 }
@@ -226,7 +227,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     int caseless = (opts->flags & CLM_CASELESS) != 0;
 
     size_t min_m = SIZE_MAX, max_m = 0;
-    unsigned max_d = 0;
+    unsigned max_classes = 0;
     for (unsigned i = 0; i < count; i++) {
         if (!patterns[i])
             return clm_fail(CLM_E_INVALID, "pattern %u is NULL", i);
@@ -238,10 +239,10 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
                             "pattern %u is %zu bytes long; the limit is %u bytes", i, m,
                             CLM_MAX_PATTERN_LENGTH);
         unsigned char cls[256];
-        unsigned d = clm_class_map((const unsigned char *)patterns[i], m, caseless, cls);
+        unsigned classes = clm_class_map((const unsigned char *)patterns[i], m, caseless, cls);
         min_m = m < min_m ? m : min_m;
         max_m = m > max_m ? m : max_m;
-        max_d = d > max_d ? d : max_d;
+        max_classes = classes > max_classes ? classes : max_classes;
     }
 
     clm_database *db = calloc(1, sizeof *db);
@@ -258,7 +259,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     db->max_len = max_m;
     db->engines = engines;
     db->algorithm = opts->algorithm != CLM_ALGO_AUTO ? opts->algorithm
-                                                     : auto_algorithm(dev, max_m, max_d);
+                                                     : auto_algorithm(dev, max_m, max_classes);
 
     unsigned wg = opts->work_group_size ? opts->work_group_size : dev->default_wg;
     int rc = CLM_OK;
@@ -268,9 +269,9 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         e->m = lengths ? lengths[i] : strlen(patterns[i]);
         e->id = ids ? ids[i] : i;
         unsigned char cls[256];
-        unsigned d = clm_class_map(pat, e->m, caseless, cls);
+        unsigned classes = clm_class_map(pat, e->m, caseless, cls);
         struct clm_kernel_shape *s = &e->shape;
-        shape_tables(s, db->algorithm, e->m, d);
+        shape_tables(s, db->algorithm, e->m, classes);
         s->caseless = caseless;
         s->wg = wg;
         /* each work-item re-reads m-1 bytes past its range: keep that under ~25% */

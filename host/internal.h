@@ -98,8 +98,9 @@ extern const size_t clm_kernel_source_count;
 unsigned char clm_fold(unsigned char c);
 /* fail[j] (j = 0..m): length of the longest proper border of pat[0, j). */
 void clm_kmp_fail(const unsigned char *pat, size_t m, uint16_t *fail);
-/* Reduced alphabet: cls[b] is 0 for bytes not in the pattern, 1..d for the pattern's distinct
- * bytes (both cases share a class when caseless). Returns d. */
+/* Reduced alphabet: cls[b] is 0 for bytes not in the pattern, 1..d for the pattern's d
+ * distinct bytes (both cases share a class when caseless); when all 256 byte values occur,
+ * classes are 0..255 with no "other". Returns the number of classes. */
 unsigned clm_class_map(const unsigned char *pat, size_t m, int caseless, unsigned char cls[256]);
 /* KMP automaton: table[q * sigma + c] for states q = 0..m and classes c < sigma. */
 void clm_dfa_table(const unsigned char *pat, size_t m, const unsigned char cls[256],

@@ -26,17 +26,21 @@ void clm_kmp_fail(const unsigned char *pat, size_t m, uint16_t *fail)
 
 unsigned clm_class_map(const unsigned char *pat, size_t m, int caseless, unsigned char cls[256])
 {
+    unsigned short id[256] = {0}; /* 1..d while counting: d may reach 256 */
     unsigned d = 0;
-    memset(cls, 0, 256);
     for (size_t i = 0; i < m; i++) {
         unsigned char c = caseless ? clm_fold(pat[i]) : pat[i];
-        if (cls[c] == 0) {
-            cls[c] = (unsigned char)++d;
+        if (id[c] == 0) {
+            id[c] = (unsigned short)++d;
             if (caseless && c >= 'a' && c <= 'z')
-                cls[c - 'a' + 'A'] = (unsigned char)d; /* both cases, one class */
+                id[c - 'a' + 'A'] = (unsigned short)d; /* both cases, one class */
         }
     }
-    return d;
+    /* class 0 is "not in the pattern", unless every byte value is in it */
+    unsigned shift = d == 256 ? 1 : 0;
+    for (int b = 0; b < 256; b++)
+        cls[b] = (unsigned char)(id[b] - shift);
+    return d == 256 ? 256 : d + 1;
 }
 
 void clm_dfa_table(const unsigned char *pat, size_t m, const unsigned char cls[256],

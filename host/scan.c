@@ -678,7 +678,8 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
             return rc;
         st->prev = st->cur;
     }
-    memcpy(st->stage[other], st->stage[st->cur] + owned, carry);
+    if (carry) /* the other stage may not exist yet when there is nothing to carry */
+        memcpy(st->stage[other], st->stage[st->cur] + owned, carry);
     st->cur = other;
     st->base += owned;
     st->fill = carry;

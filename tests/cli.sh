@@ -1,0 +1,384 @@
+#!/bin/sh
+# Tests of the clmatch command-line tool: output and exit status against grep -F (LC_ALL=C),
+# occurrence offsets against an independent awk reference, and every bad-input case.
+#
+# Usage: sh tests/cli.sh [BUILD_DIR]      (BUILD_DIR holds the clmatch binary; default build)
+# Each check prints "ok - NAME" or "not ok - NAME" (with a short diff); the last line is
+# "N passed, M failed" and the exit status is non-zero when M > 0.
+#
+# Environment: CLI_ALGOS (default "naive kmp dfa") restricts the algorithms looped over.
+# shellcheck disable=SC2002  # cat | clmatch is deliberate: a pipe takes the stream path
+set -u
+
+B=${1:-build}
+CLM=$B/clmatch
+ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 2
+LC_ALL=C
+export LC_ALL
+if [ ! -x "$CLM" ]; then
+    echo "cli.sh: $CLM not found (build it: make B=$B $CLM)" >&2
+    exit 2
+fi
+case $CLM in /*) ;; *) CLM=$(pwd)/$CLM ;; esac
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/clmatch-cli.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+# A private program cache: built kernels are reused across this run only.
+: "${CLMATCH_CACHE_DIR:=$T/cache}"
+export CLMATCH_CACHE_DIR
+
+passed=0
+failed=0
+pass() {
+    passed=$((passed + 1))
+    echo "ok - $1"
+}
+# fail NAME [DETAIL]
+fail() {
+    failed=$((failed + 1))
+    echo "not ok - $1"
+    if [ $# -gt 1 ] && [ -n "$2" ]; then printf '%s\n' "$2" | head -n 12 | sed 's/^/#   /'; fi
+}
+# same NAME EXPECTED_FILE ACTUAL_FILE [STDERR_FILE]
+same() {
+    if cmp -s "$2" "$3"; then
+        pass "$1"
+    else
+        detail=$(diff "$2" "$3" | head -n 8 | cut -c 1-160)
+        if [ $# -gt 3 ] && [ -s "$4" ]; then detail="$detail
+stderr: $(head -n 3 "$4")"; fi
+        fail "$1" "$detail"
+    fi
+}
+
+# vs_grep NAME ALGO EXTRA ARGS...: clmatch -a ALGO EXTRA ARGS against grep -F ARGS (stdout and
+# exit status). EXTRA: clmatch-only options, split at spaces ("" for none).
+vs_grep() {
+    name=$1 algo=$2 extra=$3
+    shift 3
+    # shellcheck disable=SC2086
+    "$CLM" -a "$algo" $extra "$@" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    grep -F "$@" >"$T/exp" 2>/dev/null
+    echo "exit $?" >>"$T/exp"
+    same "$name [$algo]" "$T/exp" "$T/act" "$T/err"
+}
+
+# vs_grep_pipe NAME ALGO EXTRA FILE ARGS...: the same with FILE piped into standard input.
+vs_grep_pipe() {
+    name=$1 algo=$2 extra=$3 in=$4
+    shift 4
+    # shellcheck disable=SC2086
+    cat "$in" | "$CLM" -a "$algo" $extra "$@" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    grep -F "$@" <"$in" >"$T/exp" 2>/dev/null
+    echo "exit $?" >>"$T/exp"
+    same "$name [$algo]" "$T/exp" "$T/act" "$T/err"
+}
+
+# vs_file NAME EXPECTED_FILE ARGS...: clmatch ARGS against a reference output.
+vs_file() {
+    name=$1 exp=$2
+    shift 2
+    "$CLM" "$@" >"$T/act" 2>"$T/err"
+    rc=$?
+    if [ $rc -gt 1 ]; then
+        fail "$name" "exit $rc: $(head -n 3 "$T/err")"
+    else
+        same "$name" "$exp" "$T/act" "$T/err"
+    fi
+}
+
+# ref_positions FILE CASELESS PATTERN...: start offset of every occurrence, overlapping ones
+# included, found line by line with awk's index() (patterns hold no newline).
+ref_positions() {
+    f=$1 ci=$2
+    shift 2
+    for p in "$@"; do
+        CLI_P=$p CLI_CI=$ci awk '
+            BEGIN { p = ENVIRON["CLI_P"]; ci = ENVIRON["CLI_CI"] + 0; if (ci) p = tolower(p) }
+            {
+                line = ci ? tolower($0) : $0; s = 1
+                while ((i = index(substr(line, s), p)) > 0) { print off + s + i - 2; s += i }
+                off += length($0) + 1
+            }' "$f"
+    done | sort -n
+}
+
+# expect_error NAME WANT_STATUS REGEX CMD...: exit status and a stderr message (grep -iE;
+# a REGEX of the form =TEXT is a fixed string).
+expect_error() {
+    name=$1 want=$2 re=$3
+    shift 3
+    case $re in =*) gopt=-qiF re=${re#=} ;; *) gopt=-qiE ;; esac
+    "$@" >"$T/act" 2>"$T/err"
+    rc=$?
+    if [ $rc -ne "$want" ]; then
+        fail "$name" "exit $rc, want $want; stderr: $(head -n 3 "$T/err")"
+    elif ! grep $gopt -- "$re" "$T/err"; then
+        fail "$name" "stderr does not match /$re/: $(head -n 3 "$T/err")"
+    elif [ "$want" -eq 2 ] && ! grep -q '^clmatch: ' "$T/err"; then
+        fail "$name" "stderr lacks the 'clmatch: ' prefix: $(head -n 3 "$T/err")"
+    else
+        pass "$name"
+    fi
+}
+
+# ---- test inputs ------------------------------------------------------------------------
+G=$ROOT/data/umaydis.fa
+if [ ! -s "$G" ]; then
+    (cd "$ROOT" && sh tools/fetch-genome.sh >/dev/null 2>&1) || true
+fi
+if [ ! -s "$G" ]; then
+    echo "# data/umaydis.fa unavailable (tools/fetch-genome.sh failed): genome checks skipped"
+    G=
+fi
+
+# Text with words, empty lines, CRLF lines, long lines (longer than the small read blocks
+# used below, with and without matches) and no newline at the end.
+X=$T/text.txt
+awk 'BEGIN {
+    nw = split("needle haystack NEEDLE NeedleS pin thread abcab aaaa the a of x yy", w, " ")
+    seed = 12345
+    for (i = 0; i < 4000; i++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648
+        n = seed % 11; line = ""
+        for (j = 0; j < n; j++) {
+            seed = (seed * 1103515245 + 12345) % 2147483648
+            line = line (j ? " " : "") w[1 + int(seed / 65536) % nw]
+        }
+        if (i % 53 == 0) line = ""
+        if (i % 29 == 0) line = line "\r"
+        if (i % 701 == 0) { for (k = 0; k < 3000; k++) line = line "hay-stack "; line = line "needle" }
+        if (i % 907 == 0) for (k = 0; k < 2500; k++) line = line "straw "
+        print line
+    }
+    printf "the last line has a needle and no newline"
+}' >"$X"
+# A small text for tiny read blocks (every block boundary falls inside a pattern or line).
+S=$T/small.txt
+printf 'needle at start\nno match here\r\n\nhay needleneedle hay needle\nNEEDLE upper\nend needle' >"$S"
+# Second file for prefixes; an empty file.
+Y=$T/other.txt
+printf 'another needle\nnothing\npin and needle\n' >"$Y"
+E=$T/empty.txt
+: >"$E"
+
+ALGOS=${CLI_ALGOS:-naive kmp dfa}
+
+# References computed once, independently of clmatch.
+if [ -n "$G" ]; then
+    ref_positions "$G" 0 CTAG >"$T/ref_ctag"
+    sed 's/$/:CTAG/' "$T/ref_ctag" >"$T/ref_ctag_ob"
+    ref_positions "$G" 0 AA | wc -l | tr -d ' ' >"$T/ref_aa_count"
+    ref_positions "$G" 0 GATTACA TGTAATC CTAG >"$T/ref_multi"
+    grep -obF -e AA -e AAC -e CA "$G" | cut -d: -f1 >"$T/ref_nonov_pos"
+fi
+ref_positions "$X" 1 needle >"$T/ref_x_needle_i"
+wc -l <"$T/ref_x_needle_i" | tr -d ' ' >"$T/ref_x_needle_i_count"
+{ ref_positions "$S" 0 needle | sed 's/^/S:/'; ref_positions "$Y" 0 needle | sed 's/^/Y:/'; } \
+    >"$T/ref_sy_pos"
+{ ref_positions "$S" 0 needle | wc -l | tr -d ' ' | sed 's/^/S:/'
+  ref_positions "$Y" 0 needle | wc -l | tr -d ' ' | sed 's/^/Y:/'; } >"$T/ref_sy_count"
+# An overlapping-only text: "aaaaa" holds "aa" at 0..3.
+printf 'aaaaa\nxaax\n' >"$T/aa.txt"
+printf '0\n1\n2\n3\n7\n' >"$T/ref_aa_pos"
+printf '0:aa\n1:aa\n2:aa\n3:aa\n7:aa\n' >"$T/ref_aa_ob"
+
+# ---- grep-compatible modes, per algorithm ------------------------------------------------
+for a in $ALGOS; do
+    if [ -n "$G" ]; then
+        vs_grep "genome: lines" "$a" "" GATTACA "$G"
+        vs_grep "genome: -n" "$a" "" -n GATTACA "$G"
+        vs_grep "genome: -b -n" "$a" "" -b -n TATATA "$G"
+        vs_grep "genome: -c, many matches per line" "$a" "" -c AA "$G"
+        vs_grep "genome: -i" "$a" "" -i gattaca "$G"
+        vs_grep "genome: -e several patterns" "$a" "" -n -e GATTACA -e TGTAATC -e CTAGCTAG "$G"
+        vs_grep "genome: newline-separated patterns" "$a" "" -c "$(printf 'GATTACA\nTGTAATC')" "$G"
+        vs_grep "genome: no match" "$a" "" -n ACGTACGTACGTACGTACGT "$G"
+        vs_grep_pipe "genome stdin: -n" "$a" "" "$G" -n GATTACA
+        vs_grep_pipe "genome stdin, 64K blocks: -b" "$a" --block-size=64K "$G" -b CTAG
+        vs_grep_pipe "genome stdin, 4K blocks: -n -o, non-overlapping" "$a" \
+            "--block-size=4K --non-overlapping" "$G" -n -o CTAG
+        vs_grep "genome: --non-overlapping -o" "$a" --non-overlapping -o AA "$G"
+        vs_grep "genome: --non-overlapping -o -b, several patterns" "$a" \
+            --non-overlapping -o -b -e AA -e AAC -e CA "$G"
+        vs_file "genome: --positions [$a]" "$T/ref_ctag" -a "$a" --positions CTAG "$G"
+        vs_file "genome: -o -b (overlapping) [$a]" "$T/ref_ctag_ob" -a "$a" -o -b CTAG "$G"
+        vs_file "genome: --count-matches, overlapping [$a]" "$T/ref_aa_count" \
+            -a "$a" --count-matches AA "$G"
+        vs_file "genome: --positions, several patterns [$a]" "$T/ref_multi" \
+            -a "$a" --positions -e GATTACA -e TGTAATC -e CTAG "$G"
+        vs_file "genome: --non-overlapping --positions [$a]" "$T/ref_nonov_pos" \
+            -a "$a" --non-overlapping --positions -e AA -e AAC -e CA "$G"
+        # stdin through the count-only stream, blocks far smaller than the input
+        cat "$G" | "$CLM" -a "$a" --block-size=1M --count-matches AA >"$T/act" 2>"$T/err"
+        same "genome stdin: --count-matches [$a]" "$T/ref_aa_count" "$T/act" "$T/err"
+        # the library's own slab splitting under a mapped file
+        CLMATCH_SLAB_BYTES=65536 "$CLM" -a "$a" -n CTAG "$G" >"$T/act" 2>"$T/err"
+        grep -nF CTAG "$G" >"$T/exp"
+        same "genome: -n with 64 KiB slabs [$a]" "$T/exp" "$T/act" "$T/err"
+    fi
+    # generated text: CRLF, empty lines, long lines, no final newline
+    vs_grep "text: -n -b" "$a" "" -n -b needle "$X"
+    vs_grep "text: -c -i" "$a" "" -c -i NEEDLE "$X"
+    vs_grep "text: CR in the pattern" "$a" "" -n "$(printf 'a\r')" "$X"
+    vs_grep "text: several files" "$a" "" -n needle "$X" "$Y" "$E" "$S"
+    vs_grep "text: several files -h" "$a" "" -h needle "$X" "$Y"
+    vs_grep "text: one file -H -c" "$a" "" -H -c needle "$Y"
+    vs_grep "text: empty file" "$a" "" -c needle "$E"
+    vs_grep_pipe "text stdin: default" "$a" "" "$X" needle
+    vs_grep_pipe "text stdin, 4K blocks (lines span blocks): -n -b" "$a" \
+        --block-size=4K "$X" -n -b needle
+    vs_grep_pipe "text stdin, 4K blocks: -c" "$a" --block-size=4K "$X" -c straw
+    vs_grep_pipe "small stdin, 3-byte blocks: -n" "$a" --block-size=3 "$S" -n needle
+    vs_grep_pipe "small stdin, 1-byte blocks: -b -i" "$a" --block-size=1 "$S" -b -i needle
+    vs_grep_pipe "small stdin, 5-byte blocks: -o -n -b, non-overlapping" "$a" \
+        "--block-size=5 --non-overlapping" "$S" -o -n -b needle
+    vs_file "text: --positions -i [$a]" "$T/ref_x_needle_i" -a "$a" -i --positions needle "$X"
+    vs_file "text: --count-matches -i [$a]" "$T/ref_x_needle_i_count" \
+        -a "$a" -i --count-matches needle "$X"
+    cat "$X" | "$CLM" -a "$a" --block-size=4K -i --positions needle >"$T/act" 2>"$T/err"
+    same "text stdin, 4K blocks: --positions -i [$a]" "$T/ref_x_needle_i" "$T/act" "$T/err"
+    vs_grep_pipe "stdin: -H names it as grep does" "$a" "" "$Y" -H -n needle
+    "$CLM" -a "$a" -c needle "$Y" - "$S" <"$X" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    grep -F -c needle "$Y" - "$S" <"$X" >"$T/exp"
+    echo "exit $?" >>"$T/exp"
+    same "stdin as - among files [$a]" "$T/exp" "$T/act" "$T/err"
+    "$CLM" -a "$a" -n -b needle <"$X" >"$T/act" 2>"$T/err"
+    grep -F -n -b needle <"$X" >"$T/exp"
+    same "stdin redirected from a regular file [$a]" "$T/exp" "$T/act" "$T/err"
+    cat "$T/aa.txt" | "$CLM" -a "$a" --block-size=1 -o -b aa >"$T/act" 2>"$T/err"
+    same "overlapping, 1-byte stdin blocks: -o -b [$a]" "$T/ref_aa_ob" "$T/act" "$T/err"
+    vs_file "overlapping: --positions [$a]" "$T/ref_aa_pos" -a "$a" --positions aa "$T/aa.txt"
+    vs_file "overlapping: -o -b [$a]" "$T/ref_aa_ob" -a "$a" -o -b aa "$T/aa.txt"
+    (cd "$T" && "$CLM" -a "$a" --positions needle small.txt other.txt) >"$T/act" 2>"$T/err"
+    sed 's/^S:/small.txt:/; s/^Y:/other.txt:/' "$T/ref_sy_pos" >"$T/exp"
+    same "several files: --positions [$a]" "$T/exp" "$T/act" "$T/err"
+    (cd "$T" && "$CLM" -a "$a" --count-matches needle small.txt other.txt) >"$T/act" 2>"$T/err"
+    sed 's/^S:/small.txt:/; s/^Y:/other.txt:/' "$T/ref_sy_count" >"$T/exp"
+    same "several files: --count-matches [$a]" "$T/exp" "$T/act" "$T/err"
+done
+
+# ---- exit status and bad input --------------------------------------------------------
+"$CLM" -q needle "$X" >"$T/act" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$T/act" ]; then pass "-q: match, exit 0, silent"; else fail "-q: match, exit 0, silent" "exit $rc; $(head -n 3 "$T/act")"; fi
+"$CLM" -q zzzzzz "$X" >"$T/act" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$T/act" ]; then pass "-q: no match, exit 1"; else fail "-q: no match, exit 1" "exit $rc"; fi
+printf 'abc' >"$T/short.txt"
+"$CLM" abcdefgh "$T/short.txt" >"$T/act" 2>"$T/err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$T/act" ] && [ ! -s "$T/err" ]; then pass "pattern longer than the text: exit 1, no error"; else fail "pattern longer than the text: exit 1, no error" "exit $rc; $(head -n 3 "$T/err")"; fi
+"$CLM" --count-matches abcdefgh "$T/short.txt" >"$T/act" 2>"$T/err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(cat "$T/act")" = 0 ]; then pass "pattern longer than the text: --count-matches 0"; else fail "pattern longer than the text: --count-matches 0" "exit $rc; $(cat "$T/act") $(head -n 3 "$T/err")"; fi
+
+expect_error "pattern longer than the library's limit" 2 'too long' \
+    "$CLM" "$(awk 'BEGIN { while (n++ < 70000) printf "a" }')" "$X"
+if [ -w /dev/full ]; then
+    # shellcheck disable=SC2016  # expanded by the inner sh
+    expect_error "write error" 2 'write error' sh -c 'exec "$0" needle "$1" >/dev/full' "$CLM" "$X"
+fi
+expect_error "empty pattern" 2 'empty pattern' "$CLM" '' "$X"
+expect_error "empty pattern with -e" 2 'empty pattern' "$CLM" -e needle -e '' "$X"
+expect_error "empty pattern inside a newline-separated list" 2 'empty pattern' \
+    "$CLM" "$(printf 'needle\n\nhay')" "$X"
+expect_error "missing file" 2 "=clmatch: $T/nope: No such file or directory" \
+    "$CLM" needle "$T/nope"
+# The other files are still searched: stdout as grep's.
+"$CLM" needle "$Y" "$T/nope" "$S" >"$T/act" 2>"$T/err"
+echo "exit $?" >>"$T/act"
+grep -F needle "$Y" "$T/nope" "$S" >"$T/exp" 2>/dev/null
+echo "exit $?" >>"$T/exp"
+same "missing file among others: the rest searched, exit 2" "$T/exp" "$T/act"
+expect_error "directory" 2 'Is a directory' "$CLM" needle "$T"
+if [ "$(id -u)" != 0 ]; then
+    printf 'needle\n' >"$T/unreadable.txt"
+    chmod 000 "$T/unreadable.txt"
+    expect_error "unreadable file" 2 'Permission denied' "$CLM" needle "$T/unreadable.txt"
+fi
+expect_error "unknown long option" 2 'unrecognized option.*--frobnicate' \
+    "$CLM" --frobnicate needle "$X"
+expect_error "unknown short option" 2 "invalid option.*'Z'" "$CLM" -Z needle "$X"
+expect_error "bad algorithm name" 2 "unknown algorithm 'bogus'" "$CLM" -a bogus needle "$X"
+expect_error "bad table memory name" 2 "unknown table memory 'bogus'" \
+    "$CLM" --table-memory bogus needle "$X"
+expect_error "bad platform index syntax" 2 "invalid platform index" "$CLM" -p x needle "$X"
+expect_error "missing option argument" 2 "requires an argument" "$CLM" needle "$X" -a
+expect_error "no pattern" 2 "no PATTERN" "$CLM"
+
+# Index errors list what exists: the names --list-devices --json reports.
+"$CLM" --list-devices --json >"$T/devs.json" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '"platform_index": 0' "$T/devs.json"; then
+    pass "--list-devices --json"
+else
+    fail "--list-devices --json" "exit $rc; $(head -n 3 "$T/err")"
+fi
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -m json.tool "$T/devs.json" >/dev/null 2>"$T/err"; then pass "--list-devices --json is valid JSON"; else fail "--list-devices --json is valid JSON" "$(head -n 3 "$T/err")"; fi
+fi
+plat=$(sed -n 's/.*"platform_name": "\([^"]*\)".*/\1/p' "$T/devs.json" | head -n 1)
+dev=$(sed -n 's/.*"name": "\([^"]*\)".*/\1/p' "$T/devs.json" | head -n 1)
+"$CLM" --list-devices >"$T/act" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q '0:0' "$T/act" && grep -qF -- "$dev" "$T/act"; then
+    pass "--list-devices"
+else
+    fail "--list-devices" "exit $rc; $(head -n 3 "$T/act") $(head -n 3 "$T/err")"
+fi
+expect_error "platform index out of range lists the platforms" 2 "=$plat" \
+    "$CLM" -p 99 needle "$X"
+expect_error "device index out of range lists the devices" 2 "=$dev" \
+    "$CLM" -p 0 -d 99 needle "$X"
+expect_error "no OpenCL platform: says how to install one" 2 'install' \
+    env OCL_ICD_VENDORS=/nonexistent "$CLM" needle "$X"
+expect_error "no OpenCL platform: --list-devices" 2 'platform' \
+    env OCL_ICD_VENDORS=/nonexistent "$CLM" --list-devices
+
+# A kernel that does not compile: CLM_E_BUILD with the build log.
+mkdir "$T/badcl"
+for f in "$ROOT"/cl/*.cl; do
+    { cat "$f"; echo; echo 'this is not OpenCL C;'; } >"$T/badcl/$(basename "$f")"
+done
+expect_error "kernel build failure is reported" 2 'build' \
+    env CLMATCH_KERNEL_DIR="$T/badcl" CLMATCH_CACHE=off "$CLM" needle "$X"
+if grep -q 'error' "$T/err" && grep -qF 'this' "$T/err"; then
+    pass "kernel build failure prints the build log"
+else
+    fail "kernel build failure prints the build log" "$(head -n 5 "$T/err")"
+fi
+
+# ---- misc options ------------------------------------------------------------------------
+"$CLM" --help >"$T/act" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'Usage: clmatch' "$T/act"; then pass "--help"; else fail "--help" "exit $rc"; fi
+"$CLM" --version >"$T/act" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^clmatch [0-9]' "$T/act"; then pass "--version"; else fail "--version" "exit $rc; $(cat "$T/act")"; fi
+"$CLM" --stats -a kmp -c needle "$X" >"$T/act" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'algorithm kmp' "$T/err" && grep -q 'GB/s' "$T/err" \
+    && grep -q 'scanned [1-9]' "$T/err"; then
+    pass "--stats"
+else
+    fail "--stats" "exit $rc; $(head -n 5 "$T/err")"
+fi
+for m in global local constant; do
+    "$CLM" -a dfa --table-memory $m -c -i needle "$X" >"$T/act" 2>"$T/err"
+    rc=$?
+    grep -ciF needle "$X" >"$T/exp"
+    if [ $rc -eq 2 ] && grep -qi 'unsupported' "$T/err"; then
+        pass "--table-memory $m (unsupported here, reported)"
+    else
+        same "--table-memory $m" "$T/exp" "$T/act" "$T/err"
+    fi
+done
+vs_grep "-a auto" auto "" -n needle "$X"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

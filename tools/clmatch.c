@@ -1,0 +1,1359 @@
+/*
+ * clmatch — fixed-string search on an OpenCL device, with grep's habits.
+ *
+ *     clmatch [OPTIONS] PATTERN [FILE...]
+ *
+ * Regular files are memory-mapped and scanned with one clm_scan (or clm_count) call; stdin,
+ * pipes and other non-mappable inputs are read in blocks and fed through the stream API.
+ * Both paths share the match callbacks below, which see the text through a "window": the
+ * bytes of absolute offsets [base, base + len). For a mapping the window is the whole file;
+ * for a stream it is the unprocessed tail of the input, and text is dropped from its front
+ * only once no later match can need it.
+ */
+#include "clmatch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EXIT_MATCH = 0, EXIT_NO_MATCH = 1, EXIT_TROUBLE = 2 };
+
+#define DEFAULT_BLOCK_BYTES ((size_t)16 << 20)
+#define OUT_BUF_BYTES ((size_t)1 << 20)
+#define STDIN_LABEL "(standard input)"
+
+/* What is printed, in order of precedence when several are asked for. */
+typedef enum {
+    MODE_LINES,         /* default: matching lines */
+    MODE_ONLY,          /* -o: each occurrence */
+    MODE_POSITIONS,     /* --positions: start offset of each occurrence */
+    MODE_COUNT_LINES,   /* -c */
+    MODE_COUNT_MATCHES, /* --count-matches */
+    MODE_QUIET          /* -q */
+} out_mode;
+
+typedef struct {
+    const char *ptr;
+    size_t len;
+} pattern;
+
+typedef struct {
+    int only, positions, count_lines, count_matches, quiet; /* requested output modes */
+    out_mode mode;                                          /* the one that wins */
+    int line_numbers, byte_offsets;
+    int with_filename; /* -1: when several files, 0: -h, 1: -H */
+    int non_overlapping;
+    int caseless;
+    int stats, list_devices, json;
+    int platform, device; /* -1: automatic */
+    clm_algorithm algorithm;
+    clm_table_memory table_memory;
+    size_t block_bytes;
+    const char **pattern_args; /* -e values, or the PATTERN operand */
+    size_t n_pattern_args;
+    char **files;
+    size_t n_files;
+} config;
+
+/* ---------------------------------------------------------------------------------------- */
+/* Output: our own buffer, because a stdio call per field (three or four per match) costs a  */
+/* lock each and dominates -o / --positions on inputs with many matches.                     */
+/* ---------------------------------------------------------------------------------------- */
+
+static struct {
+    char *buf;
+    size_t len, cap;
+    int failed; /* errno of the first failed write, 0 if none */
+} out;
+
+static void out_flush(void)
+{
+    if (out.len > 0 && !out.failed && fwrite(out.buf, 1, out.len, stdout) != out.len)
+        out.failed = errno ? errno : EIO;
+    out.len = 0;
+}
+
+static void out_bytes(const void *p, size_t n)
+{
+    if (n > out.cap - out.len) {
+        out_flush();
+        if (n > out.cap) { /* too big to buffer: write it straight through */
+            if (!out.failed && fwrite(p, 1, n, stdout) != n)
+                out.failed = errno ? errno : EIO;
+            return;
+        }
+    }
+    memcpy(out.buf + out.len, p, n);
+    out.len += n;
+}
+
+static void out_char(char ch)
+{
+    if (out.len == out.cap)
+        out_flush();
+    out.buf[out.len++] = ch;
+}
+
+static void out_u64(uint64_t v)
+{
+    char tmp[20];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    out_bytes(tmp + i, sizeof tmp - i);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Messages                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static void errmsg(const char *fmt, ...)
+{
+    va_list ap;
+    out_flush(); /* keep stdout and stderr in order on a terminal */
+    (void)fflush(stdout);
+    fputs("clmatch: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* A library failure: what we were doing, the status name, then the library's detail (which
+ * lists the platforms/devices that exist, says how to install OpenCL, or holds a build log). */
+static void report_clm(const char *what, int status)
+{
+    /* Copy the detail first: it stays valid only until the next library call. */
+    const char *detail = clm_last_error();
+    char *copy = NULL;
+    if (detail && *detail) {
+        size_t n = strlen(detail);
+        copy = malloc(n + 1);
+        if (copy)
+            memcpy(copy, detail, n + 1);
+    }
+    errmsg("%s: %s", what, clm_strerror(status));
+    if (copy) {
+        size_t n = strlen(copy);
+        while (n > 0 && copy[n - 1] == '\n')
+            copy[--n] = '\0';
+        fprintf(stderr, "clmatch: %s\n", copy);
+        free(copy);
+    }
+}
+
+static void usage_hint(void)
+{
+    fputs("Usage: clmatch [OPTIONS] PATTERN [FILE...]\n"
+          "Try 'clmatch --help' for more information.\n",
+          stderr);
+}
+
+static void print_help(void)
+{
+    fputs(
+        "Usage: clmatch [OPTIONS] PATTERN [FILE...]\n"
+        "Search for fixed strings (like grep -F) on an OpenCL device.\n"
+        "PATTERN may hold several patterns separated by newlines. With no FILE, or when FILE\n"
+        "is -, read standard input.\n"
+        "\n"
+        "Patterns:\n"
+        "  -e, --regexp=PATTERN      use PATTERN (repeatable; then every operand is a FILE)\n"
+        "  -i, --ignore-case         ASCII case-insensitive matching\n"
+        "  -F, --fixed-strings       accepted for grep compatibility (always on)\n"
+        "\n"
+        "Output (the first of -q, --count-matches, -c, --positions, -o wins; default: lines):\n"
+        "  -n, --line-number         prefix each line (or -o match) with its 1-based line number\n"
+        "  -b, --byte-offset         prefix the 0-based byte offset of the line (with -o: of the\n"
+        "                            match)\n"
+        "  -H, --with-filename       prefix each output with the file name\n"
+        "  -h, --no-filename         never prefix the file name\n"
+        "  -c, --count               print the number of matching lines per file\n"
+        "      --count-matches       print the number of occurrences per file\n"
+        "  -o, --only-matching       print each occurrence on its own line\n"
+        "      --positions           print the 0-based start offset of each occurrence\n"
+        "      --non-overlapping     for -o, --count-matches, --positions: leftmost-longest,\n"
+        "                            non-overlapping occurrences as grep -o finds them\n"
+        "                            (default: every occurrence, overlapping ones included)\n"
+        "  -q, --quiet, --silent     print nothing; exit 0 at the first match\n"
+        "\n"
+        "Device and kernels:\n"
+        "  -p, --platform=N          OpenCL platform index (see --list-devices)\n"
+        "  -d, --device=N            device index within the platform (default platform 0)\n"
+        "                            Default: CLMATCH_PLATFORM/CLMATCH_DEVICE, else the first\n"
+        "                            GPU, else the first CPU.\n"
+        "  -a, --algorithm=NAME      auto, naive, kmp or dfa (default auto)\n"
+        "      --table-memory=NAME   auto, global, local or constant (default auto)\n"
+        "      --list-devices        list the OpenCL devices and exit (--json: as JSON)\n"
+        "      --stats               print device, algorithm, bytes and timings to stderr\n"
+        "      --block-size=BYTES    read block for standard input and pipes (default 16M;\n"
+        "                            K, M, G suffixes)\n"
+        "\n"
+        "  --help                    show this help and exit\n"
+        "  -V, --version             show the version and exit\n"
+        "\n"
+        "Exit status: 0 if something matched, 1 if nothing did, 2 on an error (with -q, 0 if\n"
+        "something matched even after an error).\n",
+        stdout);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Option parsing                                                                             */
+/* ---------------------------------------------------------------------------------------- */
+
+enum {
+    OPT_COUNT_MATCHES = 256,
+    OPT_POSITIONS,
+    OPT_NON_OVERLAPPING,
+    OPT_TABLE_MEMORY,
+    OPT_LIST_DEVICES,
+    OPT_JSON,
+    OPT_STATS,
+    OPT_BLOCK_SIZE,
+    OPT_HELP
+};
+
+static const struct option long_options[] = {
+    {"regexp", required_argument, NULL, 'e'},
+    {"ignore-case", no_argument, NULL, 'i'},
+    {"fixed-strings", no_argument, NULL, 'F'},
+    {"line-number", no_argument, NULL, 'n'},
+    {"byte-offset", no_argument, NULL, 'b'},
+    {"with-filename", no_argument, NULL, 'H'},
+    {"no-filename", no_argument, NULL, 'h'},
+    {"count", no_argument, NULL, 'c'},
+    {"count-matches", no_argument, NULL, OPT_COUNT_MATCHES},
+    {"only-matching", no_argument, NULL, 'o'},
+    {"positions", no_argument, NULL, OPT_POSITIONS},
+    {"non-overlapping", no_argument, NULL, OPT_NON_OVERLAPPING},
+    {"quiet", no_argument, NULL, 'q'},
+    {"silent", no_argument, NULL, 'q'},
+    {"platform", required_argument, NULL, 'p'},
+    {"device", required_argument, NULL, 'd'},
+    {"algorithm", required_argument, NULL, 'a'},
+    {"table-memory", required_argument, NULL, OPT_TABLE_MEMORY},
+    {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {"block-size", required_argument, NULL, OPT_BLOCK_SIZE},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
+static int parse_index(const char *s, int *out_index)
+{
+    char *end;
+    long v;
+    if (*s < '0' || *s > '9') /* strtol would accept spaces and signs */
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end || v > INT_MAX)
+        return -1;
+    *out_index = (int)v;
+    return 0;
+}
+
+static int parse_size(const char *s, size_t *out_size)
+{
+    char *end;
+    unsigned long long v;
+    unsigned shift = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end || v == 0 || v > (SIZE_MAX >> shift) / 2) /* halved: the window adds to it */
+        return -1;
+    *out_size = (size_t)v << shift;
+    return 0;
+}
+
+/* Returns -1 to go on, else the exit status (0 after --help/--version, 2 on a usage error). */
+static int parse_args(int argc, char **argv, config *cfg)
+{
+    int opt;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->with_filename = -1;
+    cfg->platform = cfg->device = -1;
+    cfg->algorithm = CLM_ALGO_AUTO;
+    cfg->table_memory = CLM_TABLE_AUTO;
+    cfg->block_bytes = DEFAULT_BLOCK_BYTES;
+    cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
+    if (!cfg->pattern_args) {
+        errmsg("out of memory");
+        return EXIT_TROUBLE;
+    }
+
+    opterr = 0; /* our own messages, with our prefix */
+    while ((opt = getopt_long(argc, argv, ":e:iFnbHhcoqp:d:a:V", long_options, NULL)) != -1) {
+        switch (opt) {
+        case 'e': cfg->pattern_args[cfg->n_pattern_args++] = optarg; break;
+        case 'i': cfg->caseless = 1; break;
+        case 'F': break;
+        case 'n': cfg->line_numbers = 1; break;
+        case 'b': cfg->byte_offsets = 1; break;
+        case 'H': cfg->with_filename = 1; break;
+        case 'h': cfg->with_filename = 0; break;
+        case 'c': cfg->count_lines = 1; break;
+        case 'o': cfg->only = 1; break;
+        case 'q': cfg->quiet = 1; break;
+        case OPT_COUNT_MATCHES: cfg->count_matches = 1; break;
+        case OPT_POSITIONS: cfg->positions = 1; break;
+        case OPT_NON_OVERLAPPING: cfg->non_overlapping = 1; break;
+        case OPT_LIST_DEVICES: cfg->list_devices = 1; break;
+        case OPT_JSON: cfg->json = 1; break;
+        case OPT_STATS: cfg->stats = 1; break;
+        case 'p':
+            if (parse_index(optarg, &cfg->platform) != 0) {
+                errmsg("invalid platform index '%s' (expected a number >= 0)", optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case 'd':
+            if (parse_index(optarg, &cfg->device) != 0) {
+                errmsg("invalid device index '%s' (expected a number >= 0)", optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case 'a':
+            if (clm_algorithm_from_name(optarg, &cfg->algorithm) != CLM_OK) {
+                errmsg("unknown algorithm '%s' (expected auto, naive, kmp or dfa)", optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case OPT_TABLE_MEMORY:
+            if (clm_table_memory_from_name(optarg, &cfg->table_memory) != CLM_OK) {
+                errmsg("unknown table memory '%s' (expected auto, global, local or constant)",
+                       optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case OPT_BLOCK_SIZE:
+            if (parse_size(optarg, &cfg->block_bytes) != 0) {
+                errmsg("invalid block size '%s' (expected bytes > 0, with K, M or G)", optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case OPT_HELP:
+            print_help();
+            return EXIT_MATCH;
+        case 'V':
+            printf("clmatch %d.%d.%d (libclmatch %s)\n", CLM_VERSION_MAJOR, CLM_VERSION_MINOR,
+                   CLM_VERSION_PATCH, clm_version());
+            return EXIT_MATCH;
+        case ':':
+            errmsg("option '%s' requires an argument", argv[optind - 1]);
+            usage_hint();
+            return EXIT_TROUBLE;
+        default: /* '?' */
+            if (optopt)
+                errmsg("invalid option -- '%c'", optopt);
+            else
+                errmsg("unrecognized option '%s'", argv[optind - 1]);
+            usage_hint();
+            return EXIT_TROUBLE;
+        }
+    }
+
+    if (cfg->json && !cfg->list_devices) {
+        errmsg("--json only applies to --list-devices");
+        return EXIT_TROUBLE;
+    }
+    if (cfg->list_devices)
+        return -1;
+    if (cfg->n_pattern_args == 0) {
+        if (optind >= argc) {
+            errmsg("no PATTERN given");
+            usage_hint();
+            return EXIT_TROUBLE;
+        }
+        cfg->pattern_args[cfg->n_pattern_args++] = argv[optind++];
+    }
+    cfg->files = argv + optind;
+    cfg->n_files = (size_t)(argc - optind);
+
+    cfg->mode = cfg->quiet           ? MODE_QUIET
+                : cfg->count_matches ? MODE_COUNT_MATCHES
+                : cfg->count_lines   ? MODE_COUNT_LINES
+                : cfg->positions     ? MODE_POSITIONS
+                : cfg->only          ? MODE_ONLY
+                                     : MODE_LINES;
+    if (cfg->with_filename < 0)
+        cfg->with_filename = cfg->n_files > 1;
+    return -1;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Patterns: split at newlines (as grep -F does), reject empty ones, drop duplicates so that */
+/* one occurrence is not reported once per copy.                                              */
+/* ---------------------------------------------------------------------------------------- */
+
+static int caseless_sort; /* qsort has no context argument */
+
+static int fold(int ch)
+{
+    return (ch >= 'A' && ch <= 'Z') ? ch - 'A' + 'a' : ch;
+}
+
+static int pattern_cmp(const void *a, const void *b)
+{
+    const pattern *x = a, *y = b;
+    size_t i;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    if (!caseless_sort)
+        return memcmp(x->ptr, y->ptr, x->len);
+    for (i = 0; i < x->len; i++) {
+        int cx = fold((unsigned char)x->ptr[i]), cy = fold((unsigned char)y->ptr[i]);
+        if (cx != cy)
+            return cx - cy;
+    }
+    return 0;
+}
+
+/* Returns 0, or prints why not and returns -1. */
+static int build_patterns(const config *cfg, pattern **out_pats, size_t *out_count)
+{
+    size_t n = 0, cap = 0, i, kept;
+    pattern *pats = NULL;
+    for (i = 0; i < cfg->n_pattern_args; i++) {
+        const char *p = cfg->pattern_args[i];
+        for (;;) {
+            const char *nl = strchr(p, '\n');
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            if (len == 0) {
+                errmsg("empty pattern%s: clmatch searches for strings of at least one byte",
+                       cfg->pattern_args[i][0] ? " (a newline in PATTERN separates patterns)"
+                                               : "");
+                free(pats);
+                return -1;
+            }
+            if (n == cap) {
+                size_t ncap = cap ? cap * 2 : 8;
+                pattern *np = realloc(pats, ncap * sizeof *np);
+                if (!np) {
+                    errmsg("out of memory");
+                    free(pats);
+                    return -1;
+                }
+                pats = np;
+                cap = ncap;
+            }
+            pats[n].ptr = p;
+            pats[n].len = len;
+            n++;
+            if (!nl)
+                break;
+            p = nl + 1;
+        }
+    }
+    caseless_sort = cfg->caseless;
+    qsort(pats, n, sizeof *pats, pattern_cmp);
+    for (i = 1, kept = 1; i < n; i++)
+        if (pattern_cmp(&pats[kept - 1], &pats[i]) != 0)
+            pats[kept++] = pats[i];
+    *out_pats = pats;
+    *out_count = n ? kept : 0;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Scanning state shared by the mapped and the streamed path                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct {
+    const config *cfg;
+    const char *label; /* file name prefix, NULL for none */
+    /* The window: absolute offsets [base, base + len) are at text[0, len). */
+    const unsigned char *text;
+    uint64_t base;
+    size_t len;
+    int at_eof; /* no input follows the window */
+    /* Line selection (default and -c). */
+    uint64_t skip_until; /* matches starting before this lie on a line already selected */
+    int line_open;       /* a selected line goes on past the window (streams only) */
+    uint64_t ls_scanned, ls_cur; /* line start of the hold-back point (streams, default) */
+    /* Line numbers: nl_count newlines lie in [0, nl_pos). */
+    int track_lines;
+    uint64_t nl_pos, nl_count;
+    /* --non-overlapping: the leftmost-longest candidate not yet final, and the end of the
+     * last one taken. */
+    int have_cand;
+    clm_match cand;
+    uint64_t taken_end;
+    /* Results. */
+    uint64_t selected; /* lines (default, -c) or occurrences (-o, --positions, counts) */
+    int error;         /* an internal error was reported: stop */
+} scan_ctx;
+
+static void scan_ctx_init(scan_ctx *c, const config *cfg, const char *label)
+{
+    memset(c, 0, sizeof *c);
+    c->cfg = cfg;
+    c->label = label;
+    c->track_lines = cfg->line_numbers && (cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY);
+}
+
+static int stop_now(const scan_ctx *c)
+{
+    return c->error || out.failed;
+}
+
+/* The library gave a match whose text we no longer (or never) had: a contract violation. */
+static int match_outside(scan_ctx *c, const clm_match *m)
+{
+    errmsg("internal error: the library reported a match at [%" PRIu64 ", %" PRIu64
+           ") outside the text window [%" PRIu64 ", %" PRIu64 ")",
+           m->start, m->end, c->base, c->base + c->len);
+    c->error = 1;
+    return 1;
+}
+
+static size_t count_newlines(const unsigned char *p, size_t n)
+{
+    const unsigned char *end = p + n;
+    size_t k = 0;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        k++;
+        p++;
+    }
+    return k;
+}
+
+/* Count the newlines up to `upto` (incrementally: never rescans from the start). */
+static int advance_lines(scan_ctx *c, uint64_t upto)
+{
+    if (upto <= c->nl_pos)
+        return 0;
+    if (c->nl_pos < c->base || upto > c->base + c->len) {
+        errmsg("internal error: line count at %" PRIu64 " outside the window", c->nl_pos);
+        c->error = 1;
+        return 1;
+    }
+    c->nl_count += count_newlines(c->text + (c->nl_pos - c->base), (size_t)(upto - c->nl_pos));
+    c->nl_pos = upto;
+    return 0;
+}
+
+static void put_prefix(const scan_ctx *c, uint64_t offset)
+{
+    if (c->label) {
+        out_bytes(c->label, strlen(c->label));
+        out_char(':');
+    }
+    if (c->cfg->line_numbers) {
+        out_u64(c->nl_count + 1);
+        out_char(':');
+    }
+    if (c->cfg->byte_offsets) {
+        out_u64(offset);
+        out_char(':');
+    }
+}
+
+/* A match at m->start on a line not selected yet: select the line (print it for the default
+ * mode) and skip the rest of it. */
+static int select_line(scan_ctx *c, const clm_match *m)
+{
+    const int print = c->cfg->mode == MODE_LINES;
+    const uint64_t lo_abs = c->skip_until > c->base ? c->skip_until : c->base;
+    const unsigned char *t = c->text, *nl;
+    size_t rel;
+
+    if (m->start < lo_abs || m->start >= c->base + c->len)
+        return match_outside(c, m);
+    rel = (size_t)(m->start - c->base);
+    nl = memchr(t + rel, '\n', c->len - rel);
+    c->selected++;
+    if (print) {
+        /* The line starts after the last newline before the match; the window starts at a
+         * line start, and so does skip_until, so the search never needs to go further. */
+        size_t lo = (size_t)(lo_abs - c->base), ls = rel, stop;
+        while (ls > lo && t[ls - 1] != '\n')
+            ls--;
+        if (c->track_lines && advance_lines(c, c->base + ls))
+            return 1;
+        put_prefix(c, c->base + ls);
+        stop = nl ? (size_t)(nl - t) + 1 : c->len;
+        out_bytes(t + ls, stop - ls);
+    }
+    if (nl) {
+        c->skip_until = c->base + (size_t)(nl - t) + 1;
+        if (c->track_lines) { /* the selected line holds exactly one newline, at its end */
+            c->nl_pos = c->skip_until;
+            c->nl_count++;
+        }
+    } else {
+        c->skip_until = UINT64_MAX; /* the line goes on to the end of the window */
+        if (c->at_eof) {
+            if (print)
+                out_char('\n'); /* as grep: the last line gets its newline */
+        } else {
+            c->line_open = 1;
+        }
+    }
+    return stop_now(c);
+}
+
+static int cb_lines(const clm_match *m, void *vctx)
+{
+    scan_ctx *c = vctx;
+    if (m->start < c->skip_until)
+        return 0; /* on the line just selected: the common case, kept cheap */
+    return select_line(c, m);
+}
+
+static int cb_quiet(const clm_match *m, void *vctx)
+{
+    scan_ctx *c = vctx;
+    (void)m;
+    c->selected++;
+    return 1;
+}
+
+static int cb_ignore(const clm_match *m, void *vctx)
+{
+    (void)m;
+    (void)vctx;
+    return 0;
+}
+
+/* One occurrence for -o, --positions or --count-matches (after --non-overlapping). */
+static int deliver(scan_ctx *c, const clm_match *m)
+{
+    c->selected++;
+    switch (c->cfg->mode) {
+    case MODE_POSITIONS:
+        if (c->label) {
+            out_bytes(c->label, strlen(c->label));
+            out_char(':');
+        }
+        out_u64(m->start);
+        out_char('\n');
+        break;
+    case MODE_ONLY:
+        if (m->start < c->base || m->end > c->base + c->len || m->end <= m->start)
+            return match_outside(c, m);
+        if (c->track_lines && advance_lines(c, m->start))
+            return 1;
+        put_prefix(c, m->start);
+        out_bytes(c->text + (m->start - c->base), (size_t)(m->end - m->start));
+        out_char('\n');
+        break;
+    default:
+        break;
+    }
+    return stop_now(c);
+}
+
+static int cb_each(const clm_match *m, void *vctx)
+{
+    return deliver(vctx, m);
+}
+
+static int flush_cand(scan_ctx *c)
+{
+    if (!c->have_cand)
+        return 0;
+    c->have_cand = 0;
+    c->taken_end = c->cand.end;
+    return deliver(c, &c->cand);
+}
+
+/* grep -o semantics: at the leftmost start take the longest pattern, then go on after its
+ * end. Matches arrive by start, so a candidate becomes final when a later start arrives. */
+static int cb_non_overlapping(const clm_match *m, void *vctx)
+{
+    scan_ctx *c = vctx;
+    if (c->have_cand) {
+        if (m->start == c->cand.start) {
+            if (m->end > c->cand.end)
+                c->cand = *m;
+            return 0;
+        }
+        if (flush_cand(c))
+            return 1;
+    }
+    if (m->start < c->taken_end)
+        return 0;
+    c->cand = *m;
+    c->have_cand = 1;
+    return 0;
+}
+
+static clm_match_cb pick_callback(const config *cfg)
+{
+    switch (cfg->mode) {
+    case MODE_QUIET: return cb_quiet;
+    case MODE_LINES:
+    case MODE_COUNT_LINES: return cb_lines;
+    default: return cfg->non_overlapping ? cb_non_overlapping : cb_each;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The search                                                                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct {
+    config cfg;
+    clm_device *dev;
+    clm_database *db;
+    clm_scratch *scratch;
+    size_t max_len;       /* longest pattern */
+    unsigned char *win;   /* stream window buffer, reused for every streamed input */
+    size_t win_cap;
+    uint64_t bytes_in;    /* input bytes searched, for --stats */
+    int matched, failed;
+} run_state;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0.0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int count_fast_path(const config *cfg)
+{
+    return cfg->mode == MODE_COUNT_MATCHES && !cfg->non_overlapping;
+}
+
+/* Search one mapped regular file. Returns 0, -1 after reporting an error, or 1 when the file
+ * could not be mapped (the caller then streams it). */
+static int scan_mapped(run_state *r, scan_ctx *c, int fd, size_t size, const char *name)
+{
+    int st, rc = 0;
+    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED)
+        return 1;
+    /* Only advice: a failure costs read-ahead at most, so its status is deliberately unused. */
+    (void)posix_madvise(map, size, POSIX_MADV_SEQUENTIAL);
+
+    c->text = map;
+    c->base = 0;
+    c->len = size;
+    c->at_eof = 1;
+    r->bytes_in += size;
+    if (count_fast_path(&r->cfg)) {
+        uint64_t n = 0;
+        st = clm_count(r->db, r->scratch, map, size, &n);
+        if (st == CLM_OK)
+            c->selected = n;
+    } else {
+        st = clm_scan(r->db, r->scratch, map, size, pick_callback(&r->cfg), c);
+        if (st == CLM_OK && flush_cand(c))
+            st = CLM_STOPPED;
+    }
+    if (st < 0) {
+        report_clm(name, st);
+        rc = -1;
+    } else if (c->error) {
+        rc = -1;
+    }
+    if (munmap(map, size) != 0) {
+        errmsg("%s: munmap: %s", name, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+/* Read until buf is full or the input ends. Returns 0 or an errno; *eof set at the end. */
+static int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof)
+{
+    *got = 0;
+    *eof = 0;
+    while (*got < want) {
+        ssize_t n = read(fd, buf + *got, want - *got);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (n == 0) {
+            *eof = 1;
+            break;
+        }
+        *got += (size_t)n;
+    }
+    return 0;
+}
+
+static int ensure_window(run_state *r, size_t need)
+{
+    unsigned char *p;
+    size_t cap;
+    if (need <= r->win_cap)
+        return 0;
+    cap = need + need / 4 > need ? need + need / 4 : need;
+    p = realloc(r->win, cap);
+    if (!p)
+        return -1;
+    r->win = p;
+    r->win_cap = cap;
+    return 0;
+}
+
+/* Where the window may start once every match before F = W - (max_len - 1) has been
+ * delivered: no later match needs text before the returned offset. */
+static uint64_t keep_from(scan_ctx *c, uint64_t W, uint64_t F)
+{
+    switch (c->cfg->mode) {
+    case MODE_LINES: {
+        /* A later match needs its whole line: keep from the start of the line holding F,
+         * unless F lies on a line already selected (then from the end of that line). */
+        size_t lo, i;
+        if (c->line_open)
+            return W; /* its text has been printed; its remaining matches are skipped */
+        if (c->skip_until >= F)
+            return c->skip_until < W ? c->skip_until : W;
+        /* Search only the text not searched before, so long lines cost O(n) in all. */
+        lo = (size_t)((c->ls_scanned > c->base ? c->ls_scanned : c->base) - c->base);
+        i = (size_t)(F - c->base);
+        while (i > lo && c->text[i - 1] != '\n')
+            i--;
+        if (i > lo)
+            c->ls_cur = c->base + i;
+        else if (c->ls_cur < c->base)
+            c->ls_cur = c->base; /* the window starts at a line start (see select_line) */
+        c->ls_scanned = F;
+        return c->ls_cur;
+    }
+    case MODE_COUNT_LINES:
+        return c->line_open ? W : F; /* a later match needs the text from its start on */
+    case MODE_ONLY:
+        return F;
+    default:
+        return W; /* positions and counts need no text */
+    }
+}
+
+/* A selected line went on past the previous window: new text from rel on continues it. */
+static void continue_open_line(scan_ctx *c, size_t rel)
+{
+    const unsigned char *p = c->text + rel;
+    const unsigned char *nl = memchr(p, '\n', c->len - rel);
+    size_t n = nl ? (size_t)(nl - p) + 1 : c->len - rel;
+    if (c->cfg->mode == MODE_LINES)
+        out_bytes(p, n);
+    if (nl) {
+        c->line_open = 0;
+        c->skip_until = c->base + rel + n;
+        if (c->track_lines) {
+            c->nl_pos = c->skip_until;
+            c->nl_count++;
+        }
+    }
+}
+
+/* Search an input that is read in blocks (stdin, pipes, unmappable files). Returns 0 or -1
+ * after reporting an error. */
+static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
+{
+    const config *cfg = &r->cfg;
+    const int count_only = count_fast_path(cfg);
+    const clm_match_cb cb = count_only ? NULL : pick_callback(cfg);
+    const uint64_t hold = r->max_len - 1;
+    /* Modes that read the text around a match (and -q, to stop early) flush the stream after
+     * each block, so that the text before the hold-back point can be dropped. */
+    const int needs_text = cfg->mode == MODE_LINES || cfg->mode == MODE_COUNT_LINES ||
+                           cfg->mode == MODE_ONLY || cfg->mode == MODE_QUIET;
+    clm_stream *stream = NULL;
+    uint64_t base = 0;
+    size_t wlen = 0;
+    int st = CLM_OK, rc = 0, eof = 0;
+
+    while (!eof) {
+        size_t got, old;
+        int err;
+        if (ensure_window(r, wlen + cfg->block_bytes) != 0) {
+            errmsg("%s: out of memory for a %zu-byte read window", name, wlen + cfg->block_bytes);
+            rc = -1;
+            break;
+        }
+        err = read_block(fd, r->win + wlen, cfg->block_bytes, &got, &eof);
+        if (err) {
+            errmsg("%s: %s", name, strerror(err));
+            rc = -1;
+            eof = 1; /* still deliver what was read before the error */
+        }
+        if (got == 0)
+            continue;
+        if (!stream) {
+            st = clm_stream_open(r->db, r->scratch, count_only ? CLM_STREAM_COUNT_ONLY : 0u,
+                                 &stream);
+            if (st != CLM_OK) {
+                stream = NULL;
+                break;
+            }
+        }
+        old = wlen;
+        wlen += got;
+        r->bytes_in += got;
+        c->text = r->win;
+        c->base = base;
+        c->len = wlen;
+        c->at_eof = 0;
+        if (c->line_open)
+            continue_open_line(c, old);
+        st = clm_stream_write(stream, r->win + old, got, cb, c);
+        if (st == CLM_OK && needs_text)
+            st = clm_stream_flush(stream, cb, c); /* one device round trip per block */
+        if (st != CLM_OK)
+            break;
+        if (!needs_text) {
+            base += wlen; /* matches arrive whenever the library likes; no text needed */
+            wlen = 0;
+        } else {
+            /* After the flush every match starting before F has been delivered. */
+            const uint64_t W = base + wlen, F = W > hold ? W - hold : 0;
+            uint64_t D;
+            if (c->have_cand && c->cand.start < F && flush_cand(c)) {
+                st = CLM_STOPPED;
+                break;
+            }
+            D = keep_from(c, W, F);
+            if (c->track_lines && !c->line_open && advance_lines(c, D)) {
+                st = CLM_STOPPED;
+                break;
+            }
+            if (D > base) {
+                size_t drop = (size_t)(D - base);
+                memmove(r->win, r->win + drop, wlen - drop);
+                wlen -= drop;
+                base = D;
+            }
+        }
+    }
+
+    c->text = r->win;
+    c->base = base;
+    c->len = wlen;
+    c->at_eof = 1;
+    if (c->line_open && st == CLM_OK) {
+        if (cfg->mode == MODE_LINES)
+            out_char('\n'); /* the input ended inside the selected line */
+        c->line_open = 0;
+    }
+    if (stream) {
+        uint64_t total = 0;
+        /* After an error or a stop the remaining matches are not wanted, but the stream must
+         * still be closed to be freed. */
+        int cst = clm_stream_close(stream, st == CLM_OK ? cb : (count_only ? NULL : cb_ignore),
+                                   c, &total);
+        if (st == CLM_OK)
+            st = cst;
+        if (st == CLM_OK && count_only)
+            c->selected = total;
+        if (st == CLM_OK && flush_cand(c))
+            st = CLM_STOPPED;
+    }
+    if (st < 0) {
+        report_clm(name, st);
+        rc = -1;
+    } else if (c->error) {
+        rc = -1;
+    }
+    return rc;
+}
+
+static void search_file(run_state *r, const char *path)
+{
+    const config *cfg = &r->cfg;
+    const int is_stdin = strcmp(path, "-") == 0;
+    const char *name = is_stdin ? STDIN_LABEL : path;
+    struct stat sb;
+    scan_ctx c;
+    int fd, rc = 1;
+
+    fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+    if (fd < 0) {
+        errmsg("%s: %s", name, strerror(errno));
+        r->failed = 1;
+        return;
+    }
+    if (fstat(fd, &sb) != 0) {
+        errmsg("%s: %s", name, strerror(errno));
+        rc = -1;
+    } else if (S_ISDIR(sb.st_mode)) {
+        errmsg("%s: Is a directory", name);
+        rc = -1;
+    } else {
+        scan_ctx_init(&c, cfg, cfg->with_filename ? name : NULL);
+        /* Size 0 may still have content (/proc files): those are streamed. */
+        if (S_ISREG(sb.st_mode) && sb.st_size > 0 && (uintmax_t)sb.st_size <= SIZE_MAX)
+            rc = scan_mapped(r, &c, fd, (size_t)sb.st_size, name);
+        if (rc == 1)
+            rc = scan_stream(r, &c, fd, name);
+        if (rc == 0 && (cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_COUNT_MATCHES)) {
+            if (c.label) {
+                out_bytes(c.label, strlen(c.label));
+                out_char(':');
+            }
+            out_u64(c.selected);
+            out_char('\n');
+        }
+        if (c.selected > 0)
+            r->matched = 1;
+    }
+    if (!is_stdin && close(fd) != 0) {
+        errmsg("%s: %s", name, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0)
+        r->failed = 1;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* --list-devices                                                                             */
+/* ---------------------------------------------------------------------------------------- */
+
+static const char *type_name(clm_device_type t)
+{
+    switch (t) {
+    case CLM_DEVICE_CPU: return "CPU";
+    case CLM_DEVICE_GPU: return "GPU";
+    case CLM_DEVICE_ACCELERATOR: return "ACCEL";
+    default: return "OTHER";
+    }
+}
+
+static void human_bytes(uint64_t v, char *buf, size_t n)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double d = (double)v;
+    size_t u = 0;
+    while (d >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        d /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, n, "%" PRIu64 " B", v);
+    else
+        snprintf(buf, n, "%.1f %s", d, units[u]);
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch < 0x20)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+static void list_json(const clm_device_info *list, size_t n, int dflt_p, int dflt_d)
+{
+    size_t i;
+    printf("[");
+    for (i = 0; i < n; i++) {
+        const clm_device_info *d = &list[i];
+        printf("%s\n  {\"platform_index\": %d, \"device_index\": %d, \"default\": %s",
+               i ? "," : "", d->platform_index, d->device_index,
+               d->platform_index == dflt_p && d->device_index == dflt_d ? "true" : "false");
+#define JSTR(field)                                                                          \
+    do {                                                                                       \
+        printf(", \"" #field "\": ");                                                          \
+        json_string(d->field);                                                                 \
+    } while (0)
+        JSTR(platform_name);
+        JSTR(platform_vendor);
+        JSTR(platform_version);
+        JSTR(name);
+        JSTR(vendor);
+        JSTR(version);
+        JSTR(driver_version);
+        JSTR(opencl_c_version);
+#undef JSTR
+        printf(", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u",
+               type_name(d->type), d->compute_units, d->max_clock_mhz);
+        printf(", \"global_mem_bytes\": %" PRIu64 ", \"max_alloc_bytes\": %" PRIu64
+               ", \"local_mem_bytes\": %" PRIu64 ", \"local_mem_dedicated\": %s"
+               ", \"constant_mem_bytes\": %" PRIu64,
+               d->global_mem_bytes, d->max_alloc_bytes, d->local_mem_bytes,
+               d->local_mem_dedicated ? "true" : "false", d->constant_mem_bytes);
+        printf(", \"max_work_group_size\": %zu, \"preferred_work_group_multiple\": %zu"
+               ", \"host_unified_memory\": %s"
+               ", \"svm_capabilities\": %" PRIu64 ", \"mem_base_align_bits\": %u"
+               ", \"available\": %s, \"extensions\": ",
+               d->max_work_group_size, d->preferred_work_group_multiple,
+               d->host_unified_memory ? "true" : "false",
+               d->svm_capabilities, d->mem_base_align_bits, d->available ? "true" : "false");
+        json_string(d->extensions);
+        printf("}");
+    }
+    printf("%s]\n", n ? "\n" : "");
+}
+
+/* "OpenCL 3.0 PoCL ..." -> "OpenCL 3.0" */
+static void short_version(const char *v, char *buf, size_t n)
+{
+    const char *sp = strchr(v, ' ');
+    size_t len = strlen(v);
+    if (sp && (sp = strchr(sp + 1, ' ')) != NULL)
+        len = (size_t)(sp - v);
+    snprintf(buf, n, "%.*s", (int)(len < 64 ? len : 64), v);
+}
+
+static void list_table(const clm_device_info *list, size_t n, int dflt_p, int dflt_d)
+{
+    size_t i;
+    int name_w = 4;
+    for (i = 0; i < n; i++) {
+        int w = (int)strlen(list[i].name);
+        if (w > name_w)
+            name_w = w;
+    }
+    printf("  %-5s %-5s %4s %9s %11s %16s %-11s %-*s %s\n", "P:D", "TYPE", "CUs", "CLOCK",
+           "GLOBAL MEM", "LOCAL MEM", "OPENCL", name_w, "NAME", "PLATFORM");
+    for (i = 0; i < n; i++) {
+        const clm_device_info *d = &list[i];
+        char idx[32], clock[32], gmem[32], lmem[48], lm[32], ver[80];
+        snprintf(idx, sizeof idx, "%d:%d", d->platform_index, d->device_index);
+        snprintf(clock, sizeof clock, "%u MHz", d->max_clock_mhz);
+        human_bytes(d->global_mem_bytes, gmem, sizeof gmem);
+        human_bytes(d->local_mem_bytes, lm, sizeof lm);
+        snprintf(lmem, sizeof lmem, "%s%s", lm, d->local_mem_dedicated ? "" : " (emu)");
+        short_version(d->version, ver, sizeof ver);
+        printf("%c %-5s %-5s %4u %9s %11s %16s %-11s %-*s %s%s\n",
+               d->platform_index == dflt_p && d->device_index == dflt_d ? '*' : ' ', idx,
+               type_name(d->type), d->compute_units, clock, gmem, lmem, ver, name_w, d->name,
+               d->platform_name, d->available ? "" : " (unavailable)");
+    }
+    if (dflt_p >= 0)
+        printf("* default device (CLMATCH_PLATFORM/CLMATCH_DEVICE, else the first GPU, "
+               "else the first CPU)\n");
+}
+
+static int list_devices(int json)
+{
+    clm_device_info *list = NULL;
+    size_t n = 0;
+    int st = clm_list_devices(0, &list, &n);
+    int dflt_p = -1, dflt_d = -1;
+    clm_device *dev = NULL;
+    if (st != CLM_OK) {
+        report_clm("listing OpenCL devices", st);
+        return EXIT_TROUBLE;
+    }
+    /* Mark the device a search would use; if that cannot be opened, just mark none. */
+    if (clm_device_open(-1, -1, &dev) == CLM_OK) {
+        clm_device_info info;
+        if (clm_device_get_info(dev, &info) == CLM_OK) {
+            dflt_p = info.platform_index;
+            dflt_d = info.device_index;
+        }
+        clm_device_close(dev);
+    }
+    if (json)
+        list_json(list, n, dflt_p, dflt_d);
+    else
+        list_table(list, n, dflt_p, dflt_d);
+    clm_free_device_list(list);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        errmsg("write error: %s", strerror(errno));
+        return EXIT_TROUBLE;
+    }
+    return EXIT_MATCH;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* --stats                                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+static void print_stats(const run_state *r, double setup_s, double search_s)
+{
+    clm_device_info di;
+    clm_database_info dbi;
+    clm_stats s;
+    if (clm_device_get_info(r->dev, &di) == CLM_OK)
+        fprintf(stderr, "clmatch: device %d:%d: %s (%s, %s)\n", di.platform_index,
+                di.device_index, di.name, type_name(di.type), di.platform_name);
+    if (clm_database_get_info(r->db, &dbi) == CLM_OK)
+        fprintf(stderr,
+                "clmatch: algorithm %s, table memory %s, %u pattern(s) of %zu..%zu bytes, "
+                "work-group %u, %u bytes/item, kernels %s\n",
+                clm_algorithm_name(dbi.algorithm), clm_table_memory_name(dbi.table_memory),
+                dbi.pattern_count, dbi.min_length, dbi.max_length, dbi.work_group_size,
+                dbi.bytes_per_item, dbi.cache_hit ? "from cache" : "built");
+    if (clm_scratch_get_stats(r->scratch, &s) == CLM_OK) {
+        fprintf(stderr,
+                "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64
+                " occurrence(s), %" PRIu64 " rescan(s)\n",
+                s.bytes, s.slabs, s.matches, s.rescans);
+        fprintf(stderr, "clmatch: kernel %.6f s", s.kernel_seconds);
+        if (s.kernel_seconds > 0)
+            fprintf(stderr, " (%.2f GB/s)", (double)s.bytes / s.kernel_seconds / 1e9);
+        fprintf(stderr, ", transfers %.6f s, in library %.6f s\n", s.transfer_seconds,
+                s.wall_seconds);
+    }
+    fprintf(stderr, "clmatch: setup %.6f s (device, compile), search end-to-end %.6f s",
+            setup_s, search_s);
+    if (search_s > 0)
+        fprintf(stderr, " (%" PRIu64 " bytes, %.2f GB/s)", r->bytes_in,
+                (double)r->bytes_in / search_s / 1e9);
+    fputc('\n', stderr);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static int setup_device(run_state *r, const pattern *pats, size_t n)
+{
+    clm_compile_options opts;
+    const char **ptrs;
+    size_t *lens, i;
+    int st, p = r->cfg.platform, d = r->cfg.device;
+
+    if (d >= 0 && p < 0)
+        p = 0; /* -d alone: a device of the first platform */
+    st = clm_device_open(p, p < 0 ? -1 : d, &r->dev);
+    if (st != CLM_OK) {
+        r->dev = NULL;
+        report_clm("cannot open an OpenCL device", st);
+        return -1;
+    }
+
+    ptrs = malloc(n * sizeof *ptrs);
+    lens = malloc(n * sizeof *lens);
+    if (!ptrs || !lens || n > UINT_MAX) {
+        errmsg("%s", n > UINT_MAX ? "too many patterns" : "out of memory");
+        free(ptrs);
+        free(lens);
+        return -1;
+    }
+    r->max_len = 0;
+    for (i = 0; i < n; i++) {
+        ptrs[i] = pats[i].ptr;
+        lens[i] = pats[i].len;
+        if (lens[i] > r->max_len)
+            r->max_len = lens[i];
+    }
+    clm_compile_options_init(&opts);
+    opts.algorithm = r->cfg.algorithm;
+    opts.table_memory = r->cfg.table_memory;
+    if (r->cfg.caseless)
+        opts.flags |= CLM_CASELESS;
+    st = clm_compile(r->dev, ptrs, lens, NULL, (unsigned)n, &opts, &r->db);
+    free(ptrs);
+    free(lens);
+    if (st != CLM_OK) {
+        r->db = NULL;
+        report_clm("cannot compile the patterns", st);
+        return -1;
+    }
+    st = clm_scratch_alloc(r->db, NULL, &r->scratch);
+    if (st != CLM_OK) {
+        r->scratch = NULL;
+        report_clm("cannot allocate device buffers", st);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const double t_start = now_seconds();
+    static char default_file[] = "-";
+    static char *default_files[] = {default_file};
+    run_state r;
+    pattern *pats = NULL;
+    size_t n_pats = 0, i;
+    int status;
+    double t_search = 0.0;
+
+    memset(&r, 0, sizeof r);
+    status = parse_args(argc, argv, &r.cfg);
+    if (status >= 0)
+        goto done;
+    if (r.cfg.list_devices) {
+        status = list_devices(r.cfg.json);
+        goto done;
+    }
+    status = EXIT_TROUBLE;
+    if (build_patterns(&r.cfg, &pats, &n_pats) != 0)
+        goto done;
+
+    out.cap = OUT_BUF_BYTES;
+    out.buf = malloc(out.cap);
+    if (!out.buf) {
+        out.cap = 0;
+        errmsg("out of memory");
+        goto done;
+    }
+    /* Our buffer hands stdio whole megabytes; a second copy in stdio would only cost. */
+    if (setvbuf(stdout, NULL, _IONBF, 0) != 0) {
+        errmsg("cannot set up standard output");
+        goto done;
+    }
+
+    if (setup_device(&r, pats, n_pats) != 0)
+        goto done;
+
+    t_search = now_seconds();
+    if (r.cfg.n_files == 0) {
+        r.cfg.files = default_files;
+        r.cfg.n_files = 1;
+    }
+    for (i = 0; i < r.cfg.n_files; i++) {
+        search_file(&r, r.cfg.files[i]);
+        if (out.failed || (r.cfg.mode == MODE_QUIET && r.matched))
+            break; /* like grep -q: the first match decides */
+    }
+    out_flush();
+    t_search = now_seconds() - t_search;
+
+    if (out.failed) {
+        errmsg("write error: %s", strerror(out.failed));
+        status = EXIT_TROUBLE;
+    } else if (r.cfg.mode == MODE_QUIET && r.matched) {
+        status = EXIT_MATCH;
+    } else {
+        status = r.failed ? EXIT_TROUBLE : r.matched ? EXIT_MATCH : EXIT_NO_MATCH;
+    }
+    if (r.cfg.stats)
+        print_stats(&r, t_search > 0 ? (now_seconds() - t_start) - t_search : 0.0, t_search);
+
+done:
+    if (out.buf)
+        out_flush();
+    if (fflush(stdout) != 0 && status != EXIT_TROUBLE) {
+        fprintf(stderr, "clmatch: write error: %s\n", strerror(errno));
+        status = EXIT_TROUBLE;
+    }
+    clm_scratch_free(r.scratch);
+    clm_database_free(r.db);
+    clm_device_close(r.dev);
+    free(r.win);
+    free(out.buf);
+    free(pats);
+    free(r.cfg.pattern_args);
+    return status;
+}
