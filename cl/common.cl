@@ -38,11 +38,13 @@
 
 /* Append one match (start offset in this slab, pattern index) to the match buffer. The
  * counter keeps counting past the capacity so the host learns how much room it needs. */
-void clm_emit(__global uint *counter, __global uint2 *out, uint cap, uint start, uint info)
+void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, uint info)
 {
     uint slot = atomic_inc(counter);
-    if (slot < cap)
-        out[slot] = (uint2)(start, info);
+    if (slot < cap) { /* two scalar stores: oclgrind misreads a built uint2 as undefined */
+        out[2 * slot] = start;
+        out[2 * slot + 1] = info;
+    }
 }
 
 /* Report a match starting at `start` unless a later range owns it. */

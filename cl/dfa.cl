@@ -5,7 +5,7 @@
 
 uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
                     TABLE_SPACE const uchar *pat, TABLE_SPACE const ushort *tab,
-                    __global uint *counter, __global uint2 *out, uint cap, uint info,
+                    __global uint *counter, __global uint *out, uint cap, uint info,
                     const int count_only)
 {
     uint found = 0, state = 0;

@@ -7,14 +7,14 @@
  *   pat_in   byte table (pattern or class map), PAT_LEN entries
  *   tab_in   ushort table (fail or transitions), TAB_LEN entries
  *   counter  clm_find: counter[0] = matches appended; clm_count: counter[1 + info] += count
- *   out      match buffer of cap entries: (start, info)
+ *   out      match buffer of cap entries, two uints each: (start, info)
  *   cap      capacity of out
  *   info     pattern index, stored with each match
  */
 
 #define CLM_KERNEL_ARGS                                                                    \
     __global const uchar *text, uint n, uint owned, uint first, TABLE_ARG const uchar *pat_in, \
-        TABLE_ARG const ushort *tab_in, __global uint *counter, __global uint2 *out, uint cap, \
+        TABLE_ARG const ushort *tab_in, __global uint *counter, __global uint *out, uint cap, \
         uint info
 
 #if defined(TABLE_LOCAL)

@@ -11,11 +11,17 @@
     "OpenCL driver (NVIDIA: the driver's libnvidia-opencl.so.1 with an .icd file in "         \
     "/etc/OpenCL/vendors). `clinfo -l` lists what the ICD loader finds."
 
+/* Some ICDs (PoCL 3.1) crash when two threads make their first OpenCL calls at once: the
+ * first platform query of the process is serialised. */
+static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* All platform ids; *count 0 is reported as CLM_E_NO_PLATFORM. Caller frees *out. */
 static int get_platforms(cl_platform_id **out, cl_uint *count)
 {
     cl_uint n = 0;
+    pthread_mutex_lock(&discovery_lock);
     cl_int err = clGetPlatformIDs(0, NULL, &n);
+    pthread_mutex_unlock(&discovery_lock);
     if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && n == 0))
         return clm_fail(CLM_E_NO_PLATFORM, "%s", NO_PLATFORM_HELP);
     if (err != CL_SUCCESS)

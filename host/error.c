@@ -5,44 +5,84 @@
 
 #include "internal.h"
 
-/* The detail lives per thread so that concurrent callers never see each other's errors. */
-static _Thread_local char *detail;
-static _Thread_local size_t detail_len, detail_cap;
+/* The detail lives per thread so that concurrent callers never see each other's errors. A
+ * pthread key frees it when the thread exits (a bare _Thread_local pointer would leak). */
+struct detail_buf {
+    char *text;
+    size_t len, cap;
+};
 
-static void detail_reserve(size_t need)
+static pthread_key_t detail_key;
+static pthread_once_t detail_once = PTHREAD_ONCE_INIT;
+
+static void detail_free(void *p)
 {
-    if (need <= detail_cap)
+    struct detail_buf *d = p;
+    if (d)
+        free(d->text);
+    free(d);
+}
+
+static void detail_key_init(void)
+{
+    pthread_key_create(&detail_key, detail_free);
+}
+
+static struct detail_buf *detail_get(void)
+{
+    pthread_once(&detail_once, detail_key_init);
+    struct detail_buf *d = pthread_getspecific(detail_key);
+    if (!d && (d = calloc(1, sizeof *d)) != NULL && pthread_setspecific(detail_key, d) != 0) {
+        free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+static void detail_reserve(struct detail_buf *d, size_t need)
+{
+    if (need <= d->cap)
         return;
-    size_t cap = detail_cap ? detail_cap : 256;
+    size_t cap = d->cap ? d->cap : 256;
     while (cap < need)
         cap *= 2;
-    char *p = realloc(detail, cap);
+    char *p = realloc(d->text, cap);
     if (!p)
         return; /* keep the old (shorter) text rather than lose it */
-    detail = p;
-    detail_cap = cap;
+    d->text = p;
+    d->cap = cap;
 }
 
 static void detail_vappend(const char *fmt, va_list ap)
 {
+    struct detail_buf *d = detail_get();
+    if (!d)
+        return;
     va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap2);
     va_end(ap2);
     if (n < 0)
         return;
-    detail_reserve(detail_len + (size_t)n + 1);
-    if (detail_len + (size_t)n + 1 > detail_cap)
+    detail_reserve(d, d->len + (size_t)n + 1);
+    if (d->len + (size_t)n + 1 > d->cap)
         return;
-    vsnprintf(detail + detail_len, (size_t)n + 1, fmt, ap);
-    detail_len += (size_t)n;
+    vsnprintf(d->text + d->len, (size_t)n + 1, fmt, ap);
+    d->len += (size_t)n;
+}
+
+void clm_clear_error(void)
+{
+    struct detail_buf *d = detail_get();
+    if (d && d->text) {
+        d->len = 0;
+        d->text[0] = '\0';
+    }
 }
 
 int clm_fail(int status, const char *fmt, ...)
 {
-    detail_len = 0;
-    if (detail)
-        detail[0] = '\0';
+    clm_clear_error();
     va_list ap;
     va_start(ap, fmt);
     detail_vappend(fmt, ap);
@@ -63,16 +103,10 @@ void clm_fail_append(const char *text)
     append_literal("%s", text);
 }
 
-void clm_clear_error(void)
-{
-    detail_len = 0;
-    if (detail)
-        detail[0] = '\0';
-}
-
 const char *clm_last_error(void)
 {
-    return detail ? detail : "";
+    struct detail_buf *d = detail_get();
+    return d && d->text ? d->text : "";
 }
 
 const char *clm_strerror(int status)

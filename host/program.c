@@ -1,6 +1,7 @@
 /* Kernel programs: sources (built in, or CLMATCH_KERNEL_DIR), the build options that are also
  * the cache key, an in-memory cache per device and a binary cache on disk. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,8 +185,11 @@ static void cache_store(const char *path, const char *key, const unsigned char *
         *slash = '\0';
     if (clm_mkdirs(dir) != 0)
         return;
-    /* write to a private name, then rename: readers never see a half-written file */
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    /* write to a private name (per process and call), then rename: readers never see a
+     * half-written file, and two threads writing the same entry never share a file */
+    static atomic_ulong sequence;
+    snprintf(tmp, sizeof tmp, "%s.%ld.%lu.tmp", path, (long)getpid(),
+             (unsigned long)atomic_fetch_add(&sequence, 1));
     FILE *f = fopen(tmp, "wb");
     if (!f)
         return;

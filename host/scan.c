@@ -34,6 +34,7 @@ struct clm_scratch {
     struct clm_slot slot[2];
     cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
                                     both slots share them */
+    cl_uint *zeros;              /* 1 + engines zeros: the counters' initial value */
     cl_uint *raw;                /* matches read back */
     uint64_t *keys, *tmp;        /* sort keys: start << 32 | engine */
     size_t host_cap;
@@ -179,11 +180,13 @@ static int ensure_host_cap(clm_scratch *s, size_t n)
 static int enqueue_pass(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end)
 {
     const clm_database *db = s->db;
-    const cl_uint zero = 0;
-    cl_int err = clEnqueueFillBuffer(sl->queue, sl->counter, &zero, sizeof zero, 0,
-                                     (1 + (size_t)db->count) * sizeof(cl_uint), 0, NULL, NULL);
+    /* a write from zeros rather than clEnqueueFillBuffer: oclgrind 21.10 treats filled
+     * memory as uninitialised, which would hide real reports under false ones */
+    cl_int err = clEnqueueWriteBuffer(sl->queue, sl->counter, CL_FALSE, 0,
+                                      (1 + (size_t)db->count) * sizeof(cl_uint), s->zeros, 0,
+                                      NULL, NULL);
     if (err)
-        return clm_fail_cl(err, "clEnqueueFillBuffer (match counter)");
+        return clm_fail_cl(err, "clEnqueueWriteBuffer (match counter)");
     for (unsigned e = 0; e < db->count; e++) {
         const struct clm_engine *en = &db->engines[e];
         if (sl->n < en->m)
@@ -414,6 +417,7 @@ void clm_scratch_free(clm_scratch *s)
     }
     free(s->k_find);
     free(s->k_count);
+    free(s->zeros);
     free(s->raw);
     free(s->keys);
     free(s->tmp);
@@ -477,7 +481,9 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     s->max_cap = s->max_cap > cap ? s->max_cap : cap;
     s->k_find = calloc(db->count, sizeof *s->k_find);
     s->k_count = calloc(db->count, sizeof *s->k_count);
-    int rc = (s->k_find && s->k_count) ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
+    s->zeros = calloc(1 + (size_t)db->count, sizeof *s->zeros);
+    int rc = (s->k_find && s->k_count && s->zeros) ? CLM_OK
+                                                   : clm_fail(CLM_E_NOMEM, "out of memory");
     for (unsigned e = 0; e < db->count && rc == CLM_OK; e++) {
         cl_int err;
         s->k_find[e] = clCreateKernel(db->engines[e].program, "clm_find", &err);

@@ -1,0 +1,134 @@
+#!/bin/sh
+# Run the clmatch test suite: the library tests (clmatch-tests) and the CLI tests
+# (tests/cli.sh, when present), then print ONE summary line "N passed, M failed".
+#
+#   sh tests/run.sh              every test, binaries from build/          (make test)
+#   sh tests/run.sh --quick      the quick subset, build/                  (make test-quick)
+#   sh tests/run.sh --asan       the quick subset, build-asan/ (ASan+UBSan) (make test-asan)
+#   sh tests/run.sh --oclgrind   the quick kernel tests under oclgrind      (make test-oclgrind)
+#
+# Arguments after the mode go to clmatch-tests (--filter SUBSTR, --seed N, --times, ...).
+# Environment: CLMATCH_PLATFORM / CLMATCH_DEVICE pick the device; CLMATCH_CACHE_DIR, when
+# set, is used as is (otherwise a fresh directory, so every run starts cold like CI);
+# CLMATCH_TEST_TIMEOUT bounds the clmatch-tests run (seconds, default 900);
+# CLMATCH_TEST_BUILD replaces the build directory (build/, or build-asan/ for --asan).
+set -u
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+
+mode=default
+case "${1:-}" in
+--quick | --asan | --oclgrind) mode=${1#--}; shift ;;
+esac
+
+# CLMATCH_TEST_BUILD overrides the build directory (e.g. a private one).
+B=build
+[ "$mode" = asan ] && B=build-asan
+B=${CLMATCH_TEST_BUILD:-$B}
+quick=""
+[ "$mode" = default ] || quick=--quick
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/clmatch-run.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+if [ -z "${CLMATCH_CACHE_DIR:-}" ]; then
+    CLMATCH_CACHE_DIR=$tmp/cache
+    export CLMATCH_CACHE_DIR
+fi
+# The kernel-directory test copies the sources from here.
+CLMATCH_TEST_CL_DIR=$root/cl
+export CLMATCH_TEST_CL_DIR
+
+set -- $quick "$@"
+wrap=""
+case "$mode" in
+asan)
+    # Leaks are reported for clmatch-tests (they caught a real one in the host code); the
+    # suppressions only cover allocations made inside the OpenCL stack (ICD loader, PoCL and
+    # its LLVM, which leak when PoCL compiles a kernel), which clmatch cannot free.
+    # For the CLI run leak checking is off: LeakSanitizer's own tracer crashes ("Tracer
+    # caught signal 11") at exit of some CLI runs that built several kernels under PoCL.
+    # halt_on_error: the first report fails the run.
+    printf '%s\n' 'leak:libOpenCL.so' 'leak:libpocl.so' 'leak:libLLVM' 'leak:libclang' \
+        >"$tmp/lsan.supp"
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1}
+    cli_asan_options=$(printf '%s' "$ASAN_OPTIONS" | sed 's/detect_leaks=1/detect_leaks=0/')
+    LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$tmp/lsan.supp:print_suppressions=0}
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+    export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+    ;;
+oclgrind)
+    if ! command -v oclgrind >/dev/null 2>&1; then
+        echo "not ok - oclgrind: not installed (Debian: apt-get install oclgrind)"
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+    # Kernel memory errors, reads of uninitialised memory, data races and API misuse
+    # (CLMATCH_OCLGRIND_FLAGS overrides the checks).
+    wrap="oclgrind ${CLMATCH_OCLGRIND_FLAGS:---data-races --uninitialized --check-api} --log $tmp/oclgrind.log"
+    # Host-only tests need no simulator; oclgrind runs one kernel at a time (it aborts on
+    # kernels launched from two threads); small slabs keep every buffer small.
+    set -- "$@" --skip api. --skip cache. --skip device. --skip scan.threads
+    CLMATCH_SLAB_BYTES=${CLMATCH_SLAB_BYTES:-65536}
+    export CLMATCH_SLAB_BYTES
+    ;;
+esac
+
+passed=0
+failed=0
+
+# Add the "N passed, M failed" line of log $1 to the totals; a run that ended with status
+# $2 != 0 without reporting a failure (crash, sanitizer report) counts as one failure.
+tally() {
+    line=$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$1" | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "not ok - $3: exited with status $2 without a summary line"
+        failed=$((failed + 1))
+        return
+    fi
+    # shellcheck disable=SC2086 # split "N M" into two arguments
+    set -- "$@" $line
+    passed=$((passed + $4))
+    failed=$((failed + $5))
+    if [ "$2" -ne 0 ] && [ "$5" -eq 0 ]; then
+        echo "not ok - $3: exited with status $2 although every test passed (sanitizer report or crash at exit? see above)"
+        failed=$((failed + 1))
+    fi
+}
+
+tests_bin=$B/clmatch-tests
+if [ ! -x "$tests_bin" ]; then
+    echo "not ok - clmatch-tests: $tests_bin not built (run make first)"
+    failed=$((failed + 1))
+else
+    limit=${CLMATCH_TEST_TIMEOUT:-900}
+    tmo=""
+    command -v timeout >/dev/null 2>&1 && tmo="timeout $limit"
+    # stdout+stderr to the terminal and to a log; the status through a file (POSIX sh has
+    # no pipefail).
+    # shellcheck disable=SC2086 # $tmo and $wrap are command prefixes, split on purpose
+    { $tmo $wrap "$tests_bin" "$@" 2>&1; echo $? >"$tmp/rc"; } | tee "$tmp/tests.log"
+    rc=$(cat "$tmp/rc")
+    [ "$rc" -eq 124 ] && echo "not ok - clmatch-tests: killed after $limit s"
+    tally "$tmp/tests.log" "$rc" clmatch-tests
+    if [ "$mode" = oclgrind ] && [ -s "$tmp/oclgrind.log" ]; then
+        echo "not ok - oclgrind: kernel errors reported (first lines below)"
+        sed -n '1,60p' "$tmp/oclgrind.log" | sed 's/^/#   /'
+        failed=$((failed + 1))
+    fi
+fi
+
+# The CLI tests need no simulator; under oclgrind only the library's kernels are checked.
+if [ -f tests/cli.sh ] && [ "$mode" != oclgrind ]; then
+    if [ "$mode" = asan ]; then
+        ASAN_OPTIONS=$cli_asan_options
+        export ASAN_OPTIONS
+    fi
+    { sh tests/cli.sh "$B" 2>&1; echo $? >"$tmp/rc"; } | tee "$tmp/cli.log"
+    tally "$tmp/cli.log" "$(cat "$tmp/rc")" cli.sh
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,447 @@
+/*
+ * API contract: argument checks with their exact status codes, names and strings, option
+ * defaults, out-of-device-memory, and the behaviour with no OpenCL platform at all.
+ */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t.h"
+
+static int contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
+/* ---- strings ----------------------------------------------------------------------------- */
+
+static void test_version(const void *arg)
+{
+    char want[32];
+    (void)arg;
+    snprintf(want, sizeof want, "%d.%d.%d", CLM_VERSION_MAJOR, CLM_VERSION_MINOR,
+             CLM_VERSION_PATCH);
+    REQUIRE(clm_version() != NULL);
+    if (!EXPECT(strcmp(clm_version(), want) == 0))
+        t_note("clm_version() is \"%s\", the header says %s", clm_version(), want);
+}
+
+static void test_strerror(const void *arg)
+{
+    int a, b;
+    (void)arg;
+    for (a = CLM_E_IO; a <= CLM_STOPPED; a++) {
+        const char *s = clm_strerror(a);
+        if (!EXPECT(s != NULL && *s)) {
+            t_note("clm_strerror(%d) is empty", a);
+            continue;
+        }
+        for (b = CLM_E_IO; b < a; b++)
+            if (clm_strerror(b) && strcmp(s, clm_strerror(b)) == 0)
+                T_FAIL("clm_strerror(%d) == clm_strerror(%d) == \"%s\"", a, b, s);
+    }
+    /* Unknown codes still get a string. */
+    EXPECT(clm_strerror(-999) != NULL);
+    EXPECT(clm_strerror(42) != NULL);
+}
+
+static void *fresh_thread(void *arg)
+{
+    const char **out = arg;
+    out[0] = clm_last_error();
+    out[0] = out[0] ? strdup(out[0]) : NULL;
+    (void)clm_device_open(-2, -1, NULL); /* any failure */
+    out[1] = clm_last_error();
+    out[1] = out[1] ? strdup(out[1]) : NULL;
+    return NULL;
+}
+
+/* The detail is per thread: "" in a thread where nothing failed yet, even if this thread has
+ * failures; and a failure sets it. */
+static void test_last_error(const void *arg)
+{
+    const char *got[2] = {NULL, NULL};
+    pthread_t th;
+    (void)arg;
+    EXPECT_RC(clm_device_open(-1, -1, NULL), CLM_E_INVALID);
+    EXPECT(*clm_last_error() != '\0');
+    REQUIRE(pthread_create(&th, NULL, fresh_thread, (void *)got) == 0);
+    pthread_join(th, NULL);
+    if (EXPECT(got[0] != NULL) && !EXPECT(got[0][0] == '\0'))
+        t_note("fresh thread's clm_last_error() is \"%s\"", got[0]);
+    EXPECT(got[1] != NULL && got[1][0] != '\0');
+    free((void *)got[0]);
+    free((void *)got[1]);
+}
+
+static void test_names(const void *arg)
+{
+    static const char *const anames[] = {"auto", "naive", "kmp", "dfa"};
+    static const char *const mnames[] = {"auto", "global", "local", "constant"};
+    int i;
+    clm_algorithm a;
+    clm_table_memory m;
+    (void)arg;
+    for (i = 0; i < 4; i++) {
+        EXPECT(strcmp(clm_algorithm_name((clm_algorithm)i), anames[i]) == 0);
+        a = (clm_algorithm)77;
+        if (EXPECT_RC(clm_algorithm_from_name(anames[i], &a), CLM_OK)) EXPECT(a == (clm_algorithm)i);
+        EXPECT(strcmp(clm_table_memory_name((clm_table_memory)i), mnames[i]) == 0);
+        m = (clm_table_memory)77;
+        if (EXPECT_RC(clm_table_memory_from_name(mnames[i], &m), CLM_OK))
+            EXPECT(m == (clm_table_memory)i);
+    }
+    EXPECT(strcmp(clm_algorithm_name((clm_algorithm)99), "?") == 0);
+    EXPECT(strcmp(clm_table_memory_name((clm_table_memory)99), "?") == 0);
+    EXPECT_RC(clm_algorithm_from_name("bogus", &a), CLM_E_INVALID);
+    EXPECT_RC(clm_algorithm_from_name("", &a), CLM_E_INVALID);
+    EXPECT_RC(clm_algorithm_from_name("naive-", &a), CLM_E_INVALID);
+    EXPECT_RC(clm_algorithm_from_name(NULL, &a), CLM_E_INVALID);
+    EXPECT_RC(clm_algorithm_from_name("kmp", NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_table_memory_from_name("shared", &m), CLM_E_INVALID);
+    EXPECT_RC(clm_table_memory_from_name("", &m), CLM_E_INVALID);
+    EXPECT_RC(clm_table_memory_from_name(NULL, &m), CLM_E_INVALID);
+    EXPECT_RC(clm_table_memory_from_name("local", NULL), CLM_E_INVALID);
+}
+
+/* ---- devices ----------------------------------------------------------------------------- */
+
+static void test_device_args(const void *arg)
+{
+    clm_device_info *list = NULL, info;
+    size_t count = 0, i;
+    int nplat = 0, ndev0 = 0;
+    clm_device *d = NULL;
+    (void)arg;
+
+    EXPECT_RC(clm_list_devices(0, NULL, &count), CLM_E_INVALID);
+    EXPECT_RC(clm_list_devices(0, &list, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_device_open(-1, -1, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_device_open(-2, -1, &d), CLM_E_INVALID);
+    EXPECT_RC(clm_device_open(-1, -2, &d), CLM_E_INVALID);
+    EXPECT_RC(clm_device_open(0, -7, &d), CLM_E_INVALID);
+    EXPECT_RC(clm_device_get_info(NULL, &info), CLM_E_INVALID);
+    EXPECT_RC(clm_device_get_info(t_dev, NULL), CLM_E_INVALID);
+    clm_device_close(NULL);
+    clm_free_device_list(NULL);
+
+    REQUIRE_RC(clm_list_devices(0, &list, &count), CLM_OK);
+    for (i = 0; i < count; i++) {
+        if (list[i].platform_index + 1 > nplat) nplat = list[i].platform_index + 1;
+        if (list[i].platform_index == 0) ndev0++;
+    }
+    /* One past the last platform: the detail lists the platforms that exist. */
+    if (EXPECT_RC(clm_device_open(nplat, 0, &d), CLM_E_PLATFORM_INDEX)
+        && !EXPECT(strstr(clm_last_error(), list[0].platform_name) != NULL))
+        t_note("detail does not name platform 0 \"%s\": \"%s\"", list[0].platform_name,
+               clm_last_error());
+    EXPECT_RC(clm_device_open(nplat + 100, -1, &d), CLM_E_PLATFORM_INDEX);
+    /* One past platform 0's last device: the detail lists its devices. */
+    if (EXPECT_RC(clm_device_open(0, ndev0, &d), CLM_E_DEVICE_INDEX)
+        && !EXPECT(strstr(clm_last_error(), list[0].name) != NULL))
+        t_note("detail does not name device 0 \"%s\": \"%s\"", list[0].name, clm_last_error());
+    /* A platform with device -1: that platform's first device. */
+    if (EXPECT_RC(clm_device_open(0, -1, &d), CLM_OK)) {
+        if (EXPECT_RC(clm_device_get_info(d, &info), CLM_OK))
+            EXPECT(info.platform_index == 0 && info.device_index == 0
+                   && strcmp(info.name, list[0].name) == 0);
+        clm_device_close(d);
+    }
+    clm_free_device_list(list);
+}
+
+/* ---- compile ----------------------------------------------------------------------------- */
+
+static void test_compile_args(const void *arg)
+{
+    const char *pats[2] = {"abc", "b"};
+    size_t lens[2] = {3, 1};
+    const char *nullpat[1] = {NULL};
+    const char *empty[2] = {"abc", ""};
+    char *big = malloc(CLM_MAX_PATTERN_LENGTH + 1);
+    size_t biglen = CLM_MAX_PATTERN_LENGTH + 1;
+    clm_compile_options o;
+    clm_database *db = NULL;
+    (void)arg;
+
+    REQUIRE(big != NULL);
+    memset(big, 'x', biglen);
+    clm_compile_options_init(&o);
+    EXPECT(o.algorithm == CLM_ALGO_AUTO && o.table_memory == CLM_TABLE_AUTO && o.flags == 0
+           && o.work_group_size == 0 && o.bytes_per_item == 0);
+
+    EXPECT_RC(clm_compile(NULL, pats, lens, NULL, 2, NULL, &db), CLM_E_INVALID);
+    EXPECT_RC(clm_compile(t_dev, NULL, lens, NULL, 2, NULL, &db), CLM_E_INVALID);
+    EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, NULL, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 0, NULL, &db), CLM_E_INVALID);
+    EXPECT_RC(clm_compile(t_dev, nullpat, lens, NULL, 1, NULL, &db), CLM_E_INVALID);
+    lens[1] = 0;
+    EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, NULL, &db), CLM_E_EMPTY_PATTERN);
+    lens[1] = 1;
+    EXPECT_RC(clm_compile(t_dev, empty, NULL, NULL, 2, NULL, &db), CLM_E_EMPTY_PATTERN);
+    {
+        const char *bp[1];
+        bp[0] = big;
+        EXPECT_RC(clm_compile(t_dev, bp, &biglen, NULL, 1, NULL, &db), CLM_E_PATTERN_TOO_LONG);
+    }
+    o.algorithm = (clm_algorithm)99;
+    EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
+    clm_compile_options_init(&o);
+    o.table_memory = (clm_table_memory)99;
+    EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
+    free(big);
+}
+
+/* NUL-terminated patterns (lengths NULL), default ids, auto choices, bytes_per_item rounding. */
+static void test_compile_defaults(const void *arg)
+{
+    const char *pats[2] = {"abc", "b"};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    clm_database_info info;
+    clm_compile_options o;
+    t_matches got;
+    (void)arg;
+
+    t_matches_init(&got);
+    if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 2, NULL, &db), CLM_OK)) goto out;
+    EXPECT_RC(clm_database_get_info(NULL, &info), CLM_E_INVALID);
+    EXPECT_RC(clm_database_get_info(db, NULL), CLM_E_INVALID);
+    if (EXPECT_RC(clm_database_get_info(db, &info), CLM_OK)) {
+        EXPECT(info.algorithm != CLM_ALGO_AUTO && info.table_memory != CLM_TABLE_AUTO);
+        EXPECT(info.pattern_count == 2 && info.min_length == 1 && info.max_length == 3);
+        EXPECT(info.work_group_size > 0 && info.bytes_per_item > 0
+               && info.bytes_per_item % 16 == 0);
+        EXPECT(info.build_options[0] != '\0');
+    }
+    if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
+        && EXPECT_RC(clm_scan(db, s, "abcb", 4, t_collect, &got), CLM_OK)) {
+        /* "abcb": abc@0 (id 0), b@1 and b@3 (id 1) */
+        if (EXPECT(got.n == 3)) {
+            EXPECT(got.v[0].start == 0 && got.v[0].end == 3 && got.v[0].id == 0);
+            EXPECT(got.v[1].start == 1 && got.v[1].end == 2 && got.v[1].id == 1);
+            EXPECT(got.v[2].start == 3 && got.v[2].end == 4 && got.v[2].id == 1);
+        }
+    }
+    clm_scratch_free(s);
+    s = NULL;
+    clm_database_free(db);
+    db = NULL;
+
+    /* bytes_per_item is rounded up to a multiple of 16. */
+    clm_compile_options_init(&o);
+    o.bytes_per_item = 17;
+    o.work_group_size = 16;
+    if (EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 2, &o, &db), CLM_OK)
+        && EXPECT_RC(clm_database_get_info(db, &info), CLM_OK))
+        EXPECT(info.bytes_per_item == 32 && info.work_group_size == 16);
+    clm_database_free(db);
+    db = NULL;
+    o.bytes_per_item = 1;
+    if (EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 2, &o, &db), CLM_OK)
+        && EXPECT_RC(clm_database_get_info(db, &info), CLM_OK))
+        EXPECT(info.bytes_per_item == 16);
+out:
+    clm_database_free(db);
+    t_matches_free(&got);
+}
+
+/* ---- scratch and scan -------------------------------------------------------------------- */
+
+static void test_scan_args(const void *arg)
+{
+    const char *pats[1] = {"ab"}, *pats2[1] = {"cd"};
+    clm_database *db = NULL, *db2 = NULL;
+    clm_scratch *s = NULL, *s2 = NULL;
+    clm_stats st;
+    t_matches got;
+    uint64_t count;
+    (void)arg;
+
+    t_matches_init(&got);
+    if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, NULL, &db), CLM_OK)
+        || !EXPECT_RC(clm_compile(t_dev, pats2, NULL, NULL, 1, NULL, &db2), CLM_OK))
+        goto out;
+    EXPECT_RC(clm_scratch_alloc(NULL, NULL, &s), CLM_E_INVALID);
+    EXPECT_RC(clm_scratch_alloc(db, NULL, NULL), CLM_E_INVALID);
+    if (!EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
+        || !EXPECT_RC(clm_scratch_alloc(db2, NULL, &s2), CLM_OK))
+        goto out;
+
+    EXPECT_RC(clm_scan(NULL, s, "abab", 4, t_collect, &got), CLM_E_INVALID);
+    EXPECT_RC(clm_scan(db, NULL, "abab", 4, t_collect, &got), CLM_E_INVALID);
+    EXPECT_RC(clm_scan(db, s, NULL, 4, t_collect, &got), CLM_E_INVALID);
+    EXPECT_RC(clm_scan(db, s, "abab", 4, NULL, &got), CLM_E_INVALID);
+    EXPECT_RC(clm_count(NULL, s, "abab", 4, &count), CLM_E_INVALID);
+    EXPECT_RC(clm_count(db, NULL, "abab", 4, &count), CLM_E_INVALID);
+    EXPECT_RC(clm_count(db, s, NULL, 4, &count), CLM_E_INVALID);
+    EXPECT_RC(clm_count(db, s, "abab", 4, NULL), CLM_E_INVALID);
+    /* A scratch belongs to the database it was allocated for. */
+    EXPECT_RC(clm_scan(db, s2, "abab", 4, t_collect, &got), CLM_E_INVALID);
+    EXPECT_RC(clm_count(db2, s, "abab", 4, &count), CLM_E_INVALID);
+    EXPECT(got.n == 0);
+    EXPECT_RC(clm_scratch_get_stats(NULL, &st), CLM_E_INVALID);
+    EXPECT_RC(clm_scratch_get_stats(s, NULL), CLM_E_INVALID);
+    clm_scratch_reset_stats(NULL);
+    /* Still fine after all that. */
+    if (EXPECT_RC(clm_scan(db, s, "abab", 4, t_collect, &got), CLM_OK)) EXPECT(got.n == 2);
+    count = 0;
+    if (EXPECT_RC(clm_count(db, s, "xabab", 5, &count), CLM_OK)) EXPECT(count == 2);
+    count = 7;
+    if (EXPECT_RC(clm_count(db, s, "ab", 0, &count), CLM_OK)) EXPECT(count == 0);
+out:
+    clm_scratch_free(s);
+    clm_scratch_free(s2);
+    clm_database_free(db);
+    clm_database_free(db2);
+    clm_scratch_free(NULL);
+    clm_database_free(NULL);
+    t_matches_free(&got);
+}
+
+/* Slabs above CLM_MAX_SLAB_BYTES are CLM_E_INVALID; slabs the device cannot allocate are
+ * CLM_E_DEVICE_MEMORY; either way the database stays usable. Returns 0. */
+static int check_slab_limits(clm_device *dev, const clm_device_info *info)
+{
+    const char *pats[1] = {"needle"};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    clm_scratch_options so;
+    t_matches got;
+    int rc;
+
+    t_matches_init(&got);
+    if (!EXPECT_RC(clm_compile(dev, pats, NULL, NULL, 1, NULL, &db), CLM_OK)) goto out;
+    memset(&so, 0, sizeof so);
+    so.slab_bytes = (size_t)-1 / 2;
+    if (EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_E_INVALID)) EXPECT(*clm_last_error());
+    s = NULL;
+    so.slab_bytes = (size_t)CLM_MAX_SLAB_BYTES + 1;
+    EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_E_INVALID);
+    s = NULL;
+    if (info->max_alloc_bytes < CLM_MAX_SLAB_BYTES) {
+        so.slab_bytes = (size_t)info->max_alloc_bytes + 1;
+        rc = clm_scratch_alloc(db, &so, &s);
+        if (!EXPECT_RC(rc, CLM_E_DEVICE_MEMORY))
+            t_note("slab_bytes %zu, device max allocation %llu", so.slab_bytes,
+                   (unsigned long long)info->max_alloc_bytes);
+        if (rc == CLM_OK) clm_scratch_free(s);
+        s = NULL;
+    }
+    /* The match buffer grows anyway, so clamping an absurd initial capacity is fine too; but
+     * a size overflow must not give a buffer smaller than the capacity it claims. */
+    memset(&so, 0, sizeof so);
+    so.match_capacity = (size_t)-1 / 64;
+    rc = clm_scratch_alloc(db, &so, &s);
+    if (rc == CLM_OK) {
+        if (EXPECT_RC(clm_scan(db, s, "a needle, two needles", 21, t_collect, &got), CLM_OK))
+            EXPECT(got.n == 2);
+        t_matches_clear(&got);
+    } else if (!EXPECT(rc == CLM_E_DEVICE_MEMORY)) {
+        t_note("match_capacity %zu: %s", so.match_capacity, clm_strerror(rc));
+    }
+    clm_scratch_free(s);
+    s = NULL;
+    if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
+        && EXPECT_RC(clm_scan(db, s, "a needle, two needles", 21, t_collect, &got), CLM_OK))
+        EXPECT(got.n == 2);
+out:
+    clm_scratch_free(s);
+    clm_database_free(db);
+    t_matches_free(&got);
+    return 0;
+}
+
+/* In a child with PoCL's memory limited to 1 GiB (max allocation 256 MiB), so that a slab the
+ * device cannot allocate is still below CLM_MAX_SLAB_BYTES. */
+static int child_device_memory(const char *arg)
+{
+    clm_device *d = NULL;
+    clm_device_info info;
+    (void)arg;
+    if (!EXPECT_RC(clm_device_open(-1, -1, &d), CLM_OK)) return 1;
+    if (EXPECT_RC(clm_device_get_info(d, &info), CLM_OK)) {
+        if (!EXPECT(info.max_alloc_bytes < CLM_MAX_SLAB_BYTES))
+            t_note("POCL_MEMORY_LIMIT=1 left max allocation at %llu",
+                   (unsigned long long)info.max_alloc_bytes);
+        check_slab_limits(d, &info);
+    }
+    clm_device_close(d);
+    return 0;
+}
+
+static void test_device_memory(const void *arg)
+{
+    (void)arg;
+    check_slab_limits(t_dev, &t_devinfo);
+    if (t_devinfo.max_alloc_bytes >= CLM_MAX_SLAB_BYTES) {
+        /* Every slab this device cannot allocate is above the limit: on PoCL, shrink it. */
+        static const char *const env[] = {"POCL_MEMORY_LIMIT=1", NULL};
+        if (strstr(t_devinfo.platform_name, "Portable Computing Language")) {
+            int rc = t_run_child("device_memory", NULL, env);
+            if (rc != 0) T_FAIL("child with POCL_MEMORY_LIMIT=1 failed (status %d)", rc);
+        } else {
+            t_note("CLM_E_DEVICE_MEMORY not reachable by slab size on this device (max "
+                   "allocation %llu >= CLM_MAX_SLAB_BYTES)",
+                   (unsigned long long)t_devinfo.max_alloc_bytes);
+        }
+    }
+}
+
+/* ---- no OpenCL platform ------------------------------------------------------------------ */
+
+/* Runs in a child whose ICD loader finds no vendor: every entry point says
+ * CLM_E_NO_PLATFORM and tells how to install one. */
+static int child_no_platform(const char *arg)
+{
+    clm_device_info *list = NULL;
+    size_t count = 0;
+    clm_device *d = NULL;
+    (void)arg;
+    if (EXPECT_RC(clm_list_devices(0, &list, &count), CLM_E_NO_PLATFORM)
+        && !EXPECT(contains_ci(clm_last_error(), "pocl")))
+        t_note("clm_list_devices detail: \"%s\"", clm_last_error());
+    if (EXPECT_RC(clm_device_open(-1, -1, &d), CLM_E_NO_PLATFORM)
+        && !EXPECT(contains_ci(clm_last_error(), "pocl")))
+        t_note("clm_device_open detail: \"%s\"", clm_last_error());
+    EXPECT_RC(clm_device_open(0, 0, &d), CLM_E_NO_PLATFORM);
+    return 0;
+}
+
+static void test_no_platform(const void *arg)
+{
+    /* OCL_ICD_VENDORS points ocl-icd (and the Khronos loader) at an empty vendor list;
+     * LD_PRELOAD is dropped so an interposed OpenCL (oclgrind) does not stand in. */
+    static const char *const env[] = {"OCL_ICD_VENDORS=/nonexistent", "OCL_ICD_FILENAMES",
+                                      "OPENCL_VENDOR_PATH=/nonexistent", "LD_PRELOAD",
+                                      "CLMATCH_PLATFORM", "CLMATCH_DEVICE", NULL};
+    int rc;
+    (void)arg;
+    rc = t_run_child("no_platform", NULL, env);
+    if (rc != 0) T_FAIL("child with no OpenCL platform failed (status %d; see # lines above)", rc);
+}
+
+void register_api_tests(void)
+{
+    t_register("api.version", test_version, NULL, 1);
+    t_register("api.strerror", test_strerror, NULL, 1);
+    t_register("api.last_error", test_last_error, NULL, 1);
+    t_register("api.names", test_names, NULL, 1);
+    t_register("api.device_args", test_device_args, NULL, 1);
+    t_register("api.compile_args", test_compile_args, NULL, 1);
+    t_register("api.compile_defaults", test_compile_defaults, NULL, 1);
+    t_register("api.scan_args", test_scan_args, NULL, 1);
+    t_register("api.device_memory", test_device_memory, NULL, 1);
+    t_register("api.no_platform", test_no_platform, NULL, 1);
+    t_register_child("no_platform", child_no_platform);
+    t_register_child("device_memory", child_device_memory);
+}

@@ -1,0 +1,612 @@
+/*
+ * Differential tests: every algorithm × table memory against the CPU reference, over text
+ * kinds (random, periodic, adversarial, all-match, boundary-straddling, large, caseless,
+ * several patterns).
+ *
+ * Kernel builds are the cost on a CPU OpenCL device (the pattern length and alphabet are
+ * baked into each build), so patterns come from t_pattern(alphabet, length): the same bytes
+ * in every kind, algorithm and table memory, and repeated compiles hit the program cache.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t.h"
+
+enum { K_RANDOM, K_PERIODIC, K_ADVERSARIAL, K_ALLMATCH, K_BOUNDARY, K_LARGE, K_CASELESS,
+       K_MULTI, K_ALLBYTES, K_COUNT };
+static const char *const kind_names[K_COUNT] = {"random", "periodic", "adversarial",
+                                                "allmatch", "boundary", "large", "caseless",
+                                                "multi", "allbytes"};
+
+typedef struct {
+    clm_algorithm algo;
+    clm_table_memory mem;
+    int kind;
+} diff_arg;
+
+static diff_arg diff_args[3 * 3 * K_COUNT];
+
+static const size_t lengths[] = {1, 2, 3, 7, 13, 16, 17, 31, 32, 33, 64, 100, 255, 300, 700};
+#define NLENGTHS (sizeof lengths / sizeof lengths[0])
+static const unsigned alphas[] = {2, 4, 26, 256};
+
+/* The quick subset (oclgrind, ASan): a few (alphabet, length) pairs that still cross the
+ * interesting sizes (1, a 16-byte vector boundary, > 255 for 16-bit states). */
+static const struct { unsigned alpha; size_t m; } quick_pairs[] = {
+    {2, 1}, {4, 7}, {26, 17}, {256, 33}, {4, 100}, {256, 300}};
+#define NQUICK (sizeof quick_pairs / sizeof quick_pairs[0])
+
+/* Slab of the scratches of ordinary cases: every text of those cases fits in one. */
+#define ORDINARY_SLAB ((size_t)1 << 20)
+
+/* One open database with its scratch and what describes the case on failure. */
+typedef struct {
+    const diff_arg *a;
+    t_patset ps;
+    clm_database *db;
+    clm_scratch *s;
+    clm_database_info info;
+    char desc[256];
+    t_matches got, want;
+    unsigned unsupported; /* legitimate CLM_E_UNSUPPORTED answers seen */
+} dctx;
+
+/* Compile ps for the case's (algorithm, table memory). Returns 1 when the database is ready,
+ * 0 when the combination was (legitimately or not) rejected — failures are recorded. */
+static int dopen(dctx *c, const t_patset *ps, unsigned wgs, unsigned bpi, const char *extra,
+                 unsigned alpha, size_t m)
+{
+    int rc;
+    unsigned i;
+    size_t minl = (size_t)-1, maxl = 0;
+
+    c->ps = *ps;
+    c->db = NULL;
+    c->s = NULL;
+    snprintf(c->desc, sizeof c->desc, "algo=%s mem=%s kind=%s alpha=%u m=%zu patterns=%u%s "
+             "wgs=%u bpi=%u seed=%llu%s%s",
+             clm_algorithm_name(c->a->algo), clm_table_memory_name(c->a->mem),
+             kind_names[c->a->kind], alpha, m, ps->count, ps->caseless ? " caseless" : "", wgs,
+             bpi, (unsigned long long)t_seed, extra ? " " : "", extra ? extra : "");
+    rc = t_compile(ps, c->a->algo, c->a->mem, 0, wgs, bpi, &c->db);
+    if (rc == CLM_E_UNSUPPORTED) {
+        uint64_t need = t_table_bytes(ps, c->a->algo), limit = t_table_limit(c->a->mem);
+        c->db = NULL;
+        const char *detail = clm_last_error();
+        if (!*detail)
+            return T_FAIL("%s: CLM_E_UNSUPPORTED without a detail in clm_last_error()",
+                          c->desc);
+        /* The detail names an algorithm or table memory that works. */
+        if (!strstr(detail, "global") && !strstr(detail, "local") && !strstr(detail, "constant")
+            && !strstr(detail, "naive") && !strstr(detail, "kmp") && !strstr(detail, "dfa"))
+            return T_FAIL("%s: CLM_E_UNSUPPORTED detail names no alternative: %s", c->desc,
+                          detail);
+        if (need <= limit)
+            return T_FAIL("%s: CLM_E_UNSUPPORTED although the table (<= %llu bytes) fits in "
+                          "%llu bytes: %s",
+                          c->desc, (unsigned long long)need, (unsigned long long)limit,
+                          clm_last_error());
+        c->unsupported++;
+        return 0;
+    }
+    if (rc != CLM_OK) {
+        c->db = NULL;
+        return T_FAIL("%s: clm_compile: %s: %.500s", c->desc, clm_strerror(rc),
+                      clm_last_error());
+    }
+    if (clm_database_get_info(c->db, &c->info) != CLM_OK) {
+        T_FAIL("%s: clm_database_get_info failed", c->desc);
+        goto bad;
+    }
+    for (i = 0; i < ps->count; i++) {
+        if (ps->lens[i] < minl) minl = ps->lens[i];
+        if (ps->lens[i] > maxl) maxl = ps->lens[i];
+    }
+    /* An explicit choice is honoured (or rejected above), and the info describes the set. */
+    if (!EXPECT(c->info.algorithm == c->a->algo) || !EXPECT(c->info.table_memory == c->a->mem)
+        || !EXPECT(c->info.pattern_count == ps->count) || !EXPECT(c->info.min_length == minl)
+        || !EXPECT(c->info.max_length == maxl) || !EXPECT(c->info.work_group_size > 0)
+        || !EXPECT(c->info.bytes_per_item > 0 && c->info.bytes_per_item % 16 == 0)
+        || (wgs && !EXPECT(c->info.work_group_size == wgs))
+        || (bpi && !EXPECT(c->info.bytes_per_item == (bpi + 15) / 16 * 16))) {
+        t_note("in %s", c->desc);
+        goto bad;
+    }
+    return 1;
+bad:
+    clm_database_free(c->db);
+    c->db = NULL;
+    return 0;
+}
+
+static int dscratch(dctx *c, size_t slab, size_t capacity)
+{
+    clm_scratch_options so;
+    int rc;
+    memset(&so, 0, sizeof so);
+    so.slab_bytes = slab;
+    so.match_capacity = capacity;
+    clm_scratch_free(c->s);
+    c->s = NULL;
+    rc = clm_scratch_alloc(c->db, &so, &c->s);
+    if (rc != CLM_OK) {
+        c->s = NULL;
+        return T_FAIL("%s: clm_scratch_alloc(slab %zu): %s: %s", c->desc, slab,
+                      clm_strerror(rc), clm_last_error());
+    }
+    return 1;
+}
+
+static void dclose(dctx *c)
+{
+    clm_scratch_free(c->s);
+    clm_database_free(c->db);
+    c->s = NULL;
+    c->db = NULL;
+}
+
+/* Scan and count text with the open database; compare with the reference. */
+static int dcheck(dctx *c, const unsigned char *text, size_t n, const char *what)
+{
+    char diff[512];
+    uint64_t count = 0;
+    int rc;
+
+    t_reference(text, n, &c->ps, &c->want);
+    t_matches_clear(&c->got);
+    rc = clm_scan(c->db, c->s, text, n, t_collect, &c->got);
+    if (rc != CLM_OK)
+        return T_FAIL("%s n=%zu text=%s: clm_scan: %s: %s", c->desc, n, what, clm_strerror(rc),
+                      clm_last_error());
+    if (t_matches_diff(&c->got, &c->want, diff, sizeof diff))
+        return T_FAIL("%s n=%zu text=%s: %s", c->desc, n, what, diff);
+    rc = clm_count(c->db, c->s, text, n, &count);
+    if (rc != CLM_OK)
+        return T_FAIL("%s n=%zu text=%s: clm_count: %s: %s", c->desc, n, what,
+                      clm_strerror(rc), clm_last_error());
+    if (count != c->want.n)
+        return T_FAIL("%s n=%zu text=%s: clm_count gave %llu, expected %zu", c->desc, n, what,
+                      (unsigned long long)count, c->want.n);
+    return 1;
+}
+
+static void plant(unsigned char *text, size_t n, size_t at, const unsigned char *p, size_t m)
+{
+    if (at <= n && m <= n - at) memcpy(text + at, p, m);
+}
+
+static unsigned char *xmalloc(size_t n)
+{
+    unsigned char *p = malloc(n ? n : 1);
+    if (!p) abort();
+    return p;
+}
+
+/* ---- kinds ------------------------------------------------------------------------------- */
+
+/* Random text over the pattern's alphabet with copies of the pattern planted; plus the edge
+ * sizes: empty, shorter than the pattern, exactly the pattern. */
+static void kind_random(dctx *c, unsigned alpha, size_t m, t_rng *r)
+{
+    size_t n = t_quick ? 3000 : 20000, i;
+    unsigned char *p = t_pattern(alpha, m), *text = xmalloc(n + m);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+
+    if (dopen(c, &ps, 0, 0, NULL, alpha, m) && dscratch(c, ORDINARY_SLAB, 0)) {
+        t_fill(r, text, n + m, alpha);
+        dcheck(c, text, 0, "empty");
+        if (m > 1) dcheck(c, text, m - 1, "shorter-than-pattern");
+        memcpy(text, p, m);
+        dcheck(c, text, m, "exactly-the-pattern");
+        dcheck(c, text, m + 5 < n ? m + 5 : n, "pattern-at-start");
+        plant(text, n, n - m, p, m);
+        for (i = 0; i < 8; i++) plant(text, n, t_below(r, n), p, m);
+        dcheck(c, text, n, "random-planted");
+    }
+    dclose(c);
+    free(text);
+    free(p);
+}
+
+/* Text and pattern cut from one periodic sequence: the pattern is a rotation of the period
+ * repeated (a multiple of it when the length allows), so it matches at every period. */
+static void kind_periodic(dctx *c, size_t li, size_t m, t_rng *r)
+{
+    static const char *const periods[] = {"ab", "abc", "aab", "ACGT", "abcdefghijklmnopqrstuvwxyz",
+                                          "aabab", "xyzzy"};
+    const char *per = periods[li % (sizeof periods / sizeof periods[0])];
+    size_t plen = strlen(per), rot = t_below(r, plen), n = t_quick ? 2000 : 12000, i;
+    unsigned char *p = xmalloc(m), *text = xmalloc(n);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    char what[64];
+
+    for (i = 0; i < m; i++) p[i] = (unsigned char)per[(rot + i) % plen];
+    for (i = 0; i < n; i++) text[i] = (unsigned char)per[i % plen];
+    snprintf(what, sizeof what, "period=%s rot=%zu", per, rot);
+    if (dopen(c, &ps, 0, 0, what, (unsigned)plen, m) && dscratch(c, ORDINARY_SLAB, 0)) {
+        dcheck(c, text, n, "periodic");
+        /* Break the period in a few places: partial matches must fail there. */
+        for (i = 0; i < 6; i++) {
+            size_t at = t_below(r, n);
+            text[at] = (unsigned char)(text[at] == 'q' ? 'r' : 'q');
+        }
+        dcheck(c, text, n, "periodic-broken");
+    }
+    dclose(c);
+    free(text);
+    free(p);
+}
+
+/* Worst cases for naive / KMP: long runs of partial matches. */
+static void kind_adversarial(dctx *c, size_t m, t_rng *r)
+{
+    size_t n = (t_quick ? 1000 : 4000) + 4 * m, i, k;
+    unsigned char *p = xmalloc(m), *text = xmalloc(n);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+
+    /* a^(m-1) b against runs of a. */
+    memset(p, 'a', m);
+    p[m - 1] = 'b';
+    if (dopen(c, &ps, 0, 0, "pattern=a..ab", 2, m) && dscratch(c, ORDINARY_SLAB, 0)) {
+        memset(text, 'a', n);
+        dcheck(c, text, n, "a^n");
+        text[n - 1] = 'b';
+        dcheck(c, text, n, "a^(n-1)b");
+        for (i = 0; i < n; i += 1 + t_below(r, 2 * m)) text[i] = 'b';
+        dcheck(c, text, n, "a-runs-with-b");
+    }
+    dclose(c);
+
+    /* And vice versa: a^m against (a^(m-1) b)* — every attempt fails at its last byte —
+     * and against (a^m b)*. */
+    memset(p, 'a', m);
+    if (dopen(c, &ps, 0, 0, "pattern=a^m", 2, m) && dscratch(c, ORDINARY_SLAB, 0)) {
+        for (i = 0, k = 0; i < n; i++, k++) text[i] = (k % m == m - 1) ? 'b' : 'a';
+        dcheck(c, text, n, "(a^(m-1)b)*");
+        for (i = 0, k = 0; i < n; i++, k++) text[i] = (k % (m + 1) == m) ? 'b' : 'a';
+        dcheck(c, text, n, "(a^m b)*");
+    }
+    dclose(c);
+    free(text);
+    free(p);
+}
+
+/* "AA" in "AAAA…": a match at every position. */
+static void kind_allmatch(dctx *c, size_t m)
+{
+    size_t n = t_quick ? 2000 : 30000;
+    unsigned char *p = xmalloc(m), *text = xmalloc(n);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+
+    memset(p, 'A', m);
+    memset(text, 'A', n);
+    if (dopen(c, &ps, 0, 0, NULL, 1, m) && dscratch(c, ORDINARY_SLAB, 0)) {
+        dcheck(c, text, n, "A^n");
+        dcheck(c, text, m, "A^m");
+        if (m > 1) dcheck(c, text, m - 1, "A^(m-1)");
+    }
+    dclose(c);
+    free(text);
+    free(p);
+}
+
+/* Matches planted across work-item, work-group and slab boundaries. */
+static void kind_boundary(dctx *c, unsigned alpha, size_t m, unsigned wgs, unsigned bpi,
+                          t_rng *r)
+{
+    unsigned char *p = t_pattern(alpha, m), *text = NULL;
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    static const size_t slabs_full[] = {4096, 4099, 65537};
+    static const size_t slabs_quick[] = {4096, 4099};
+    const size_t *slabs = t_quick ? slabs_quick : slabs_full;
+    size_t nslabs = t_quick ? 2 : 3, si;
+
+    if (dopen(c, &ps, wgs, bpi, NULL, alpha, m)) {
+        size_t item = c->info.bytes_per_item, group = item * c->info.work_group_size;
+        size_t js[5], nj = 0, n, k, step, j;
+        char what[96];
+
+        js[nj++] = 1;
+        if (m > 1) js[nj++] = m - 1;
+        if (m > 2) js[nj++] = m / 2;
+        js[nj++] = 0; /* starts exactly on the boundary */
+        for (si = 0; si < nslabs; si++) {
+            size_t slab = slabs[si], overlap_step = slab > m ? slab - (m - 1) : slab;
+            /* Cover 3 work-groups and 4 slabs, but bound the size for the quick subset. */
+            n = 3 * group + item;
+            if (n < 4 * slab + m) n = 4 * slab + m;
+            if (n > (t_quick ? (size_t)40000 : (size_t)4 << 20)) n = t_quick ? 40000 : 4 << 20;
+            free(text);
+            text = xmalloc(n);
+            t_fill(r, text, n, alpha);
+            /* Work-items: every few item boundaries, far enough apart not to overwrite. */
+            step = (m + item) / item + 1;
+            for (k = 1, j = 0; k * item < n && k < 4096; k += step, j++)
+                plant(text, n, k * item - (js[j % nj] < k * item ? js[j % nj] : 0), p, m);
+            /* Work-groups. */
+            for (k = 1, j = 0; k * group < n; k++, j++)
+                plant(text, n, k * group - js[j % nj], p, m);
+            /* Slabs, at multiples of the slab size and of the slab step with its overlap. */
+            for (k = 1, j = 0; k * slab < n; k++, j++) {
+                plant(text, n, k * slab - js[j % nj], p, m);
+                plant(text, n, k * overlap_step - js[(j + 1) % nj], p, m);
+            }
+            if (!dscratch(c, slab, 0)) break;
+            snprintf(what, sizeof what, "boundaries(item=%zu group=%zu slab=%zu)", item, group,
+                     slab);
+            clm_scratch_reset_stats(c->s);
+            if (dcheck(c, text, n, what)) {
+                clm_stats st;
+                /* The slab option took effect, or the slab boundaries were never crossed. */
+                if (EXPECT(clm_scratch_get_stats(c->s, &st) == CLM_OK)
+                    && !EXPECT(st.slabs >= 2 * ((n + slab - 1) / slab)))
+                    t_note("%s: %llu slab launches for scan+count of %zu bytes with slab %zu",
+                           c->desc, (unsigned long long)st.slabs, n, slab);
+            }
+        }
+    }
+    dclose(c);
+    free(text);
+    free(p);
+}
+
+/* Several MB through the default scratch (default slab) and through small odd slabs. */
+static void kind_large(dctx *c, unsigned alpha, size_t m, size_t n, t_rng *r)
+{
+    unsigned char *p = t_pattern(alpha, m), *text = xmalloc(n);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    size_t i;
+
+    t_fill(r, text, n, alpha);
+    for (i = 0; i < 1000; i++) plant(text, n, t_below(r, n), p, m);
+    if (dopen(c, &ps, 0, 0, NULL, alpha, m)) {
+        if (dscratch(c, 0, 0)) dcheck(c, text, n, "large-default-slab");
+        if (dscratch(c, ((size_t)1 << 20) + 3, 0)) dcheck(c, text, n, "large-slab-1MiB+3");
+    }
+    dclose(c);
+    free(text);
+    free(p);
+}
+
+/* ASCII case folding: letters of both cases, plus bytes that differ from a letter by 0x20
+ * but are not letters ('@' '`' '[' '{') and Latin-1 letters, which must not fold. */
+static const unsigned char case_alpha[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "@`[{^~09\xc0\xe0\xc9\xe9";
+#define NCASE (sizeof case_alpha - 1)
+
+static void kind_caseless(dctx *c, size_t m, t_rng *r)
+{
+    size_t n = t_quick ? 3000 : 20000, i, k;
+    unsigned char *p = xmalloc(m), *text = xmalloc(n);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 1};
+    t_rng pr;
+
+    t_rng_init(&pr, "caseless-pattern", m);
+    for (i = 0; i < m; i++) p[i] = case_alpha[t_below(&pr, NCASE)];
+    if (dopen(c, &ps, 0, 0, NULL, (unsigned)NCASE, m) && dscratch(c, ORDINARY_SLAB, 0)) {
+        for (i = 0; i < n; i++) text[i] = case_alpha[t_below(r, NCASE)];
+        /* Copies with the case of each letter flipped at random. */
+        for (k = 0; k < 12; k++) {
+            size_t at = t_below(r, n);
+            for (i = 0; i < m && at + i < n; i++) {
+                unsigned char ch = p[i];
+                if (((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z') && t_below(r, 2)) ch ^= 0x20;
+                text[at + i] = ch;
+            }
+        }
+        dcheck(c, text, n, "mixed-case");
+        /* The same text with non-letters swapped for their ±0x20 partners: no new matches. */
+        for (i = 0; i < n; i++) {
+            unsigned char ch = text[i];
+            if (ch == '@' || ch == '[' || ch == 0xc0 || ch == 0xc9) text[i] = (unsigned char)(ch + 0x20);
+        }
+        dcheck(c, text, n, "mixed-case-non-letters-shifted");
+    }
+    dclose(c);
+    free(text);
+    free(p);
+}
+
+/* Several patterns in one database: prefixes, suffixes and duplicates of each other (several
+ * matches at one start, ordered by id), ids given out of order or NULL, NUL bytes. */
+static void kind_multi(dctx *c, t_rng *r)
+{
+    size_t n = t_quick ? 2500 : 40000, i;
+    unsigned char *base = t_pattern(4, 300), *other = t_pattern(4, 64),
+                  *bin = t_pattern(256, 33), *text = xmalloc(n);
+    const unsigned char *pats[9];
+    size_t lens[9];
+    static const unsigned ids[9] = {500, 3, 77, 12, 9, 3000, 41, 8, 1000};
+    static const unsigned char nul2[2] = {0, 0};
+    t_patset ps = {pats, lens, ids, 9, 0};
+    int pass;
+
+    pats[0] = base; lens[0] = 17;      /* a prefix of base */
+    pats[1] = base; lens[1] = 3;       /* a prefix of that one */
+    pats[2] = base + 14; lens[2] = 3;  /* its suffix */
+    pats[3] = base; lens[3] = 300;
+    pats[4] = base; lens[4] = 17;      /* duplicate of pattern 0, another id */
+    pats[5] = other; lens[5] = 64;
+    pats[6] = (const unsigned char *)"A"; lens[6] = 1;
+    pats[7] = nul2; lens[7] = 2;
+    pats[8] = bin; lens[8] = 33;
+    t_fill(r, text, n, 4);
+    for (i = 0; i < n; i += 1 + t_below(r, 200)) text[i] = 0; /* NULs, some in pairs */
+    for (i = 0; i < n; i += 1 + t_below(r, 300)) text[i] = 0;
+    for (i = 0; i < 10; i++) {
+        plant(text, n, t_below(r, n), base, 300);
+        plant(text, n, t_below(r, n), other, 64);
+        plant(text, n, t_below(r, n), bin, 33);
+    }
+    for (pass = 0; pass < 2; pass++) {
+        ps.ids = pass == 0 ? ids : NULL;
+        if (dopen(c, &ps, 0, 0, pass == 0 ? "ids=given" : "ids=NULL", 4, 300)) {
+            if (dscratch(c, ORDINARY_SLAB, 0)) dcheck(c, text, n, "multi");
+            /* Small slabs: the overlap is the longest pattern's, shorter ones must not be
+             * reported twice there. */
+            if (dscratch(c, 4099, 0)) dcheck(c, text, n, "multi-small-slabs");
+        }
+        dclose(c);
+    }
+    free(text);
+    free(bin);
+    free(other);
+    free(base);
+}
+
+/* A pattern that holds every byte value (the reduced alphabet is all 256 bytes plus none
+ * left for "other"), then repeats some. The text holds copies and near misses: each position
+ * j of the pattern replaced by the pattern's first or last byte. */
+static void kind_allbytes(dctx *c, t_rng *r)
+{
+    size_t m = 300, i, j, at = 0, gap = 37;
+    size_t n = (t_quick ? 24 : m) * 2 * (m + gap) + 4 * (m + gap);
+    unsigned char *p = xmalloc(m), *text = xmalloc(n);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    t_rng pr;
+
+    t_rng_init(&pr, "allbytes-pattern", 0);
+    for (i = 0; i < 256; i++) p[i] = (unsigned char)i;
+    for (i = 255; i > 0; i--) { /* a random permutation of 0..255 */
+        size_t k = t_below(&pr, i + 1);
+        unsigned char tmp = p[i];
+        p[i] = p[k];
+        p[k] = tmp;
+    }
+    for (i = 256; i < m; i++) p[i] = p[t_below(&pr, 256)];
+    p[256] = p[255]; /* the last new byte again */
+    t_fill(r, text, n, 256);
+    for (i = 0; i < 4; i++, at += m + gap) memcpy(text + at, p, m);
+    for (i = 0; i < (t_quick ? 24 : m); i++) {
+        j = t_quick ? t_below(r, m) : i;
+        memcpy(text + at, p, m);
+        text[at + j] = p[0];
+        at += m + gap;
+        memcpy(text + at, p, m);
+        text[at + j] = p[m - 1];
+        at += m + gap;
+    }
+    if (dopen(c, &ps, 0, 0, "pattern=every-byte-value", 256, m) && dscratch(c, ORDINARY_SLAB, 0))
+        dcheck(c, text, at, "copies-and-near-misses");
+    dclose(c);
+    free(text);
+    free(p);
+}
+
+/* ---- the test functions -------------------------------------------------------------------- */
+
+static void test_diff(const void *arg)
+{
+    const diff_arg *a = arg;
+    dctx c;
+    t_rng r;
+    size_t i, j;
+    /* Global tables get the whole matrix; local and constant tables a sample of it. */
+    const int full = a->mem == CLM_TABLE_GLOBAL;
+
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    t_matches_init(&c.got);
+    t_matches_init(&c.want);
+    t_rng_init(&r, kind_names[a->kind], (uint64_t)a->algo * 16 + a->mem);
+
+    switch (a->kind) {
+    case K_RANDOM:
+        if (t_quick) {
+            for (i = 0; i < NQUICK; i++) kind_random(&c, quick_pairs[i].alpha, quick_pairs[i].m, &r);
+        } else {
+            /* Global tables get every (alphabet, length); local and constant tables differ
+             * only in where the tables live, so they get every length with two alphabets
+             * (rotating), which halves their DFA builds. */
+            for (j = 0; j < 4; j++)
+                for (i = 0; i < NLENGTHS; i++)
+                    if (full || j == i % 4 || j == (i + 2) % 4)
+                        kind_random(&c, alphas[j], lengths[i], &r);
+        }
+        break;
+    case K_PERIODIC:
+        for (i = 0; i < NLENGTHS; i++)
+            if (t_quick ? i % 4 == 1 : full || i % 2 == 0) kind_periodic(&c, i, lengths[i], &r);
+        break;
+    case K_ADVERSARIAL:
+        for (i = 0; i < NLENGTHS; i++)
+            if (t_quick ? lengths[i] == 3 || lengths[i] == 33 : full || i % 2 == 0)
+                kind_adversarial(&c, lengths[i], &r);
+        break;
+    case K_ALLMATCH:
+        for (i = 0; i < NLENGTHS; i++)
+            if (!t_quick || i % 5 == 1) kind_allmatch(&c, lengths[i]);
+        break;
+    case K_BOUNDARY: {
+        /* Default geometry, and a tiny one (8 items of 16 bytes) so that long patterns span
+         * many items and groups. */
+        static const size_t bl[] = {1, 2, 3, 7, 16, 17, 32, 33, 100, 300, 700};
+        for (i = 0; i < sizeof bl / sizeof bl[0]; i++) {
+            unsigned alpha = i % 2 ? 26 : 256;
+            int few = bl[i] == 3 || bl[i] == 33;
+            if (t_quick && !few) continue;
+            if (!full && !few && bl[i] != 1 && bl[i] != 17 && bl[i] != 300) continue;
+            if (!t_quick) kind_boundary(&c, alpha, bl[i], 0, 0, &r);
+            kind_boundary(&c, alpha, bl[i], 8, 16, &r);
+        }
+        break;
+    }
+    case K_LARGE:
+        kind_large(&c, 4, 17, (size_t)4 << 20, &r);
+        kind_large(&c, 2, 7, (size_t)3 << 20, &r);
+        kind_large(&c, 256, 255, (size_t)2 << 20, &r);
+        break;
+    case K_CASELESS: {
+        static const size_t cl[] = {1, 2, 5, 17, 33, 64, 255};
+        for (i = 0; i < sizeof cl / sizeof cl[0]; i++)
+            if (t_quick ? cl[i] == 1 || cl[i] == 17 : full || (cl[i] != 2 && cl[i] != 33 && cl[i] != 64))
+                kind_caseless(&c, cl[i], &r);
+        break;
+    }
+    case K_MULTI:
+        kind_multi(&c, &r);
+        break;
+    case K_ALLBYTES:
+        kind_allbytes(&c, &r);
+        break;
+    }
+    if (c.unsupported)
+        t_note("%u combination(s) rejected with CLM_E_UNSUPPORTED, table larger than %s "
+               "memory (%llu bytes)",
+               c.unsupported, clm_table_memory_name(a->mem),
+               (unsigned long long)t_table_limit(a->mem));
+    t_matches_free(&c.got);
+    t_matches_free(&c.want);
+}
+
+void register_diff_tests(void)
+{
+    static const clm_algorithm algos[] = {CLM_ALGO_NAIVE, CLM_ALGO_KMP, CLM_ALGO_DFA};
+    static const clm_table_memory mems[] = {CLM_TABLE_GLOBAL, CLM_TABLE_LOCAL,
+                                            CLM_TABLE_CONSTANT};
+    size_t ai, mi, k, n = 0;
+    for (ai = 0; ai < 3; ai++) {
+        for (mi = 0; mi < 3; mi++) {
+            for (k = 0; k < K_COUNT; k++) {
+                char name[96];
+                diff_arg *d = &diff_args[n++];
+                d->algo = algos[ai];
+                d->mem = mems[mi];
+                d->kind = (int)k;
+                snprintf(name, sizeof name, "diff.%s.%s.%s", clm_algorithm_name(d->algo),
+                         clm_table_memory_name(d->mem), kind_names[k]);
+                /* The large kind is too slow for oclgrind and adds nothing for ASan. */
+                t_register(name, test_diff, d, k != K_LARGE);
+            }
+        }
+    }
+}

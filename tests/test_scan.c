@@ -1,0 +1,450 @@
+/*
+ * Scan behaviour beyond plain correctness: match-buffer growth, callback stop, statistics,
+ * the longest pattern, and databases shared by threads.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t.h"
+
+typedef struct {
+    clm_algorithm algo;
+    clm_table_memory mem;
+} scan_arg;
+
+static const scan_arg per_algo[] = {{CLM_ALGO_NAIVE, CLM_TABLE_GLOBAL}, {CLM_ALGO_NAIVE, CLM_TABLE_LOCAL},
+                                    {CLM_ALGO_NAIVE, CLM_TABLE_CONSTANT}, {CLM_ALGO_KMP, CLM_TABLE_GLOBAL},
+                                    {CLM_ALGO_KMP, CLM_TABLE_LOCAL}, {CLM_ALGO_KMP, CLM_TABLE_CONSTANT},
+                                    {CLM_ALGO_DFA, CLM_TABLE_GLOBAL}, {CLM_ALGO_DFA, CLM_TABLE_LOCAL},
+                                    {CLM_ALGO_DFA, CLM_TABLE_CONSTANT}};
+
+static unsigned char *xmalloc(size_t n)
+{
+    unsigned char *p = malloc(n ? n : 1);
+    if (!p) abort();
+    return p;
+}
+
+static clm_scratch *scratch(const clm_database *db, size_t slab, size_t capacity)
+{
+    clm_scratch_options so;
+    clm_scratch *s = NULL;
+    memset(&so, 0, sizeof so);
+    so.slab_bytes = slab;
+    so.match_capacity = capacity;
+    if (!EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)) return NULL;
+    return s;
+}
+
+/* Compare a scan with the reference; describe the first difference. */
+static int same(const t_matches *got, const t_matches *want, const char *what)
+{
+    char diff[512];
+    if (!t_matches_diff(got, want, diff, sizeof diff)) return 1;
+    return T_FAIL("%s: %s", what, diff);
+}
+
+/* ---- match buffer growth ----------------------------------------------------------------- */
+
+/* A 16-match device buffer and a text where every position matches: the buffer overflows in
+ * every slab, so each slab is rescanned after growing, and nothing may be lost or doubled. */
+static void test_growth(const void *arg)
+{
+    const scan_arg *a = arg;
+    size_t m = 2, n = t_quick ? 3000 : 50000, slab;
+    unsigned char *text = xmalloc(n);
+    const unsigned char *pp = (const unsigned char *)"AA";
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    t_matches got, want;
+    int rc;
+
+    t_matches_init(&got);
+    t_matches_init(&want);
+    memset(text, 'A', n);
+    /* Some breaks so that not every item is full. */
+    text[n / 3] = 'B';
+    t_reference(text, n, &ps, &want);
+    rc = t_compile(&ps, a->algo, a->mem, 0, 0, 0, &db);
+    if (rc == CLM_E_UNSUPPORTED && t_table_bytes(&ps, a->algo) > t_table_limit(a->mem)) goto out;
+    if (!EXPECT_RC(rc, CLM_OK)) goto out;
+    /* Default slab; small slabs; and a growth limit of 64 matches, so that ranges with more
+     * are split and rescanned in pieces. */
+    for (slab = 0; slab < 3; slab++) {
+        clm_stats st;
+        uint64_t count = 0;
+        char what[96];
+        size_t slab_bytes = slab == 1 ? 4099 : 0;
+        clm_scratch_options so;
+        clm_scratch_free(s);
+        memset(&so, 0, sizeof so);
+        so.slab_bytes = slab_bytes;
+        so.match_capacity = 16;
+        so.match_capacity_limit = slab == 2 ? 64 : 0;
+        s = NULL;
+        if (!EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)) break;
+        snprintf(what, sizeof what, "capacity 16, limit %zu, slab %zu, n %zu",
+                 so.match_capacity_limit, slab_bytes, n);
+        t_matches_clear(&got);
+        if (!EXPECT_RC(clm_scan(db, s, text, n, t_collect, &got), CLM_OK)) break;
+        same(&got, &want, what);
+        if (EXPECT_RC(clm_scratch_get_stats(s, &st), CLM_OK) && !EXPECT(st.rescans > 0))
+            t_note("%s: stats.rescans is 0, so the growth path did not run", what);
+        EXPECT(st.matches == want.n);
+        /* The grown buffer is kept: scanning again gives the same. */
+        t_matches_clear(&got);
+        if (EXPECT_RC(clm_scan(db, s, text, n, t_collect, &got), CLM_OK)) same(&got, &want, what);
+        if (EXPECT_RC(clm_count(db, s, text, n, &count), CLM_OK)) EXPECT(count == want.n);
+    }
+out:
+    clm_scratch_free(s);
+    clm_database_free(db);
+    t_matches_free(&got);
+    t_matches_free(&want);
+    free(text);
+}
+
+/* ---- callback stop ----------------------------------------------------------------------- */
+
+static void test_stop(const void *arg)
+{
+    const scan_arg *a = arg;
+    size_t m = 3, n = t_quick ? 6000 : 60000, i, ci;
+    unsigned char *text = xmalloc(n);
+    const unsigned char *pp = (const unsigned char *)"aba";
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    t_matches got, want;
+    t_rng r;
+    int rc;
+
+    t_matches_init(&got);
+    t_matches_init(&want);
+    t_rng_init(&r, "stop", a->algo);
+    t_fill(&r, text, n, 2);
+    t_reference(text, n, &ps, &want);
+    rc = t_compile(&ps, a->algo, a->mem, 0, 0, 0, &db);
+    if (!EXPECT_RC(rc, CLM_OK) || !EXPECT(want.n > 100)) goto out;
+    /* Small slabs and a small match buffer: stops land in later slabs and in rescans. */
+    for (ci = 0; ci < 2; ci++) {
+        size_t limits[5];
+        limits[0] = 1;
+        limits[1] = 7;
+        limits[2] = want.n / 2;
+        limits[3] = want.n - 1;
+        limits[4] = want.n; /* stopping at the very last match still reports a stop */
+        clm_scratch_free(s);
+        if (!(s = scratch(db, 4096, ci ? 16 : 0))) break;
+        for (i = 0; i < 5; i++) {
+            char what[96];
+            t_matches prefix = want;
+            snprintf(what, sizeof what, "stop after %zu of %zu matches, capacity %s", limits[i],
+                     want.n, ci ? "16" : "default");
+            t_matches_clear(&got);
+            got.limit = limits[i];
+            rc = clm_scan(db, s, text, n, t_collect, &got);
+            got.limit = 0;
+            if (!EXPECT_RC(rc, CLM_STOPPED)) {
+                t_note("%s", what);
+                continue;
+            }
+            /* Exactly the first k matches, and no callback after the one that said stop. */
+            prefix.n = limits[i];
+            same(&got, &prefix, what);
+        }
+        /* The scratch is still usable after a stop. */
+        t_matches_clear(&got);
+        if (EXPECT_RC(clm_scan(db, s, text, n, t_collect, &got), CLM_OK))
+            same(&got, &want, "full scan after stops");
+    }
+out:
+    clm_scratch_free(s);
+    clm_database_free(db);
+    t_matches_free(&got);
+    t_matches_free(&want);
+    free(text);
+}
+
+/* ---- statistics -------------------------------------------------------------------------- */
+
+static void test_stats(const void *arg)
+{
+    size_t m = 5, n = 20000;
+    unsigned char *text = xmalloc(n), *p = t_pattern(4, m);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    clm_stats st;
+    t_matches want;
+    uint64_t count;
+    t_rng r;
+
+    (void)arg;
+    t_matches_init(&want);
+    t_rng_init(&r, "stats", 0);
+    t_fill(&r, text, n, 4);
+    t_reference(text, n, &ps, &want);
+    if (!EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) goto out;
+    if (!(s = scratch(db, 4096, 0))) goto out;
+    if (!EXPECT_RC(clm_scratch_get_stats(s, &st), CLM_OK)) goto out;
+    EXPECT(st.bytes == 0 && st.slabs == 0 && st.matches == 0 && st.rescans == 0);
+    if (!EXPECT_RC(clm_count(db, s, text, n, &count), CLM_OK)) goto out;
+    EXPECT(count == want.n);
+    if (!EXPECT_RC(clm_scratch_get_stats(s, &st), CLM_OK)) goto out;
+    EXPECT(st.bytes >= n);
+    EXPECT(st.slabs >= (n + 4095) / 4096);
+    EXPECT(st.matches == want.n);
+    EXPECT(st.kernel_seconds >= 0 && st.transfer_seconds >= 0 && st.wall_seconds >= 0);
+    clm_scratch_reset_stats(s);
+    if (!EXPECT_RC(clm_scratch_get_stats(s, &st), CLM_OK)) goto out;
+    EXPECT(st.bytes == 0 && st.slabs == 0 && st.matches == 0 && st.rescans == 0);
+    EXPECT(st.kernel_seconds == 0 && st.transfer_seconds == 0 && st.wall_seconds == 0);
+out:
+    clm_scratch_free(s);
+    clm_database_free(db);
+    t_matches_free(&want);
+    free(text);
+    free(p);
+}
+
+/* ---- the longest pattern ------------------------------------------------------------------- */
+
+static void test_max_length(const void *arg)
+{
+    const scan_arg *a = arg;
+    size_t m = CLM_MAX_PATTERN_LENGTH, n = 3 * (size_t)CLM_MAX_PATTERN_LENGTH + 12345;
+    unsigned char *p = t_pattern(4, m), *text = xmalloc(n);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    t_matches got, want;
+    t_rng r;
+    int rc;
+
+    t_matches_init(&got);
+    t_matches_init(&want);
+    t_rng_init(&r, "max-length", a->algo);
+    t_fill(&r, text, n, 4);
+    memcpy(text + 1000, p, m);                 /* one copy */
+    memcpy(text + n - m, p, m);                /* one at the very end */
+    memcpy(text + m + 5000, p, m);             /* a near copy: last byte differs */
+    text[2 * m + 5000 - 1] = p[m - 1] == 'A' ? 'C' : 'A';
+    t_reference(text, n, &ps, &want);
+    rc = t_compile(&ps, a->algo, a->mem, 0, 0, 0, &db);
+    if (rc == CLM_E_UNSUPPORTED && t_table_bytes(&ps, a->algo) > t_table_limit(a->mem)) goto out;
+    if (!EXPECT_RC(rc, CLM_OK)) goto out;
+    if (!(s = scratch(db, 0, 0))) goto out;
+    if (EXPECT_RC(clm_scan(db, s, text, n, t_collect, &got), CLM_OK))
+        same(&got, &want, "pattern of CLM_MAX_PATTERN_LENGTH bytes");
+    EXPECT(want.n == 2);
+    /* Shorter than the pattern: nothing, and no error. */
+    t_matches_clear(&got);
+    if (EXPECT_RC(clm_scan(db, s, text, m - 1, t_collect, &got), CLM_OK)) EXPECT(got.n == 0);
+out:
+    clm_scratch_free(s);
+    clm_database_free(db);
+    t_matches_free(&got);
+    t_matches_free(&want);
+    free(text);
+    free(p);
+}
+
+/* ---- unaligned input ------------------------------------------------------------------- */
+
+/* The input pointer and length need no alignment: scan the same bytes from every offset of
+ * a 16-byte window, with lengths that are not multiples of anything. */
+static void test_unaligned(const void *arg)
+{
+    size_t m = 11, n = 9001, off;
+    unsigned char *p = t_pattern(26, m), *buf = xmalloc(n + 16);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    t_matches got, want;
+    t_rng r;
+
+    (void)arg;
+    t_matches_init(&got);
+    t_matches_init(&want);
+    t_rng_init(&r, "unaligned", 0);
+    if (!EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)
+        || !(s = scratch(db, 4096, 0)))
+        goto out;
+    for (off = 0; off < 16; off++) {
+        unsigned char *text = buf + off;
+        size_t len = n - off, i;
+        char what[64];
+        t_fill(&r, text, len, 26);
+        for (i = 0; i < 12; i++) memcpy(text + t_below(&r, len - m), p, m);
+        memcpy(text, p, m);
+        memcpy(text + len - m, p, m);
+        t_reference(text, len, &ps, &want);
+        t_matches_clear(&got);
+        snprintf(what, sizeof what, "input at offset %zu, %zu bytes", off, len);
+        if (EXPECT_RC(clm_scan(db, s, text, len, t_collect, &got), CLM_OK)) same(&got, &want, what);
+    }
+out:
+    clm_scratch_free(s);
+    clm_database_free(db);
+    t_matches_free(&got);
+    t_matches_free(&want);
+    free(buf);
+    free(p);
+}
+
+/* ---- threads ----------------------------------------------------------------------------- */
+
+typedef struct {
+    const clm_database *db;
+    const t_patset *ps;
+    int index;
+    int rc;        /* first non-OK status */
+    size_t wrong;  /* scans that differed from the reference */
+} thread_job;
+
+static void *thread_main(void *arg)
+{
+    thread_job *j = arg;
+    clm_scratch *s = NULL;
+    t_matches got, want;
+    t_rng r;
+    size_t n = t_quick ? 5000 : 100000, it;
+    unsigned char *text = xmalloc(n);
+    char diff[256];
+
+    t_matches_init(&got);
+    t_matches_init(&want);
+    t_rng_init(&r, "thread", (uint64_t)j->index);
+    j->rc = clm_scratch_alloc(j->db, NULL, &s);
+    for (it = 0; it < 4 && j->rc == CLM_OK; it++) {
+        t_fill(&r, text, n, 4);
+        t_reference(text, n, j->ps, &want);
+        t_matches_clear(&got);
+        j->rc = clm_scan(j->db, s, text, n, t_collect, &got);
+        if (j->rc == CLM_OK && t_matches_diff(&got, &want, diff, sizeof diff)) j->wrong++;
+    }
+    clm_scratch_free(s);
+    t_matches_free(&got);
+    t_matches_free(&want);
+    free(text);
+    return NULL;
+}
+
+/* One database shared by threads, each with its own scratch (the documented contract). */
+static void test_threads(const void *arg)
+{
+    size_t m = 4;
+    unsigned char *p = t_pattern(4, m);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database *db = NULL;
+    pthread_t th[3];
+    thread_job jobs[3];
+    int i, started = 0;
+
+    (void)arg;
+    if (!EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) goto out;
+    for (i = 0; i < 3; i++) {
+        jobs[i].db = db;
+        jobs[i].ps = &ps;
+        jobs[i].index = i;
+        jobs[i].rc = CLM_OK;
+        jobs[i].wrong = 0;
+        if (!EXPECT(pthread_create(&th[i], NULL, thread_main, &jobs[i]) == 0)) break;
+        started++;
+    }
+    for (i = 0; i < started; i++) {
+        pthread_join(th[i], NULL);
+        if (!EXPECT(jobs[i].rc == CLM_OK))
+            t_note("thread %d: %s", i, clm_strerror(jobs[i].rc));
+        if (!EXPECT(jobs[i].wrong == 0)) t_note("thread %d: %zu scans differed", i, jobs[i].wrong);
+    }
+out:
+    clm_database_free(db);
+    free(p);
+}
+
+/* Two databases of one device used in turns: their scratches must not disturb each other. */
+static void test_interleaved(const void *arg)
+{
+    size_t m1 = 7, m2 = 13, n = 20000, i;
+    unsigned char *p1 = t_pattern(4, m1), *p2 = t_pattern(4, m2), *text = xmalloc(n);
+    const unsigned char *pp1 = p1, *pp2 = p2;
+    t_patset ps1 = {&pp1, &m1, NULL, 1, 0}, ps2 = {&pp2, &m2, NULL, 1, 0};
+    clm_database *db1 = NULL, *db2 = NULL;
+    clm_scratch *s1 = NULL, *s2 = NULL;
+    t_matches got, want1, want2;
+    t_rng r;
+
+    (void)arg;
+    t_matches_init(&got);
+    t_matches_init(&want1);
+    t_matches_init(&want2);
+    t_rng_init(&r, "interleaved", 0);
+    t_fill(&r, text, n, 4);
+    for (i = 0; i < 20; i++) {
+        memcpy(text + t_below(&r, n - m1), p1, m1);
+        memcpy(text + t_below(&r, n - m2), p2, m2);
+    }
+    t_reference(text, n, &ps1, &want1);
+    t_reference(text, n, &ps2, &want2);
+    if (!EXPECT_RC(t_compile(&ps1, CLM_ALGO_KMP, CLM_TABLE_AUTO, 0, 0, 0, &db1), CLM_OK)
+        || !EXPECT_RC(t_compile(&ps2, CLM_ALGO_DFA, CLM_TABLE_AUTO, 0, 0, 0, &db2), CLM_OK)
+        || !(s1 = scratch(db1, 4096, 0)) || !(s2 = scratch(db2, 4096, 0)))
+        goto out;
+    for (i = 0; i < 3; i++) {
+        t_matches_clear(&got);
+        if (EXPECT_RC(clm_scan(db1, s1, text, n, t_collect, &got), CLM_OK))
+            same(&got, &want1, "database 1");
+        t_matches_clear(&got);
+        if (EXPECT_RC(clm_scan(db2, s2, text, n, t_collect, &got), CLM_OK))
+            same(&got, &want2, "database 2");
+    }
+out:
+    clm_scratch_free(s1);
+    clm_scratch_free(s2);
+    clm_database_free(db1);
+    clm_database_free(db2);
+    t_matches_free(&got);
+    t_matches_free(&want1);
+    t_matches_free(&want2);
+    free(text);
+    free(p1);
+    free(p2);
+}
+
+void register_scan_tests(void)
+{
+    size_t i;
+    for (i = 0; i < sizeof per_algo / sizeof per_algo[0]; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "scan.growth.%s.%s", clm_algorithm_name(per_algo[i].algo),
+                 clm_table_memory_name(per_algo[i].mem));
+        t_register(name, test_growth, &per_algo[i], 1);
+    }
+    for (i = 0; i < sizeof per_algo / sizeof per_algo[0]; i += 3) {
+        char name[96];
+        snprintf(name, sizeof name, "scan.stop.%s", clm_algorithm_name(per_algo[i].algo));
+        t_register(name, test_stop, &per_algo[i], 1);
+    }
+    for (i = 0; i < sizeof per_algo / sizeof per_algo[0]; i += 3) {
+        char name[96];
+        snprintf(name, sizeof name, "scan.max_length.%s", clm_algorithm_name(per_algo[i].algo));
+        t_register(name, test_max_length, &per_algo[i], 0);
+    }
+    {
+        static const scan_arg auto_arg = {CLM_ALGO_AUTO, CLM_TABLE_AUTO};
+        t_register("scan.max_length.auto", test_max_length, &auto_arg, 0);
+    }
+    t_register("scan.stats", test_stats, NULL, 1);
+    t_register("scan.unaligned", test_unaligned, NULL, 1);
+    t_register("scan.threads", test_threads, NULL, 1);
+    t_register("scan.interleaved", test_interleaved, NULL, 1);
+}
