@@ -119,14 +119,33 @@ int t_expect_rc(int got, int want, const char *expr, const char *file, int line)
 
 /* ---- children ---------------------------------------------------------------------------- */
 
+/* The environment as the process started. Children get this one, not the live environ:
+ * an OpenCL stack may edit the environment of its process at the first call (seen on an
+ * NVIDIA machine: OCL_ICD_FILENAMES lost libnvidia-opencl.so.1), and a child built from the
+ * edited copy would not see the devices its parent sees. */
+static char **start_env;
+
+static void snapshot_environment(void)
+{
+    size_t n = 0, i;
+    while (environ[n]) n++;
+    start_env = calloc(n + 1, sizeof *start_env);
+    if (!start_env) return; /* children then fall back to the live environment */
+    for (i = 0; i < n; i++) {
+        start_env[i] = strdup(environ[i]);
+        if (!start_env[i]) start_env[i] = environ[i];
+    }
+}
+
 int t_run_child(const char *name, const char *arg, const char *const *env_changes)
 {
     size_t nenv = 0, nchg = 0, i, j, k = 0;
     char **envp;
+    char **base = start_env ? start_env : environ;
     pid_t pid;
     int status;
 
-    while (environ[nenv]) nenv++;
+    while (base[nenv]) nenv++;
     while (env_changes && env_changes[nchg]) nchg++;
     /* Build the environment before fork: only execve runs in the child, since the parent
      * has OpenCL runtime threads and the child may not call malloc safely. */
@@ -137,9 +156,9 @@ int t_run_child(const char *name, const char *arg, const char *const *env_change
         for (j = 0; j < nchg; j++) {
             const char *c = env_changes[j];
             size_t kl = strcspn(c, "=");
-            if (strncmp(environ[i], c, kl) == 0 && environ[i][kl] == '=') replaced = 1;
+            if (strncmp(base[i], c, kl) == 0 && base[i][kl] == '=') replaced = 1;
         }
-        if (!replaced) envp[k++] = environ[i];
+        if (!replaced) envp[k++] = base[i];
     }
     for (j = 0; j < nchg; j++)
         if (strchr(env_changes[j], '=')) envp[k++] = (char *)env_changes[j];
@@ -211,6 +230,7 @@ int main(int argc, char **argv)
 
     /* /proc/self/exe survives a relative argv[0] after chdir; fall back to argv[0]. */
     t_self = access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : argv[0];
+    snapshot_environment(); /* before any OpenCL call */
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     register_diff_tests();
