@@ -6,7 +6,8 @@
  *   M          pattern length in bytes
  *   SIGMA      dfa: row width of the transition table (power of two)
  *   PAT_LEN    elements of the byte table (pattern bytes, or the dfa class map: 256)
- *   TAB_LEN    elements of the ushort table (kmp fail table, dfa transitions)
+ *   TAB_LEN    elements of the second table (kmp fail table, dfa transitions, bitap masks,
+ *              bmh shifts, witnesses), of type TAB_T (ushort, or ulong for bitap)
  *   WG         work-group size the kernels are launched with
  *   CHUNK      bytes of text each work-item owns (multiple of 16)
  *   TABLE_GLOBAL | TABLE_LOCAL | TABLE_CONSTANT   where the tables are read from
@@ -18,6 +19,10 @@
  * reported only by the range where it starts: none is lost or reported twice at any range,
  * work-group or slab boundary.
  */
+
+#ifndef TAB_T
+#define TAB_T ushort
+#endif
 
 #if defined(TABLE_CONSTANT)
 #define TABLE_ARG __constant
@@ -59,9 +64,25 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
         }                                                                                  \
     } while (0)
 
-/* Feed every byte of text[i0, stop) to STEP(byte, position). Aligned 16-byte loads where
- * the device is little-endian (the range start is 16-aligned: CHUNK and `first` are
- * multiples of 16), then single bytes for the tail. */
+/* End-reporting kernels (bitap) find a match when its last byte is read. Ownership goes by
+ * the nominal start e - M (the start had the match no insertions or deletions), which a
+ * range [begin, begin + CHUNK) owns; a match nominally before 0 (deletions at the very start
+ * of the text: begin == 0 and the slab starts the text) belongs to the first range.
+ * `e` is the exclusive end, `edits` the edit count stored beside the pattern index. */
+#define REPORT_END(e, edits)                                                               \
+    do {                                                                                   \
+        uint e_ = (e);                                                                     \
+        if ((e_ >= begin + M || begin == 0u) && e_ < begin + (CHUNK + M) && e_ < owned + M) { \
+            if (count_only)                                                                \
+                ++found;                                                                   \
+            else                                                                           \
+                clm_emit(counter, out, cap, e_, info | ((uint)(edits) << 24));             \
+        }                                                                                  \
+    } while (0)
+
+/* Feed every byte of text[i0, stop) to STEP(byte, position). Single bytes up to a 16-byte
+ * boundary, aligned 16-byte loads where the device is little-endian, single bytes for the
+ * tail. (Exact kernels start on a boundary: CHUNK and `first` are multiples of 16.) */
 #if LITTLE_ENDIAN_DEVICE
 #define STEP_WORD(STEP, w, pos)                                                            \
     STEP((w) & 0xffu, (pos));                                                              \
@@ -71,6 +92,8 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
 #define FOR_EACH_BYTE(STEP, text, i0, stop)                                                \
     do {                                                                                   \
         uint i_ = (i0);                                                                    \
+        for (; (i_ & 15u) && i_ < (stop); ++i_)                                            \
+            STEP((uint)(text)[i_], i_);                                                    \
         __global const uint4 *t4_ = (__global const uint4 *)(text);                        \
         for (; i_ + 16u <= (stop); i_ += 16u) {                                            \
             uint4 v_ = t4_[i_ >> 4];                                                       \

@@ -3,25 +3,27 @@
  *   text     the slab (device buffer, 16-byte aligned)
  *   n        valid bytes in text
  *   owned    matches must start before this offset (the rest belong to the next slab)
- *   first    start offset of work-item 0's range (multiple of 16)
+ *   first    start of the owned range (item kernels: work-item 0 begins here; a multiple of
+ *            16 except in approximate search, which starts LEAD bytes into the slab)
  *   pat_in   byte table (pattern or class map), PAT_LEN entries
- *   tab_in   ushort table (fail or transitions), TAB_LEN entries
+ *   tab_in   TAB_T table (fail, transitions, masks, shifts or witnesses), TAB_LEN entries
  *   counter  clm_find: counter[0] = matches appended; clm_count: counter[1 + info] += count
  *   out      match buffer of cap entries, two uints each: (start, info)
  *   cap      capacity of out
- *   info     pattern index, stored with each match
+ *   info     pattern index, stored with each match (end-reporting kernels add the edit
+ *            count in bits 24..31)
  */
 
 #define CLM_KERNEL_ARGS                                                                    \
     __global const uchar *text, uint n, uint owned, uint first, TABLE_ARG const uchar *pat_in, \
-        TABLE_ARG const ushort *tab_in, __global uint *counter, __global uint *out, uint cap, \
+        TABLE_ARG const TAB_T *tab_in, __global uint *counter, __global uint *out, uint cap,   \
         uint info
 
 #if defined(TABLE_LOCAL)
 /* Copy the tables into local memory once per work-group, before any work-item leaves. */
 #define CLM_TABLES                                                                         \
     __local uchar pat[PAT_LEN];                                                            \
-    __local ushort tab[TAB_LEN];                                                           \
+    __local TAB_T tab[TAB_LEN];                                                            \
     for (uint i_ = get_local_id(0); i_ < PAT_LEN; i_ += WG)                                \
         pat[i_] = pat_in[i_];                                                              \
     for (uint i_ = get_local_id(0); i_ < TAB_LEN; i_ += WG)                                \
@@ -30,24 +32,36 @@
 #else
 #define CLM_TABLES                                                                         \
     TABLE_SPACE const uchar *pat = pat_in;                                                 \
-    TABLE_SPACE const ushort *tab = tab_in
+    TABLE_SPACE const TAB_T *tab = tab_in
+#endif
+
+#ifdef GROUP_KERNEL
+/* The work-group works together (local-memory reductions with barriers): every work-item
+ * of the group calls clm_scan_group, none leaves early. */
+#define CLM_SCAN(count_only)                                                               \
+    GROUP_LOCALS;                                                                          \
+    uint found = clm_scan_group(text, n, owned, first, pat, tab, counter, out, cap, info,  \
+                                (count_only)GROUP_LOCAL_ARGS)
+#else
+/* Work-item g owns the match starts [first + g*CHUNK, first + (g+1)*CHUNK). */
+#define CLM_SCAN(count_only)                                                               \
+    const uint begin = first + (uint)get_global_id(0) * CHUNK;                             \
+    uint found = begin < owned ? clm_scan_range(text, n, owned, begin, pat, tab, counter,  \
+                                                out, cap, info, (count_only))              \
+                               : 0u
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clm_find(CLM_KERNEL_ARGS)
 {
     CLM_TABLES;
-    const uint begin = first + (uint)get_global_id(0) * CHUNK;
-    if (begin < owned)
-        clm_scan_range(text, n, owned, begin, pat, tab, counter, out, cap, info, 0);
+    CLM_SCAN(0);
+    (void)found;
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clm_count(CLM_KERNEL_ARGS)
 {
     CLM_TABLES;
-    const uint begin = first + (uint)get_global_id(0) * CHUNK;
-    if (begin < owned) {
-        uint found = clm_scan_range(text, n, owned, begin, pat, tab, counter, out, cap, info, 1);
-        if (found)
-            atomic_add(counter + 1 + info, found);
-    }
+    CLM_SCAN(1);
+    if (found)
+        atomic_add(counter + 1 + (info & 0xffffffu), found);
 }

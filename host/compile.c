@@ -1,5 +1,5 @@
-/* Compiling patterns into a database: choose algorithm and table memory, build the tables,
- * get the kernel program, upload the tables. */
+/* Compiling patterns into a database: parse them, choose algorithm, variant and table
+ * memory, build the tables, get the kernel program, upload the tables. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +11,23 @@ const char *clm_version(void)
     return CLM_VERSION_STRING;
 }
 
-static const char *const algorithm_names[] = {"auto", "naive", "kmp", "dfa"};
+static const char *const algorithm_names[] = {"auto", "naive", "kmp",    "dfa",
+                                              "bitap", "bmh",  "witness"};
 static const char *const table_names[] = {"auto", "global", "local", "constant"};
+static const char *const variant_names[] = {"auto", "item", "reduce", "subgroup"};
+#define N_ALGORITHMS 7u
+
+static int name_lookup(const char *const *names, unsigned n, const char *name, unsigned *out)
+{
+    for (unsigned i = 0; name && i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return *out = i, CLM_OK;
+    return CLM_E_INVALID;
+}
 
 const char *clm_algorithm_name(clm_algorithm a)
 {
-    return (unsigned)a < 4 ? algorithm_names[a] : "?";
+    return (unsigned)a < N_ALGORITHMS ? algorithm_names[a] : "?";
 }
 
 const char *clm_table_memory_name(clm_table_memory m)
@@ -24,22 +35,37 @@ const char *clm_table_memory_name(clm_table_memory m)
     return (unsigned)m < 4 ? table_names[m] : "?";
 }
 
+const char *clm_variant_name(clm_variant v)
+{
+    return (unsigned)v < 4 ? variant_names[v] : "?";
+}
+
 int clm_algorithm_from_name(const char *name, clm_algorithm *out)
 {
-    for (unsigned i = 0; name && out && i < 4; i++)
-        if (strcmp(name, algorithm_names[i]) == 0)
-            return *out = (clm_algorithm)i, CLM_OK;
-    return clm_fail(CLM_E_INVALID, "unknown algorithm '%s' (known: auto, naive, kmp, dfa)",
+    unsigned i;
+    if (out && name_lookup(algorithm_names, N_ALGORITHMS, name, &i) == CLM_OK)
+        return *out = (clm_algorithm)i, CLM_OK;
+    return clm_fail(CLM_E_INVALID,
+                    "unknown algorithm '%s' (known: auto, naive, kmp, dfa, bitap, bmh, witness)",
                     name ? name : "(null)");
 }
 
 int clm_table_memory_from_name(const char *name, clm_table_memory *out)
 {
-    for (unsigned i = 0; name && out && i < 4; i++)
-        if (strcmp(name, table_names[i]) == 0)
-            return *out = (clm_table_memory)i, CLM_OK;
+    unsigned i;
+    if (out && name_lookup(table_names, 4, name, &i) == CLM_OK)
+        return *out = (clm_table_memory)i, CLM_OK;
     return clm_fail(CLM_E_INVALID,
                     "unknown table memory '%s' (known: auto, global, local, constant)",
+                    name ? name : "(null)");
+}
+
+int clm_variant_from_name(const char *name, clm_variant *out)
+{
+    unsigned i;
+    if (out && name_lookup(variant_names, 4, name, &i) == CLM_OK)
+        return *out = (clm_variant)i, CLM_OK;
+    return clm_fail(CLM_E_INVALID, "unknown variant '%s' (known: auto, item, reduce, subgroup)",
                     name ? name : "(null)");
 }
 
@@ -50,12 +76,15 @@ void clm_compile_options_init(clm_compile_options *opts)
     memset(opts, 0, sizeof *opts);
     opts->algorithm = CLM_ALGO_AUTO;
     opts->table_memory = CLM_TABLE_AUTO;
+    opts->variant = CLM_VARIANT_AUTO;
 }
 
-/* Bytes the kernel's two tables take for a shape (pattern/class map + ushort table). */
+/* ---- shapes ---------------------------------------------------------------------------- */
+
+/* Bytes the kernel's two tables take. */
 static size_t table_bytes(const struct clm_kernel_shape *s)
 {
-    return (size_t)s->pat_len + (size_t)s->tab_len * 2;
+    return (size_t)s->pat_len + (size_t)s->tab_len * s->tab_elem;
 }
 
 /* Local memory a kernel may use for tables: leave room for what the compiler adds. */
@@ -75,14 +104,31 @@ static int fits(const clm_device *dev, const struct clm_kernel_shape *s, clm_tab
     }
 }
 
-/* Table shape of one pattern under an algorithm (independent of table memory). */
-static void shape_tables(struct clm_kernel_shape *s, clm_algorithm algo, size_t m,
-                         unsigned classes)
+/* What one pattern needs to know to shape its kernel. */
+struct pattern_facts {
+    size_t m;         /* symbols */
+    unsigned classes; /* dfa: reduced alphabet size (literal patterns) */
+    unsigned bitap_classes;
+    size_t period;    /* of the literal bytes */
+};
+
+/* Table sizes and launch geometry of one pattern under an algorithm and variant. */
+static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
+                         const struct pattern_facts *f, unsigned wg, unsigned bytes_per_item)
 {
-    s->algorithm = algo;
+    size_t m = f->m;
     s->m = (unsigned)m;
     s->sigma = 1;
-    switch (algo) {
+    s->tab_elem = 2;
+    s->words = 1;
+    s->pi = s->gs = 1;
+    s->halo = 0;
+    s->wg = wg;
+    size_t overlap = m - 1 + s->lead;
+    size_t chunk = bytes_per_item ? bytes_per_item : dev->default_chunk;
+    if (!bytes_per_item && chunk < 4 * overlap) /* keep the re-read overlap under ~25% */
+        chunk = 4 * overlap;
+    switch (s->algorithm) {
     case CLM_ALGO_NAIVE:
         s->pat_len = (unsigned)m;
         s->tab_len = 1; /* unused; kept non-empty so every kernel has the same arguments */
@@ -91,44 +137,109 @@ static void shape_tables(struct clm_kernel_shape *s, clm_algorithm algo, size_t 
         s->pat_len = (unsigned)m;
         s->tab_len = (unsigned)m + 1;
         break;
-    default:
+    case CLM_ALGO_DFA:
         /* rows padded to a power of two: cheaper indexing, and patterns with a similar
          * number of distinct bytes share one kernel build */
-        s->sigma = clm_next_pow2(classes < 2 ? 2 : classes);
+        s->sigma = clm_next_pow2(f->classes < 2 ? 2 : f->classes);
         s->pat_len = 256;
         s->tab_len = (unsigned)((m + 1) * s->sigma);
         break;
+    case CLM_ALGO_BITAP:
+        s->words = (unsigned)((m + 63) / 64);
+        s->sigma = clm_next_pow2(f->bitap_classes < 2 ? 2 : f->bitap_classes);
+        s->pat_len = 256;
+        s->tab_len = s->sigma * s->words;
+        s->tab_elem = 8;
+        if (s->variant == CLM_VARIANT_REDUCE)
+            s->halo = clm_next_pow2((unsigned)m) - 1;
+        break;
+    case CLM_ALGO_BMH:
+        s->pat_len = (unsigned)m;
+        s->tab_len = 256;
+        /* seed 001: a range of m + 32 starts per work-item, so every thread gets a few
+         * windows; bytes_per_item overrides it */
+        if (!bytes_per_item)
+            chunk = m + 32;
+        break;
+    case CLM_ALGO_WITNESS: {
+        size_t half = (m + 1) / 2;
+        s->pi = (unsigned)(f->period < half ? f->period : half);
+        s->gs = clm_next_pow2(s->pi);
+        if (s->gs > wg)
+            s->gs = wg;
+        s->pat_len = (unsigned)m;
+        s->tab_len = s->pi;
+        break;
     }
+    default: break;
+    }
+    s->chunk = (unsigned)clm_round_up(chunk ? chunk : 16, 16);
+    if (s->algorithm == CLM_ALGO_WITNESS)
+        s->span = (wg / s->gs) * s->pi;
+    else if (s->variant == CLM_VARIANT_REDUCE)
+        s->span = wg;
+    else
+        s->span = wg * s->chunk;
 }
 
-/* The documented automatic choices (README "Automatic choice"):
- *  algorithm: dfa when its table fits in the device's local memory (GPU: on-chip) or, on a
- *             device without on-chip local memory, in 1 MiB (stays in cache); else kmp.
- *  tables:    on devices with on-chip local memory, dfa -> local, kmp and naive -> constant
- *             (seed 000: threads mostly read the same first entries, which constant memory
- *             broadcasts), each falling back to local, then global, when too large. Devices
- *             without on-chip local memory (CPUs) read tables from global: caches serve them
- *             and the copy to emulated local memory would only cost time. */
-static clm_algorithm auto_algorithm(const clm_device *dev, size_t max_m, unsigned max_classes)
+/* ---- the automatic choice (README "Automatic choice") ------------------------------------ */
+
+static int dfa_fits_fast(const clm_device *dev, const struct pattern_facts *f)
 {
     struct clm_kernel_shape s;
-    shape_tables(&s, CLM_ALGO_DFA, max_m, max_classes);
+    memset(&s, 0, sizeof s);
+    s.algorithm = CLM_ALGO_DFA;
+    shape_tables(&s, dev, f, 64, 0);
     size_t limit = dev->info.local_mem_dedicated ? local_budget(dev) : (size_t)1 << 20;
-    return table_bytes(&s) <= limit ? CLM_ALGO_DFA : CLM_ALGO_KMP;
+    return table_bytes(&s) <= limit;
 }
 
+static clm_algorithm auto_algorithm(const clm_device *dev, const struct pattern_facts *worst,
+                                    int literal, unsigned k, char *why, size_t why_cap)
+{
+    if (!literal || k > 0) {
+        snprintf(why, why_cap, "auto: %s needs bitap",
+                 k > 0 ? "approximate search" : "a pattern with classes");
+        return CLM_ALGO_BITAP;
+    }
+    if (dfa_fits_fast(dev, worst)) {
+        snprintf(why, why_cap,
+                 "auto: exact, the DFA table (m=%zu, %u symbols) fits in %s memory: dfa",
+                 worst->m, worst->classes, dev->info.local_mem_dedicated ? "local" : "cache");
+        return CLM_ALGO_DFA;
+    }
+    if (worst->period >= 32) {
+        snprintf(why, why_cap,
+                 "auto: exact, m=%zu too long for a fast DFA table, period %zu: witness",
+                 worst->m, worst->period);
+        return CLM_ALGO_WITNESS;
+    }
+    snprintf(why, why_cap,
+             "auto: exact, m=%zu too long for a fast DFA table, short period %zu: kmp", worst->m,
+             worst->period);
+    return CLM_ALGO_KMP;
+}
+
+/* Tables: on devices with on-chip local memory, dfa and bitap (one lookup per byte,
+ * scattered) -> local; kmp, naive, bmh, witness (threads mostly read the same entries, which
+ * constant memory broadcasts) -> constant; each falls back to the other, then global.
+ * Devices without on-chip local memory (CPUs): global (caches serve it; a copy to emulated
+ * local memory only costs time). */
 static clm_table_memory auto_table(const clm_device *dev, const struct clm_kernel_shape *s)
 {
     if (!dev->info.local_mem_dedicated)
         return CLM_TABLE_GLOBAL;
-    static const clm_table_memory dfa_order[] = {CLM_TABLE_LOCAL, CLM_TABLE_CONSTANT};
-    static const clm_table_memory other_order[] = {CLM_TABLE_CONSTANT, CLM_TABLE_LOCAL};
-    const clm_table_memory *order = s->algorithm == CLM_ALGO_DFA ? dfa_order : other_order;
+    static const clm_table_memory scattered[] = {CLM_TABLE_LOCAL, CLM_TABLE_CONSTANT};
+    static const clm_table_memory shared[] = {CLM_TABLE_CONSTANT, CLM_TABLE_LOCAL};
+    int lookup = s->algorithm == CLM_ALGO_DFA || s->algorithm == CLM_ALGO_BITAP;
+    const clm_table_memory *order = lookup ? scattered : shared;
     for (int i = 0; i < 2; i++)
         if (fits(dev, s, order[i]))
             return order[i];
     return CLM_TABLE_GLOBAL;
 }
+
+/* ---- tables ---------------------------------------------------------------------------- */
 
 static void free_engines(struct clm_engine *e, unsigned n)
 {
@@ -139,6 +250,7 @@ static void free_engines(struct clm_engine *e, unsigned n)
             clReleaseMemObject(e[i].pat_buf);
         if (e[i].tab_buf)
             clReleaseMemObject(e[i].tab_buf);
+        free(e[i].sets);
     }
     free(e);
 }
@@ -160,46 +272,106 @@ static int upload(clm_device *dev, const void *data, size_t bytes, cl_mem *out)
 }
 
 /* Build the tables of one pattern and upload them. */
-static int make_tables(clm_device *dev, struct clm_engine *e, const unsigned char *pat,
+static int make_tables(clm_device *dev, struct clm_engine *e, const struct clm_symbols *sym,
                        int caseless)
 {
     const struct clm_kernel_shape *s = &e->shape;
-    size_t m = e->m;
-    unsigned char *bytes = malloc(s->pat_len);
-    uint16_t *tab = calloc(s->tab_len, sizeof *tab);
+    size_t m = sym->m;
+    unsigned char *bytes = calloc(s->pat_len, 1);
+    void *tab = calloc(s->tab_len, s->tab_elem);
     int rc = CLM_OK;
     if (!bytes || !tab) {
         rc = clm_fail(CLM_E_NOMEM, "out of memory building pattern tables");
         goto out;
     }
-    if (s->algorithm == CLM_ALGO_DFA) {
-        clm_class_map(pat, m, caseless, bytes);
-        clm_dfa_table(pat, m, bytes, s->sigma, tab);
-    } else {
-        for (size_t i = 0; i < m; i++) /* kernels fold the text the same way */
-            bytes[i] = caseless ? clm_fold(pat[i]) : pat[i];
+    switch (s->algorithm) {
+    case CLM_ALGO_DFA:
+        clm_class_map(sym->bytes, m, caseless, bytes);
+        clm_dfa_table(sym->bytes, m, bytes, s->sigma, tab);
+        break;
+    case CLM_ALGO_BITAP:
+        clm_bitap_tables(sym, s->words, bytes, tab, s->sigma);
+        break;
+    default:
+        memcpy(bytes, sym->bytes, m); /* folded when caseless: kernels fold the text alike */
         if (s->algorithm == CLM_ALGO_KMP)
             clm_kmp_fail(bytes, m, tab);
+        else if (s->algorithm == CLM_ALGO_BMH)
+            clm_bmh_shifts(bytes, m, tab);
+        else if (s->algorithm == CLM_ALGO_WITNESS)
+            clm_period(bytes, m, tab, s->pi);
+        break;
     }
     if ((rc = upload(dev, bytes, s->pat_len, &e->pat_buf)) == CLM_OK)
-        rc = upload(dev, tab, (size_t)s->tab_len * sizeof *tab, &e->tab_buf);
+        rc = upload(dev, tab, (size_t)s->tab_len * s->tab_elem, &e->tab_buf);
 out:
     free(bytes);
     free(tab);
     return rc;
 }
 
+/* ---- checks ------------------------------------------------------------------------------- */
+
 static int unsupported_table(const clm_device *dev, const struct clm_kernel_shape *s,
                              clm_table_memory mem, size_t index)
 {
     size_t limit = mem == CLM_TABLE_LOCAL ? local_budget(dev) : dev->info.constant_mem_bytes;
     return clm_fail(CLM_E_UNSUPPORTED,
-                    "%s tables for pattern %zu (%u bytes) need %zu bytes, more than the %zu "
+                    "%s tables for pattern %zu (%u symbols) need %zu bytes, more than the %zu "
                     "bytes of %s memory %s offers; use table memory global (CLM_TABLE_GLOBAL, "
                     "--table-memory global)%s",
                     clm_algorithm_name(s->algorithm), index, s->m, table_bytes(s), limit,
                     clm_table_memory_name(mem), dev->info.name,
                     s->algorithm == CLM_ALGO_DFA ? " or algorithm kmp (CLM_ALGO_KMP, -a kmp)" : "");
+}
+
+/* What the algorithm/variant can do with these patterns and options. */
+static int check_capabilities(const clm_device *dev, clm_algorithm algo, clm_variant variant,
+                              int literal, unsigned k, size_t max_m)
+{
+    const char *name = clm_algorithm_name(algo);
+    if (algo != CLM_ALGO_BITAP) {
+        if (!literal)
+            return clm_fail(CLM_E_UNSUPPORTED, "%s cannot search character classes; bitap can "
+                                               "(CLM_ALGO_BITAP, -a bitap)",
+                            name);
+        if (k > 0)
+            return clm_fail(CLM_E_UNSUPPORTED, "%s cannot search with errors; bitap can "
+                                               "(CLM_ALGO_BITAP, -a bitap)",
+                            name);
+        if (variant != CLM_VARIANT_AUTO && variant != CLM_VARIANT_ITEM)
+            return clm_fail(CLM_E_UNSUPPORTED, "%s has no %s variant (only item); bitap has",
+                            name, clm_variant_name(variant));
+        return CLM_OK;
+    }
+    if (max_m > CLM_BITAP_MAX_LENGTH)
+        return clm_fail(CLM_E_PATTERN_TOO_LONG,
+                        "bitap handles patterns up to %u symbols; this one has %zu%s",
+                        CLM_BITAP_MAX_LENGTH, max_m,
+                        literal && k == 0 ? " (exact search: dfa, kmp, bmh or witness can)" : "");
+    if (variant == CLM_VARIANT_REDUCE || variant == CLM_VARIANT_SUBGROUP) {
+        if (k > 0 || max_m > 64)
+            return clm_fail(CLM_E_UNSUPPORTED,
+                            "the bitap %s variant does exact search of patterns up to 64 "
+                            "symbols; use variant item (CLM_VARIANT_ITEM, --variant item)",
+                            clm_variant_name(variant));
+    }
+    if (variant == CLM_VARIANT_SUBGROUP)
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "the bitap subgroup variant is not available on %s (it needs "
+                        "sub-group shuffles); use variant reduce (CLM_VARIANT_REDUCE, "
+                        "--variant reduce), its local-memory form",
+                        dev->info.name);
+    return CLM_OK;
+}
+
+/* ---- compile ------------------------------------------------------------------------------- */
+
+static void free_symbols(struct clm_symbols *sym, unsigned n)
+{
+    for (unsigned i = 0; sym && i < n; i++)
+        clm_symbols_free(&sym[i]);
+    free(sym);
 }
 
 int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
@@ -215,70 +387,136 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     clm_compile_options_init(&defaults);
     if (!opts)
         opts = &defaults;
-    if ((unsigned)opts->algorithm > CLM_ALGO_DFA ||
-        (unsigned)opts->table_memory > CLM_TABLE_CONSTANT || (opts->flags & ~CLM_CASELESS))
-        return clm_fail(CLM_E_INVALID, "clm_compile: bad algorithm, table memory or flags");
+    const unsigned known_flags = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY;
+    if ((unsigned)opts->algorithm >= N_ALGORITHMS ||
+        (unsigned)opts->table_memory > CLM_TABLE_CONSTANT ||
+        (unsigned)opts->variant > CLM_VARIANT_SUBGROUP || (opts->flags & ~known_flags))
+        return clm_fail(CLM_E_INVALID,
+                        "clm_compile: bad algorithm, table memory, variant or flags");
     if (opts->work_group_size && opts->work_group_size > dev->info.max_work_group_size)
         return clm_fail(CLM_E_INVALID, "work-group size %u exceeds the device maximum %zu",
                         opts->work_group_size, dev->info.max_work_group_size);
     if (opts->bytes_per_item > (1u << 20))
         return clm_fail(CLM_E_INVALID, "bytes per work-item %u exceeds 1 MiB",
                         opts->bytes_per_item);
+    unsigned k = opts->max_errors;
+    if (k > CLM_MAX_ERRORS)
+        return clm_fail(CLM_E_INVALID, "%u errors requested; at most %u are supported", k,
+                        CLM_MAX_ERRORS);
     int caseless = (opts->flags & CLM_CASELESS) != 0;
+    int hamming = k > 0 && (opts->flags & CLM_MISMATCHES_ONLY);
 
-    size_t min_m = SIZE_MAX, max_m = 0;
-    unsigned max_classes = 0;
-    for (unsigned i = 0; i < count; i++) {
-        if (!patterns[i])
-            return clm_fail(CLM_E_INVALID, "pattern %u is NULL", i);
-        size_t m = lengths ? lengths[i] : strlen(patterns[i]);
-        if (m == 0)
-            return clm_fail(CLM_E_EMPTY_PATTERN, "pattern %u is empty", i);
-        if (m > CLM_MAX_PATTERN_LENGTH)
-            return clm_fail(CLM_E_PATTERN_TOO_LONG,
-                            "pattern %u is %zu bytes long; the limit is %u bytes", i, m,
-                            CLM_MAX_PATTERN_LENGTH);
-        unsigned char cls[256];
-        unsigned classes = clm_class_map((const unsigned char *)patterns[i], m, caseless, cls);
-        min_m = m < min_m ? m : min_m;
-        max_m = m > max_m ? m : max_m;
-        max_classes = classes > max_classes ? classes : max_classes;
-    }
-
-    clm_database *db = calloc(1, sizeof *db);
-    struct clm_engine *engines = calloc(count, sizeof *engines);
-    if (!db || !engines) {
-        free(db);
-        free(engines);
+    /* parse every pattern; collect what the choices need */
+    struct clm_symbols *sym = calloc(count, sizeof *sym);
+    struct pattern_facts *facts = calloc(count, sizeof *facts);
+    if (!sym || !facts) {
+        free(sym);
+        free(facts);
         return clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
     }
-    db->dev = dev;
-    db->flags = opts->flags;
-    db->count = count;
-    db->min_len = min_m;
-    db->max_len = max_m;
-    db->engines = engines;
-    db->algorithm = opts->algorithm != CLM_ALGO_AUTO ? opts->algorithm
-                                                     : auto_algorithm(dev, max_m, max_classes);
+    int rc = CLM_OK, literal = 1;
+    struct pattern_facts worst = {0, 0, 0, (size_t)-1};
+    size_t min_m = SIZE_MAX;
+    for (unsigned i = 0; i < count && rc == CLM_OK; i++) {
+        if (!patterns[i]) {
+            rc = clm_fail(CLM_E_INVALID, "pattern %u is NULL", i);
+            break;
+        }
+        size_t len = lengths ? lengths[i] : strlen(patterns[i]);
+        if (len == 0) {
+            rc = clm_fail(CLM_E_EMPTY_PATTERN, "pattern %u is empty", i);
+            break;
+        }
+        if (len > CLM_MAX_PATTERN_LENGTH) {
+            rc = clm_fail(CLM_E_PATTERN_TOO_LONG,
+                          "pattern %u is %zu bytes long; the limit is %u bytes", i, len,
+                          CLM_MAX_PATTERN_LENGTH);
+            break;
+        }
+        rc = clm_parse_symbols((const unsigned char *)patterns[i], len,
+                               (opts->flags & CLM_CLASSES) != 0, caseless, i, &sym[i]);
+        if (rc)
+            break;
+        struct pattern_facts *f = &facts[i];
+        f->m = sym[i].m;
+        if (k >= f->m) {
+            rc = clm_fail(CLM_E_INVALID,
+                          "%u errors for pattern %u of %zu symbols: the errors must be fewer "
+                          "than the symbols (else every position matches)",
+                          k, i, f->m);
+            break;
+        }
+        literal &= sym[i].literal;
+        if (sym[i].literal) {
+            unsigned char cls[256];
+            f->classes = clm_class_map(sym[i].bytes, f->m, 0, cls);
+            f->period = clm_period(sym[i].bytes, f->m, NULL, 0);
+        } else {
+            f->period = 1;
+        }
+        min_m = f->m < min_m ? f->m : min_m;
+        if (f->m > worst.m)
+            worst.m = f->m;
+        if (f->classes > worst.classes)
+            worst.classes = f->classes;
+        if (f->period < worst.period)
+            worst.period = f->period;
+    }
+
+    clm_database *db = rc == CLM_OK ? calloc(1, sizeof *db) : NULL;
+    struct clm_engine *engines = db ? calloc(count, sizeof *engines) : NULL;
+    if (rc == CLM_OK && (!db || !engines))
+        rc = clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
+    if (rc == CLM_OK) {
+        db->dev = dev;
+        db->flags = opts->flags;
+        db->k = k;
+        db->count = count;
+        db->min_len = min_m;
+        db->max_len = worst.m;
+        db->engines = engines;
+        db->algorithm = opts->algorithm;
+        if (db->algorithm == CLM_ALGO_AUTO)
+            db->algorithm = auto_algorithm(dev, &worst, literal, k, db->choice,
+                                           sizeof db->choice);
+        else
+            snprintf(db->choice, sizeof db->choice, "requested %s",
+                     clm_algorithm_name(db->algorithm));
+        db->variant = opts->variant;
+        if (db->variant == CLM_VARIANT_AUTO)
+            db->variant = CLM_VARIANT_ITEM;
+        rc = check_capabilities(dev, db->algorithm, db->variant, literal, k, worst.m);
+        db->ends = db->algorithm == CLM_ALGO_BITAP;
+        db->indels = k > 0 && !hamming;
+        db->lead = db->indels ? k : 0;
+        db->min_match = db->indels ? min_m - k : min_m;
+    }
 
     unsigned wg = opts->work_group_size ? opts->work_group_size : dev->default_wg;
-    int rc = CLM_OK;
     for (unsigned i = 0; i < count && rc == CLM_OK; i++) {
         struct clm_engine *e = &engines[i];
-        const unsigned char *pat = (const unsigned char *)patterns[i];
-        e->m = lengths ? lengths[i] : strlen(patterns[i]);
+        struct pattern_facts *f = &facts[i];
+        e->m = f->m;
         e->id = ids ? ids[i] : i;
-        unsigned char cls[256];
-        unsigned classes = clm_class_map(pat, e->m, caseless, cls);
         struct clm_kernel_shape *s = &e->shape;
-        shape_tables(s, db->algorithm, e->m, classes);
+        s->algorithm = db->algorithm;
+        s->variant = db->variant;
         s->caseless = caseless;
-        s->wg = wg;
-        /* each work-item re-reads m-1 bytes past its range: keep that under ~25% */
-        size_t chunk = opts->bytes_per_item ? opts->bytes_per_item : dev->default_chunk;
-        if (!opts->bytes_per_item && chunk < 4 * (e->m - 1))
-            chunk = 4 * (e->m - 1);
-        s->chunk = (unsigned)clm_round_up(chunk ? chunk : 16, 16);
+        s->k = k;
+        s->hamming = hamming;
+        s->lead = (unsigned)db->lead;
+        if (db->algorithm == CLM_ALGO_BITAP) {
+            unsigned char cls[256];
+            uint64_t *masks = calloc(256 * 4, sizeof *masks);
+            if (!masks) {
+                rc = clm_fail(CLM_E_NOMEM, "out of memory");
+                break;
+            }
+            f->bitap_classes = clm_bitap_tables(&sym[i], (unsigned)((f->m + 63) / 64), cls,
+                                                masks, 256);
+            free(masks);
+        }
+        shape_tables(s, dev, f, wg, opts->bytes_per_item);
         clm_table_memory mem = opts->table_memory;
         if (mem == CLM_TABLE_AUTO)
             mem = auto_table(dev, s);
@@ -289,10 +527,17 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
             rc = clm_get_program(dev, s, &e->program, &e->cache_hit, e->options,
                                  sizeof e->options);
         if (rc == CLM_OK)
-            rc = make_tables(dev, e, pat, caseless);
+            rc = make_tables(dev, e, &sym[i], caseless);
+        if (rc == CLM_OK && db->indels) { /* keep the sets for the best-start search */
+            e->sets = sym[i].sets;
+            sym[i].sets = NULL;
+        }
     }
+    free_symbols(sym, count);
+    free(facts);
     if (rc != CLM_OK) {
-        free_engines(engines, count);
+        if (db)
+            free_engines(engines, count);
         free(db);
         return rc;
     }
@@ -319,12 +564,16 @@ int clm_database_get_info(const clm_database *db, clm_database_info *info)
     memset(info, 0, sizeof *info);
     info->algorithm = db->algorithm;
     info->table_memory = db->table_memory;
+    info->variant = db->variant;
+    info->max_errors = db->k;
+    info->flags = db->flags;
     info->pattern_count = db->count;
     info->min_length = db->min_len;
     info->max_length = db->max_len;
     info->work_group_size = db->engines[0].shape.wg;
     info->bytes_per_item = db->engines[0].shape.chunk;
     snprintf(info->build_options, sizeof info->build_options, "%s", db->engines[0].options);
+    snprintf(info->choice, sizeof info->choice, "%s", db->choice);
     info->cache_hit = 1;
     for (unsigned i = 0; i < db->count; i++)
         info->cache_hit &= db->engines[i].cache_hit;

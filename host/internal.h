@@ -66,12 +66,22 @@ struct clm_device {
 struct clm_kernel_shape {
     clm_algorithm algorithm;
     clm_table_memory table_memory;
-    unsigned m;       /* pattern length */
-    unsigned sigma;   /* dfa: row width of the transition table (power of two) */
-    unsigned pat_len; /* elements of the byte table (pattern or class map) */
-    unsigned tab_len; /* elements of the ushort table (fail or transition table) */
-    unsigned wg;      /* work-group size */
-    unsigned chunk;   /* bytes owned per work-item */
+    clm_variant variant;
+    unsigned m;        /* pattern length in symbols */
+    unsigned sigma;    /* dfa, bitap: rows/classes of the second table (power of two) */
+    unsigned pat_len;  /* elements of the byte table (pattern or class map) */
+    unsigned tab_len;  /* elements of the second table */
+    unsigned tab_elem; /* bytes per element of the second table: 2 (ushort) or 8 (ulong) */
+    unsigned wg;       /* work-group size */
+    unsigned chunk;    /* bytes owned per work-item (item kernels) */
+    unsigned span;     /* match starts covered by one work-group (launch geometry) */
+    unsigned k;        /* bitap: edits allowed */
+    int hamming;       /* bitap: substitutions only */
+    unsigned words;    /* bitap: 64-bit words per row */
+    unsigned lead;     /* bitap: bytes read before a range (k with indels, else 0) */
+    unsigned pi;       /* witness: block of positions (min(period, ceil(m/2))) */
+    unsigned gs;       /* witness: work-items per block */
+    unsigned halo;     /* bitap reduce: bytes of history per group, 2^ceil(log2 m) - 1 */
     int caseless;
 };
 
@@ -106,15 +116,45 @@ unsigned clm_class_map(const unsigned char *pat, size_t m, int caseless, unsigne
 void clm_dfa_table(const unsigned char *pat, size_t m, const unsigned char cls[256],
                    unsigned sigma, uint16_t *table);
 
+/* A pattern as position sets: symbol j accepts the bytes in sets[j] (256-bit sets, case
+ * folded when caseless). literal: every set is one byte (or one letter in both cases when
+ * caseless); bytes[] then holds those bytes, folded when caseless. */
+struct clm_symbols {
+    size_t m;
+    uint8_t (*sets)[32];
+    unsigned char *bytes;
+    int literal;
+};
+
+/* Parse a pattern (class syntax when `classes`, else every byte literal). */
+int clm_parse_symbols(const unsigned char *src, size_t len, int classes, int caseless,
+                      unsigned index, struct clm_symbols *out);
+void clm_symbols_free(struct clm_symbols *s);
+/* Bitap: bytes with equal position masks share a class; masks[c * words + w]. Returns the
+ * number of classes (<= 256). */
+unsigned clm_bitap_tables(const struct clm_symbols *sym, unsigned words, unsigned char cls[256],
+                          uint64_t *masks, unsigned max_classes);
+/* Smallest period of pat; with witness != NULL, witness[d] for 1 <= d < min(pi_max, period):
+ * an index q with pat[q] != pat[q - d]. */
+size_t clm_period(const unsigned char *pat, size_t m, uint16_t *witness, size_t pi_max);
+/* Horspool's bad-character shifts. */
+void clm_bmh_shifts(const unsigned char *pat, size_t m, uint16_t shift[256]);
+/* Start of the best alignment of a pattern (m symbol sets) ending at e with d edits (at most
+ * k): the start whose length is closest to m, the earlier on a tie; text[lo, e) readable. */
+size_t clm_best_start(const uint8_t (*sets)[32], size_t m, const unsigned char *text, size_t e,
+                      size_t lo, unsigned d, unsigned k);
+
 /* ---- databases (compile.c) ---------------------------------------------------------- */
 
 struct clm_engine {
     unsigned id;
-    size_t m;
+    size_t m;         /* symbols */
     struct clm_kernel_shape shape;
     cl_program program;
-    cl_mem pat_buf; /* pattern bytes (naive, kmp) or class map (dfa) */
-    cl_mem tab_buf; /* fail table (kmp), transition table (dfa), pattern again (naive) */
+    cl_mem pat_buf;   /* pattern bytes (naive, kmp, bmh, witness) or class map (dfa, bitap) */
+    cl_mem tab_buf;   /* fail table, transitions, masks, shifts or witnesses */
+    uint8_t (*sets)[32]; /* the pattern's symbol sets: the best-start search of approximate
+                            matches needs them */
     char options[512];
     int cache_hit;
 };
@@ -123,9 +163,16 @@ struct clm_database {
     clm_device *dev;
     clm_algorithm algorithm;
     clm_table_memory table_memory;
+    clm_variant variant;
     unsigned flags;
+    unsigned k;       /* max_errors */
+    int ends;         /* kernels report exclusive ends (bitap), not starts */
+    int indels;       /* approximate with insertions/deletions: starts found on the host */
+    size_t lead;      /* bytes every slab keeps before its owned range */
     unsigned count;
-    size_t min_len, max_len;
+    size_t min_len, max_len; /* symbols */
+    size_t min_match;        /* shortest text a match can cover */
+    char choice[256];
     struct clm_engine *engines; /* sorted by id (stable), so engine order is report order */
 };
 

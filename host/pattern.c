@@ -60,3 +60,291 @@ void clm_dfa_table(const unsigned char *pat, size_t m, const unsigned char cls[2
         }
     }
 }
+
+/* ---- position sets -------------------------------------------------------------------- */
+
+static void set_add(uint8_t set[32], unsigned b)
+{
+    set[b >> 3] |= (uint8_t)(1u << (b & 7));
+}
+
+static int set_has(const uint8_t set[32], unsigned b)
+{
+    return (set[b >> 3] >> (b & 7)) & 1;
+}
+
+static void set_add_range(uint8_t set[32], unsigned lo, unsigned hi)
+{
+    for (unsigned b = lo; b <= hi; b++)
+        set_add(set, b);
+}
+
+/* \d \w \s and their complements; returns 0 when c is not a class letter. */
+static int escape_class(unsigned char c, uint8_t set[32])
+{
+    uint8_t tmp[32] = {0};
+    switch (c | 0x20) {
+    case 'd': set_add_range(tmp, '0', '9'); break;
+    case 'w':
+        set_add_range(tmp, '0', '9');
+        set_add_range(tmp, 'A', 'Z');
+        set_add_range(tmp, 'a', 'z');
+        set_add(tmp, '_');
+        break;
+    case 's':
+        set_add(tmp, ' ');
+        set_add_range(tmp, '\t', '\r'); /* \t \n \v \f \r */
+        break;
+    default: return 0;
+    }
+    int negate = c >= 'A' && c <= 'Z';
+    for (int i = 0; i < 32; i++)
+        set[i] |= negate ? (uint8_t)~tmp[i] : tmp[i];
+    return 1;
+}
+
+static unsigned char escape_byte(unsigned char c)
+{
+    return c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+}
+
+static int syntax_error(unsigned index, size_t at, const char *what)
+{
+    return clm_fail(CLM_E_PATTERN_SYNTAX, "pattern %u: %s at byte offset %zu", index, what, at);
+}
+
+/* One bracket expression starting after '['; *pos ends after ']'. */
+static int parse_bracket(const unsigned char *src, size_t len, size_t *pos, unsigned index,
+                         uint8_t set[32])
+{
+    size_t open = *pos - 1, i = *pos;
+    int negate = i < len && src[i] == '^';
+    uint8_t tmp[32] = {0};
+    int items = 0;
+    if (negate)
+        i++;
+    while (i < len && src[i] != ']') {
+        unsigned lo;
+        if (src[i] == '\\') {
+            if (i + 1 >= len)
+                return syntax_error(index, i, "trailing backslash");
+            if (escape_class(src[i + 1], tmp)) {
+                i += 2;
+                items++;
+                continue;
+            }
+            lo = escape_byte(src[i + 1]);
+            i += 2;
+        } else {
+            lo = src[i++];
+        }
+        unsigned hi = lo;
+        if (i + 1 < len && src[i] == '-' && src[i + 1] != ']') {
+            if (src[i + 1] == '\\') {
+                if (i + 2 >= len)
+                    return syntax_error(index, i + 1, "trailing backslash");
+                hi = escape_byte(src[i + 2]);
+                i += 3;
+            } else {
+                hi = src[i + 1];
+                i += 2;
+            }
+            if (hi < lo)
+                return syntax_error(index, i - 1, "range out of order");
+        }
+        set_add_range(tmp, lo, hi);
+        items++;
+    }
+    if (i >= len)
+        return syntax_error(index, open, "unterminated [");
+    if (items == 0)
+        return syntax_error(index, open, "empty []");
+    for (int b = 0; b < 32; b++)
+        set[b] = negate ? (uint8_t)~tmp[b] : tmp[b];
+    *pos = i + 1;
+    return CLM_OK;
+}
+
+int clm_parse_symbols(const unsigned char *src, size_t len, int classes, int caseless,
+                      unsigned index, struct clm_symbols *out)
+{
+    memset(out, 0, sizeof *out);
+    uint8_t(*sets)[32] = calloc(len ? len : 1, sizeof *sets);
+    unsigned char *bytes = malloc(len ? len : 1);
+    if (!sets || !bytes) {
+        free(sets);
+        free(bytes);
+        return clm_fail(CLM_E_NOMEM, "out of memory parsing pattern %u", index);
+    }
+    size_t m = 0, i = 0;
+    int literal = 1;
+    while (i < len) {
+        uint8_t *set = sets[m];
+        unsigned char c = src[i];
+        if (classes && c == '.') {
+            memset(set, 0xff, 32);
+            i++;
+        } else if (classes && c == '[') {
+            i++;
+            int rc = parse_bracket(src, len, &i, index, set);
+            if (rc) {
+                free(sets);
+                free(bytes);
+                return rc;
+            }
+        } else if (classes && c == '\\') {
+            if (i + 1 >= len) {
+                free(sets);
+                free(bytes);
+                return syntax_error(index, i, "trailing backslash");
+            }
+            if (!escape_class(src[i + 1], set))
+                set_add(set, escape_byte(src[i + 1]));
+            i += 2;
+        } else {
+            set_add(set, c);
+            i++;
+        }
+        /* case folding: a letter in the set brings its other case */
+        if (caseless)
+            for (unsigned b = 'a'; b <= 'z'; b++)
+                if (set_has(set, b) || set_has(set, b - 32)) {
+                    set_add(set, b);
+                    set_add(set, b - 32);
+                }
+        /* literal when the set is one byte (or one letter in both cases, caseless) */
+        unsigned count = 0, first = 256;
+        for (unsigned b = 0; b < 256; b++)
+            if (set_has(set, b)) {
+                count++;
+                if (first == 256)
+                    first = b;
+            }
+        int pair = caseless && count == 2 && first >= 'A' && first <= 'Z' &&
+                   set_has(set, first + 32);
+        if (count == 1 || pair)
+            bytes[m] = caseless ? clm_fold((unsigned char)first) : (unsigned char)first;
+        else
+            literal = 0;
+        m++;
+    }
+    out->m = m;
+    out->sets = sets;
+    out->bytes = bytes;
+    out->literal = literal;
+    return CLM_OK;
+}
+
+void clm_symbols_free(struct clm_symbols *s)
+{
+    free(s->sets);
+    free(s->bytes);
+    memset(s, 0, sizeof *s);
+}
+
+unsigned clm_bitap_tables(const struct clm_symbols *sym, unsigned words, unsigned char cls[256],
+                          uint64_t *masks, unsigned max_classes)
+{
+    /* mask of byte b: the positions whose set holds b; bytes with equal masks share a class */
+    uint64_t (*byte_mask)[4] = calloc(256, sizeof *byte_mask);
+    unsigned n = 0;
+    if (!byte_mask)
+        return 0;
+    for (unsigned b = 0; b < 256; b++)
+        for (size_t j = 0; j < sym->m; j++)
+            if (set_has(sym->sets[j], b))
+                byte_mask[b][j / 64] |= 1ull << (j % 64);
+    for (unsigned b = 0; b < 256; b++) {
+        unsigned c;
+        for (c = 0; c < n; c++)
+            if (memcmp(masks + (size_t)c * words, byte_mask[b], words * sizeof *masks) == 0)
+                break;
+        if (c == n) {
+            if (n == max_classes) { /* cannot happen for max_classes >= 256 */
+                free(byte_mask);
+                return 0;
+            }
+            memcpy(masks + (size_t)n * words, byte_mask[b], words * sizeof *masks);
+            n++;
+        }
+        cls[b] = (unsigned char)c;
+    }
+    free(byte_mask);
+    return n;
+}
+
+size_t clm_period(const unsigned char *pat, size_t m, uint16_t *witness, size_t pi_max)
+{
+    /* Z-function: z[d] = length of the longest common prefix of pat and pat[d..] */
+    size_t *z = calloc(m + 1, sizeof *z);
+    size_t p = m;
+    if (!z)
+        return 0;
+    for (size_t d = 1, l = 0, r = 0; d < m; d++) {
+        size_t k = d < r ? (r - d < z[d - l] ? r - d : z[d - l]) : 0;
+        while (d + k < m && pat[k] == pat[d + k])
+            k++;
+        z[d] = k;
+        if (d + k > r)
+            l = d, r = d + k;
+        if (d + k == m && p == m)
+            p = d; /* the smallest shift that is a period */
+    }
+    /* a shift d below the period has a mismatch at q = d + z[d]: pat[q] != pat[q - d] */
+    for (size_t d = 1; witness && d < pi_max && d < p; d++)
+        witness[d] = (uint16_t)(d + z[d]);
+    free(z);
+    return p;
+}
+
+void clm_bmh_shifts(const unsigned char *pat, size_t m, uint16_t shift[256])
+{
+    for (int b = 0; b < 256; b++)
+        shift[b] = (uint16_t)m;
+    for (size_t i = 0; i + 1 < m; i++)
+        shift[pat[i]] = (uint16_t)(m - 1 - i);
+}
+
+size_t clm_best_start(const uint8_t (*sets)[32], size_t m, const unsigned char *text, size_t e,
+                      size_t lo, unsigned d, unsigned k)
+{
+    /* Distances of the pattern to every text[s, e) with e - s <= m + k, in one DP over the
+     * reversed strings: row i = last i pattern symbols, column j = last j text bytes. */
+    size_t width = e - lo < m + k ? e - lo : m + k;
+    unsigned *row = malloc((width + 1) * sizeof *row), *next = malloc((width + 1) * sizeof *next);
+    size_t best = e >= m ? e - m : lo; /* what the match has without indels */
+    if (!row || !next) {
+        free(row);
+        free(next);
+        return best;
+    }
+    for (size_t j = 0; j <= width; j++)
+        row[j] = (unsigned)j; /* empty pattern suffix vs j bytes: j insertions */
+    for (size_t i = 1; i <= m; i++) {
+        const uint8_t *set = sets[m - i];
+        next[0] = (unsigned)i;
+        for (size_t j = 1; j <= width; j++) {
+            unsigned sub = row[j - 1] + !set_has(set, text[e - j]);
+            unsigned del = row[j] + 1, ins = next[j - 1] + 1;
+            unsigned v = sub < del ? sub : del;
+            next[j] = v < ins ? v : ins;
+        }
+        unsigned *t = row;
+        row = next;
+        next = t;
+    }
+    /* among lengths j with distance d: closest to m, the longer (earlier start) on a tie */
+    size_t best_gap = (size_t)-1;
+    for (size_t j = 0; j <= width; j++) {
+        if (row[j] != d)
+            continue;
+        size_t gap = j > m ? j - m : m - j;
+        if (gap < best_gap || (gap == best_gap && e - j < best)) {
+            best_gap = gap;
+            best = e - j;
+        }
+    }
+    free(row);
+    free(next);
+    return best;
+}

@@ -15,12 +15,15 @@ struct clm_program_entry {
     struct clm_program_entry *next;
 };
 
-static const char *algorithm_file(clm_algorithm a)
+static const char *algorithm_file(const struct clm_kernel_shape *s)
 {
-    switch (a) {
+    switch (s->algorithm) {
     case CLM_ALGO_NAIVE: return "naive.cl";
     case CLM_ALGO_KMP: return "kmp.cl";
     case CLM_ALGO_DFA: return "dfa.cl";
+    case CLM_ALGO_BITAP: return s->variant == CLM_VARIANT_REDUCE ? "bitap_reduce.cl" : "bitap.cl";
+    case CLM_ALGO_BMH: return "bmh.cl";
+    case CLM_ALGO_WITNESS: return "witness.cl";
     default: return NULL;
     }
 }
@@ -37,14 +40,16 @@ static const char *table_macro(clm_table_memory mem)
 int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, char *buf,
                       size_t cap)
 {
-    const char *algo = s->algorithm == CLM_ALGO_NAIVE ? "NAIVE"
-                       : s->algorithm == CLM_ALGO_KMP ? "KMP"
-                                                      : "DFA";
+    static const char *const algo[] = {"AUTO", "NAIVE", "KMP", "DFA", "BITAP", "BMH", "WITNESS"};
     int n = snprintf(buf, cap,
-                     "-cl-std=CL1.2 -D ALGO_%s -D M=%u -D SIGMA=%u -D PAT_LEN=%u -D TAB_LEN=%u "
-                     "-D WG=%u -D CHUNK=%u -D %s -D CASELESS=%d -D LITTLE_ENDIAN_DEVICE=%d",
-                     algo, s->m, s->sigma, s->pat_len, s->tab_len, s->wg, s->chunk,
-                     table_macro(s->table_memory), s->caseless, dev->little_endian);
+                     "-cl-std=CL1.2 -D ALGO_%s -D VARIANT_%s -D M=%u -D SIGMA=%u -D PAT_LEN=%u "
+                     "-D TAB_LEN=%u -D TAB_T=%s -D WG=%u -D CHUNK=%u -D %s -D CASELESS=%d "
+                     "-D K=%u -D HAMMING=%d -D W=%u -D LEAD=%u -D PI=%u -D GS=%u -D HALO=%u "
+                     "-D LITTLE_ENDIAN_DEVICE=%d",
+                     algo[s->algorithm], s->variant == CLM_VARIANT_REDUCE ? "REDUCE" : "ITEM",
+                     s->m, s->sigma, s->pat_len, s->tab_len, s->tab_elem == 8 ? "ulong" : "ushort",
+                     s->wg, s->chunk, table_macro(s->table_memory), s->caseless, s->k,
+                     s->hamming, s->words, s->lead, s->pi, s->gs, s->halo, dev->little_endian);
     if (n < 0 || (size_t)n >= cap)
         return clm_fail(CLM_E_INVALID, "build options do not fit");
     return CLM_OK;
@@ -69,9 +74,9 @@ static int load_source(const char *name, char **out)
 }
 
 /* common.cl + <algorithm>.cl + kernels.cl: helpers, the algorithm's range scan, entry points. */
-static int program_source(clm_algorithm a, char **out)
+static int program_source(const struct clm_kernel_shape *shape, char **out)
 {
-    const char *files[3] = {"common.cl", algorithm_file(a), "kernels.cl"};
+    const char *files[3] = {"common.cl", algorithm_file(shape), "kernels.cl"};
     char *parts[3] = {NULL, NULL, NULL};
     size_t total = 1;
     int rc = CLM_OK;
@@ -291,7 +296,7 @@ int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_pr
     if (options_out)
         snprintf(options_out, options_cap, "%s", options);
     char *src;
-    if ((rc = program_source(shape->algorithm, &src)) != CLM_OK)
+    if ((rc = program_source(shape, &src)) != CLM_OK)
         return rc;
 
     /* the key: options and source (memory cache); plus device, driver and library (disk) */

@@ -20,8 +20,9 @@ struct clm_slot {
     /* the slab in flight */
     int busy;
     int count_only;
-    uint64_t base; /* absolute offset of text[0] */
-    size_t n, owned;
+    const unsigned char *host; /* the slab's bytes on the host (best starts need them) */
+    uint64_t base;             /* absolute offset of text[0] */
+    size_t n, first, owned;    /* owned match starts: [first, first + owned) */
     cl_event ev_write, ev_read;
     cl_event *ev_kernels;
     size_t n_kernels, cap_kernels;
@@ -30,13 +31,15 @@ struct clm_slot {
 struct clm_scratch {
     const clm_database *db;
     clm_device *dev;
-    size_t slab, overlap, max_cap;
+    size_t slab, overlap, lead, max_cap; /* a slab: lead bytes, slab owned bytes, overlap */
     struct clm_slot slot[2];
     cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
                                     both slots share them */
     cl_uint *zeros;              /* 1 + engines zeros: the counters' initial value */
     cl_uint *raw;                /* matches read back */
-    uint64_t *keys, *tmp;        /* sort keys: start << 32 | engine */
+    uint64_t *keys, *tmp;        /* sort keys: start << 32 | engine << 8 | edits */
+    clm_match *found;            /* approximate matches with indels, sorted after their
+                                    starts are known */
     size_t host_cap;
     int stream_open;
     clm_stats stats;
@@ -51,6 +54,7 @@ struct clm_stream {
     int cur;      /* slot whose stage is being filled */
     int prev;     /* slot in flight, or -1 */
     size_t fill;  /* bytes in stage[cur] */
+    size_t first; /* where stage[cur]'s owned range starts (after the lead it keeps) */
     uint64_t base; /* absolute offset of stage[cur][0] */
     int dead;
     uint64_t total;
@@ -167,7 +171,10 @@ static int ensure_host_cap(clm_scratch *s, size_t n)
     uint64_t *tmp = keys ? realloc(s->tmp, cap * sizeof *tmp) : NULL;
     if (tmp)
         s->tmp = tmp;
-    if (!raw || !keys || !tmp)
+    clm_match *fm = tmp && s->db->indels ? realloc(s->found, cap * sizeof *fm) : NULL;
+    if (fm)
+        s->found = fm;
+    if (!raw || !keys || !tmp || (s->db->indels && !fm))
         return clm_fail(CLM_E_NOMEM, "out of host memory for %zu matches", n);
     s->host_cap = cap;
     return CLM_OK;
@@ -189,7 +196,7 @@ static int enqueue_pass(clm_scratch *s, struct clm_slot *sl, size_t first, size_
         return clm_fail_cl(err, "clEnqueueWriteBuffer (match counter)");
     for (unsigned e = 0; e < db->count; e++) {
         const struct clm_engine *en = &db->engines[e];
-        if (sl->n < en->m)
+        if (sl->n < (s->db->indels ? en->m - s->db->k : en->m))
             continue; /* no room for this pattern in the slab */
         cl_kernel k = sl->count_only ? s->k_count[e] : s->k_find[e];
         cl_uint n = (cl_uint)sl->n, owned = (cl_uint)end, first32 = (cl_uint)first;
@@ -206,8 +213,8 @@ static int enqueue_pass(clm_scratch *s, struct clm_slot *sl, size_t first, size_
         err |= clSetKernelArg(k, 9, sizeof info, &info);
         if (err)
             return clm_fail(CLM_E_OPENCL, "clSetKernelArg failed");
-        size_t items = (end - first + en->shape.chunk - 1) / en->shape.chunk;
-        size_t local = en->shape.wg, global = clm_round_up(items, local);
+        size_t groups = (end - first + en->shape.span - 1) / en->shape.span;
+        size_t local = en->shape.wg, global = groups * local;
         cl_event ev;
         err = clEnqueueNDRangeKernel(sl->queue, k, 1, NULL, &global, &local, 0, NULL, &ev);
         if (err)
@@ -232,7 +239,49 @@ static int wait_pass(struct clm_slot *sl)
     return err ? clm_fail_cl(err, "waiting for the search kernels") : CLM_OK;
 }
 
-/* Read the pass's `found` matches (all fit), sort them and call back in text order. */
+static int cmp_match(const void *a, const void *b)
+{
+    const clm_match *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->id != y->id) /* engines are in id order, so id order is report order */
+        return x->id < y->id ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Approximate matches with insertions/deletions: kernels report ends; the start of the best
+ * alignment comes from a small DP on the host, then the batch is put in (start, id, end)
+ * order. Engines are in id order, so sorting the engine index sorts the id. */
+static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, clm_match_cb cb,
+                          void *ctx)
+{
+    const struct clm_engine *engines = s->db->engines;
+    for (size_t i = 0; i < found; i++) {
+        uint32_t pos = s->raw[2 * i], info = s->raw[2 * i + 1];
+        unsigned e = info & 0xffffffu, d = info >> 24;
+        const struct clm_engine *en = &engines[e];
+        size_t start = clm_best_start((const uint8_t(*)[32])en->sets, en->m, sl->host, pos, 0,
+                                      d, s->db->k);
+        clm_match *m = &s->found[i];
+        m->start = sl->base + start;
+        m->end = sl->base + pos;
+        m->id = e; /* index while sorting */
+        m->edits = d;
+    }
+    qsort(s->found, found, sizeof *s->found, cmp_match);
+    for (size_t i = 0; i < found; i++) {
+        clm_match m = s->found[i];
+        m.id = engines[m.id].id;
+        if (cb(&m, ctx)) {
+            s->stats.matches += i + 1;
+            return CLM_STOPPED;
+        }
+    }
+    s->stats.matches += found;
+    return CLM_OK;
+}
+
+/* Read the pass's `found` matches (all fit), put them in text order and call back. */
 static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, clm_match_cb cb,
                    void *ctx)
 {
@@ -245,16 +294,24 @@ static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, clm_match_
                                      found * 2 * sizeof(cl_uint), s->raw, 0, NULL, NULL);
     if (err)
         return clm_fail_cl(err, "clEnqueueReadBuffer (matches)");
-    for (size_t i = 0; i < found; i++)
-        s->keys[i] = (uint64_t)s->raw[2 * i] << 32 | s->raw[2 * i + 1];
-    sort_keys(s->keys, s->tmp, found);
+    if (s->db->indels)
+        return deliver_indels(s, sl, found, cb, ctx);
     const struct clm_engine *engines = s->db->engines;
+    int ends = s->db->ends;
+    for (size_t i = 0; i < found; i++) {
+        uint32_t pos = s->raw[2 * i], info = s->raw[2 * i + 1];
+        uint32_t e = info & 0xffffffu;
+        uint64_t start = ends ? pos - engines[e].m : pos; /* exact or substitutions only */
+        s->keys[i] = start << 32 | (uint64_t)e << 8 | (info >> 24);
+    }
+    sort_keys(s->keys, s->tmp, found);
     clm_match m;
     for (size_t i = 0; i < found; i++) {
-        const struct clm_engine *e = &engines[s->keys[i] & 0xffffffffu];
+        const struct clm_engine *e = &engines[(s->keys[i] >> 8) & 0xffffffu];
         m.start = sl->base + (s->keys[i] >> 32);
         m.end = m.start + e->m;
         m.id = e->id;
+        m.edits = (unsigned)(s->keys[i] & 0xffu);
         if (cb(&m, ctx)) {
             s->stats.matches += i + 1;
             return CLM_STOPPED;
@@ -331,14 +388,17 @@ static int collect_range(clm_scratch *s, struct clm_slot *sl, size_t first, size
 
 /* ---- slots ------------------------------------------------------------------------------- */
 
-/* Start a slab: host[0, n) to the device, match starts [0, owned) searched. Asynchronous. */
+/* Start a slab: host[0, n) to the device, match starts [first, first + owned) searched.
+ * Asynchronous; host must stay untouched until the slot is finished. */
 static int slot_launch(clm_scratch *s, struct clm_slot *sl, const unsigned char *host,
-                       size_t n, size_t owned, uint64_t base, int count_only)
+                       size_t n, size_t first, size_t owned, uint64_t base, int count_only)
 {
     sl->busy = 1;
     sl->count_only = count_only;
+    sl->host = host;
     sl->base = base;
     sl->n = n;
+    sl->first = first;
     sl->owned = owned;
     cl_int err =
         clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, host, 0, NULL, &sl->ev_write);
@@ -346,7 +406,7 @@ static int slot_launch(clm_scratch *s, struct clm_slot *sl, const unsigned char 
         return clm_fail_cl(err, "clEnqueueWriteBuffer (text)");
     s->stats.slabs++;
     s->stats.bytes += owned;
-    return enqueue_pass(s, sl, 0, owned);
+    return enqueue_pass(s, sl, first, first + owned);
 }
 
 /* Complete the slot's slab: counts, or matches delivered in order (growing as needed). */
@@ -367,7 +427,8 @@ static int slot_finish(clm_scratch *s, struct clm_slot *sl, clm_match_cb cb, voi
         size_t found = sl->counts[0];
         uint64_t before = s->stats.matches;
         rc = found <= sl->cap ? deliver(s, sl, found, cb, ctx)
-                              : recollect(s, sl, 0, sl->owned, found, cb, ctx);
+                              : recollect(s, sl, sl->first, sl->first + sl->owned, found, cb,
+                                          ctx);
         if (total)
             *total += s->stats.matches - before;
     }
@@ -421,6 +482,7 @@ void clm_scratch_free(clm_scratch *s)
     free(s->raw);
     free(s->keys);
     free(s->tmp);
+    free(s->found);
     free(s);
 }
 
@@ -455,7 +517,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         return clm_fail(CLM_E_INVALID, "slab of %zu bytes exceeds the largest slab clmatch "
                                        "supports (%u bytes)",
                         o.slab_bytes, CLM_MAX_SLAB_BYTES);
-    size_t text_bytes = o.slab_bytes + db->max_len - 1;
+    size_t text_bytes = o.slab_bytes + db->max_len - 1 + db->lead;
     if (text_bytes > dev->info.max_alloc_bytes)
         return clm_fail(CLM_E_DEVICE_MEMORY,
                         "slab of %zu bytes exceeds the largest buffer %s can allocate (%llu "
@@ -473,6 +535,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     s->dev = dev;
     s->slab = o.slab_bytes;
     s->overlap = db->max_len - 1;
+    s->lead = db->lead;
     s->max_cap = o.match_capacity_limit ? o.match_capacity_limit : MAX_MATCH_CAPACITY;
     if (s->max_cap * 8 > dev->info.max_alloc_bytes)
         s->max_cap = (size_t)(dev->info.max_alloc_bytes / 8);
@@ -554,19 +617,24 @@ static int check_scan_args(const clm_database *db, clm_scratch *s, const void *d
     return CLM_OK;
 }
 
-/* Slab after slab with an overlap of (longest pattern - 1); slab k+1 is launched before slab
- * k is collected so transfer and search overlap. */
+/* Slab after slab: each owns `slab` bytes of match starts, keeps `lead` bytes before them
+ * (approximate search: alignments may begin before the nominal start) and `overlap` after
+ * (the longest pattern - 1). Slab k+1 is launched before slab k is collected so transfer
+ * and search overlap. */
 static int run_slabs(clm_scratch *s, const unsigned char *data, size_t len, int count_only,
                      clm_match_cb cb, void *ctx, uint64_t *total)
 {
     int rc = CLM_OK, prev = -1;
     for (size_t off = 0; off < len && rc == CLM_OK; off += s->slab) {
         size_t owned = len - off < s->slab ? len - off : s->slab;
-        size_t n = len - off < owned + s->overlap ? len - off : owned + s->overlap;
-        if (n < s->db->min_len)
-            break; /* no pattern fits in what is left */
+        size_t pre = off < s->lead ? off : s->lead;
+        size_t end = len - off - owned < s->overlap ? len : off + owned + s->overlap;
+        size_t n = end - (off - pre);
+        if (n < s->db->min_match)
+            break; /* no match fits in what is left */
         int cur = prev < 0 ? 0 : prev ^ 1;
-        rc = slot_launch(s, &s->slot[cur], data + off, n, owned, off, count_only);
+        rc = slot_launch(s, &s->slot[cur], data + off - pre, n, pre, owned, off - pre,
+                         count_only);
         if (rc == CLM_OK && prev >= 0)
             rc = slot_finish(s, &s->slot[prev], cb, ctx, total);
         prev = cur;
@@ -637,7 +705,7 @@ static int stage_reserve(clm_stream *st, int i, size_t need)
 {
     if (need <= st->stage_cap[i])
         return CLM_OK;
-    size_t limit = st->s->slab + st->s->overlap;
+    size_t limit = st->s->lead + st->s->slab + st->s->overlap;
     size_t cap = st->stage_cap[i] ? st->stage_cap[i] : (64u << 10);
     while (cap < need)
         cap *= 2;
@@ -662,7 +730,8 @@ static int stream_check(clm_stream *st, clm_match_cb cb, const char *fn)
     return CLM_OK;
 }
 
-/* Launch stage[cur][0, fill) owning starts [0, owned); carry the rest to the other stage. */
+/* Launch stage[cur][0, fill) owning starts [first, first + owned); carry what the next
+ * stage needs (its lead and the overlap) to the other stage. */
 static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *ctx)
 {
     clm_scratch *s = st->s;
@@ -674,20 +743,23 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
         if (rc)
             return rc;
     }
-    size_t carry = st->fill - owned;
+    size_t next_owned = st->first + owned; /* in this stage */
+    size_t next_lead = st->base + next_owned < s->lead ? st->base + next_owned : s->lead;
+    size_t keep_from = next_owned - next_lead, carry = st->fill - keep_from;
     if ((rc = stage_reserve(st, other, carry)) != CLM_OK)
         return rc;
-    if (st->fill >= st->db->min_len) {
-        rc = slot_launch(s, &s->slot[st->cur], st->stage[st->cur], st->fill, owned, st->base,
-                         count_only);
+    if (st->fill >= st->db->min_match) {
+        rc = slot_launch(s, &s->slot[st->cur], st->stage[st->cur], st->fill, st->first, owned,
+                         st->base, count_only);
         if (rc)
             return rc;
         st->prev = st->cur;
     }
     if (carry) /* the other stage may not exist yet when there is nothing to carry */
-        memcpy(st->stage[other], st->stage[st->cur] + owned, carry);
+        memcpy(st->stage[other], st->stage[st->cur] + keep_from, carry);
     st->cur = other;
-    st->base += owned;
+    st->base += keep_from;
+    st->first = next_lead;
     st->fill = carry;
     return CLM_OK;
 }
@@ -713,7 +785,7 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         return clm_fail(CLM_E_INVALID, "clm_stream_write: data is NULL");
     double t0 = clm_now();
     const unsigned char *p = data;
-    size_t full = st->s->slab + st->s->overlap;
+    size_t full = st->s->lead + st->s->slab + st->s->overlap;
     while (len && rc == CLM_OK) {
         size_t take = full - st->fill < len ? full - st->fill : len;
         if ((rc = stage_reserve(st, st->cur, st->fill + take)) != CLM_OK)
@@ -722,7 +794,7 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         st->fill += take;
         p += take;
         len -= take;
-        if (st->fill == full)
+        if (st->fill == st->first + st->s->slab + st->s->overlap)
             rc = stream_dispatch(st, st->s->slab, cb, ctx);
     }
     st->s->stats.wall_seconds += clm_now() - t0;
@@ -735,8 +807,8 @@ int clm_stream_flush(clm_stream *st, clm_match_cb cb, void *ctx)
     if (rc)
         return rc;
     double t0 = clm_now();
-    if (st->fill > st->s->overlap)
-        rc = stream_dispatch(st, st->fill - st->s->overlap, cb, ctx);
+    if (st->fill > st->first + st->s->overlap)
+        rc = stream_dispatch(st, st->fill - st->first - st->s->overlap, cb, ctx);
     if (rc == CLM_OK && st->prev >= 0) {
         rc = slot_finish(st->s, &st->s->slot[st->prev], cb, ctx, &st->total);
         st->prev = -1;
@@ -752,8 +824,8 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     int rc = st->dead ? CLM_OK : stream_check(st, cb, "clm_stream_close");
     int was_dead = st->dead;
     double t0 = clm_now();
-    if (rc == CLM_OK && !was_dead && st->fill > 0)
-        rc = stream_dispatch(st, st->fill, cb, ctx); /* the tail owns all its starts */
+    if (rc == CLM_OK && !was_dead && st->fill > st->first) /* the tail owns all its starts */
+        rc = stream_dispatch(st, st->fill - st->first, cb, ctx);
     if (rc == CLM_OK && !was_dead && st->prev >= 0)
         rc = slot_finish(st->s, &st->s->slot[st->prev], cb, ctx, &st->total);
     stream_failed(st, rc);

@@ -67,7 +67,9 @@ enum {
     CLM_E_BUILD = -10,           /**< OpenCL kernel build failed; detail holds the build log */
     CLM_E_DEVICE_MEMORY = -11,   /**< device memory allocation failed (out of device memory) */
     CLM_E_OPENCL = -12,          /**< any other OpenCL runtime error; detail names the call */
-    CLM_E_IO = -13               /**< a file could not be read or written (kernel dir, cache) */
+    CLM_E_IO = -13,              /**< a file could not be read or written (kernel dir, cache) */
+    CLM_E_PATTERN_SYNTAX = -14   /**< malformed pattern with CLM_CLASSES (e.g. "[AC"); detail
+                                      names the pattern and the byte offset */
 };
 
 /** Short English text for a status code (never NULL). */
@@ -159,11 +161,36 @@ void clm_device_close(clm_device *dev);
 #define CLM_MAX_PATTERN_LENGTH 65535u
 
 typedef enum {
-    CLM_ALGO_AUTO = 0,  /**< chosen from pattern length, alphabet and device (see README) */
-    CLM_ALGO_NAIVE = 1, /**< brute force: every start position compared */
-    CLM_ALGO_KMP = 2,   /**< Knuth-Morris-Pratt with a fail table */
-    CLM_ALGO_DFA = 3    /**< KMP automaton over the pattern's reduced alphabet */
+    CLM_ALGO_AUTO = 0,    /**< chosen from pattern length, alphabet, classes, errors and device
+                               type (the table is in the README; clm_database_info says what
+                               was chosen and why) */
+    CLM_ALGO_NAIVE = 1,   /**< brute force: every start position compared */
+    CLM_ALGO_KMP = 2,     /**< Knuth-Morris-Pratt with a fail table */
+    CLM_ALGO_DFA = 3,     /**< KMP automaton over the pattern's reduced alphabet */
+    CLM_ALGO_BITAP = 4,   /**< shift-and bit-parallel automaton; the only algorithm for
+                               character classes and for approximate matching (max_errors > 0);
+                               patterns up to CLM_BITAP_MAX_LENGTH symbols */
+    CLM_ALGO_BMH = 5,     /**< Boyer-Moore-Horspool, bad-character shifts */
+    CLM_ALGO_WITNESS = 6  /**< Vishkin witness/duel elimination, then verification; for long
+                               patterns. A pattern of period p <= m/2 duels in blocks of p
+                               positions, so very short periods approach brute force. */
 } clm_algorithm;
+
+/** Kernel variant (only bitap has more than one). */
+typedef enum {
+    CLM_VARIANT_AUTO = 0,     /**< chosen by algorithm and device */
+    CLM_VARIANT_ITEM = 1,     /**< each work-item scans its own range of text */
+    CLM_VARIANT_REDUCE = 2,   /**< bitap: one byte per work-item; neighbours' masks combined by
+                                   a parallel prefix in local memory (seed 003's exact_reduce);
+                                   exact search (max_errors 0), patterns up to 64 symbols */
+    CLM_VARIANT_SUBGROUP = 3  /**< as REDUCE, through sub-group shuffles; only on devices with
+                                   cl_khr_subgroup_shuffle (CLM_E_UNSUPPORTED elsewhere) */
+} clm_variant;
+
+/** Longest bitap pattern, in symbols (a class counts as one symbol). */
+#define CLM_BITAP_MAX_LENGTH 256u
+/** Most edits an approximate search allows. */
+#define CLM_MAX_ERRORS 16u
 
 /** Where a kernel keeps its tables (pattern, fail table, DFA table). */
 typedef enum {
@@ -175,6 +202,19 @@ typedef enum {
 
 /** Compile flags. */
 #define CLM_CASELESS 1u  /**< ASCII case-insensitive ('a' matches 'A'), through the tables */
+/** Patterns use class syntax (else every byte is literal):
+ *    .          any byte
+ *    [ACGT]     one of the bytes listed; ranges [a-z0-9]; [^...] any byte not listed;
+ *               inside brackets \ escapes the next byte (\], \-, \\) and \d \w \s work
+ *    \d \w \s   digit [0-9], word byte [A-Za-z0-9_], white space [ \t\n\v\f\r];
+ *    \D \W \S   their complements
+ *    \n \t \r   newline, tab, carriage return
+ *    \X         any other escaped byte X stands for itself (\. \\ \[ \])
+ *  Each class is one symbol of the pattern. Only bitap searches classes. */
+#define CLM_CLASSES 2u
+/** With max_errors > 0: count substitutions only (Hamming distance), no insertions or
+ *  deletions; a match then always has the pattern's length. */
+#define CLM_MISMATCHES_ONLY 4u
 
 typedef struct clm_compile_options {
     clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */
@@ -183,12 +223,17 @@ typedef struct clm_compile_options {
     unsigned work_group_size;      /**< 0: the device's default */
     unsigned bytes_per_item;       /**< bytes of text each work-item owns; 0: default.
                                         Rounded up to a multiple of 16. */
+    unsigned max_errors;           /**< approximate search: up to this many edits (0: exact;
+                                        at most CLM_MAX_ERRORS and less than the pattern
+                                        length). Semantics at clm_match. */
+    clm_variant variant;           /**< default CLM_VARIANT_AUTO */
 } clm_compile_options;
 
 /** Fill *opts with the defaults. Always call before setting fields (fields may be added). */
 void clm_compile_options_init(clm_compile_options *opts);
 
-/** Name of an algorithm ("auto", "naive", "kmp", "dfa"); "?" if unknown. */
+/** Name of an algorithm ("auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness"); "?" if
+ *  unknown. */
 const char *clm_algorithm_name(clm_algorithm algorithm);
 /** Parse an algorithm name; returns CLM_E_INVALID if unknown. */
 int clm_algorithm_from_name(const char *name, clm_algorithm *out);
@@ -196,6 +241,10 @@ int clm_algorithm_from_name(const char *name, clm_algorithm *out);
 const char *clm_table_memory_name(clm_table_memory mem);
 /** Parse a table memory name; returns CLM_E_INVALID if unknown. */
 int clm_table_memory_from_name(const char *name, clm_table_memory *out);
+/** Name of a variant ("auto", "item", "reduce", "subgroup"); "?" if unknown. */
+const char *clm_variant_name(clm_variant variant);
+/** Parse a variant name; returns CLM_E_INVALID if unknown. */
+int clm_variant_from_name(const char *name, clm_variant *out);
 
 typedef struct clm_database clm_database;
 
@@ -204,9 +253,13 @@ typedef struct clm_database clm_database;
  * patterns[i] points at lengths[i] bytes (any bytes, NUL included); lengths may be NULL for
  * NUL-terminated strings. ids may be NULL (pattern i then reports id i). opts may be NULL for
  * the defaults. Several patterns are searched over one upload of the text, one kernel each.
- * Errors: CLM_E_INVALID (NULL, count 0), CLM_E_EMPTY_PATTERN, CLM_E_PATTERN_TOO_LONG,
- * CLM_E_UNSUPPORTED (detail names an algorithm or table memory that works), CLM_E_BUILD
- * (detail holds the build log), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL, CLM_E_NOMEM.
+ * Errors: CLM_E_INVALID (NULL, count 0, max_errors >= the pattern length or above
+ * CLM_MAX_ERRORS), CLM_E_EMPTY_PATTERN, CLM_E_PATTERN_SYNTAX, CLM_E_PATTERN_TOO_LONG (beyond
+ * CLM_MAX_PATTERN_LENGTH, or beyond what the chosen algorithm handles: detail names the limit
+ * and an algorithm that works), CLM_E_UNSUPPORTED (classes or errors with an algorithm that
+ * cannot do them, a table that does not fit, a variant the device lacks: detail names what
+ * works), CLM_E_BUILD (detail holds the build log), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL,
+ * CLM_E_NOMEM.
  */
 int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
                 const unsigned *ids, unsigned count, const clm_compile_options *opts,
@@ -216,12 +269,17 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
 typedef struct clm_database_info {
     clm_algorithm algorithm;       /**< never CLM_ALGO_AUTO */
     clm_table_memory table_memory; /**< never CLM_TABLE_AUTO */
+    clm_variant variant;           /**< never CLM_VARIANT_AUTO */
+    unsigned max_errors;
+    unsigned flags;
     unsigned pattern_count;
-    size_t min_length, max_length; /**< shortest and longest pattern, bytes */
+    size_t min_length, max_length; /**< shortest and longest pattern, in symbols */
     unsigned work_group_size;
     unsigned bytes_per_item;
     char build_options[512];       /**< the macros of the first pattern's kernel build */
     int cache_hit;                 /**< 1 when every program came from the memory/disk cache */
+    char choice[256];              /**< why this algorithm/variant/table memory (the automatic
+                                        choice's rule, or "requested") */
 } clm_database_info;
 
 int clm_database_get_info(const clm_database *db, clm_database_info *info);
@@ -233,16 +291,28 @@ void clm_database_free(clm_database *db);
 /* Scanning                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-/** One occurrence: pattern `id` occurs at [start, end) of the input. */
+/**
+ * One occurrence: pattern `id` occurs at [start, end) of the input with `edits` edits.
+ *
+ * Exact search: every start where the pattern occurs; edits is 0.
+ * Approximate search (max_errors k > 0): for each end position e where the pattern matches
+ * some text ending at e with at most k edits (Levenshtein: insertions, deletions,
+ * substitutions), one match with the smallest edit count d; its start is that of a best
+ * alignment: among starts s with distance(pattern, text[s, e)) = d, the one whose length
+ * e - s is closest to the pattern length, the earlier start on a tie. With
+ * CLM_MISMATCHES_ONLY: every start where at most k bytes differ (Hamming distance); the
+ * match has the pattern's length.
+ */
 typedef struct clm_match {
     uint64_t start;
     uint64_t end;
     unsigned id;
+    unsigned edits;
 } clm_match;
 
 /**
- * Called once per occurrence, in text order (by start, then pattern id). Return 0 to go on,
- * non-zero to stop the scan (the scan then returns CLM_STOPPED).
+ * Called once per occurrence, in text order: by start, then pattern id, then end. Return 0 to
+ * go on, non-zero to stop the scan (the scan then returns CLM_STOPPED).
  */
 typedef int (*clm_match_cb)(const clm_match *match, void *ctx);
 

@@ -1,0 +1,62 @@
+/* bitap.cl - shift-and (Baeza-Yates-Gonnet) and Wu-Manber approximate search (seed 003), one
+ * range per work-item. Bit j of row d is set when the pattern's first j+1 symbols match the
+ * text ending here with at most d edits. Rows are W 64-bit words (patterns up to 64*W
+ * symbols); K is the number of edits (0: exact); HAMMING counts substitutions only.
+ * pat: class map (byte -> class, case folded by the host when CASELESS); tab: masks,
+ * tab[class * W + w] = word w of the set of pattern positions that accept the class.
+ * LEAD: bytes read before the range so alignments with insertions that start before the
+ * nominal start are seen (K for edit distance, 0 otherwise). */
+
+/* row <<= 1 with a 1 shifted in (every position may start a match) */
+#define SHIFT_IN(dst, src)                                                                 \
+    do {                                                                                   \
+        for (int w_ = W - 1; w_ > 0; --w_)                                                 \
+            dst[w_] = (src[w_] << 1) | (src[w_ - 1] >> 63);                                \
+        dst[0] = (src[0] << 1) | 1ul;                                                      \
+    } while (0)
+
+uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
+                    TABLE_SPACE const uchar *pat, TABLE_SPACE const TAB_T *tab,
+                    __global uint *counter, __global uint *out, uint cap, uint info,
+                    const int count_only)
+{
+    uint found = 0;
+    const uint from = begin > LEAD ? begin - LEAD : 0u;
+    const uint stop = min(begin + (CHUNK + M - 1), n);
+    ulong R[K + 1][W];
+    /* before any text: row d holds the prefixes of length <= d (d deletions) */
+    for (int d = 0; d <= K; ++d)
+        for (int w = 0; w < W; ++w)
+            R[d][w] = HAMMING ? 0ul : (w == 0 ? (1ul << d) - 1ul : 0ul);
+
+#define BITAP_STEP(byte, pos)                                                              \
+    do {                                                                                   \
+        const uint cls_ = pat[(byte)];                                                     \
+        ulong prev_old[W], t_[W];                                                          \
+        for (int d = 0; d <= K; ++d) {                                                     \
+            SHIFT_IN(t_, R[d]);                                                            \
+            for (int w = 0; w < W; ++w)                                                    \
+                t_[w] &= tab[cls_ * W + w];                                                \
+            if (d > 0) {                                                                   \
+                ulong sub_[W], del_[W];                                                    \
+                SHIFT_IN(sub_, prev_old);   /* substitution: old row d-1, advanced */      \
+                SHIFT_IN(del_, R[d - 1]);   /* deletion: new row d-1, advanced */          \
+                for (int w = 0; w < W; ++w)                                                \
+                    t_[w] |= HAMMING ? sub_[w] : (sub_[w] | del_[w] | prev_old[w]);        \
+            }                                                                              \
+            for (int w = 0; w < W; ++w) {                                                  \
+                prev_old[w] = R[d][w];                                                     \
+                R[d][w] = t_[w];                                                           \
+            }                                                                              \
+        }                                                                                  \
+        for (int d = 0; d <= K; ++d) {                                                     \
+            if ((R[d][(M - 1) / 64] >> ((M - 1) % 64)) & 1ul) {                            \
+                REPORT_END((pos) + 1, d);                                                  \
+                break;                                                                     \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+    FOR_EACH_BYTE(BITAP_STEP, text, from, stop);
+#undef BITAP_STEP
+    return found;
+}
