@@ -476,7 +476,12 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         db->max_len = worst.m;
         db->engines = engines;
         db->algorithm = opts->algorithm;
-        if (db->algorithm == CLM_ALGO_AUTO)
+        if (db->algorithm == CLM_ALGO_AUTO &&
+            (opts->variant == CLM_VARIANT_REDUCE || opts->variant == CLM_VARIANT_SUBGROUP)) {
+            db->algorithm = CLM_ALGO_BITAP; /* the only algorithm with those variants */
+            snprintf(db->choice, sizeof db->choice, "auto: the %s variant is bitap's",
+                     clm_variant_name(opts->variant));
+        } else if (db->algorithm == CLM_ALGO_AUTO)
             db->algorithm = auto_algorithm(dev, &worst, literal, k, db->choice,
                                            sizeof db->choice);
         else

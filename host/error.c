@@ -127,6 +127,7 @@ const char *clm_strerror(int status)
     case CLM_E_DEVICE_MEMORY: return "out of device memory";
     case CLM_E_OPENCL: return "OpenCL runtime error";
     case CLM_E_IO: return "file input/output error";
+    case CLM_E_PATTERN_SYNTAX: return "malformed pattern (class syntax)";
     default: return "unknown status";
     }
 }

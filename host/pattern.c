@@ -108,9 +108,17 @@ static unsigned char escape_byte(unsigned char c)
     return c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
 }
 
-static int syntax_error(unsigned index, size_t at, const char *what)
+/* The detail quotes the pattern (up to 60 bytes, non-printing bytes as '?'). */
+static int syntax_error(const unsigned char *syntax_src, size_t syntax_len, unsigned index,
+                        size_t at, const char *what)
 {
-    return clm_fail(CLM_E_PATTERN_SYNTAX, "pattern %u: %s at byte offset %zu", index, what, at);
+    char quoted[64];
+    size_t n = syntax_len < 60 ? syntax_len : 60;
+    for (size_t i = 0; i < n; i++)
+        quoted[i] = syntax_src[i] >= 32 && syntax_src[i] < 127 ? (char)syntax_src[i] : '?';
+    quoted[n] = '\0';
+    return clm_fail(CLM_E_PATTERN_SYNTAX, "pattern %u ('%s%s'): %s at byte offset %zu", index,
+                    quoted, syntax_len > 60 ? "..." : "", what, at);
 }
 
 /* One bracket expression starting after '['; *pos ends after ']'. */
@@ -127,7 +135,7 @@ static int parse_bracket(const unsigned char *src, size_t len, size_t *pos, unsi
         unsigned lo;
         if (src[i] == '\\') {
             if (i + 1 >= len)
-                return syntax_error(index, i, "trailing backslash");
+                return syntax_error(src, len, index, i, "trailing backslash");
             if (escape_class(src[i + 1], tmp)) {
                 i += 2;
                 items++;
@@ -142,7 +150,7 @@ static int parse_bracket(const unsigned char *src, size_t len, size_t *pos, unsi
         if (i + 1 < len && src[i] == '-' && src[i + 1] != ']') {
             if (src[i + 1] == '\\') {
                 if (i + 2 >= len)
-                    return syntax_error(index, i + 1, "trailing backslash");
+                    return syntax_error(src, len, index, i + 1, "trailing backslash");
                 hi = escape_byte(src[i + 2]);
                 i += 3;
             } else {
@@ -150,15 +158,15 @@ static int parse_bracket(const unsigned char *src, size_t len, size_t *pos, unsi
                 i += 2;
             }
             if (hi < lo)
-                return syntax_error(index, i - 1, "range out of order");
+                return syntax_error(src, len, index, i - 1, "range out of order");
         }
         set_add_range(tmp, lo, hi);
         items++;
     }
     if (i >= len)
-        return syntax_error(index, open, "unterminated [");
+        return syntax_error(src, len, index, open, "unterminated [");
     if (items == 0)
-        return syntax_error(index, open, "empty []");
+        return syntax_error(src, len, index, open, "empty []");
     for (int b = 0; b < 32; b++)
         set[b] = negate ? (uint8_t)~tmp[b] : tmp[b];
     *pos = i + 1;
@@ -196,7 +204,7 @@ int clm_parse_symbols(const unsigned char *src, size_t len, int classes, int cas
             if (i + 1 >= len) {
                 free(sets);
                 free(bytes);
-                return syntax_error(index, i, "trailing backslash");
+                return syntax_error(src, len, index, i, "trailing backslash");
             }
             if (!escape_class(src[i + 1], set))
                 set_add(set, escape_byte(src[i + 1]));

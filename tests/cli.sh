@@ -1,12 +1,16 @@
 #!/bin/sh
 # Tests of the clmatch command-line tool: output and exit status against grep -F (LC_ALL=C),
-# occurrence offsets against an independent awk reference, and every bad-input case.
+# occurrence offsets against an independent awk reference, class patterns against grep -E,
+# approximate matches (-k) against tests/ref_fuzzy.py (Sellers' DP, Hamming; python3), and
+# every bad-input case.
 #
 # Usage: sh tests/cli.sh [BUILD_DIR]      (BUILD_DIR holds the clmatch binary; default build)
 # Each check prints "ok - NAME" or "not ok - NAME" (with a short diff); the last line is
 # "N passed, M failed" and the exit status is non-zero when M > 0.
 #
-# Environment: CLI_ALGOS (default "naive kmp dfa") restricts the algorithms looped over.
+# Environment: CLI_ALGOS (default "naive kmp dfa") restricts the algorithms looped over by the
+# grep -F comparisons (bitap, bmh and witness have a shorter loop of their own; add them here
+# for the full set).
 # shellcheck disable=SC2002  # cat | clmatch is deliberate: a pipe takes the stream path
 set -u
 
@@ -32,12 +36,12 @@ passed=0
 failed=0
 pass() {
     passed=$((passed + 1))
-    echo "ok - $1"
+    printf 'ok - %s\n' "$1"
 }
 # fail NAME [DETAIL]
 fail() {
     failed=$((failed + 1))
-    echo "not ok - $1"
+    printf 'not ok - %s\n' "$1"
     if [ $# -gt 1 ] && [ -n "$2" ]; then printf '%s\n' "$2" | head -n 12 | sed 's/^/#   /'; fi
 }
 # same NAME EXPECTED_FILE ACTUAL_FILE [STDERR_FILE]
@@ -262,6 +266,185 @@ for a in $ALGOS; do
     same "several files: --count-matches [$a]" "$T/exp" "$T/act" "$T/err"
 done
 
+# ---- character classes (exact search) -------------------------------------------------------
+# Without -F, a pattern holding '.', '[' or '\' uses the library's class syntax. grep -E is the
+# reference where no match can hold a newline (grep is line-based, while clmatch's '.', [^...]
+# and \D \W \S match a newline too); the python reference (tests/ref_fuzzy.py) covers the rest.
+
+# vs_ere NAME CLM_PATTERN ERE OPTS FILE...: clmatch OPTS -e CLM_PATTERN against grep -E OPTS
+# -e ERE (stdout and exit status). OPTS: options of both, split at spaces.
+vs_ere() {
+    name=$1 cpat=$2 ere=$3 opts=$4
+    shift 4
+    # shellcheck disable=SC2086
+    "$CLM" $opts -e "$cpat" "$@" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    # shellcheck disable=SC2086
+    grep -E $opts -e "$ere" "$@" >"$T/exp" 2>/dev/null
+    echo "exit $?" >>"$T/exp"
+    same "$name" "$T/exp" "$T/act" "$T/err"
+}
+HAVE_PY=
+if command -v python3 >/dev/null 2>&1; then HAVE_PY=1; else
+    echo "# python3 unavailable: checks against tests/ref_fuzzy.py skipped"
+fi
+ref() { python3 "$ROOT/tests/ref_fuzzy.py" "$@"; }
+
+# Digits, dots, brackets, backslashes, tabs.
+D=$T/digits.txt
+awk 'BEGIN {
+    seed = 777
+    for (i = 0; i < 600; i++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648
+        r = seed % 7
+        if (r == 0) print "version " i % 13 "." i % 7 " of a.b and axb"
+        else if (r == 1) print "x" i " [x] a\\d tab\there"
+        else if (r == 2) print ""
+        else if (r == 3) print "Needle needle NEEDLE n-dle a.b.c"
+        else if (r == 4) print "12.5% off, 3 items, id_42"
+        else print "no digits here, only words and a dot."
+    }
+    printf "tail 99"
+}' >"$D"
+
+if [ -n "$G" ]; then
+    vs_ere "classes: genome -n GA[AT]TC" 'GA[AT]TC' 'GA[AT]TC' -n "$G"
+    vs_ere "classes: genome -i -b ga[a-t]tc" 'ga[a-t]tc' 'ga[a-t]tc' "-i -b" "$G"
+fi
+vs_ere "classes: n..dle -n" 'n..dle' 'n..dle' -n "$X"
+vs_ere "classes: [^n]eedle -b" '[^n]eedle' '[^n]eedle' -b "$X"
+vs_ere "classes: -i n[aeiou]edle -c" 'n[aeiou]edle' 'n[aeiou]edle' "-i -c" "$X"
+vs_ere "classes: \\d\\d -n" '\d\d' '[0-9][0-9]' -n "$D"
+vs_ere "classes: \\w\\d\\.\\d -o -b" '\w\d\.\d' '[A-Za-z0-9_][0-9]\.[0-9]' "-o -b" "$D"
+vs_ere "classes: escaped dot a\\.b -o -b" 'a\.b' 'a\.b' "-o -b" "$D"
+vs_ere "classes: \\[x\\] and \\\\d escapes" '\[x\] a\\d' '\[x\] a\\d' -n "$D"
+vs_ere "classes: \\t and \\s" '\sta\w\th' '[[:space:]]ta[A-Za-z0-9_]	h' -c "$D"
+vs_ere "classes: -i with a range and \\s" 'N[d-f]EDLE\sn' 'N[d-f]EDLE[[:space:]]n' "-i -n" "$D"
+vs_ere "classes: several patterns, classes and literal" 'id_\d\d' 'id_[0-9][0-9]' -c -e 'a.b.c' -e 'axb' "$D"
+vs_grep "-F: metacharacters are literal, a.b" dfa -F -n 'a.b' "$D"
+vs_grep "-F: metacharacters are literal, [x] a\\d" dfa -F -o -b '[x] a\d' "$D"
+vs_grep "-F -i: literal backslash" auto -F -c -i 'A\D' "$D"
+cat "$D" | "$CLM" --block-size=7 -n '\d\.\d' >"$T/act" 2>"$T/err"
+grep -n '[0-9]\.[0-9]' "$D" >"$T/exp"
+same "classes: stdin, 7-byte blocks, -n" "$T/exp" "$T/act" "$T/err"
+# -i folds the letters of a class, but an escape keeps its case: \d and \D are not the same
+# pattern (one of each per byte).
+wc -c <"$D" | tr -d ' ' >"$T/exp"
+vs_file "classes: -i keeps \\d and \\D apart" "$T/exp" -i --count-matches -e '\d' -e '\D' "$D"
+if [ -n "$HAVE_PY" ] && [ -n "$G" ]; then
+    head -c 200000 "$G" >"$T/g200k"
+    ref --classes "$T/g200k" 'A.G' >"$T/exp"
+    vs_file "classes: A.G --positions (matches across newlines) vs reference" "$T/exp" \
+        --positions 'A.G' "$T/g200k"
+    ref --classes --mode count "$T/g200k" '[^A]CC' >"$T/exp"
+    vs_file "classes: [^A]CC --count-matches vs reference" "$T/exp" \
+        --count-matches '[^A]CC' "$T/g200k"
+    ref --classes -i --mode nlines "$T/g200k" 'c\SGg' >"$T/exp"
+    vs_file "classes: -i -n c\\SGg vs reference" "$T/exp" -i -n 'c\SGg' "$T/g200k"
+fi
+
+# ---- approximate search (-k) against Sellers' DP / Hamming (tests/ref_fuzzy.py) ------------
+# DNA-like lines holding variants of GATTACA: 0, 1 and 2 edits, case changes, one across a
+# newline, one around a backslash, at the very start and end of the file.
+FZ=$T/fuzzy.txt
+awk 'BEGIN {
+    nv = split("GATTACA GATACA GATTTACA GCTTACA GTTACAA gattaca GAATACA GATTAC CATTAGA", v, " ")
+    seed = 4242; printf "ATTACAGG"
+    for (i = 0; i < 90; i++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648
+        n = seed % 70; line = ""
+        for (j = 0; j < n; j++) {
+            seed = (seed * 1103515245 + 12345) % 2147483648
+            line = line substr("ACGT", 1 + int(seed / 65536) % 4, 1)
+            if (seed % 23 == 0) line = line v[1 + int(seed / 1024) % nv]
+        }
+        if (i == 40) line = line "GATT\\ACA"
+        if (i == 50) line = line "CCGATT"
+        if (i == 51) line = "ACAGG" line
+        print line
+    }
+    printf "TTGATTAC"
+}' >"$FZ"
+(cd "$T" && cp "$FZ" fz1.txt && head -c 1500 "$FZ" >fz2.txt)
+if [ -n "$HAVE_PY" ]; then
+    ref -k 1 "$FZ" GATTACA >"$T/exp"
+    vs_file "-k 1 --positions vs Sellers" "$T/exp" -k 1 --positions GATTACA "$FZ"
+    cat "$FZ" | "$CLM" --block-size=64 -k 1 --positions GATTACA >"$T/act" 2>"$T/err"
+    same "-k 1 --positions, stdin 64-byte blocks" "$T/exp" "$T/act" "$T/err"
+    ref -k 1 --mode only "$FZ" GATTACA >"$T/exp"
+    vs_file "-k 1 -o (START END EDITS TEXT, \\n and \\\\ escaped)" "$T/exp" \
+        -k 1 -o GATTACA "$FZ"
+    cat "$FZ" | "$CLM" --block-size=100 -k 1 -o GATTACA >"$T/act" 2>"$T/err"
+    same "-k 1 -o, stdin 100-byte blocks" "$T/exp" "$T/act" "$T/err"
+    ref -k 1 --mode nlines "$FZ" GATTACA >"$T/exp"
+    vs_file "-k 1 -n: lines where a match starts" "$T/exp" -k 1 -n GATTACA "$FZ"
+    ref -k 2 --mode lines "$FZ" GATTACA | wc -l | tr -d ' ' >"$T/exp"
+    vs_file "-k 2 -c" "$T/exp" -k 2 -c GATTACA "$FZ"
+    ref -k 2 --mode count "$FZ" GATTACA >"$T/exp"
+    vs_file "-k 2 --count-matches" "$T/exp" -k 2 --count-matches GATTACA "$FZ"
+    cat "$FZ" | "$CLM" --block-size=50 -k 2 --count-matches GATTACA >"$T/act" 2>"$T/err"
+    same "-k 2 --count-matches, stdin 50-byte blocks" "$T/exp" "$T/act" "$T/err"
+    ref -k 2 --mode nonov "$FZ" GATTACA >"$T/exp"
+    vs_file "-k 2 --non-overlapping --positions" "$T/exp" \
+        -k 2 --non-overlapping --positions GATTACA "$FZ"
+    ref -k 2 --mode lines "$FZ" GATTACA >"$T/exp"
+    cat "$FZ" | "$CLM" --block-size=30 -k 2 GATTACA >"$T/act" 2>"$T/err"
+    same "-k 2 lines, stdin 30-byte blocks" "$T/exp" "$T/act" "$T/err"
+    ref -k 1 -i "$FZ" gaTTaca >"$T/exp"
+    vs_file "-k 1 -i --positions" "$T/exp" -k 1 -i --positions gaTTaca "$FZ"
+    ref -k 2 --hamming "$FZ" GATTACA >"$T/exp"
+    vs_file "--mismatches-only -k 2 --positions vs Hamming" "$T/exp" \
+        --mismatches-only -k 2 --positions GATTACA "$FZ"
+    ref -k 1 --hamming -i --mode nlines "$FZ" GATTACA >"$T/exp"
+    vs_file "--mismatches-only -k 1 -i -n" "$T/exp" --mismatches-only -k 1 -i -n GATTACA "$FZ"
+    ref -k 1 --classes "$FZ" 'GA[AT]TA\wA' >"$T/exp"
+    vs_file "-k 1 with classes --positions" "$T/exp" -k 1 --positions 'GA[AT]TA\wA' "$FZ"
+    ref -k 1 "$FZ" GATTACA CCGGTTA | sort >"$T/exp"
+    "$CLM" -k 1 --positions -e GATTACA -e CCGGTTA "$FZ" 2>"$T/err" | sort >"$T/act"
+    same "-k 1 --positions, two patterns" "$T/exp" "$T/act" "$T/err"
+    { ref -k 1 --label fz1.txt "$T/fz1.txt" GATTACA; ref -k 1 --label fz2.txt "$T/fz2.txt" GATTACA; } >"$T/exp"
+    (cd "$T" && "$CLM" -k 1 --positions GATTACA fz1.txt fz2.txt) >"$T/act" 2>"$T/err"
+    same "-k 1 --positions, two files: FILE: prefix" "$T/exp" "$T/act" "$T/err"
+    "$CLM" -k 0 -o -b GATTACA "$FZ" >"$T/act" 2>"$T/err"
+    grep -obF GATTACA "$FZ" >"$T/exp"
+    same "-k 0 is exact search, grep -F output" "$T/exp" "$T/act" "$T/err"
+    if [ -n "$G" ]; then
+        ref -k 2 "$T/g200k" GATTACA >"$T/exp"
+        vs_file "genome 200 KB: -k 2 --positions vs Sellers" "$T/exp" \
+            -k 2 --positions GATTACA "$T/g200k"
+        ref -k 2 --mode nlines "$T/g200k" GATTACA >"$T/exp"
+        cat "$T/g200k" | "$CLM" --block-size=4K -k 2 -n GATTACA >"$T/act" 2>"$T/err"
+        same "genome 200 KB stdin, 4K blocks: -k 2 -n" "$T/exp" "$T/act" "$T/err"
+        ref -k 2 --hamming --mode count "$T/g200k" GATTACA >"$T/exp"
+        vs_file "genome 200 KB: --mismatches-only -k 2 --count-matches" "$T/exp" \
+            --mismatches-only -k 2 --count-matches GATTACA "$T/g200k"
+    fi
+fi
+
+# ---- bitap, bmh, witness and the bitap variants on exact patterns ---------------------------
+# Their output must equal grep -F's (and so -a dfa's) and the references above.
+for a in bitap bmh witness; do
+    if [ -n "$G" ]; then
+        vs_grep "genome: -n" "$a" "" -n GATTACA "$G"
+        vs_grep "genome: -c -i" "$a" "" -c -i gattaca "$G"
+        vs_file "genome: --positions [$a]" "$T/ref_ctag" -a "$a" --positions CTAG "$G"
+    fi
+    vs_grep "text: -n -b" "$a" "" -n -b needle "$X"
+    vs_grep_pipe "text stdin, 4K blocks: -c -i" "$a" --block-size=4K "$X" -c -i NEEDLE
+    vs_file "overlapping: -o -b [$a]" "$T/ref_aa_ob" -a "$a" -o -b aa "$T/aa.txt"
+done
+for v in item reduce; do
+    if [ -n "$G" ]; then
+        vs_grep "genome: -n, --variant=$v" bitap "--variant=$v" -n GATTACA "$G"
+        vs_grep_pipe "genome stdin, 64K blocks: -b, --variant=$v" bitap \
+            "--block-size=64K --variant=$v" "$G" -b CTAG
+    fi
+    vs_file "text: --positions -i, --variant=$v [bitap]" "$T/ref_x_needle_i" \
+        -a bitap --variant=$v -i --positions needle "$X"
+    vs_file "overlapping: -o -b, --variant=$v [bitap]" "$T/ref_aa_ob" \
+        -a bitap --variant=$v -o -b aa "$T/aa.txt"
+done
+
 # ---- exit status and bad input --------------------------------------------------------
 "$CLM" -q needle "$X" >"$T/act" 2>&1
 rc=$?
@@ -305,6 +488,36 @@ expect_error "unknown long option" 2 'unrecognized option.*--frobnicate' \
     "$CLM" --frobnicate needle "$X"
 expect_error "unknown short option" 2 "invalid option.*'Z'" "$CLM" -Z needle "$X"
 expect_error "bad algorithm name" 2 "unknown algorithm 'bogus'" "$CLM" -a bogus needle "$X"
+expect_error "bad algorithm name lists the new ones" 2 "bitap, bmh or witness" \
+    "$CLM" -a bogus needle "$X"
+expect_error "bad variant name" 2 "unknown variant 'bogus'" "$CLM" --variant=bogus needle "$X"
+expect_error "-k not a number" 2 "invalid number of errors 'x'" "$CLM" -k x needle "$X"
+expect_error "-k negative" 2 "invalid number of errors '-1'" "$CLM" -k -1 needle "$X"
+expect_error "--mismatches-only without -k" 2 "mismatches-only needs -k" \
+    "$CLM" --mismatches-only needle "$X"
+expect_error "malformed class: [AC" 2 'syntax|malformed' "$CLM" 'G[AC' "$X"
+if grep -qF 'G[AC' "$T/err" && grep -qi 'offset 1' "$T/err"; then
+    pass "malformed class: the detail names the pattern and the offset"
+else
+    fail "malformed class: the detail names the pattern and the offset" "$(head -n 3 "$T/err")"
+fi
+expect_error "-k as large as the pattern" 2 'invalid' "$CLM" -k 6 needle "$X"
+if grep -q 'max_errors\|errors\|edits' "$T/err" && grep -q '6' "$T/err"; then
+    pass "-k as large as the pattern: the detail says why"
+else
+    fail "-k as large as the pattern: the detail says why" "$(head -n 3 "$T/err")"
+fi
+expect_error "-k above CLM_MAX_ERRORS" 2 '16' "$CLM" -k 17 GATTACAGATTACAGATTACA "$X"
+expect_error "pattern too long for bitap" 2 'too long' \
+    "$CLM" -a bitap "$(awk 'BEGIN { while (n++ < 300) printf "a" }')" "$X"
+if grep -q '256' "$T/err"; then pass "pattern too long for bitap: the detail names the limit"; else fail "pattern too long for bitap: the detail names the limit" "$(head -n 3 "$T/err")"; fi
+expect_error "class pattern too long (only bitap does classes)" 2 'too long' \
+    "$CLM" "$(awk 'BEGIN { while (n++ < 300) printf "a" }').x" "$X"
+expect_error "classes with -a dfa: unsupported, names bitap" 2 'supported' \
+    "$CLM" -a dfa 'n..dle' "$X"
+if grep -q 'bitap' "$T/err"; then pass "classes with -a dfa: the detail names bitap"; else fail "classes with -a dfa: the detail names bitap" "$(head -n 3 "$T/err")"; fi
+expect_error "-k with -a kmp: unsupported, names bitap" 2 'bitap' "$CLM" -a kmp -k 1 needle "$X"
+expect_error "-k with -a bmh: unsupported, names bitap" 2 'bitap' "$CLM" -a bmh -k 1 needle "$X"
 expect_error "bad table memory name" 2 "unknown table memory 'bogus'" \
     "$CLM" --table-memory bogus needle "$X"
 expect_error "bad platform index syntax" 2 "invalid platform index" "$CLM" -p x needle "$X"
@@ -382,6 +595,22 @@ for m in global local constant; do
     fi
 done
 vs_grep "-a auto" auto "" -n needle "$X"
+"$CLM" --stats -k 2 -c GATTACA "$FZ" >"$T/act" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'algorithm bitap (' "$T/err" && grep -q 'k=2' "$T/err" \
+    && grep -q 'k=2.* — ..' "$T/err"; then
+    pass "--stats -k: algorithm, variant, k and the reason for the choice"
+else
+    fail "--stats -k: algorithm, variant, k and the reason for the choice" "exit $rc; $(head -n 3 "$T/err")"
+fi
+"$CLM" --help >"$T/act" 2>&1
+if grep -q -- '--errors=K' "$T/act" && grep -q -- '--mismatches-only' "$T/act" \
+    && grep -q -- '--variant' "$T/act" && grep -q 'STARTS' "$T/act" \
+    && grep -q 'fixed-strings.*literal' "$T/act"; then
+    pass "--help documents -k, --mismatches-only, --variant, classes and -F"
+else
+    fail "--help documents -k, --mismatches-only, --variant, classes and -F"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

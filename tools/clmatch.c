@@ -1,5 +1,6 @@
 /*
- * clmatch — fixed-string search on an OpenCL device, with grep's habits.
+ * clmatch — string search on an OpenCL device, with grep's habits: fixed strings, character
+ * classes (the library's CLM_CLASSES syntax) and approximate search with up to k edits.
  *
  *     clmatch [OPTIONS] PATTERN [FILE...]
  *
@@ -54,10 +55,15 @@ typedef struct {
     int with_filename; /* -1: when several files, 0: -h, 1: -H */
     int non_overlapping;
     int caseless;
+    int fixed_strings;   /* -F: every pattern literal, never class syntax */
+    unsigned max_errors; /* -k K */
+    int mismatches_only; /* --mismatches-only */
+    int classes;         /* set by build_patterns: some pattern uses class syntax */
     int stats, list_devices, json;
     int platform, device; /* -1: automatic */
     clm_algorithm algorithm;
     clm_table_memory table_memory;
+    clm_variant variant;
     size_t block_bytes;
     const char **pattern_args; /* -e values, or the PATTERN operand */
     size_t n_pattern_args;
@@ -165,15 +171,27 @@ static void print_help(void)
 {
     fputs(
         "Usage: clmatch [OPTIONS] PATTERN [FILE...]\n"
-        "Search for fixed strings (like grep -F) on an OpenCL device.\n"
-        "PATTERN may hold several patterns separated by newlines. With no FILE, or when FILE\n"
-        "is -, read standard input.\n"
+        "Search for strings (like grep -F), character classes or approximate matches on an\n"
+        "OpenCL device. PATTERN may hold several patterns separated by newlines. With no FILE,\n"
+        "or when FILE is -, read standard input.\n"
         "\n"
         "Patterns:\n"
         "  -e, --regexp=PATTERN      use PATTERN (repeatable; then every operand is a FILE)\n"
-        "  -i, --ignore-case         ASCII case-insensitive matching\n"
-        "  -F, --fixed-strings       accepted for grep compatibility (always on)\n"
+        "  -i, --ignore-case         ASCII case-insensitive matching (also of classes)\n"
+        "  -F, --fixed-strings       every pattern is literal: no class syntax\n"
+        "  -k, --errors=K            approximate search: up to K edits (insertions, deletions,\n"
+        "                            substitutions; K < the pattern length, at most 16)\n"
+        "      --mismatches-only     with -k: substitutions only (Hamming distance)\n"
         "\n"
+        "Without -F, a pattern holding '.', '[' or '\\' uses class syntax (one symbol each):\n"
+        "  .  any byte (newline included)     [ACGT] [a-z0-9] one of    [^...] none of\n"
+        "  \\d \\w \\s  digit, word byte, space     \\D \\W \\S  their complements\n"
+        "  \\n \\t \\r  newline, tab, CR           \\. \\\\ \\[ \\]  the byte itself\n"
+        "Inside [...], \\ escapes the next byte (\\] \\- \\\\) and \\d \\w \\s work. A pattern\n"
+        "without these bytes is literal, as with -F. Classes and -k need the bitap algorithm.\n"
+        "\n",
+        stdout);
+    fputs(
         "Output (the first of -q, --count-matches, -c, --positions, -o wins; default: lines):\n"
         "  -n, --line-number         prefix each line (or -o match) with its 1-based line number\n"
         "  -b, --byte-offset         prefix the 0-based byte offset of the line (with -o: of the\n"
@@ -189,15 +207,30 @@ static void print_help(void)
         "                            (default: every occurrence, overlapping ones included)\n"
         "  -q, --quiet, --silent     print nothing; exit 0 at the first match\n"
         "\n"
+        "Approximate search (-k K with K >= 1) reports, for each end position where the pattern\n"
+        "matches with at most K edits, one match with the fewest edits (its start is that of\n"
+        "the best alignment whose length is closest to the pattern's). Then:\n"
+        "  lines, -n, -b, -c         a line is selected when a match STARTS in it (as agrep)\n"
+        "  --positions               START<TAB>END<TAB>EDITS per match (0-based, END exclusive)\n"
+        "  -o                        START<TAB>END<TAB>EDITS<TAB>TEXT, TEXT the matched bytes\n"
+        "                            with newline written as \\n and backslash as \\\\\n"
+        "  --count-matches           the number of matches (one per end position)\n"
+        "  --non-overlapping         leftmost non-overlapping matches, taken in the order\n"
+        "                            start, pattern, end\n"
+        "\n",
+        stdout);
+    fputs(
         "Device and kernels:\n"
         "  -p, --platform=N          OpenCL platform index (see --list-devices)\n"
         "  -d, --device=N            device index within the platform (default platform 0)\n"
         "                            Default: CLMATCH_PLATFORM/CLMATCH_DEVICE, else the first\n"
         "                            GPU, else the first CPU.\n"
-        "  -a, --algorithm=NAME      auto, naive, kmp or dfa (default auto)\n"
+        "  -a, --algorithm=NAME      auto, naive, kmp, dfa, bitap, bmh or witness (default auto)\n"
+        "      --variant=NAME        kernel variant: auto, item, reduce or subgroup (bitap)\n"
         "      --table-memory=NAME   auto, global, local or constant (default auto)\n"
         "      --list-devices        list the OpenCL devices and exit (--json: as JSON)\n"
-        "      --stats               print device, algorithm, bytes and timings to stderr\n"
+        "      --stats               print device, algorithm (and why), bytes and timings to\n"
+        "                            stderr\n"
         "      --block-size=BYTES    read block for standard input and pipes (default 16M;\n"
         "                            K, M, G suffixes)\n"
         "\n"
@@ -222,6 +255,8 @@ enum {
     OPT_JSON,
     OPT_STATS,
     OPT_BLOCK_SIZE,
+    OPT_VARIANT,
+    OPT_MISMATCHES_ONLY,
     OPT_HELP
 };
 
@@ -244,6 +279,9 @@ static const struct option long_options[] = {
     {"device", required_argument, NULL, 'd'},
     {"algorithm", required_argument, NULL, 'a'},
     {"table-memory", required_argument, NULL, OPT_TABLE_MEMORY},
+    {"variant", required_argument, NULL, OPT_VARIANT},
+    {"errors", required_argument, NULL, 'k'},
+    {"mismatches-only", no_argument, NULL, OPT_MISMATCHES_ONLY},
     {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
     {"json", no_argument, NULL, OPT_JSON},
     {"stats", no_argument, NULL, OPT_STATS},
@@ -298,6 +336,7 @@ static int parse_args(int argc, char **argv, config *cfg)
     cfg->platform = cfg->device = -1;
     cfg->algorithm = CLM_ALGO_AUTO;
     cfg->table_memory = CLM_TABLE_AUTO;
+    cfg->variant = CLM_VARIANT_AUTO;
     cfg->block_bytes = DEFAULT_BLOCK_BYTES;
     cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
     if (!cfg->pattern_args) {
@@ -306,11 +345,11 @@ static int parse_args(int argc, char **argv, config *cfg)
     }
 
     opterr = 0; /* our own messages, with our prefix */
-    while ((opt = getopt_long(argc, argv, ":e:iFnbHhcoqp:d:a:V", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":e:iFnbHhcoqp:d:a:k:V", long_options, NULL)) != -1) {
         switch (opt) {
         case 'e': cfg->pattern_args[cfg->n_pattern_args++] = optarg; break;
         case 'i': cfg->caseless = 1; break;
-        case 'F': break;
+        case 'F': cfg->fixed_strings = 1; break;
         case 'n': cfg->line_numbers = 1; break;
         case 'b': cfg->byte_offsets = 1; break;
         case 'H': cfg->with_filename = 1; break;
@@ -324,6 +363,24 @@ static int parse_args(int argc, char **argv, config *cfg)
         case OPT_LIST_DEVICES: cfg->list_devices = 1; break;
         case OPT_JSON: cfg->json = 1; break;
         case OPT_STATS: cfg->stats = 1; break;
+        case OPT_MISMATCHES_ONLY: cfg->mismatches_only = 1; break;
+        case 'k': {
+            int k;
+            /* The range (at most CLM_MAX_ERRORS, below the pattern length) is the library's
+             * to check: its message names the limit. */
+            if (parse_index(optarg, &k) != 0) {
+                errmsg("invalid number of errors '%s' for -k (expected a number >= 0)", optarg);
+                return EXIT_TROUBLE;
+            }
+            cfg->max_errors = (unsigned)k;
+            break;
+        }
+        case OPT_VARIANT:
+            if (clm_variant_from_name(optarg, &cfg->variant) != CLM_OK) {
+                errmsg("unknown variant '%s' (expected auto, item, reduce or subgroup)", optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
         case 'p':
             if (parse_index(optarg, &cfg->platform) != 0) {
                 errmsg("invalid platform index '%s' (expected a number >= 0)", optarg);
@@ -338,7 +395,9 @@ static int parse_args(int argc, char **argv, config *cfg)
             break;
         case 'a':
             if (clm_algorithm_from_name(optarg, &cfg->algorithm) != CLM_OK) {
-                errmsg("unknown algorithm '%s' (expected auto, naive, kmp or dfa)", optarg);
+                errmsg("unknown algorithm '%s' (expected auto, naive, kmp, dfa, bitap, bmh or "
+                       "witness)",
+                       optarg);
                 return EXIT_TROUBLE;
             }
             break;
@@ -382,6 +441,11 @@ static int parse_args(int argc, char **argv, config *cfg)
     }
     if (cfg->list_devices)
         return -1;
+    if (cfg->mismatches_only && cfg->max_errors == 0) {
+        errmsg("--mismatches-only needs -k K with K >= 1 (the number of substitutions allowed)");
+        usage_hint();
+        return EXIT_TROUBLE;
+    }
     if (cfg->n_pattern_args == 0) {
         if (optind >= argc) {
             errmsg("no PATTERN given");
@@ -410,6 +474,7 @@ static int parse_args(int argc, char **argv, config *cfg)
 /* ---------------------------------------------------------------------------------------- */
 
 static int caseless_sort; /* qsort has no context argument */
+static int classes_sort;  /* with class syntax the byte after '\\' keeps its case (\d vs \D) */
 
 static int fold(int ch)
 {
@@ -428,12 +493,26 @@ static int pattern_cmp(const void *a, const void *b)
         int cx = fold((unsigned char)x->ptr[i]), cy = fold((unsigned char)y->ptr[i]);
         if (cx != cy)
             return cx - cy;
+        if (classes_sort && cx == '\\' && i + 1 < x->len) {
+            i++; /* an escape: compared exactly */
+            cx = (unsigned char)x->ptr[i];
+            cy = (unsigned char)y->ptr[i];
+            if (cx != cy)
+                return cx - cy;
+        }
     }
     return 0;
 }
 
-/* Returns 0, or prints why not and returns -1. */
-static int build_patterns(const config *cfg, pattern **out_pats, size_t *out_count)
+/* Does the pattern use class syntax (when -F is not given)? */
+static int has_class_syntax(const pattern *p)
+{
+    return memchr(p->ptr, '.', p->len) || memchr(p->ptr, '[', p->len) ||
+           memchr(p->ptr, '\\', p->len);
+}
+
+/* Returns 0, or prints why not and returns -1. Sets cfg->classes. */
+static int build_patterns(config *cfg, pattern **out_pats, size_t *out_count)
 {
     size_t n = 0, cap = 0, i, kept;
     pattern *pats = NULL;
@@ -468,7 +547,13 @@ static int build_patterns(const config *cfg, pattern **out_pats, size_t *out_cou
             p = nl + 1;
         }
     }
+    cfg->classes = 0;
+    if (!cfg->fixed_strings)
+        for (i = 0; i < n; i++)
+            if (has_class_syntax(&pats[i]))
+                cfg->classes = 1; /* for the whole set: the others hold no class syntax */
     caseless_sort = cfg->caseless;
+    classes_sort = cfg->classes;
     qsort(pats, n, sizeof *pats, pattern_cmp);
     for (i = 1, kept = 1; i < n; i++)
         if (pattern_cmp(&pats[kept - 1], &pats[i]) != 0)
@@ -639,9 +724,38 @@ static int cb_ignore(const clm_match *m, void *vctx)
     return 0;
 }
 
+/* START<TAB>END<TAB>EDITS of an approximate match. */
+static void put_fuzzy_fields(const clm_match *m)
+{
+    out_u64(m->start);
+    out_char('\t');
+    out_u64(m->end);
+    out_char('\t');
+    out_u64(m->edits);
+}
+
+/* Matched bytes of an approximate match on one line: newline as \n, backslash as \\. */
+static void put_escaped(const unsigned char *p, size_t n)
+{
+    const unsigned char *end = p + n;
+    while (p < end) {
+        const unsigned char *q = p;
+        while (q < end && *q != '\n' && *q != '\\')
+            q++;
+        out_bytes(p, (size_t)(q - p));
+        if (q < end) {
+            out_char('\\');
+            out_char(*q == '\n' ? 'n' : '\\');
+            q++;
+        }
+        p = q;
+    }
+}
+
 /* One occurrence for -o, --positions or --count-matches (after --non-overlapping). */
 static int deliver(scan_ctx *c, const clm_match *m)
 {
+    const int fuzzy = c->cfg->max_errors > 0;
     c->selected++;
     switch (c->cfg->mode) {
     case MODE_POSITIONS:
@@ -649,7 +763,10 @@ static int deliver(scan_ctx *c, const clm_match *m)
             out_bytes(c->label, strlen(c->label));
             out_char(':');
         }
-        out_u64(m->start);
+        if (fuzzy)
+            put_fuzzy_fields(m);
+        else
+            out_u64(m->start);
         out_char('\n');
         break;
     case MODE_ONLY:
@@ -658,7 +775,13 @@ static int deliver(scan_ctx *c, const clm_match *m)
         if (c->track_lines && advance_lines(c, m->start))
             return 1;
         put_prefix(c, m->start);
-        out_bytes(c->text + (m->start - c->base), (size_t)(m->end - m->start));
+        if (fuzzy) {
+            put_fuzzy_fields(m);
+            out_char('\t');
+            put_escaped(c->text + (m->start - c->base), (size_t)(m->end - m->start));
+        } else {
+            out_bytes(c->text + (m->start - c->base), (size_t)(m->end - m->start));
+        }
         out_char('\n');
         break;
     default:
@@ -702,13 +825,28 @@ static int cb_non_overlapping(const clm_match *m, void *vctx)
     return 0;
 }
 
+/* Approximate search: leftmost non-overlapping by [start, end), greedily over the matches in
+ * the library's order (start, id, end): the first one that starts at or after the end of the
+ * last one taken is taken. */
+static int cb_non_overlapping_fuzzy(const clm_match *m, void *vctx)
+{
+    scan_ctx *c = vctx;
+    if (m->start < c->taken_end)
+        return 0;
+    c->taken_end = m->end;
+    return deliver(c, m);
+}
+
 static clm_match_cb pick_callback(const config *cfg)
 {
     switch (cfg->mode) {
     case MODE_QUIET: return cb_quiet;
     case MODE_LINES:
     case MODE_COUNT_LINES: return cb_lines;
-    default: return cfg->non_overlapping ? cb_non_overlapping : cb_each;
+    default:
+        if (!cfg->non_overlapping)
+            return cb_each;
+        return cfg->max_errors > 0 ? cb_non_overlapping_fuzzy : cb_non_overlapping;
     }
 }
 
@@ -875,7 +1013,11 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
     const config *cfg = &r->cfg;
     const int count_only = count_fast_path(cfg);
     const clm_match_cb cb = count_only ? NULL : pick_callback(cfg);
-    const uint64_t hold = r->max_len - 1;
+    /* Text kept behind the end of the input read so far: a match not delivered yet starts
+     * after it. An approximate match may be k bytes longer than the pattern (one byte of slack
+     * on top); max_len counts bytes, which is at least the symbols of a class pattern. */
+    const uint64_t hold =
+        r->max_len - 1 + (cfg->max_errors > 0 ? (uint64_t)cfg->max_errors + 1 : 0);
     /* Modes that read the text around a match (and -q, to stop early) flush the stream after
      * each block, so that the text before the hold-back point can be dropped. */
     const int needs_text = cfg->mode == MODE_LINES || cfg->mode == MODE_COUNT_LINES ||
@@ -1197,13 +1339,22 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
     if (clm_device_get_info(r->dev, &di) == CLM_OK)
         fprintf(stderr, "clmatch: device %d:%d: %s (%s, %s)\n", di.platform_index,
                 di.device_index, di.name, type_name(di.type), di.platform_name);
-    if (clm_database_get_info(r->db, &dbi) == CLM_OK)
+    if (clm_database_get_info(r->db, &dbi) == CLM_OK) {
+        fprintf(stderr, "clmatch: algorithm %s (%s), table memory %s, k=%u%s%s%s",
+                clm_algorithm_name(dbi.algorithm), clm_variant_name(dbi.variant),
+                clm_table_memory_name(dbi.table_memory), dbi.max_errors,
+                dbi.flags & CLM_MISMATCHES_ONLY ? " (mismatches only)" : "",
+                dbi.flags & CLM_CLASSES ? ", classes" : "",
+                dbi.flags & CLM_CASELESS ? ", caseless" : "");
+        if (dbi.choice[0])
+            fprintf(stderr, " \xe2\x80\x94 %.*s", (int)sizeof dbi.choice, dbi.choice);
+        fputc('\n', stderr);
         fprintf(stderr,
-                "clmatch: algorithm %s, table memory %s, %u pattern(s) of %zu..%zu bytes, "
-                "work-group %u, %u bytes/item, kernels %s\n",
-                clm_algorithm_name(dbi.algorithm), clm_table_memory_name(dbi.table_memory),
+                "clmatch: %u pattern(s) of %zu..%zu symbols, work-group %u, %u bytes/item, "
+                "kernels %s\n",
                 dbi.pattern_count, dbi.min_length, dbi.max_length, dbi.work_group_size,
                 dbi.bytes_per_item, dbi.cache_hit ? "from cache" : "built");
+    }
     if (clm_scratch_get_stats(r->scratch, &s) == CLM_OK) {
         fprintf(stderr,
                 "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64
@@ -1259,14 +1410,33 @@ static int setup_device(run_state *r, const pattern *pats, size_t n)
     clm_compile_options_init(&opts);
     opts.algorithm = r->cfg.algorithm;
     opts.table_memory = r->cfg.table_memory;
+    opts.variant = r->cfg.variant;
+    opts.max_errors = r->cfg.max_errors;
     if (r->cfg.caseless)
         opts.flags |= CLM_CASELESS;
+    /* Only when needed: literal patterns stay eligible for every algorithm. */
+    if (r->cfg.classes)
+        opts.flags |= CLM_CLASSES;
+    if (r->cfg.mismatches_only)
+        opts.flags |= CLM_MISMATCHES_ONLY;
     st = clm_compile(r->dev, ptrs, lens, NULL, (unsigned)n, &opts, &r->db);
     free(ptrs);
     free(lens);
     if (st != CLM_OK) {
+        unsigned bad = UINT_MAX;
         r->db = NULL;
+        /* The library names a malformed pattern by its index in our (sorted) list: say
+         * which one the user wrote. */
+        if (st == CLM_E_PATTERN_SYNTAX && sscanf(clm_last_error(), "pattern %u", &bad) != 1)
+            bad = UINT_MAX;
         report_clm("cannot compile the patterns", st);
+        if (st == CLM_E_PATTERN_SYNTAX) {
+            if (bad < n && pats[bad].len <= INT_MAX)
+                errmsg("pattern %u is '%.*s' (-F searches for it literally)", bad,
+                       (int)pats[bad].len, pats[bad].ptr);
+            else
+                errmsg("-F searches for the patterns literally");
+        }
         return -1;
     }
     st = clm_scratch_alloc(r->db, NULL, &r->scratch);
