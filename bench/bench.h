@@ -15,6 +15,9 @@
 #define MIB ((uint64_t)1 << 20)
 #define GIB ((uint64_t)1 << 30)
 
+/* Most edits any scenario uses (the reference keeps a histogram of 0..BENCH_MAX_K). */
+#define BENCH_MAX_K 3
+
 /* ---- util.c ---------------------------------------------------------------------------- */
 
 /** Monotonic wall clock, seconds. */
@@ -39,22 +42,38 @@ const char *device_type_name(clm_device_type t);
 /** Bytes / seconds in GB/s (10^9 bytes/s); 0 when seconds <= 0. */
 double gbs(uint64_t bytes, double seconds);
 
-/* ---- text.c: the input text and its patterns -------------------------------------------- */
+/* ---- text.c: the input texts, their patterns and the host reference ---------------------- */
 
 /** Read a whole file. Returns 0, or -1 with errno set. *data is NUL-terminated. */
 int read_file(const char *path, char **data, size_t *len);
 /** The file's bytes repeated (the last copy cut) to exactly size bytes; NULL when out of
  *  memory. */
 char *replicate(const char *file, size_t file_len, size_t size);
-/** m bytes of genome sequence at a fixed place of a FASTA file: the start of the first
- *  sequence line (not a header) at or after `from`, long enough for m bytes. Writes the
- *  pattern to out[0..m) and its file offset to *offset; -1 if there is no such line. */
+/** m consecutive bytes of a FASTA file's byte stream, newlines kept: from the start of the
+ *  first sequence line (not a header) at or after `from`, with no header line inside the m
+ *  bytes (patterns longer than a line span lines, as the text does). Writes the pattern to
+ *  out[0..m) and its file offset to *offset; -1 if there is no such place. */
 int pick_pattern(const char *file, size_t file_len, size_t from, size_t m, char *out,
                  size_t *offset);
-/** Host reference: counts[k] = occurrences (overlapping) of pat that end within
- *  text[0, limits[k]), for each of n limits (each <= len). Horspool. */
-void host_count(const char *text, size_t len, const char *pat, size_t m, const size_t *limits,
-                uint64_t *counts, size_t n);
+/** m letters A-Z from a fixed xorshift sequence seeded with seed (reproducible). */
+void random_letters(uint64_t seed, size_t m, char *out);
+
+typedef enum { REF_EXACT, REF_HAMMING, REF_EDIT } ref_kind;
+
+/**
+ * Host reference, computed on every host core: for each of n limits (each <= len, ascending
+ * or not), hist[i][d] = the number of matches ending at or before limits[i] whose (smallest)
+ * edit count is d, d = 0..k:
+ *  - REF_EXACT: every occurrence (overlapping ones included), hist[i][0]; KMP for periodic
+ *    patterns, else Horspool;
+ *  - REF_HAMMING: every start with at most k substitutions (bit-parallel, m <= 64);
+ *  - REF_EDIT: every end position with Levenshtein distance <= k to some text ending there
+ *    (Myers' bit-vector algorithm, m <= 64).
+ * Returns 0, or -1 when the pattern is too long for the kind or k > BENCH_MAX_K.
+ */
+int host_reference(const char *text, size_t len, const char *pat, size_t m, ref_kind kind,
+                   unsigned k, const size_t *limits, size_t n,
+                   uint64_t (*hist)[BENCH_MAX_K + 1]);
 
 /* ---- bandwidth.c: the device's own bandwidths, measured with plain OpenCL --------------- */
 
@@ -81,18 +100,42 @@ typedef struct bw_result {
 void bw_measure(int platform_index, int device_index, const char *expected_name,
                 uint64_t read_bytes, uint64_t h2d_bytes, double target_s, bw_result *out);
 
-/* ---- the results ------------------------------------------------------------------------ */
+/* ---- the scenarios ---------------------------------------------------------------------- */
 
-typedef struct bench_pattern {
-    char *bytes;
+/* Suites: groups of scenarios, selected with --suite (repeatable). */
+enum {
+    SUITE_BASIC = 1u << 0,  /* exact m = 13 and 32 on the genome (the first bench) */
+    SUITE_EXACT = 1u << 1,  /* exact m = 4 ... 64 on the genome */
+    SUITE_LONG = 1u << 2,   /* exact m = 256, 1000 on the genome */
+    SUITE_APPROX = 1u << 3, /* bitap with k = 1..3 edits or mismatches, m = 13 and 32 */
+    SUITE_WORST = 1u << 4,  /* the all-'a' text, and a non-matching pattern on the genome */
+    SUITE_QUICK = 1u << 5,  /* one or two scenarios of each kind (--quick's default) */
+    SUITE_FULL = SUITE_EXACT | SUITE_LONG | SUITE_APPROX | SUITE_WORST
+};
+
+typedef enum { TEXT_GENOME = 0, TEXT_ALL_A = 1 } text_kind;
+
+typedef struct bench_scenario {
+    char id[32];                /* "exact-13", "edit-k2-m32", "worst-a255b", ... */
+    char title[96];             /* "exact, m = 13" */
+    unsigned suites;            /* SUITE_* bits it belongs to */
+    text_kind text;
+    char *bytes;                /* the pattern (owned) */
     size_t len;
-    int from_genome;            /* 1: picked from the genome; 0: --pattern */
-    size_t genome_offset;       /* file offset when from_genome */
-} bench_pattern;
+    unsigned k;                 /* max_errors */
+    unsigned flags;             /* compile flags: CLM_MISMATCHES_ONLY */
+    unsigned algo_mask;         /* explicit algorithms tried: bit (1 << clm_algorithm) */
+    int count_only;             /* 1: clm_count only (every position matches: a clm_scan
+                                   would time the delivery of ~1 match per byte) */
+    char origin[96];            /* "genome offset 1000000", "--pattern", "xorshift seed 1" */
+} bench_scenario;
+
+/* ---- the results ------------------------------------------------------------------------ */
 
 typedef struct bench_device {
     clm_device_info info;
-    uint64_t text_bytes;        /* bytes of the text this device scans */
+    uint64_t text_bytes;        /* bytes of the genome text this device scans */
+    uint64_t worst_bytes;       /* bytes of the all-'a' text this device scans */
     bw_result bw;
 } bench_device;
 
@@ -100,20 +143,28 @@ typedef enum { ROW_OK, ROW_UNSUPPORTED, ROW_ERROR } row_status;
 
 typedef struct bench_row {
     int device;                 /* index into the bench_device array */
-    int pattern;                /* index into the bench_pattern array */
-    clm_algorithm algorithm;
-    clm_table_memory table;
+    int scenario;               /* index into the bench_scenario array */
+    clm_algorithm algorithm;    /* asked for (CLM_ALGO_AUTO: the automatic-choice row) */
+    clm_variant variant;        /* asked for */
+    clm_table_memory table;     /* asked for */
+    clm_algorithm got_algorithm;/* what the database reports (clm_database_get_info) */
+    clm_variant got_variant;
+    clm_table_memory got_table;
+    char choice[256];           /* clm_database_info.choice */
     row_status status;
     char note[512];             /* unsupported reason, error, or a remark */
     uint64_t bytes;             /* text bytes scanned per call */
     double compile_s;
     double warmup_count_s, warmup_scan_s;
     int count_reps, scan_reps;
+    int cut;                    /* 1 when --max-time cut a timed loop short of --min-reps */
     double kernel_med_s, kernel_min_s;  /* 0 when the library gave no kernel time */
     double count_med_s, count_min_s;
     double scan_med_s, scan_min_s;
     uint64_t matches;           /* clm_count result */
     uint64_t expected;          /* host reference */
+    uint64_t expected_hist[BENCH_MAX_K + 1]; /* host reference by edit count */
+    uint64_t scan_hist[BENCH_MAX_K + 1];     /* clm_scan's matches by edit count */
     int mismatch;               /* 1 when a count disagreed with the reference or itself */
     unsigned work_group_size, bytes_per_item;
 } bench_row;
@@ -124,6 +175,8 @@ typedef struct bench_report {
     char timestamp[64];         /* ISO 8601 with zone */
     char host[512];             /* hostname, OS, arch */
     char cpu[256];              /* model name */
+    char suites[128];           /* "full", "basic", "exact+approx", ... */
+    char filters[256];          /* "--algo dfa --table local", or "" */
     const char *genome_path;
     size_t genome_bytes;
     uint64_t text_bytes;
@@ -131,16 +184,19 @@ typedef struct bench_report {
     int min_reps, quick;
     const bench_device *devices;
     int device_count;
-    const bench_pattern *patterns;
-    int pattern_count;
+    const bench_scenario *scenarios;
+    int scenario_count;
     const bench_row *rows;
     int row_count;
     int mismatches, errors;
+    double run_seconds;
 } bench_report;
 
 /* ---- report.c --------------------------------------------------------------------------- */
 
-/** The markdown report (header, summary, table). */
+/** "bitap/reduce" for bitap, else the algorithm's name ("dfa"). */
+const char *kind_name(clm_algorithm a, clm_variant v, char *buf, size_t n);
+/** The markdown report (header, summary, tables). */
 void report_markdown(FILE *f, const bench_report *r);
 /** One CSV line per row, with a header line. */
 void report_csv(FILE *f, const bench_report *r);

@@ -1,13 +1,15 @@
 /*
- * clmatch-bench — every algorithm x table memory on every device, on the real U. maydis
- * genome repeated to ~1 GB (GPU) / 256 MB (CPU), against the device's own read bandwidth.
+ * clmatch-bench — every algorithm x variant x table memory of libclmatch, and its automatic
+ * choice, on every OpenCL device, over a set of scenarios (pattern lengths, approximate
+ * search, worst cases), against the device's own read bandwidth.
  *
- * Per row (device, algorithm, table memory, pattern): compile, allocate a scratch, then
+ * Per row (device, scenario, algorithm/variant, table memory): compile, allocate a scratch,
+ * then
  *  - clm_count: one warm-up call, then timed calls; kernel time from the scratch stats
  *    (profiling events) gives "kernel GB/s", the call's wall time "end-to-end count GB/s";
  *  - clm_scan with a counting callback: the same, wall time only ("end-to-end scan GB/s").
- * Every count is checked against a host reference (Horspool) for the same bytes.
- * See bench/README.md for the method and the columns.
+ * Every count is checked against a host reference (exact, Hamming or edit distance) for the
+ * same bytes. See bench/README.md for the method, the suites and the columns.
  *
  * Exit status: 0 success, 1 a count mismatch or a failed row, 2 bad arguments or input.
  */
@@ -23,22 +25,62 @@
 enum {
     MAX_DEVICES = 64,
     MAX_USER_PATTERNS = 32,
+    MAX_SCENARIOS = 64 + MAX_USER_PATTERNS,
+    MAX_FILTERS = 32,
     MAX_REPS = 1000,
-    DEFAULT_PATTERN_OFFSET = 1000000 /* where the built-in patterns are taken from */
+    DEFAULT_PATTERN_OFFSET = 1000000, /* where the genome patterns are taken from */
+    NONMATCH_LENGTH = 64,
+    NONMATCH_SEED = 1
 };
 
-static const size_t default_pattern_lengths[] = {13, 32}; /* 13: the seed paper's length */
+#define ALGO_BIT(a) (1u << (unsigned)(a))
+#define ALL_ALGOS                                                                           \
+    (ALGO_BIT(CLM_ALGO_NAIVE) | ALGO_BIT(CLM_ALGO_KMP) | ALGO_BIT(CLM_ALGO_DFA)             \
+     | ALGO_BIT(CLM_ALGO_BITAP) | ALGO_BIT(CLM_ALGO_BMH) | ALGO_BIT(CLM_ALGO_WITNESS))
+
+/* The explicit kinds of kernel, in report order. Algorithms with a single kernel ask for
+ * CLM_VARIANT_AUTO (the row then shows the variant the library reports). */
+typedef struct kind {
+    clm_algorithm algorithm;
+    clm_variant variant;
+} kind;
+static const kind kinds[] = {
+    {CLM_ALGO_NAIVE, CLM_VARIANT_AUTO},    {CLM_ALGO_KMP, CLM_VARIANT_AUTO},
+    {CLM_ALGO_DFA, CLM_VARIANT_AUTO},      {CLM_ALGO_BITAP, CLM_VARIANT_ITEM},
+    {CLM_ALGO_BITAP, CLM_VARIANT_REDUCE},  {CLM_ALGO_BITAP, CLM_VARIANT_SUBGROUP},
+    {CLM_ALGO_BMH, CLM_VARIANT_AUTO},      {CLM_ALGO_WITNESS, CLM_VARIANT_AUTO},
+};
+enum { KIND_COUNT = sizeof kinds / sizeof kinds[0] };
+static const clm_table_memory tables[] = {CLM_TABLE_GLOBAL, CLM_TABLE_LOCAL, CLM_TABLE_CONSTANT};
+
+/* Names of algorithms and variants that do not depend on the library knowing them yet (for
+ * parsing --algo / --variant). */
+static const char *const algo_names[] = {"auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness"};
+static const char *const variant_names[] = {"auto", "item", "reduce", "subgroup"};
+
+typedef struct suite_name {
+    const char *name;
+    unsigned bits;
+} suite_name;
+static const suite_name suite_names[] = {
+    {"basic", SUITE_BASIC}, {"exact", SUITE_EXACT}, {"long", SUITE_LONG},
+    {"approx", SUITE_APPROX}, {"worst", SUITE_WORST}, {"quick", SUITE_QUICK},
+    {"full", SUITE_FULL},
+};
 
 typedef struct options {
     const char *genome_path;
-    uint64_t size;              /* 0: by device types */
-    uint64_t cpu_size;          /* most bytes a CPU device scans; 0: the whole text */
+    uint64_t size;              /* 0: by suite and device types */
+    uint64_t cpu_size;          /* most bytes a CPU device scans; 0: by suite */
+    uint64_t worst_size;        /* all-'a' text a device scans; 0: a quarter of its text */
+    int cpu_size_set;
     double time_per_row;        /* target seconds per row (count + scan) */
     double max_time_per_row;    /* hard cut per row; 0: 4x time_per_row */
     int min_reps;
     int quick;
     int write_files;
     int measure_bandwidth;
+    int list_scenarios;
     uint64_t read_bytes, h2d_bytes; /* 0: by device type */
     const char *out_dir;
     const char *label;
@@ -46,28 +88,47 @@ typedef struct options {
     int device_platform[MAX_DEVICES], device_index[MAX_DEVICES];
     int user_pattern_count;
     const char *user_patterns[MAX_USER_PATTERNS];
-    unsigned algo_mask, table_mask; /* bit (1 << enum value); 0: all */
+    unsigned suites;            /* SUITE_* bits; 0: full (quick with --quick) */
+    unsigned algo_mask;         /* bit (1 << clm_algorithm), bit 0 = the auto rows; 0: all */
+    unsigned variant_mask, table_mask; /* bit (1 << enum value); 0: all */
+    int scenario_filter_count;
+    const char *scenario_filters[MAX_FILTERS];
+    char filters[256];          /* the filter options given, for the report */
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
         "Usage: " BENCH_PROG " [OPTIONS]\n"
-        "Benchmark every algorithm x table memory of libclmatch on every OpenCL device.\n"
+        "Benchmark every algorithm x variant x table memory of libclmatch, and its automatic\n"
+        "choice, on every OpenCL device, over the scenarios of the chosen suites.\n"
         "\n"
+        "  --suite NAME      basic (exact m=13/32, the first bench), exact (m=4..64), long\n"
+        "                    (m=256, 1000), approx (bitap k=1..3, edits and mismatches),\n"
+        "                    worst (all-'a' text, non-matching pattern), full (exact + long\n"
+        "                    + approx + worst; the default), quick (a few of each; --quick's\n"
+        "                    default). Repeatable: the union is run\n"
+        "  --scenario ID     only scenarios whose id starts with ID (repeatable;\n"
+        "                    --list-scenarios shows them)\n"
+        "  --non-matching    the non-matching random-letter scenario (= --scenario nonmatch)\n"
+        "  --list-scenarios  print the scenarios of the chosen suites and exit\n"
         "  --genome FILE     FASTA to replicate (default data/umaydis.fa; tools/fetch-genome.sh)\n"
-        "  --size BYTES      text size, suffix K/M/G (default 1G when a GPU is benched,\n"
-        "                    else 256M; 32M with --quick)\n"
-        "  --cpu-size BYTES  CPU devices scan only the first BYTES of the text (default: all;\n"
-        "                    e.g. 256M keeps the rows of a slow CPU beside a GPU short)\n"
+        "  --size BYTES      text size, suffix K/M/G (default: basic 1G when a GPU is benched,\n"
+        "                    else 256M; other suites 256M, 64M without a GPU; 32M --quick)\n"
+        "  --cpu-size BYTES  CPU devices scan only the first BYTES of the text (default: basic\n"
+        "                    all, other suites 64M when a GPU is benched; 0 = all)\n"
+        "  --worst-size B    all-'a' text each device scans (default: a quarter of its text)\n"
         "  --device P:D      bench only this device (repeatable; default: all)\n"
-        "  --pattern STR     also search for STR (repeatable)\n"
-        "  --algo NAME       only naive, kmp or dfa (repeatable)\n"
+        "  --pattern STR     also search for STR, exact (repeatable)\n"
+        "  --algo NAME       only naive, kmp, dfa, bitap, bmh, witness, or auto (the automatic-\n"
+        "                    choice rows) (repeatable)\n"
+        "  --variant NAME    bitap rows: only item, reduce or subgroup (repeatable)\n"
         "  --table NAME      only global, local or constant (repeatable)\n"
-        "  --time SECONDS    target time per row, split between count and scan (default 1)\n"
+        "  --time SECONDS    target time per row, split between count and scan (default:\n"
+        "                    basic 1, other suites 0.15, --quick 0.1)\n"
         "  --max-time SEC    cut the timed calls of a row after this (default 4x --time)\n"
         "  --min-reps N      at least N timed calls unless cut (default 3)\n"
-        "  --quick           small text and short times (a smoke test)\n"
+        "  --quick           small text, short times, the quick suite (a smoke test)\n"
         "  --out DIR         where to write LABEL-DATE.md and .csv (default bench/results)\n"
         "  --label NAME      name of the results (default: the host name)\n"
         "  --no-files        print the report only\n"
@@ -87,8 +148,22 @@ static int bad_arg(const char *opt, const char *value, const char *why)
     return 2;
 }
 
+static int name_index(const char *const *names, int n, const char *v)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], v))
+            return i;
+    return -1;
+}
+
+static void add_filter_text(options *o, const char *a, const char *v)
+{
+    size_t n = strlen(o->filters);
+    snprintf(o->filters + n, sizeof o->filters - n, "%s%s %s", n ? " " : "", a, v);
+}
+
 /* 0 on success, else the exit status. */
-static int parse_args(int argc, char **argv, options *o)
+static int parse_args(int argc, char **argv, options *o, int *time_set, int *size_set)
 {
     memset(o, 0, sizeof *o);
     o->genome_path = "data/umaydis.fa";
@@ -97,7 +172,7 @@ static int parse_args(int argc, char **argv, options *o)
     o->write_files = 1;
     o->measure_bandwidth = 1;
     o->out_dir = "bench/results";
-    int time_set = 0, size_set = 0;
+    *time_set = *size_set = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -115,6 +190,15 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--no-bandwidth")) {
             o->measure_bandwidth = 0;
             continue;
+        } else if (!strcmp(a, "--list-scenarios")) {
+            o->list_scenarios = 1;
+            continue;
+        } else if (!strcmp(a, "--non-matching")) { /* seed 001's name for it */
+            if (o->scenario_filter_count == MAX_FILTERS)
+                return bad_arg(a, "", "too many scenario filters");
+            o->scenario_filters[o->scenario_filter_count++] = "nonmatch";
+            add_filter_text(o, "--scenario", "nonmatch");
+            continue;
         }
         if (a[0] != '-' || a[1] != '-') {
             fprintf(stderr, BENCH_PROG ": unexpected argument '%s' (see --help)\n", a);
@@ -128,10 +212,14 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--size")) {
             if (parse_size(v, &o->size) != 0 || o->size == 0)
                 return bad_arg(a, v, "not a size like 64M or 1G");
-            size_set = 1;
+            *size_set = 1;
         } else if (!strcmp(a, "--cpu-size")) {
             if (parse_size(v, &o->cpu_size) != 0)
                 return bad_arg(a, v, "not a size like 256M (0 = whole text)");
+            o->cpu_size_set = 1;
+        } else if (!strcmp(a, "--worst-size")) {
+            if (parse_size(v, &o->worst_size) != 0 || o->worst_size == 0)
+                return bad_arg(a, v, "not a size like 16M");
         } else if (!strcmp(a, "--read-bytes")) {
             if (parse_size(v, &o->read_bytes) != 0 || o->read_bytes < 4096)
                 return bad_arg(a, v, "not a size of at least 4K");
@@ -145,6 +233,7 @@ static int parse_args(int argc, char **argv, options *o)
                                   &o->device_index[o->device_count]) != 0)
                 return bad_arg(a, v, "expected PLATFORM:DEVICE, e.g. 0:1");
             o->device_count++;
+            add_filter_text(o, a, v);
         } else if (!strcmp(a, "--pattern")) {
             if (!*v)
                 return bad_arg(a, v, "a pattern cannot be empty");
@@ -153,20 +242,44 @@ static int parse_args(int argc, char **argv, options *o)
             if (o->user_pattern_count == MAX_USER_PATTERNS)
                 return bad_arg(a, v, "too many patterns");
             o->user_patterns[o->user_pattern_count++] = v;
+        } else if (!strcmp(a, "--suite")) {
+            int found = 0;
+            for (size_t k = 0; k < sizeof suite_names / sizeof suite_names[0]; k++)
+                if (!strcmp(v, suite_names[k].name)) {
+                    o->suites |= suite_names[k].bits;
+                    found = 1;
+                }
+            if (!found)
+                return bad_arg(a, v, "expected basic, exact, long, approx, worst, full or quick");
+        } else if (!strcmp(a, "--scenario")) {
+            if (o->scenario_filter_count == MAX_FILTERS)
+                return bad_arg(a, v, "too many scenario filters");
+            if (!*v)
+                return bad_arg(a, v, "an id cannot be empty");
+            o->scenario_filters[o->scenario_filter_count++] = v;
+            add_filter_text(o, a, v);
         } else if (!strcmp(a, "--algo")) {
-            clm_algorithm alg = CLM_ALGO_AUTO;
-            if (clm_algorithm_from_name(v, &alg) != CLM_OK || alg == CLM_ALGO_AUTO)
-                return bad_arg(a, v, "expected naive, kmp or dfa");
+            int alg = name_index(algo_names, 7, v);
+            if (alg < 0)
+                return bad_arg(a, v, "expected naive, kmp, dfa, bitap, bmh, witness or auto");
             o->algo_mask |= 1u << alg;
+            add_filter_text(o, a, v);
+        } else if (!strcmp(a, "--variant")) {
+            int var = name_index(variant_names, 4, v);
+            if (var <= 0)
+                return bad_arg(a, v, "expected item, reduce or subgroup");
+            o->variant_mask |= 1u << var;
+            add_filter_text(o, a, v);
         } else if (!strcmp(a, "--table")) {
             clm_table_memory t = CLM_TABLE_AUTO;
             if (clm_table_memory_from_name(v, &t) != CLM_OK || t == CLM_TABLE_AUTO)
                 return bad_arg(a, v, "expected global, local or constant");
             o->table_mask |= 1u << t;
+            add_filter_text(o, a, v);
         } else if (!strcmp(a, "--time")) {
             if (parse_seconds(v, &o->time_per_row) != 0)
                 return bad_arg(a, v, "expected a positive number of seconds");
-            time_set = 1;
+            *time_set = 1;
         } else if (!strcmp(a, "--max-time")) {
             if (parse_seconds(v, &o->max_time_per_row) != 0)
                 return bad_arg(a, v, "expected a positive number of seconds");
@@ -188,11 +301,13 @@ static int parse_args(int argc, char **argv, options *o)
             return 2;
         }
     }
+    if (!o->suites)  /* --scenario alone picks from every scenario */
+        o->suites = o->scenario_filter_count ? ~0u : o->quick ? SUITE_QUICK : SUITE_FULL;
+    if (!*time_set)
+        o->time_per_row = o->quick ? 0.1 : o->suites == SUITE_BASIC ? 1.0 : 0.15;
     if (o->quick) {
-        if (!size_set)
+        if (!*size_set)
             o->size = 32 * MIB;
-        if (!time_set)
-            o->time_per_row = 0.2;
         if (!o->read_bytes)
             o->read_bytes = 64 * MIB;
         if (!o->h2d_bytes)
@@ -205,24 +320,200 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
+/* ---- the scenarios ---------------------------------------------------------------------- */
+
+static int scenario_wanted(const options *o, const bench_scenario *sc)
+{
+    if (!(sc->suites & o->suites))
+        return 0;
+    if (o->scenario_filter_count == 0)
+        return 1;
+    for (int i = 0; i < o->scenario_filter_count; i++)
+        if (!strncmp(sc->id, o->scenario_filters[i], strlen(o->scenario_filters[i])))
+            return 1;
+    return 0;
+}
+
+/* Appends a scenario; the pattern bytes are copied. NULL when out of memory. */
+static bench_scenario *add_scenario(bench_scenario *list, int *count, unsigned suites,
+                                    text_kind text, const char *bytes, size_t len, unsigned k,
+                                    unsigned flags, unsigned algo_mask)
+{
+    if (*count == MAX_SCENARIOS)
+        return NULL;
+    bench_scenario *sc = &list[(*count)++];
+    memset(sc, 0, sizeof *sc);
+    sc->bytes = malloc(len ? len : 1);
+    if (!sc->bytes) {
+        (*count)--;
+        return NULL;
+    }
+    memcpy(sc->bytes, bytes, len);
+    sc->len = len;
+    sc->suites = suites;
+    sc->text = text;
+    sc->k = k;
+    sc->flags = flags;
+    sc->algo_mask = algo_mask;
+    return sc;
+}
+
+/* Every scenario of every suite (the selection happens later). 0, or the exit status. */
+static int build_scenarios(const options *o, const char *genome, size_t genome_len,
+                           bench_scenario *list, int *count)
+{
+    static const size_t exact_m[] = {4, 8, 13, 16, 32, 64};
+    static const size_t long_m[] = {256, 1000};
+    static const size_t approx_m[] = {13, 32};
+    static const size_t worst_m[] = {16, 64, 256};
+    const size_t from = DEFAULT_PATTERN_OFFSET < genome_len / 2 ? DEFAULT_PATTERN_OFFSET : 0;
+    char buf[1024];
+    size_t offset;
+    bench_scenario *sc;
+    *count = 0;
+
+#define PICK(m)                                                                             \
+    do {                                                                                    \
+        if (pick_pattern(genome, genome_len, from, (m), buf, &offset) != 0) {               \
+            fprintf(stderr, BENCH_PROG ": %s has no sequence of %zu bytes to take a pattern " \
+                    "from\n", o->genome_path, (size_t)(m));                                 \
+            return 2;                                                                       \
+        }                                                                                   \
+    } while (0)
+#define ADD(...)                                                                            \
+    do {                                                                                    \
+        if (!(sc = add_scenario(list, count, __VA_ARGS__))) {                               \
+            fprintf(stderr, BENCH_PROG ": out of memory or too many scenarios\n");          \
+            return 2;                                                                       \
+        }                                                                                   \
+    } while (0)
+
+    /* Exact, genome. */
+    for (size_t i = 0; i < sizeof exact_m / sizeof exact_m[0]; i++) {
+        size_t m = exact_m[i];
+        unsigned suites = SUITE_EXACT;
+        if (m == 13 || m == 32)
+            suites |= SUITE_BASIC;
+        if (m == 8 || m == 32)
+            suites |= SUITE_QUICK;
+        PICK(m);
+        ADD(suites, TEXT_GENOME, buf, m, 0, 0, ALL_ALGOS);
+        snprintf(sc->id, sizeof sc->id, "exact-%zu", m);
+        snprintf(sc->title, sizeof sc->title, "exact, m = %zu", m);
+        snprintf(sc->origin, sizeof sc->origin, "genome offset %zu", offset);
+    }
+    /* Long, genome: naive is left out (it is brute force), bitap goes to 256 symbols. */
+    for (size_t i = 0; i < sizeof long_m / sizeof long_m[0]; i++) {
+        size_t m = long_m[i];
+        unsigned algos = ALGO_BIT(CLM_ALGO_KMP) | ALGO_BIT(CLM_ALGO_DFA) | ALGO_BIT(CLM_ALGO_BMH)
+                         | ALGO_BIT(CLM_ALGO_WITNESS);
+        if (m <= CLM_BITAP_MAX_LENGTH)
+            algos |= ALGO_BIT(CLM_ALGO_BITAP);
+        PICK(m);
+        ADD(SUITE_LONG | (m == 256 ? SUITE_QUICK : 0), TEXT_GENOME, buf, m, 0, 0, algos);
+        snprintf(sc->id, sizeof sc->id, "long-%zu", m);
+        snprintf(sc->title, sizeof sc->title, "exact long, m = %zu", m);
+        snprintf(sc->origin, sizeof sc->origin, "genome offset %zu", offset);
+    }
+    /* Approximate, genome: bitap only (the only algorithm that searches with errors). */
+    for (int hamming = 0; hamming <= 1; hamming++)
+        for (size_t i = 0; i < sizeof approx_m / sizeof approx_m[0]; i++)
+            for (unsigned k = 1; k <= 3; k++) {
+                size_t m = approx_m[i];
+                unsigned suites = SUITE_APPROX;
+                if ((!hamming && k == 1 && m == 13) || (hamming && k == 2 && m == 32))
+                    suites |= SUITE_QUICK;
+                PICK(m);
+                ADD(suites, TEXT_GENOME, buf, m, k, hamming ? CLM_MISMATCHES_ONLY : 0,
+                    ALGO_BIT(CLM_ALGO_BITAP));
+                snprintf(sc->id, sizeof sc->id, "%s-k%u-m%zu", hamming ? "hamming" : "edit", k,
+                         m);
+                snprintf(sc->title, sizeof sc->title, "%s, k = %u, m = %zu",
+                         hamming ? "mismatches only (Hamming)" : "edit distance", k, m);
+                snprintf(sc->origin, sizeof sc->origin, "genome offset %zu", offset);
+            }
+    /* Worst cases: the all-'a' text with a^m (every position matches) and a^(m-1)b (none
+     * does, after m-1 equal bytes at every position). */
+    for (int ab = 0; ab <= 1; ab++)
+        for (size_t i = 0; i < sizeof worst_m / sizeof worst_m[0]; i++) {
+            size_t m = worst_m[i];
+            unsigned suites = SUITE_WORST;
+            if ((!ab && m == 16) || (ab && m == 64))
+                suites |= SUITE_QUICK;
+            memset(buf, 'a', m);
+            if (ab)
+                buf[m - 1] = 'b';
+            ADD(suites, TEXT_ALL_A, buf, m, 0, 0, ALL_ALGOS);
+            sc->count_only = 1;
+            snprintf(sc->id, sizeof sc->id, "worst-%s%zu", ab ? "ab" : "a", m);
+            if (ab)
+                snprintf(sc->title, sizeof sc->title, "all-'a' text, a^%zu b (m = %zu)", m - 1,
+                         m);
+            else
+                snprintf(sc->title, sizeof sc->title, "all-'a' text, a^%zu", m);
+            snprintf(sc->origin, sizeof sc->origin, "%s", ab ? "no match" : "every position");
+        }
+    /* A pattern of random letters over the genome: (almost) never matches; BMH's best case. */
+    random_letters(NONMATCH_SEED, NONMATCH_LENGTH, buf);
+    ADD(SUITE_WORST | SUITE_QUICK, TEXT_GENOME, buf, NONMATCH_LENGTH, 0, 0, ALL_ALGOS);
+    snprintf(sc->id, sizeof sc->id, "nonmatch-%d", NONMATCH_LENGTH);
+    snprintf(sc->title, sizeof sc->title, "non-matching random letters, m = %d",
+             NONMATCH_LENGTH);
+    snprintf(sc->origin, sizeof sc->origin, "letters A-Z, xorshift seed %d", NONMATCH_SEED);
+    /* The user's patterns: exact, in whatever suites run. */
+    for (int k = 0; k < o->user_pattern_count; k++) {
+        const char *p = o->user_patterns[k];
+        ADD(~0u, TEXT_GENOME, p, strlen(p), 0, 0, ALL_ALGOS);
+        snprintf(sc->id, sizeof sc->id, "user-%d", k + 1);
+        snprintf(sc->title, sizeof sc->title, "--pattern #%d, m = %zu", k + 1, strlen(p));
+        snprintf(sc->origin, sizeof sc->origin, "--pattern");
+    }
+#undef PICK
+#undef ADD
+    return 0;
+}
+
+static void suites_text(unsigned suites, char *out, size_t n)
+{
+    out[0] = '\0';
+    if ((suites & SUITE_FULL) == SUITE_FULL) {
+        snprintf(out, n, "full");
+        suites &= ~(unsigned)(SUITE_FULL | SUITE_BASIC | SUITE_QUICK); /* all in full */
+    }
+    for (size_t k = 0; k + 1 < sizeof suite_names / sizeof suite_names[0]; k++)
+        if (suites & suite_names[k].bits) {
+            size_t l = strlen(out);
+            snprintf(out + l, n - l, "%s%s", l ? "+" : "", suite_names[k].name);
+        }
+}
+
 /* ---- one row ---------------------------------------------------------------------------- */
 
-/* Counting callback that also checks what the API promises: text order, right length. */
+/* Counting callback that also checks what the API promises: text order (start, then end),
+ * the lengths and edit counts the search allows. */
 typedef struct scan_counter {
     uint64_t n;
-    uint64_t last_start;
-    size_t m;
+    uint64_t last_start, last_end;
+    size_t min_len, max_len;
+    unsigned k;
     uint64_t out_of_order, wrong_length;
+    uint64_t hist[BENCH_MAX_K + 1];
 } scan_counter;
 
 static int count_match(const clm_match *match, void *ctx)
 {
     scan_counter *c = ctx;
-    if (c->n && match->start < c->last_start)
+    if (c->n && (match->start < c->last_start
+                 || (match->start == c->last_start && match->end <= c->last_end)))
         c->out_of_order++;
-    if (match->end - match->start != c->m || match->id != 0)
+    uint64_t len = match->end - match->start;
+    if (match->end < match->start || len < c->min_len || len > c->max_len || match->id != 0
+        || match->edits > c->k)
         c->wrong_length++;
+    else if (match->edits <= BENCH_MAX_K)
+        c->hist[match->edits]++;
     c->last_start = match->start;
+    c->last_end = match->end;
     c->n++;
     return 0;
 }
@@ -249,7 +540,12 @@ static void row_error(bench_row *row, const char *call, int st)
     snprintf(row->note, sizeof row->note, "%s: %s: %s", call, clm_strerror(st), clm_last_error());
 }
 
-/* clm_count: warm-up, then timed calls. 0 on success. */
+/* The warm-up call before the timed calls launches every kernel once (first-launch work:
+ * PoCL compiles a kernel for its work-group size then). It scans a prefix of this many bytes:
+ * the launch is what matters, and slow variants then cost one full-size call, not two. */
+#define WARMUP_BYTES ((uint64_t)4 << 20)
+
+/* clm_count: warm-up on a prefix, then timed calls. 0 on success. */
 static int measure_count(const clm_database *db, clm_scratch *s, const char *text,
                          const options *o, bench_row *row)
 {
@@ -259,9 +555,10 @@ static int measure_count(const clm_database *db, clm_scratch *s, const char *tex
     for (int r = -1; r < 0 || more_reps(&l); r++) {
         clm_stats stats;
         uint64_t count = 0;
+        size_t bytes = (size_t)(r < 0 && row->bytes > WARMUP_BYTES ? WARMUP_BYTES : row->bytes);
         clm_scratch_reset_stats(s);
         double t = now_seconds();
-        int st = clm_count(db, s, text, (size_t)row->bytes, &count);
+        int st = clm_count(db, s, text, bytes, &count);
         t = now_seconds() - t;
         if (st != CLM_OK) {
             row_error(row, "clm_count", st);
@@ -273,12 +570,13 @@ static int measure_count(const clm_database *db, clm_scratch *s, const char *tex
             return -1;
         }
         if (r < 0) {
-            row->matches = count;
             row->warmup_count_s = t;
             l.timed_begin = now_seconds();
             continue;
         }
-        if (count != row->matches) {
+        if (r == 0) {
+            row->matches = count;
+        } else if (count != row->matches) {
             row->mismatch = 1;
             snprintf(row->note, sizeof row->note, "clm_count gave %llu then %llu",
                      (unsigned long long)row->matches, (unsigned long long)count);
@@ -288,6 +586,7 @@ static int measure_count(const clm_database *db, clm_scratch *s, const char *tex
             kernel[kernel_reps++] = stats.kernel_seconds;
     }
     row->count_reps = l.reps;
+    row->cut |= l.reps < o->min_reps;
     row->count_med_s = median_of(wall, (size_t)l.reps);
     row->count_min_s = min_of(wall, (size_t)l.reps);
     /* Kernel time only when every call had one: a partial set would mislead. */
@@ -300,59 +599,78 @@ static int measure_count(const clm_database *db, clm_scratch *s, const char *tex
     return 0;
 }
 
-/* clm_scan with a counting callback: warm-up, then timed calls. 0 on success. */
-static int measure_scan(const clm_database *db, clm_scratch *s, const char *text, size_t m,
-                        const options *o, bench_row *row)
+/* clm_scan with a counting callback: warm-up on a prefix, then timed calls. 0 on success. */
+static int measure_scan(const clm_database *db, clm_scratch *s, const char *text,
+                        const bench_scenario *sc, const options *o, bench_row *row)
 {
     static double wall[MAX_REPS];
     rep_loop l = {0, o->time_per_row / 2, o->max_time_per_row / 2, o->min_reps, 0};
     for (int r = -1; r < 0 || more_reps(&l); r++) {
-        scan_counter c = {0, 0, m, 0, 0};
+        scan_counter c;
+        memset(&c, 0, sizeof c);
+        c.k = sc->k;
+        c.min_len = sc->len;
+        c.max_len = sc->len;
+        if (sc->k && !(sc->flags & CLM_MISMATCHES_ONLY)) {
+            c.min_len = sc->len - sc->k;
+            c.max_len = sc->len + sc->k;
+        }
+        size_t bytes = (size_t)(r < 0 && row->bytes > WARMUP_BYTES ? WARMUP_BYTES : row->bytes);
         double t = now_seconds();
-        int st = clm_scan(db, s, text, (size_t)row->bytes, count_match, &c);
+        int st = clm_scan(db, s, text, bytes, count_match, &c);
         t = now_seconds() - t;
         if (st != CLM_OK) {
             row_error(row, "clm_scan", st);
             return -1;
-        }
-        if (c.n != row->matches || c.out_of_order || c.wrong_length) {
-            row->mismatch = 1;
-            snprintf(row->note, sizeof row->note,
-                     "clm_scan delivered %llu matches (clm_count: %llu), %llu out of text "
-                     "order, %llu with a wrong length or id",
-                     (unsigned long long)c.n, (unsigned long long)row->matches,
-                     (unsigned long long)c.out_of_order, (unsigned long long)c.wrong_length);
         }
         if (r < 0) {
             row->warmup_scan_s = t;
             l.timed_begin = now_seconds();
             continue;
         }
+        if (c.n != row->matches || c.out_of_order || c.wrong_length) {
+            row->mismatch = 1;
+            snprintf(row->note, sizeof row->note,
+                     "clm_scan delivered %llu matches (clm_count: %llu), %llu out of text "
+                     "order, %llu with a wrong length, id or edit count",
+                     (unsigned long long)c.n, (unsigned long long)row->matches,
+                     (unsigned long long)c.out_of_order, (unsigned long long)c.wrong_length);
+        }
+        if (r == 0)
+            memcpy(row->scan_hist, c.hist, sizeof c.hist);
         wall[l.reps++] = t;
     }
     row->scan_reps = l.reps;
+    row->cut |= l.reps < o->min_reps;
     row->scan_med_s = median_of(wall, (size_t)l.reps);
     row->scan_min_s = min_of(wall, (size_t)l.reps);
     return 0;
 }
 
-static void run_row(clm_device *dev, const char *text, const bench_pattern *pat,
+static void run_row(clm_device *dev, const char *text, const bench_scenario *sc,
                     const options *o, bench_row *row)
 {
     clm_compile_options copts;
     clm_database *db = NULL;
     clm_scratch *s = NULL;
     clm_database_info info;
-    const char *bytes = pat->bytes;
+    const char *bytes = sc->bytes;
+    char want[64], got[64];
     int st;
 
     clm_compile_options_init(&copts);
     copts.algorithm = row->algorithm;
+    copts.variant = row->variant;
     copts.table_memory = row->table;
+    copts.max_errors = sc->k;
+    copts.flags = sc->flags;
     double t = now_seconds();
-    st = clm_compile(dev, &bytes, &pat->len, NULL, 1, &copts, &db);
+    st = clm_compile(dev, &bytes, &sc->len, NULL, 1, &copts, &db);
     row->compile_s = now_seconds() - t;
-    if (st == CLM_E_UNSUPPORTED) {
+    /* A variant that cannot serve this pattern on this device: the library says why. The
+     * automatic choice must always work. */
+    if ((st == CLM_E_UNSUPPORTED || st == CLM_E_PATTERN_TOO_LONG)
+        && row->algorithm != CLM_ALGO_AUTO) {
         row->status = ROW_UNSUPPORTED;
         one_line(row->note, sizeof row->note, clm_last_error());
         return;
@@ -368,12 +686,34 @@ static void run_row(clm_device *dev, const char *text, const bench_pattern *pat,
     }
     row->work_group_size = info.work_group_size;
     row->bytes_per_item = info.bytes_per_item;
-    if (info.algorithm != row->algorithm || info.table_memory != row->table) {
-        /* Asked for one variant, got another: the numbers would be mislabelled. */
+    row->got_algorithm = info.algorithm;
+    row->got_variant = info.variant;
+    row->got_table = info.table_memory;
+    one_line(row->choice, sizeof row->choice, info.choice);
+    /* Asked for one variant, got another: the numbers would be mislabelled. */
+    int wrong = info.algorithm == CLM_ALGO_AUTO || info.table_memory == CLM_TABLE_AUTO
+                || info.variant == CLM_VARIANT_AUTO;
+    if (row->algorithm != CLM_ALGO_AUTO)
+        wrong |= info.algorithm != row->algorithm;
+    if (row->table != CLM_TABLE_AUTO)
+        wrong |= info.table_memory != row->table;
+    if (row->variant != CLM_VARIANT_AUTO)
+        wrong |= info.variant != row->variant;
+    if (wrong) {
         row->status = ROW_ERROR;
         snprintf(row->note, sizeof row->note, "asked for %s/%s, the library compiled %s/%s",
-                 clm_algorithm_name(row->algorithm), clm_table_memory_name(row->table),
-                 clm_algorithm_name(info.algorithm), clm_table_memory_name(info.table_memory));
+                 kind_name(row->algorithm, row->variant, want, sizeof want),
+                 clm_table_memory_name(row->table),
+                 kind_name(info.algorithm, info.variant, got, sizeof got),
+                 clm_table_memory_name(info.table_memory));
+        goto done;
+    }
+    if (info.max_errors != sc->k
+        || (info.flags & CLM_MISMATCHES_ONLY) != (sc->flags & CLM_MISMATCHES_ONLY)) {
+        row->status = ROW_ERROR;
+        snprintf(row->note, sizeof row->note, "asked for max_errors %u flags 0x%x, the "
+                 "database reports max_errors %u flags 0x%x", sc->k, sc->flags,
+                 info.max_errors, info.flags);
         goto done;
     }
     st = clm_scratch_alloc(db, NULL, &s);
@@ -381,13 +721,32 @@ static void run_row(clm_device *dev, const char *text, const bench_pattern *pat,
         row_error(row, "clm_scratch_alloc", st);
         goto done;
     }
-    if (measure_count(db, s, text, o, row) != 0 || measure_scan(db, s, text, pat->len, o, row) != 0)
+    if (measure_count(db, s, text, o, row) != 0
+        || (!sc->count_only && measure_scan(db, s, text, sc, o, row) != 0))
         goto done;
     if (row->matches != row->expected && !row->mismatch) {
         row->mismatch = 1;
         snprintf(row->note, sizeof row->note, "host reference count is %llu",
                  (unsigned long long)row->expected);
     }
+    if (sc->k && !row->mismatch && !sc->count_only
+        && memcmp(row->scan_hist, row->expected_hist, sizeof row->scan_hist) != 0) {
+        row->mismatch = 1;
+        snprintf(row->note, sizeof row->note, "clm_scan matches by edit count 0..%u: "
+                 "%llu/%llu/%llu/%llu, host reference %llu/%llu/%llu/%llu", sc->k,
+                 (unsigned long long)row->scan_hist[0], (unsigned long long)row->scan_hist[1],
+                 (unsigned long long)row->scan_hist[2], (unsigned long long)row->scan_hist[3],
+                 (unsigned long long)row->expected_hist[0],
+                 (unsigned long long)row->expected_hist[1],
+                 (unsigned long long)row->expected_hist[2],
+                 (unsigned long long)row->expected_hist[3]);
+    }
+    if (row->cut && !row->note[0] && sc->count_only)
+        snprintf(row->note, sizeof row->note, "cut by --max-time after %d count call(s)",
+                 row->count_reps);
+    else if (row->cut && !row->note[0])
+        snprintf(row->note, sizeof row->note, "cut by --max-time after %d count and %d scan "
+                 "call(s)", row->count_reps, row->scan_reps);
     row->status = ROW_OK;
 done:
     clm_scratch_free(s);
@@ -441,17 +800,23 @@ static void default_label(char *out, size_t n)
             *p = '-';
 }
 
+/* LABEL-DATE[-SUITES][-partial][-quick].{md,csv}: a run of other suites, or a filtered one,
+ * never overwrites the default run's files. */
 static int write_reports(const options *o, const bench_report *r)
 {
-    char path[4096];
+    char path[4096], suffix[256] = "";
     FILE *f;
     if (make_dirs(o->out_dir) != 0) {
         fprintf(stderr, BENCH_PROG ": cannot create %s: %s\n", o->out_dir, strerror(errno));
         return -1;
     }
+    if (o->suites != (o->quick ? (unsigned)SUITE_QUICK : (unsigned)SUITE_FULL))
+        snprintf(suffix, sizeof suffix, "-%s", r->suites);
+    if (r->filters[0])
+        snprintf(suffix + strlen(suffix), sizeof suffix - strlen(suffix), "-partial");
     for (int csv = 0; csv <= 1; csv++) {
-        int n = snprintf(path, sizeof path, "%s/%s-%s%s.%s", o->out_dir, r->label, r->date,
-                         r->quick ? "-quick" : "", csv ? "csv" : "md");
+        int n = snprintf(path, sizeof path, "%s/%s-%s%s%s.%s", o->out_dir, r->label, r->date,
+                         suffix, r->quick ? "-quick" : "", csv ? "csv" : "md");
         if (n < 0 || (size_t)n >= sizeof path) {
             fprintf(stderr, BENCH_PROG ": output path too long\n");
             return -1;
@@ -474,15 +839,40 @@ static int write_reports(const options *o, const bench_report *r)
     return 0;
 }
 
+static int row_wanted(const options *o, const bench_scenario *sc, const kind *kd,
+                      clm_table_memory table)
+{
+    if (!(sc->algo_mask & ALGO_BIT(kd->algorithm)))
+        return 0;
+    if (o->algo_mask && !(o->algo_mask & ALGO_BIT(kd->algorithm)))
+        return 0;
+    if (o->table_mask && !(o->table_mask & 1u << table))
+        return 0;
+    if (kd->algorithm == CLM_ALGO_BITAP) {
+        if (o->variant_mask && !(o->variant_mask & 1u << kd->variant))
+            return 0;
+        /* reduce and subgroup are exact search only (clmatch.h). */
+        if (sc->k && kd->variant != CLM_VARIANT_ITEM)
+            return 0;
+    }
+    return 1;
+}
+
+static ref_kind scenario_ref_kind(const bench_scenario *sc)
+{
+    return sc->k == 0 ? REF_EXACT : (sc->flags & CLM_MISMATCHES_ONLY) ? REF_HAMMING : REF_EDIT;
+}
+
 int main(int argc, char **argv)
 {
     options o;
-    int st = parse_args(argc, argv, &o);
+    int time_set, size_set;
+    int st = parse_args(argc, argv, &o, &time_set, &size_set);
     if (st != 0)
         return st;
 
     /* Fail now, not after minutes of measuring, when the report cannot be written. */
-    if (o.write_files && make_dirs(o.out_dir) != 0) {
+    if (o.write_files && !o.list_scenarios && make_dirs(o.out_dir) != 0) {
         fprintf(stderr, BENCH_PROG ": cannot create %s: %s\n", o.out_dir, strerror(errno));
         return 2;
     }
@@ -497,6 +887,36 @@ int main(int argc, char **argv)
     }
     if (genome_len == 0) {
         fprintf(stderr, BENCH_PROG ": %s is empty\n", o.genome_path);
+        free(genome);
+        return 2;
+    }
+
+    /* The scenarios of the chosen suites. */
+    static bench_scenario all_scenarios[MAX_SCENARIOS], scenarios[MAX_SCENARIOS];
+    int all_count = 0, scenario_count = 0;
+    st = build_scenarios(&o, genome, genome_len, all_scenarios, &all_count);
+    if (st != 0) {
+        free(genome);
+        return st;
+    }
+    for (int i = 0; i < all_count; i++)
+        if (scenario_wanted(&o, &all_scenarios[i]))
+            scenarios[scenario_count++] = all_scenarios[i];
+        else
+            free(all_scenarios[i].bytes);
+    if (o.list_scenarios) {
+        for (int i = 0; i < scenario_count; i++) {
+            char suites[128];
+            suites_text(scenarios[i].suites, suites, sizeof suites);
+            printf("%-18s %-44s %s\n", scenarios[i].id, scenarios[i].title,
+                   scenarios[i].suites == ~0u ? "every suite" : suites);
+            free(scenarios[i].bytes);
+        }
+        free(genome);
+        return 0;
+    }
+    if (scenario_count == 0) {
+        fprintf(stderr, BENCH_PROG ": no scenario selected (see --list-scenarios)\n");
         free(genome);
         return 2;
     }
@@ -542,107 +962,151 @@ int main(int argc, char **argv)
     }
     clm_free_device_list(list);
 
-    /* The text, and what each device scans of it. */
+    /* The texts, and what each device scans of them. The basic suite keeps the first bench's
+     * sizes; the others are many more rows, so smaller texts by default. */
+    const int basic_only = o.suites == SUITE_BASIC;
     if (o.size == 0)
-        o.size = any_gpu ? GIB : 256 * MIB;
+        o.size = basic_only ? (any_gpu ? GIB : 256 * MIB) : (any_gpu ? 256 * MIB : 64 * MIB);
+    if (!o.cpu_size_set && !basic_only && !o.quick && any_gpu)
+        o.cpu_size = 64 * MIB;
     if (o.size > SIZE_MAX) {
         fprintf(stderr, BENCH_PROG ": --size too large for this host\n");
         free(genome);
         return 2;
     }
+    int any_genome = 0, any_worst = 0;
+    for (int i = 0; i < scenario_count; i++) {
+        any_genome |= scenarios[i].text == TEXT_GENOME;
+        any_worst |= scenarios[i].text == TEXT_ALL_A;
+    }
+    uint64_t worst_max = 0;
     for (int i = 0; i < device_count; i++) {
-        devices[i].text_bytes = o.size;
-        if (devices[i].info.type == CLM_DEVICE_CPU && o.cpu_size && o.cpu_size < o.size)
-            devices[i].text_bytes = o.cpu_size;
+        bench_device *bd = &devices[i];
+        bd->text_bytes = o.size;
+        if (bd->info.type == CLM_DEVICE_CPU && o.cpu_size && o.cpu_size < o.size)
+            bd->text_bytes = o.cpu_size;
+        bd->worst_bytes = o.worst_size ? o.worst_size : bd->text_bytes / 4;
+        if (bd->worst_bytes < 4096)
+            bd->worst_bytes = 4096;
+        if (bd->worst_bytes > worst_max)
+            worst_max = bd->worst_bytes;
     }
 
-    /* The patterns: from the genome at a fixed place, then the user's. */
-    static bench_pattern patterns[2 + MAX_USER_PATTERNS];
-    static char genome_patterns[2][64];
-    int pattern_count = 0;
-    for (size_t k = 0; k < sizeof default_pattern_lengths / sizeof default_pattern_lengths[0];
-         k++) {
-        bench_pattern *p = &patterns[pattern_count];
-        size_t m = default_pattern_lengths[k];
-        if (pick_pattern(genome, genome_len, DEFAULT_PATTERN_OFFSET < genome_len / 2
-                                                 ? DEFAULT_PATTERN_OFFSET : 0,
-                         m, genome_patterns[k], &p->genome_offset) != 0) {
-            fprintf(stderr, BENCH_PROG ": %s has no sequence line of %zu bytes to take a "
-                    "pattern from\n", o.genome_path, m);
-            free(genome);
-            return 2;
-        }
-        p->bytes = genome_patterns[k];
-        p->len = m;
-        p->from_genome = 1;
-        pattern_count++;
+    char *text = NULL, *all_a = NULL;
+    if (any_genome) {
+        fprintf(stderr, BENCH_PROG ": building a %.1f MiB text from %s\n",
+                (double)o.size / (double)MIB, o.genome_path);
+        text = replicate(genome, genome_len, (size_t)o.size);
     }
-    for (int k = 0; k < o.user_pattern_count; k++) {
-        patterns[pattern_count].bytes = (char *)o.user_patterns[k];
-        patterns[pattern_count].len = strlen(o.user_patterns[k]);
-        pattern_count++;
-    }
-
-    fprintf(stderr, BENCH_PROG ": building a %.1f MiB text from %s\n",
-            (double)o.size / (double)MIB, o.genome_path);
-    char *text = replicate(genome, genome_len, (size_t)o.size);
-    if (!text) {
-        fprintf(stderr, BENCH_PROG ": out of host memory for a %llu-byte text (try --size)\n",
-                (unsigned long long)o.size);
+    if (any_worst && (all_a = malloc((size_t)worst_max)) != NULL)
+        memset(all_a, 'a', (size_t)worst_max);
+    if ((any_genome && !text) || (any_worst && !all_a)) {
+        fprintf(stderr, BENCH_PROG ": out of host memory for the texts (try --size)\n");
+        free(text);
+        free(all_a);
         free(genome);
         return 2;
     }
 
-    /* Host reference counts for every pattern and every distinct scanned length. */
-    size_t limits[MAX_DEVICES];
-    int limit_count = 0;
-    for (int i = 0; i < device_count; i++) {
-        int seen = 0;
-        for (int k = 0; k < limit_count; k++)
-            seen |= limits[k] == devices[i].text_bytes;
-        if (!seen)
-            limits[limit_count++] = (size_t)devices[i].text_bytes;
-    }
-    static uint64_t reference[2 + MAX_USER_PATTERNS][MAX_DEVICES];
-    fprintf(stderr, BENCH_PROG ": host reference counts...\n");
-    for (int p = 0; p < pattern_count; p++)
-        host_count(text, (size_t)o.size, patterns[p].bytes, patterns[p].len, limits,
-                   reference[p], (size_t)limit_count);
-
-    /* Rows in report order: device, algorithm, table memory, pattern. */
-    static const clm_algorithm algos[] = {CLM_ALGO_NAIVE, CLM_ALGO_KMP, CLM_ALGO_DFA};
-    static const clm_table_memory tables[] = {CLM_TABLE_GLOBAL, CLM_TABLE_LOCAL,
-                                              CLM_TABLE_CONSTANT};
-    size_t max_rows = (size_t)device_count * 3 * 3 * (size_t)pattern_count;
+    /* Rows in report order: device, scenario, algorithm/variant, table memory, then the
+     * automatic choice of that scenario. */
+    size_t max_rows = (size_t)device_count * (size_t)scenario_count
+                      * (KIND_COUNT * 3 + 1);
     bench_row *rows = calloc(max_rows, sizeof *rows);
     if (!rows) {
         fprintf(stderr, BENCH_PROG ": out of host memory\n");
         free(text);
+        free(all_a);
         free(genome);
         return 2;
     }
     int row_count = 0;
+    for (int d = 0; d < device_count; d++)
+        for (int sci = 0; sci < scenario_count; sci++) {
+            const bench_scenario *sc = &scenarios[sci];
+            for (int kd = 0; kd < KIND_COUNT; kd++)
+                for (int t = 0; t < 3; t++) {
+                    if (!row_wanted(&o, sc, &kinds[kd], tables[t]))
+                        continue;
+                    bench_row *row = &rows[row_count++];
+                    row->device = d;
+                    row->scenario = sci;
+                    row->algorithm = kinds[kd].algorithm;
+                    row->variant = kinds[kd].variant;
+                    row->table = tables[t];
+                }
+            if (!o.algo_mask || (o.algo_mask & 1u)) {
+                bench_row *row = &rows[row_count++];
+                row->device = d;
+                row->scenario = sci;
+                row->algorithm = CLM_ALGO_AUTO;
+                row->variant = CLM_VARIANT_AUTO;
+                row->table = CLM_TABLE_AUTO;
+            }
+        }
+    if (row_count == 0) {
+        fprintf(stderr, BENCH_PROG ": the filters leave no row to measure\n");
+        free(rows);
+        free(text);
+        free(all_a);
+        free(genome);
+        return 2;
+    }
+
+    /* Host reference for every scenario that has rows, for every distinct scanned length. */
+    double ref_started = now_seconds();
+    fprintf(stderr, BENCH_PROG ": host reference counts...\n");
+    for (int sci = 0; sci < scenario_count; sci++) {
+        const bench_scenario *sc = &scenarios[sci];
+        size_t limits[MAX_DEVICES];
+        uint64_t hist[MAX_DEVICES][BENCH_MAX_K + 1];
+        int used = 0;
+        for (int i = 0; i < row_count; i++)
+            used |= rows[i].scenario == sci;
+        if (!used)
+            continue;
+        for (int d = 0; d < device_count; d++)
+            limits[d] = (size_t)(sc->text == TEXT_ALL_A ? devices[d].worst_bytes
+                                                        : devices[d].text_bytes);
+        const char *t = sc->text == TEXT_ALL_A ? all_a : text;
+        size_t tlen = (size_t)(sc->text == TEXT_ALL_A ? worst_max : o.size);
+        if (host_reference(t, tlen, sc->bytes, sc->len, scenario_ref_kind(sc), sc->k, limits,
+                           (size_t)device_count, hist) != 0) {
+            fprintf(stderr, BENCH_PROG ": no host reference for scenario %s (out of memory, "
+                    "or too long for an approximate reference)\n", sc->id);
+            free(rows);
+            free(text);
+            free(all_a);
+            free(genome);
+            return 2;
+        }
+        for (int i = 0; i < row_count; i++) {
+            bench_row *row = &rows[i];
+            if (row->scenario != sci)
+                continue;
+            memcpy(row->expected_hist, hist[row->device], sizeof row->expected_hist);
+            row->expected = 0;
+            for (unsigned e = 0; e <= BENCH_MAX_K; e++)
+                row->expected += hist[row->device][e];
+            row->bytes = limits[row->device];
+        }
+    }
+    fprintf(stderr, BENCH_PROG ": host reference in %.1f s; %d rows over %d scenarios\n",
+            now_seconds() - ref_started, row_count, scenario_count);
+
     double started = now_seconds();
     for (int d = 0; d < device_count; d++) {
         bench_device *bd = &devices[d];
         const clm_device_info *di = &bd->info;
-        int first_row = row_count;
-        for (size_t a = 0; a < 3; a++)
-            for (size_t t = 0; t < 3; t++)
-                for (int p = 0; p < pattern_count; p++) {
-                    if ((o.algo_mask && !(o.algo_mask & 1u << algos[a]))
-                        || (o.table_mask && !(o.table_mask & 1u << tables[t])))
-                        continue;
-                    bench_row *row = &rows[row_count++];
-                    row->device = d;
-                    row->pattern = p;
-                    row->algorithm = algos[a];
-                    row->table = tables[t];
-                    row->bytes = bd->text_bytes;
-                    for (int k = 0; k < limit_count; k++)
-                        if (limits[k] == bd->text_bytes)
-                            row->expected = reference[p][k];
-                }
+        int first_row = -1, end_row = -1;
+        for (int i = 0; i < row_count; i++)
+            if (rows[i].device == d) {
+                if (first_row < 0)
+                    first_row = i;
+                end_row = i + 1;
+            }
+        if (first_row < 0)
+            continue;
 
         fprintf(stderr, BENCH_PROG ": device %d:%d %s (%s)\n", di->platform_index,
                 di->device_index, di->name, device_type_name(di->type));
@@ -664,29 +1128,46 @@ int main(int argc, char **argv)
         clm_device *dev = NULL;
         st = clm_device_open(di->platform_index, di->device_index, &dev);
         if (st != CLM_OK) {
-            for (int i = first_row; i < row_count; i++)
+            for (int i = first_row; i < end_row; i++)
                 row_error(&rows[i], "clm_device_open", st);
             fprintf(stderr, "  %s\n", rows[first_row].note);
             continue;
         }
-        for (int i = first_row; i < row_count; i++) {
+        double dev_started = now_seconds();
+        for (int i = first_row; i < end_row; i++) {
             bench_row *row = &rows[i];
-            fprintf(stderr, "  [%d/%d] %s/%s m=%zu ... ", i - first_row + 1,
-                    row_count - first_row, clm_algorithm_name(row->algorithm),
-                    clm_table_memory_name(row->table), patterns[row->pattern].len);
-            run_row(dev, text, &patterns[row->pattern], &o, row);
-            if (row->status == ROW_OK)
-                fprintf(stderr, "kernel %.2f GB/s, count %.2f GB/s, scan %.2f GB/s, %llu "
-                        "matches%s\n", gbs(row->bytes, row->kernel_med_s),
-                        gbs(row->bytes, row->count_med_s), gbs(row->bytes, row->scan_med_s),
-                        (unsigned long long)row->matches, row->mismatch ? "  MISMATCH" : "");
-            else
+            const bench_scenario *sc = &scenarios[row->scenario];
+            char kn[64];
+            double row_started = now_seconds();
+            fprintf(stderr, "  [%d/%d] %s %s/%s ... ", i - first_row + 1, end_row - first_row,
+                    sc->id, kind_name(row->algorithm, row->variant, kn, sizeof kn),
+                    clm_table_memory_name(row->table));
+            run_row(dev, sc->text == TEXT_ALL_A ? all_a : text, sc, &o, row);
+            if (row->status == ROW_OK) {
+                if (row->algorithm == CLM_ALGO_AUTO)
+                    fprintf(stderr, "chose %s/%s, ", kind_name(row->got_algorithm,
+                                                               row->got_variant, kn, sizeof kn),
+                            clm_table_memory_name(row->got_table));
+                char scan[48] = "count only";
+                if (!sc->count_only)
+                    snprintf(scan, sizeof scan, "scan %.2f GB/s",
+                             gbs(row->bytes, row->scan_med_s));
+                fprintf(stderr, "kernel %.2f GB/s, count %.2f GB/s, %s, %llu matches%s%s "
+                        "(%.1f s)\n", gbs(row->bytes, row->kernel_med_s),
+                        gbs(row->bytes, row->count_med_s), scan,
+                        (unsigned long long)row->matches, row->mismatch ? "  MISMATCH" : "",
+                        row->cut ? " (cut)" : "", now_seconds() - row_started);
+            } else {
                 fprintf(stderr, "%s: %s\n", row->status == ROW_UNSUPPORTED ? "unsupported"
                         : "ERROR", row->note);
+            }
         }
+        fprintf(stderr, "  device %d:%d: %d rows in %.1f s\n", di->platform_index,
+                di->device_index, end_row - first_row, now_seconds() - dev_started);
         clm_device_close(dev);
     }
-    fprintf(stderr, BENCH_PROG ": %d rows in %.1f s\n", row_count, now_seconds() - started);
+    double run_seconds = now_seconds() - started;
+    fprintf(stderr, BENCH_PROG ": %d rows in %.1f s\n", row_count, run_seconds);
 
     /* The report. */
     bench_report r;
@@ -708,6 +1189,8 @@ int main(int argc, char **argv)
         snprintf(r.timestamp, sizeof r.timestamp, "unknown");
     }
     fill_host(&r);
+    suites_text(o.suites, r.suites, sizeof r.suites);
+    snprintf(r.filters, sizeof r.filters, "%s", o.filters);
     r.genome_path = o.genome_path;
     r.genome_bytes = genome_len;
     r.text_bytes = o.size;
@@ -717,10 +1200,11 @@ int main(int argc, char **argv)
     r.quick = o.quick;
     r.devices = devices;
     r.device_count = device_count;
-    r.patterns = patterns;
-    r.pattern_count = pattern_count;
+    r.scenarios = scenarios;
+    r.scenario_count = scenario_count;
     r.rows = rows;
     r.row_count = row_count;
+    r.run_seconds = run_seconds;
     for (int i = 0; i < row_count; i++) {
         r.mismatches += rows[i].mismatch;
         r.errors += rows[i].status == ROW_ERROR;
@@ -738,22 +1222,38 @@ int main(int argc, char **argv)
         fprintf(stderr, "\n" BENCH_PROG ": MISMATCH: %d row(s) counted differently from the "
                 "host reference:\n", r.mismatches);
         for (int i = 0; i < row_count; i++)
-            if (rows[i].mismatch)
-                fprintf(stderr, "  MISMATCH device %d:%d %s/%s m=%zu: %llu matches, expected "
+            if (rows[i].mismatch) {
+                char kn[64];
+                fprintf(stderr, "  MISMATCH device %d:%d %s %s/%s: %llu matches, expected "
                         "%llu; %s\n", devices[rows[i].device].info.platform_index,
                         devices[rows[i].device].info.device_index,
-                        clm_algorithm_name(rows[i].algorithm),
-                        clm_table_memory_name(rows[i].table), patterns[rows[i].pattern].len,
+                        scenarios[rows[i].scenario].id,
+                        kind_name(rows[i].algorithm, rows[i].variant, kn, sizeof kn),
+                        clm_table_memory_name(rows[i].table),
                         (unsigned long long)rows[i].matches,
                         (unsigned long long)rows[i].expected, rows[i].note);
+            }
         status = 1;
     }
     if (r.errors) {
-        fprintf(stderr, BENCH_PROG ": %d row(s) failed (see the notes column)\n", r.errors);
+        fprintf(stderr, BENCH_PROG ": %d row(s) failed (see the notes column):\n", r.errors);
+        for (int i = 0; i < row_count; i++)
+            if (rows[i].status == ROW_ERROR) {
+                char kn[64];
+                fprintf(stderr, "  ERROR device %d:%d %s %s/%s: %s\n",
+                        devices[rows[i].device].info.platform_index,
+                        devices[rows[i].device].info.device_index,
+                        scenarios[rows[i].scenario].id,
+                        kind_name(rows[i].algorithm, rows[i].variant, kn, sizeof kn),
+                        clm_table_memory_name(rows[i].table), rows[i].note);
+            }
         status = 1;
     }
+    for (int i = 0; i < scenario_count; i++)
+        free(scenarios[i].bytes);
     free(rows);
     free(text);
+    free(all_a);
     free(genome);
     return status;
 }

@@ -1,11 +1,47 @@
 /*
- * clmatch-bench — the report: a markdown page (header, summary, table) and a CSV with every
+ * clmatch-bench — the report: a markdown page (header, summary, tables) and a CSV with every
  * number, both made from the same bench_report.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "bench.h"
+
+/* The bench's own names (those of clmatch.h), so that a library that does not know a name
+ * yet cannot mislabel a row. */
+static const char *algo_name(clm_algorithm a)
+{
+    static const char *const names[] = {"auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness"};
+    return (unsigned)a < sizeof names / sizeof names[0] ? names[a] : "?";
+}
+
+static const char *variant_name(clm_variant v)
+{
+    static const char *const names[] = {"auto", "item", "reduce", "subgroup"};
+    return (unsigned)v < sizeof names / sizeof names[0] ? names[v] : "?";
+}
+
+const char *kind_name(clm_algorithm a, clm_variant v, char *buf, size_t n)
+{
+    if (a == CLM_ALGO_BITAP && v != CLM_VARIANT_AUTO)
+        snprintf(buf, n, "%s/%s", algo_name(a), variant_name(v));
+    else
+        snprintf(buf, n, "%s", algo_name(a));
+    return buf;
+}
+
+/* "dfa/local", "bitap/reduce/local": what a row ran (for auto rows: what auto chose). */
+static const char *row_ran(const bench_row *row, char *buf, size_t n)
+{
+    char k[64];
+    if (row->status != ROW_OK)
+        snprintf(buf, n, "%s/%s", kind_name(row->algorithm, row->variant, k, sizeof k),
+                 clm_table_memory_name(row->table));
+    else
+        snprintf(buf, n, "%s/%s", kind_name(row->got_algorithm, row->got_variant, k, sizeof k),
+                 clm_table_memory_name(row->got_table));
+    return buf;
+}
 
 static void print_mib(FILE *f, uint64_t bytes)
 {
@@ -16,7 +52,7 @@ static void print_mib(FILE *f, uint64_t bytes)
 }
 
 /* Pattern bytes for a table cell: printable ASCII kept, the rest as \xNN, long ones cut. */
-static void print_pattern(FILE *f, const bench_pattern *p)
+static void print_pattern(FILE *f, const bench_scenario *p)
 {
     const size_t show = p->len > 40 ? 40 : p->len;
     fputc('`', f);
@@ -30,40 +66,118 @@ static void print_pattern(FILE *f, const bench_pattern *p)
     fputs(show < p->len ? "...`" : "`", f);
 }
 
-/* "13", or "13 (#3)" when another pattern has the same length. */
-static void print_m(FILE *f, const bench_report *r, int pattern)
-{
-    int same = 0;
-    for (int i = 0; i < r->pattern_count; i++)
-        same += r->patterns[i].len == r->patterns[pattern].len;
-    fprintf(f, "%zu", r->patterns[pattern].len);
-    if (same > 1)
-        fprintf(f, " (#%d)", pattern + 1);
-}
-
 static double row_kernel_gbs(const bench_row *row)
 {
     return row->status == ROW_OK ? gbs(row->bytes, row->kernel_med_s) : 0.0;
 }
 
-/* DFA vs KMP, kernel-only, best variant of each, for one device and pattern. */
-static void print_dfa_vs_kmp(FILE *f, const bench_report *r, int dev, int pat)
+/* The rows of one device and scenario that matter for the summary. */
+typedef struct scenario_summary {
+    const bench_row *best;          /* fastest explicit row (kernel GB/s), counts right */
+    const bench_row *best_algo[8];  /* fastest explicit row of each algorithm */
+    const bench_row *auto_row;      /* the automatic choice, if it ran */
+    int explicit_rows;              /* explicit rows with a kernel time */
+} scenario_summary;
+
+static void summarize(const bench_report *r, int dev, int sc, scenario_summary *s)
 {
-    const bench_row *best[4] = {NULL, NULL, NULL, NULL};
+    memset(s, 0, sizeof *s);
     for (int i = 0; i < r->row_count; i++) {
         const bench_row *row = &r->rows[i];
-        if (row->device != dev || row->pattern != pat || row_kernel_gbs(row) <= 0)
+        if (row->device != dev || row->scenario != sc)
             continue;
-        int a = (int)row->algorithm;
-        if (a >= 0 && a < 4 && (!best[a] || row_kernel_gbs(row) > row_kernel_gbs(best[a])))
-            best[a] = row;
+        if (row->algorithm == CLM_ALGO_AUTO) {
+            s->auto_row = row;
+            continue;
+        }
+        if (row_kernel_gbs(row) <= 0 || row->mismatch)
+            continue;
+        s->explicit_rows++;
+        if (!s->best || row_kernel_gbs(row) > row_kernel_gbs(s->best))
+            s->best = row;
+        unsigned a = (unsigned)row->algorithm;
+        if (a < 8 && (!s->best_algo[a] || row_kernel_gbs(row) > row_kernel_gbs(s->best_algo[a])))
+            s->best_algo[a] = row;
+    }
+}
+
+/* auto's kernel GB/s over the best explicit row's; 0 when either is missing. */
+static double auto_ratio(const scenario_summary *s)
+{
+    if (!s->best || !s->auto_row || row_kernel_gbs(s->auto_row) <= 0 || s->auto_row->mismatch)
+        return 0.0;
+    return row_kernel_gbs(s->auto_row) / row_kernel_gbs(s->best);
+}
+
+static int same_variant(const bench_row *a, const bench_row *b)
+{
+    return a->got_algorithm == b->got_algorithm && a->got_variant == b->got_variant
+           && a->got_table == b->got_table;
+}
+
+/* "auto is within X% of the best variant in every scenario; worst ratio R (scenario)". */
+static void print_auto_line(FILE *f, const bench_report *r, int dev)
+{
+    double worst = 0;
+    int worst_sc = -1, compared = 0, picked_best = 0, missing = 0;
+    char missing_ids[256] = "";
+    for (int sc = 0; sc < r->scenario_count; sc++) {
+        scenario_summary s;
+        summarize(r, dev, sc, &s);
+        if (!s.auto_row)
+            continue;
+        double ratio = auto_ratio(&s);
+        if (ratio <= 0) {
+            if (s.best || s.auto_row->status != ROW_OK) {
+                size_t l = strlen(missing_ids);
+                snprintf(missing_ids + l, sizeof missing_ids - l, "%s%s", l ? ", " : "",
+                         r->scenarios[sc].id);
+                missing++;
+            }
+            continue;
+        }
+        compared++;
+        picked_best += same_variant(s.auto_row, s.best);
+        if (worst_sc < 0 || ratio < worst) {
+            worst = ratio;
+            worst_sc = sc;
+        }
     }
     const bench_device *d = &r->devices[dev];
-    fprintf(f, "- %d:%d %s, m = ", d->info.platform_index, d->info.device_index,
+    fprintf(f, "- %d:%d %s: ", d->info.platform_index, d->info.device_index,
             device_type_name(d->info.type));
-    print_m(f, r, pat);
-    fputs(": ", f);
-    const bench_row *dfa = best[CLM_ALGO_DFA], *kmp = best[CLM_ALGO_KMP];
+    if (worst_sc < 0) {
+        fprintf(f, "no auto comparison (no scenario has both an auto row and an explicit row "
+                   "with a kernel time)");
+    } else {
+        scenario_summary s;
+        char a[64], b[64];
+        summarize(r, dev, worst_sc, &s);
+        fprintf(f, "**auto is within %.0f%% of the best variant in every scenario; worst ratio "
+                   "%.2f (%s)**: auto chose %s at %.2f GB/s, the best was %s at %.2f GB/s. "
+                   "auto chose the fastest variant itself in %d of %d scenarios",
+                worst < 1 ? 100.0 * (1.0 - worst) : 0.0, worst, r->scenarios[worst_sc].id,
+                row_ran(s.auto_row, a, sizeof a), row_kernel_gbs(s.auto_row),
+                row_ran(s.best, b, sizeof b), row_kernel_gbs(s.best), picked_best, compared);
+    }
+    if (missing)
+        fprintf(f, "; **auto failed or has no kernel time in %d scenario(s)**: %s", missing,
+                missing_ids);
+    if (strstr(r->filters, "--algo") || strstr(r->filters, "--variant")
+        || strstr(r->filters, "--table"))
+        fputs(" (best among the variants this filtered run measured only)", f);
+    fputs("\n", f);
+}
+
+/* DFA vs KMP, kernel-only, best variant of each (the seed paper's question). */
+static void print_dfa_vs_kmp(FILE *f, const bench_report *r, int dev, int sc)
+{
+    scenario_summary s;
+    summarize(r, dev, sc, &s);
+    const bench_device *d = &r->devices[dev];
+    fprintf(f, "- %d:%d %s, %s: ", d->info.platform_index, d->info.device_index,
+            device_type_name(d->info.type), r->scenarios[sc].title);
+    const bench_row *dfa = s.best_algo[CLM_ALGO_DFA], *kmp = s.best_algo[CLM_ALGO_KMP];
     if (!dfa || !kmp) {
         fprintf(f, "no comparison (no kernel time for %s)\n", !dfa ? "DFA" : "KMP");
         return;
@@ -76,10 +190,10 @@ static void print_dfa_vs_kmp(FILE *f, const bench_report *r, int dev, int pat)
     fprintf(f, " (dfa/%s %.2f GB/s vs kmp/%s %.2f GB/s",
             clm_table_memory_name(dfa->table), row_kernel_gbs(dfa),
             clm_table_memory_name(kmp->table), row_kernel_gbs(kmp));
-    if (best[CLM_ALGO_NAIVE])
+    if (s.best_algo[CLM_ALGO_NAIVE])
         fprintf(f, "; best naive: %s %.2f GB/s",
-                clm_table_memory_name(best[CLM_ALGO_NAIVE]->table),
-                row_kernel_gbs(best[CLM_ALGO_NAIVE]));
+                clm_table_memory_name(s.best_algo[CLM_ALGO_NAIVE]->table),
+                row_kernel_gbs(s.best_algo[CLM_ALGO_NAIVE]));
     fputs(")\n", f);
 }
 
@@ -91,38 +205,85 @@ static void print_gbs_cell(FILE *f, uint64_t bytes, double seconds)
         fputs(" n/a |", f);
 }
 
+static void print_pct_cell(FILE *f, const bench_device *d, double kernel_gbs)
+{
+    if (kernel_gbs > 0 && d->bw.ok && d->bw.read_gbs > 0)
+        fprintf(f, " %.0f%% |", 100.0 * kernel_gbs / d->bw.read_gbs);
+    else
+        fputs(" n/a |", f);
+}
+
+static void print_scenario_table(FILE *f, const bench_report *r, int dev)
+{
+    const bench_device *d = &r->devices[dev];
+    fprintf(f, "\n### %d:%d %s, by scenario\n\n"
+               "| scenario | best variant | kernel GB/s | %% of read BW | DFA ÷ KMP | "
+               "auto chose | auto GB/s | auto ÷ best |\n"
+               "|---|---|---:|---:|---:|---|---:|---:|\n",
+            d->info.platform_index, d->info.device_index, device_type_name(d->info.type));
+    for (int sc = 0; sc < r->scenario_count; sc++) {
+        scenario_summary s;
+        char a[64];
+        int any = 0;
+        for (int i = 0; i < r->row_count && !any; i++)
+            any = r->rows[i].device == dev && r->rows[i].scenario == sc;
+        if (!any)
+            continue;
+        summarize(r, dev, sc, &s);
+        fprintf(f, "| %s |", r->scenarios[sc].id);
+        if (s.best) {
+            fprintf(f, " %s | %.2f |", row_ran(s.best, a, sizeof a), row_kernel_gbs(s.best));
+            print_pct_cell(f, d, row_kernel_gbs(s.best));
+        } else {
+            fputs(" - | - | - |", f);
+        }
+        const bench_row *dfa = s.best_algo[CLM_ALGO_DFA], *kmp = s.best_algo[CLM_ALGO_KMP];
+        if (dfa && kmp)
+            fprintf(f, " %.2f× |", row_kernel_gbs(dfa) / row_kernel_gbs(kmp));
+        else
+            fputs(" - |", f);
+        if (!s.auto_row) {
+            fputs(" (not run) | - | - |\n", f);
+        } else if (s.auto_row->status != ROW_OK) {
+            fputs(" **ERROR** | - | - |\n", f);
+        } else {
+            double ratio = auto_ratio(&s);
+            fprintf(f, " %s |", row_ran(s.auto_row, a, sizeof a));
+            print_gbs_cell(f, s.auto_row->bytes, s.auto_row->kernel_med_s);
+            if (ratio > 0)
+                fprintf(f, " %s%.2f%s |\n", ratio < 0.9 ? "**" : "", ratio,
+                        ratio < 0.9 ? "**" : "");
+            else
+                fputs(" - |\n", f);
+        }
+    }
+}
+
 void report_markdown(FILE *f, const bench_report *r)
 {
     fprintf(f, "# clmatch bench: %s, %s%s\n\n", r->label, r->date, r->quick ? " (quick)" : "");
     fprintf(f, "- Date: %s\n", r->timestamp);
     fprintf(f, "- Host: %s%s%s\n", r->host, r->cpu[0] ? "; CPU: " : "", r->cpu);
     fprintf(f, "- clmatch %s\n", clm_version());
+    fprintf(f, "- Suites: %s%s%s%s; %d scenarios, %d rows, measured in %.0f s\n", r->suites,
+            r->filters[0] ? " (filtered: `" : "", r->filters, r->filters[0] ? "`)" : "",
+            r->scenario_count, r->row_count, r->run_seconds);
     fprintf(f, "- Text: `%s` (%zu bytes of FASTA, headers and newlines kept) repeated to ",
             r->genome_path, r->genome_bytes);
     print_mib(f, r->text_bytes);
-    fprintf(f, " (%.1f copies), in pageable host memory\n",
+    fprintf(f, " (%.1f copies), in pageable host memory; worst cases scan a text of `a` bytes "
+               "(sizes per device below)\n",
             (double)r->text_bytes / (double)(r->genome_bytes ? r->genome_bytes : 1));
-    fputs("- Patterns:", f);
-    for (int i = 0; i < r->pattern_count; i++) {
-        const bench_pattern *p = &r->patterns[i];
-        fprintf(f, "%s #%d m = %zu ", i ? ";" : "", i + 1, p->len);
-        print_pattern(f, p);
-        if (p->from_genome)
-            fprintf(f, " (genome offset %zu)", p->genome_offset);
-        else
-            fputs(" (--pattern)", f);
-    }
-    fputs("\n", f);
-    fprintf(f, "- Method: per row one warm-up call (excluded: it includes first-launch "
-               "compilation), then calls until %.2g s and at least %d, cut at %.2g s, for "
-               "`clm_count` and again for `clm_scan`; medians shown, best in the CSV. "
-               "GB/s = 10^9 bytes of text per second.\n",
+    fprintf(f, "- Method: per row one warm-up call on a 4 MiB prefix (excluded: it makes the "
+               "first launch), then calls over the whole text until %.2g s and at least %d, cut "
+               "at %.2g s, for `clm_count` and again for `clm_scan`; medians shown, best in the "
+               "CSV. GB/s = 10^9 bytes of text per second.\n",
             r->time_per_row / 2, r->min_reps, r->max_time_per_row / 2);
 
     fputs("\n## Devices\n\n"
-          "| device | type | name | text scanned | read BW GB/s | H2D pageable GB/s | "
-          "H2D pinned GB/s | notes |\n"
-          "|---|---|---|---|---|---|---|---|\n", f);
+          "| device | type | name | text scanned | all-'a' text | read BW GB/s | "
+          "H2D pageable GB/s | H2D pinned GB/s | notes |\n"
+          "|---|---|---|---|---|---|---|---|---|\n", f);
     for (int i = 0; i < r->device_count; i++) {
         const bench_device *d = &r->devices[i];
         char name[160], err[200];
@@ -131,6 +292,8 @@ void report_markdown(FILE *f, const bench_report *r)
         fprintf(f, "| %d:%d | %s | %s | ", d->info.platform_index, d->info.device_index,
                 device_type_name(d->info.type), name);
         print_mib(f, d->text_bytes);
+        fputs(" | ", f);
+        print_mib(f, d->worst_bytes);
         if (d->bw.ok) {
             fprintf(f, " | %.1f (%s, ", d->bw.read_gbs, d->bw.read_kernel);
             print_mib(f, d->bw.read_bytes);
@@ -144,10 +307,32 @@ void report_markdown(FILE *f, const bench_report *r)
         fprintf(f, " %s |\n", err);
     }
 
-    fputs("\n## Summary (kernel-only, best table memory of each algorithm)\n\n", f);
+    fputs("\n## Scenarios\n\n"
+          "| scenario | what | text | pattern | m | k | from | measured |\n"
+          "|---|---|---|---|---:|---:|---|---|\n", f);
+    for (int i = 0; i < r->scenario_count; i++) {
+        const bench_scenario *sc = &r->scenarios[i];
+        fprintf(f, "| %s | %s | %s | ", sc->id, sc->title,
+                sc->text == TEXT_ALL_A ? "all `a`" : "genome");
+        print_pattern(f, sc);
+        fprintf(f, " | %zu | %u | %s | %s |\n", sc->len, sc->k, sc->origin,
+                sc->count_only ? "clm_count" : "clm_count, clm_scan");
+    }
+
+    fputs("\n## Summary (kernel-only)\n\n"
+          "The automatic choice against the fastest explicit variant of each scenario "
+          "(auto ÷ best = auto's kernel GB/s over the best explicit row's):\n\n", f);
     for (int d = 0; d < r->device_count; d++)
-        for (int p = 0; p < r->pattern_count; p++)
-            print_dfa_vs_kmp(f, r, d, p);
+        print_auto_line(f, r, d);
+    int any_dfa_kmp = 0;
+    for (int sc = 0; sc < r->scenario_count; sc++)
+        if (!strcmp(r->scenarios[sc].id, "exact-13") || !strcmp(r->scenarios[sc].id, "exact-32")) {
+            if (!any_dfa_kmp++)
+                fputs("\nThe seed paper's question, DFA vs KMP (best table memory of each):\n\n",
+                      f);
+            for (int d = 0; d < r->device_count; d++)
+                print_dfa_vs_kmp(f, r, d, sc);
+        }
     if (r->mismatches)
         fprintf(f, "\n**MISMATCH: %d row(s) disagree with the host reference count** (see "
                    "notes)\n", r->mismatches);
@@ -155,33 +340,49 @@ void report_markdown(FILE *f, const bench_report *r)
         fputs("\nEvery row's count agrees with the host reference count.\n", f);
     if (r->errors)
         fprintf(f, "\n**%d row(s) failed** (see notes)\n", r->errors);
+    for (int d = 0; d < r->device_count; d++)
+        print_scenario_table(f, r, d);
 
     fputs("\n## Results\n\n"
-          "| device | algorithm | table memory | m | kernel GB/s | % of read BW | "
-          "e2e GB/s count | e2e GB/s scan | matches | notes |\n"
-          "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n", f);
+          "| device | scenario | algorithm | variant | table memory | m | k | kernel GB/s | "
+          "% of read BW | e2e GB/s count | e2e GB/s scan | matches | notes |\n"
+          "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n", f);
     for (int i = 0; i < r->row_count; i++) {
         const bench_row *row = &r->rows[i];
         const bench_device *d = &r->devices[row->device];
-        char note[300];
-        one_line(note, sizeof note, row->note);
-        fprintf(f, "| %d:%d %s | %s | %s | ", d->info.platform_index, d->info.device_index,
-                device_type_name(d->info.type), clm_algorithm_name(row->algorithm),
-                clm_table_memory_name(row->table));
-        print_m(f, r, row->pattern);
-        fputs(" |", f);
-        if (row->status != ROW_OK) {
+        const bench_scenario *sc = &r->scenarios[row->scenario];
+        const int ok = row->status == ROW_OK;
+        char note[600];
+        if (row->algorithm == CLM_ALGO_AUTO && ok && row->choice[0]) {
+            char n2[300];
+            one_line(n2, sizeof n2, row->note);
+            snprintf(note, sizeof note, "%s%s%s", row->choice, n2[0] ? "; " : "", n2);
+        } else {
+            one_line(note, sizeof note, row->note);
+        }
+        fprintf(f, "| %d:%d %s | %s | ", d->info.platform_index, d->info.device_index,
+                device_type_name(d->info.type), sc->id);
+        if (row->algorithm == CLM_ALGO_AUTO)
+            fprintf(f, "**auto** → %s | %s | %s |", ok ? algo_name(row->got_algorithm) : "?",
+                    ok ? variant_name(row->got_variant) : "auto",
+                    ok ? clm_table_memory_name(row->got_table) : "auto");
+        else
+            fprintf(f, "%s | %s | %s |", algo_name(row->algorithm),
+                    variant_name(ok ? row->got_variant : row->variant),
+                    clm_table_memory_name(row->table));
+        fprintf(f, " %zu | %u |", sc->len, sc->k);
+        if (!ok) {
             fprintf(f, " - | - | - | - | - | %s%s |\n",
                     row->status == ROW_UNSUPPORTED ? "unsupported: " : "**ERROR**: ", note);
             continue;
         }
         print_gbs_cell(f, row->bytes, row->kernel_med_s);
-        if (row->kernel_med_s > 0 && d->bw.ok && d->bw.read_gbs > 0)
-            fprintf(f, " %.0f%% |", 100.0 * gbs(row->bytes, row->kernel_med_s) / d->bw.read_gbs);
-        else
-            fputs(" n/a |", f);
+        print_pct_cell(f, d, row_kernel_gbs(row));
         print_gbs_cell(f, row->bytes, row->count_med_s);
-        print_gbs_cell(f, row->bytes, row->scan_med_s);
+        if (sc->count_only)
+            fputs(" count only |", f);
+        else
+            print_gbs_cell(f, row->bytes, row->scan_med_s);
         fprintf(f, " %" PRIu64 " | %s%s |\n", row->matches, row->mismatch ? "**MISMATCH** " : "",
                 note);
     }
@@ -203,17 +404,19 @@ static void csv_text(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void csv_pattern(FILE *f, const bench_pattern *p)
+static void csv_pattern(FILE *f, const bench_scenario *p)
 {
     char buf[200];
     size_t n = 0;
-    for (size_t i = 0; i < p->len && n + 5 < sizeof buf; i++) {
+    for (size_t i = 0; i < p->len && n + 8 < sizeof buf; i++) {
         unsigned char c = (unsigned char)p->bytes[i];
         if (c >= 0x20 && c < 0x7f && c != '\\')
             buf[n++] = (char)c;
         else
             n += (size_t)snprintf(buf + n, sizeof buf - n, "\\x%02x", c);
     }
+    if (n + 8 >= sizeof buf)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "...");
     buf[n] = '\0';
     csv_text(f, buf);
 }
@@ -221,24 +424,29 @@ static void csv_pattern(FILE *f, const bench_pattern *p)
 void report_csv(FILE *f, const bench_report *r)
 {
     fputs("label,date,device,device_type,device_name,read_bw_gbs,h2d_pageable_gbs,"
-          "h2d_pinned_gbs,algorithm,table_memory,m,pattern,status,bytes,"
-          "kernel_gbs_median,kernel_gbs_best,pct_of_read_bw,count_gbs_median,count_gbs_best,"
-          "scan_gbs_median,scan_gbs_best,count_reps,scan_reps,matches,expected,mismatch,"
-          "compile_s,warmup_count_s,warmup_scan_s,work_group_size,bytes_per_item,note\n", f);
+          "h2d_pinned_gbs,scenario,text,algorithm,variant,table_memory,m,k,mismatches_only,"
+          "pattern,status,bytes,kernel_gbs_median,kernel_gbs_best,pct_of_read_bw,"
+          "count_gbs_median,count_gbs_best,scan_gbs_median,scan_gbs_best,count_reps,scan_reps,"
+          "matches,expected,matches_by_edits,mismatch,compile_s,warmup_count_s,warmup_scan_s,"
+          "work_group_size,bytes_per_item,auto_choice,auto_vs_best,choice,note\n", f);
     for (int i = 0; i < r->row_count; i++) {
         const bench_row *row = &r->rows[i];
         const bench_device *d = &r->devices[row->device];
+        const bench_scenario *sc = &r->scenarios[row->scenario];
         const int ok = row->status == ROW_OK;
+        const int is_auto = row->algorithm == CLM_ALGO_AUTO;
         double kernel = ok ? gbs(row->bytes, row->kernel_med_s) : 0;
         csv_text(f, r->label);
         fprintf(f, ",%s,%d:%d,%s,", r->date, d->info.platform_index, d->info.device_index,
                 device_type_name(d->info.type));
         csv_text(f, d->info.name);
-        fprintf(f, ",%.3f,%.3f,%.3f,%s,%s,%zu,", d->bw.ok ? d->bw.read_gbs : 0.0,
-                d->bw.h2d_pageable_gbs, d->bw.h2d_pinned_gbs,
-                clm_algorithm_name(row->algorithm), clm_table_memory_name(row->table),
-                r->patterns[row->pattern].len);
-        csv_pattern(f, &r->patterns[row->pattern]);
+        fprintf(f, ",%.3f,%.3f,%.3f,%s,%s,%s,%s,%s,%zu,%u,%d,", d->bw.ok ? d->bw.read_gbs : 0.0,
+                d->bw.h2d_pageable_gbs, d->bw.h2d_pinned_gbs, sc->id,
+                sc->text == TEXT_ALL_A ? "all-a" : "genome", algo_name(row->algorithm),
+                variant_name(ok && !is_auto ? row->got_variant : row->variant),
+                clm_table_memory_name(row->table), sc->len, sc->k,
+                (sc->flags & CLM_MISMATCHES_ONLY) != 0);
+        csv_pattern(f, sc);
         fprintf(f, ",%s,%" PRIu64 ",%.4f,%.4f,%.1f,%.4f,%.4f,%.4f,%.4f,%d,%d,",
                 ok ? "ok" : row->status == ROW_UNSUPPORTED ? "unsupported" : "error",
                 row->bytes, kernel, ok ? gbs(row->bytes, row->kernel_min_s) : 0,
@@ -248,9 +456,27 @@ void report_csv(FILE *f, const bench_report *r)
                 ok ? gbs(row->bytes, row->count_min_s) : 0,
                 ok ? gbs(row->bytes, row->scan_med_s) : 0,
                 ok ? gbs(row->bytes, row->scan_min_s) : 0, row->count_reps, row->scan_reps);
-        fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,%.3f,%.3f,%.3f,%u,%u,", row->matches,
-                row->expected, row->mismatch, row->compile_s, row->warmup_count_s,
-                row->warmup_scan_s, row->work_group_size, row->bytes_per_item);
+        fprintf(f, "%" PRIu64 ",%" PRIu64 ",", row->matches, row->expected);
+        if (sc->k && ok)
+            for (unsigned e = 0; e <= sc->k && e <= BENCH_MAX_K; e++)
+                fprintf(f, "%s%" PRIu64, e ? "/" : "", row->scan_hist[e]);
+        fprintf(f, ",%d,%.3f,%.3f,%.3f,%u,%u,", row->mismatch, row->compile_s,
+                row->warmup_count_s, row->warmup_scan_s, row->work_group_size,
+                row->bytes_per_item);
+        char ran[64] = "";
+        double ratio = 0;
+        if (is_auto && ok) {
+            scenario_summary s;
+            summarize(r, row->device, row->scenario, &s);
+            row_ran(row, ran, sizeof ran);
+            ratio = auto_ratio(&s);
+        }
+        fprintf(f, "%s,", ran);
+        if (ratio > 0)
+            fprintf(f, "%.3f", ratio);
+        fputc(',', f);
+        csv_text(f, row->choice);
+        fputc(',', f);
         char note[512];
         one_line(note, sizeof note, row->note);
         csv_text(f, note);

@@ -2,13 +2,15 @@
 # The clmatch benchmark (what `make bench` runs after building everything).
 #
 # Usage: sh bench/run.sh [ARGS...]        e.g. sh bench/run.sh --quick
-#                                              sh bench/run.sh --device 1:0 --size 2G
+#                                              sh bench/run.sh --suite basic --device 1:0
+#                                              sh bench/run.sh --suite approx --size 1G
 # ARGS go to build/clmatch-bench (see `build/clmatch-bench --help` and bench/README.md).
 # Environment:
 #   BENCH_ARGS   extra arguments, placed before ARGS (so `BENCH_ARGS=--quick make bench` works)
 #   BENCH_BIN    the bench program (default build/clmatch-bench; e.g. build-bench/clmatch-bench)
 #   CLMATCH_*    read by the library as usual (CLMATCH_CACHE=off, CLMATCH_KERNEL_DIR, ...)
-# Writes bench/results/<host>-<date>.md and .csv and prints the markdown report.
+# Writes bench/results/<host>-<date>[-<suites>][-partial][-quick].md and .csv and prints the
+# markdown report (bench/README.md: suites, scenarios, how to read the auto summary).
 # This script builds nothing: run `make` (or `make bench`) first.
 set -eu
 cd "$(dirname "$0")/.."
