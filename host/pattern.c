@@ -122,8 +122,18 @@ static int syntax_error(const unsigned char *syntax_src, size_t syntax_len, unsi
 }
 
 /* One bracket expression starting after '['; *pos ends after ']'. */
+/* Letters in the set bring their other case. */
+static void fold_set(uint8_t set[32])
+{
+    for (unsigned b = 'a'; b <= 'z'; b++)
+        if (set_has(set, b) || set_has(set, b - 32)) {
+            set_add(set, b);
+            set_add(set, b - 32);
+        }
+}
+
 static int parse_bracket(const unsigned char *src, size_t len, size_t *pos, unsigned index,
-                         uint8_t set[32])
+                         int caseless, uint8_t set[32])
 {
     size_t open = *pos - 1, i = *pos;
     int negate = i < len && src[i] == '^';
@@ -167,6 +177,8 @@ static int parse_bracket(const unsigned char *src, size_t len, size_t *pos, unsi
         return syntax_error(src, len, index, open, "unterminated [");
     if (items == 0)
         return syntax_error(src, len, index, open, "empty []");
+    if (caseless) /* before the complement: [^a] excludes A too */
+        fold_set(tmp);
     for (int b = 0; b < 32; b++)
         set[b] = negate ? (uint8_t)~tmp[b] : tmp[b];
     *pos = i + 1;
@@ -194,7 +206,7 @@ int clm_parse_symbols(const unsigned char *src, size_t len, int classes, int cas
             i++;
         } else if (classes && c == '[') {
             i++;
-            int rc = parse_bracket(src, len, &i, index, set);
+            int rc = parse_bracket(src, len, &i, index, caseless, set);
             if (rc) {
                 free(sets);
                 free(bytes);
@@ -213,13 +225,8 @@ int clm_parse_symbols(const unsigned char *src, size_t len, int classes, int cas
             set_add(set, c);
             i++;
         }
-        /* case folding: a letter in the set brings its other case */
-        if (caseless)
-            for (unsigned b = 'a'; b <= 'z'; b++)
-                if (set_has(set, b) || set_has(set, b - 32)) {
-                    set_add(set, b);
-                    set_add(set, b - 32);
-                }
+        if (caseless) /* a letter brings its other case (negated brackets folded inside) */
+            fold_set(set);
         /* literal when the set is one byte (or one letter in both cases, caseless) */
         unsigned count = 0, first = 256;
         for (unsigned b = 0; b < 256; b++)

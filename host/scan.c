@@ -40,6 +40,9 @@ struct clm_scratch {
     uint64_t *keys, *tmp;        /* sort keys: start << 32 | engine << 8 | edits */
     clm_match *found;            /* approximate matches with indels, sorted after their
                                     starts are known */
+    clm_match *pending;          /* ... held back: a later range may still deliver a match
+                                    that starts up to k bytes earlier */
+    size_t n_pending, cap_pending;
     size_t host_cap;
     int stream_open;
     clm_stats stats;
@@ -249,11 +252,30 @@ static int cmp_match(const void *a, const void *b)
     return x->end < y->end ? -1 : x->end > y->end;
 }
 
+static int call_back(clm_scratch *s, const clm_match *m, clm_match_cb cb, void *ctx)
+{
+    clm_match out = *m;
+    out.id = s->db->engines[m->id].id; /* engine index while sorting; the id goes out */
+    s->stats.matches++;
+    return cb(&out, ctx) ? CLM_STOPPED : CLM_OK;
+}
+
+/* Deliver every held-back match (end of a scan or stream). */
+static int deliver_pending(clm_scratch *s, clm_match_cb cb, void *ctx)
+{
+    int rc = CLM_OK;
+    for (size_t i = 0; i < s->n_pending && rc == CLM_OK; i++)
+        rc = call_back(s, &s->pending[i], cb, ctx);
+    s->n_pending = 0;
+    return rc;
+}
+
 /* Approximate matches with insertions/deletions: kernels report ends; the start of the best
- * alignment comes from a small DP on the host, then the batch is put in (start, id, end)
- * order. Engines are in id order, so sorting the engine index sorts the id. */
-static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, clm_match_cb cb,
-                          void *ctx)
+ * alignment comes from a small DP on the host. A later range owns nominal starts from
+ * range_end on, so its matches start at range_end - k or later: matches from here that
+ * start before that go out now (merged in order with those held back), the rest wait. */
+static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, size_t range_end,
+                          clm_match_cb cb, void *ctx)
 {
     const struct clm_engine *engines = s->db->engines;
     for (size_t i = 0; i < found; i++) {
@@ -265,37 +287,51 @@ static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, clm
         clm_match *m = &s->found[i];
         m->start = sl->base + start;
         m->end = sl->base + pos;
-        m->id = e; /* index while sorting */
+        m->id = e; /* engine index: engines are in id order, so it sorts like the id */
         m->edits = d;
     }
     qsort(s->found, found, sizeof *s->found, cmp_match);
-    for (size_t i = 0; i < found; i++) {
-        clm_match m = s->found[i];
-        m.id = engines[m.id].id;
-        if (cb(&m, ctx)) {
-            s->stats.matches += i + 1;
-            return CLM_STOPPED;
-        }
+    uint64_t limit = sl->base + range_end;
+    limit = limit > s->db->k ? limit - s->db->k : 0;
+    /* merge held-back and new matches; what starts at or after the limit is held */
+    size_t total = s->n_pending + found, a = 0, b = 0, kept = 0;
+    clm_match *held = malloc((total ? total : 1) * sizeof *held);
+    if (!held)
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    int rc = CLM_OK;
+    while (a < s->n_pending || b < found) {
+        const clm_match *m = b >= found || (a < s->n_pending &&
+                                            cmp_match(&s->pending[a], &s->found[b]) <= 0)
+                                 ? &s->pending[a++]
+                                 : &s->found[b++];
+        if (m->start >= limit)
+            held[kept++] = *m;
+        else if (rc == CLM_OK)
+            rc = call_back(s, m, cb, ctx);
     }
-    s->stats.matches += found;
-    return CLM_OK;
+    free(s->pending);
+    s->pending = held;
+    s->n_pending = rc == CLM_OK ? kept : 0;
+    return rc;
 }
 
-/* Read the pass's `found` matches (all fit), put them in text order and call back. */
-static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, clm_match_cb cb,
-                   void *ctx)
+/* Read the pass's `found` matches (all fit), put them in text order and call back. The pass
+ * covered match starts up to range_end (slab offsets). */
+static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t range_end,
+                   clm_match_cb cb, void *ctx)
 {
-    if (found == 0)
+    if (found == 0 && !s->db->indels)
         return CLM_OK;
-    int rc = ensure_host_cap(s, found);
+    int rc = ensure_host_cap(s, found ? found : 1);
     if (rc)
         return rc;
-    cl_int err = clEnqueueReadBuffer(sl->queue, sl->matches, CL_TRUE, 0,
-                                     found * 2 * sizeof(cl_uint), s->raw, 0, NULL, NULL);
+    cl_int err = found ? clEnqueueReadBuffer(sl->queue, sl->matches, CL_TRUE, 0,
+                                             found * 2 * sizeof(cl_uint), s->raw, 0, NULL, NULL)
+                       : CL_SUCCESS;
     if (err)
         return clm_fail_cl(err, "clEnqueueReadBuffer (matches)");
     if (s->db->indels)
-        return deliver_indels(s, sl, found, cb, ctx);
+        return deliver_indels(s, sl, found, range_end, cb, ctx);
     const struct clm_engine *engines = s->db->engines;
     int ends = s->db->ends;
     for (size_t i = 0; i < found; i++) {
@@ -382,7 +418,7 @@ static int collect_range(clm_scratch *s, struct clm_slot *sl, size_t first, size
         return rc;
     size_t found = sl->counts[0];
     if (found <= sl->cap)
-        return deliver(s, sl, found, cb, ctx);
+        return deliver(s, sl, found, end, cb, ctx);
     return recollect(s, sl, first, end, found, cb, ctx);
 }
 
@@ -426,7 +462,7 @@ static int slot_finish(clm_scratch *s, struct clm_slot *sl, clm_match_cb cb, voi
     } else if (rc == CLM_OK) {
         size_t found = sl->counts[0];
         uint64_t before = s->stats.matches;
-        rc = found <= sl->cap ? deliver(s, sl, found, cb, ctx)
+        rc = found <= sl->cap ? deliver(s, sl, found, sl->first + sl->owned, cb, ctx)
                               : recollect(s, sl, sl->first, sl->first + sl->owned, found, cb,
                                           ctx);
         if (total)
@@ -483,6 +519,7 @@ void clm_scratch_free(clm_scratch *s)
     free(s->keys);
     free(s->tmp);
     free(s->found);
+    free(s->pending);
     free(s);
 }
 
@@ -641,6 +678,9 @@ static int run_slabs(clm_scratch *s, const unsigned char *data, size_t len, int 
     }
     if (rc == CLM_OK && prev >= 0)
         rc = slot_finish(s, &s->slot[prev], cb, ctx, total);
+    if (rc == CLM_OK && !count_only)
+        rc = deliver_pending(s, cb, ctx);
+    s->n_pending = 0; /* stopped or failed: what was held is dropped with the scan */
     for (int i = 0; i < 2; i++)
         if (s->slot[i].busy)
             slot_abandon(s, &s->slot[i]);
@@ -697,6 +737,7 @@ int clm_stream_open(const clm_database *db, clm_scratch *s, unsigned flags, clm_
     st->flags = flags;
     st->prev = -1;
     s->stream_open = 1;
+    s->n_pending = 0;
     *out = st;
     return CLM_OK;
 }
@@ -768,6 +809,7 @@ static int stream_failed(clm_stream *st, int rc)
 {
     if (rc != CLM_OK) {
         st->dead = 1;
+        st->s->n_pending = 0;
         for (int i = 0; i < 2; i++)
             if (st->s->slot[i].busy)
                 slot_abandon(st->s, &st->s->slot[i]);
@@ -785,8 +827,9 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         return clm_fail(CLM_E_INVALID, "clm_stream_write: data is NULL");
     double t0 = clm_now();
     const unsigned char *p = data;
-    size_t full = st->s->lead + st->s->slab + st->s->overlap;
     while (len && rc == CLM_OK) {
+        /* a stage is full with its lead (none for the first), a slab and the overlap */
+        size_t full = st->first + st->s->slab + st->s->overlap;
         size_t take = full - st->fill < len ? full - st->fill : len;
         if ((rc = stage_reserve(st, st->cur, st->fill + take)) != CLM_OK)
             break;
@@ -794,7 +837,7 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         st->fill += take;
         p += take;
         len -= take;
-        if (st->fill == st->first + st->s->slab + st->s->overlap)
+        if (st->fill == full)
             rc = stream_dispatch(st, st->s->slab, cb, ctx);
     }
     st->s->stats.wall_seconds += clm_now() - t0;
@@ -828,6 +871,12 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
         rc = stream_dispatch(st, st->fill - st->first, cb, ctx);
     if (rc == CLM_OK && !was_dead && st->prev >= 0)
         rc = slot_finish(st->s, &st->s->slot[st->prev], cb, ctx, &st->total);
+    if (rc == CLM_OK && !was_dead && !(st->flags & CLM_STREAM_COUNT_ONLY)) {
+        uint64_t before = st->s->stats.matches;
+        rc = deliver_pending(st->s, cb, ctx);
+        st->total += st->s->stats.matches - before;
+    }
+    st->s->n_pending = 0;
     stream_failed(st, rc);
     for (int i = 0; i < 2; i++)
         if (st->s->slot[i].busy)

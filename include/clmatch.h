@@ -377,7 +377,10 @@ int clm_stream_write(clm_stream *stream, const void *data, size_t len, clm_match
                      void *ctx);
 
 /** Deliver now every match that later input cannot change: every match starting before
- *  (bytes written so far − (longest pattern − 1)). Costs a device round trip: call it when the
+ *  (bytes written so far − (longest pattern − 1)), and for approximate search with
+ *  insertions and deletions before (bytes written − (longest − 1) − max_errors), since a later
+ *  match may start up to max_errors bytes before its nominal start and order must hold.
+ *  Costs a device round trip: call it when the
  *  results are needed in hand (e.g. before printing the lines of a block), not after every
  *  small write. cb may be NULL only for count-only streams. */
 int clm_stream_flush(clm_stream *stream, clm_match_cb cb, void *ctx);
