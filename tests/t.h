@@ -81,7 +81,8 @@ typedef struct {
 void t_matches_init(t_matches *m);
 void t_matches_free(t_matches *m);
 void t_matches_clear(t_matches *m);
-void t_matches_push(t_matches *m, uint64_t start, uint64_t end, unsigned id);
+void t_matches_push(t_matches *m, uint64_t start, uint64_t end, unsigned id); /* edits 0 */
+void t_matches_push_e(t_matches *m, uint64_t start, uint64_t end, unsigned id, unsigned edits);
 int t_collect(const clm_match *match, void *ctx);  /* clm_match_cb appending to a t_matches */
 
 /* A pattern set as handed to clm_compile. ids NULL: pattern i reports id i. */
@@ -97,8 +98,8 @@ typedef struct {
  * memcmp (after ASCII case folding of both sides when caseless). */
 void t_reference(const unsigned char *text, size_t n, const t_patset *ps, t_matches *out);
 
-/* Compare two match lists; on a difference write a description of the first one into buf
- * and return 1. */
+/* Compare two match lists (start, end, id and edits); on a difference write a description of
+ * the first one into buf and return 1. */
 int t_matches_diff(const t_matches *got, const t_matches *want, char *buf, size_t size);
 
 /* ---- children ---------------------------------------------------------------------------- */
@@ -129,6 +130,13 @@ int t_copy_file(const char *from, const char *to);
 int t_compile(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsigned flags,
               unsigned wgs, unsigned bpi, clm_database **out);
 
+/* The same with the options of the bitap era: a kernel variant and max_errors. */
+int t_compile_ex(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsigned flags,
+                 unsigned wgs, unsigned bpi, clm_variant variant, unsigned max_errors,
+                 clm_database **out);
+/* 1 when the test device lists the OpenCL extension name (exact word) in its extensions. */
+int t_has_extension(const char *name);
+
 /* A conservative bound of the table bytes an (algorithm, table memory) needs for a pattern
  * set: it is used to decide whether a CLM_E_UNSUPPORTED answer is legitimate. */
 uint64_t t_table_bytes(const t_patset *ps, clm_algorithm algo);
@@ -142,5 +150,8 @@ void register_stream_tests(void);
 void register_api_tests(void);
 void register_cache_tests(void);
 void register_device_tests(void);
+void register_classes_tests(void);
+void register_fuzzy_tests(void);
+void register_algo_api_tests(void);
 
 #endif

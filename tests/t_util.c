@@ -74,7 +74,7 @@ void t_matches_clear(t_matches *m)
     m->causality_errors = 0;
 }
 
-void t_matches_push(t_matches *m, uint64_t start, uint64_t end, unsigned id)
+void t_matches_push_e(t_matches *m, uint64_t start, uint64_t end, unsigned id, unsigned edits)
 {
     if (m->n == m->cap) {
         m->cap = m->cap ? 2 * m->cap : 256;
@@ -84,7 +84,13 @@ void t_matches_push(t_matches *m, uint64_t start, uint64_t end, unsigned id)
     m->v[m->n].start = start;
     m->v[m->n].end = end;
     m->v[m->n].id = id;
+    m->v[m->n].edits = edits;
     m->n++;
+}
+
+void t_matches_push(t_matches *m, uint64_t start, uint64_t end, unsigned id)
+{
+    t_matches_push_e(m, start, end, id, 0);
 }
 
 int t_collect(const clm_match *match, void *ctx)
@@ -92,7 +98,7 @@ int t_collect(const clm_match *match, void *ctx)
     t_matches *m = ctx;
     /* A stream may only report a match once all of its bytes were written. */
     if (m->written && match->end > m->written) m->causality_errors++;
-    t_matches_push(m, match->start, match->end, match->id);
+    t_matches_push_e(m, match->start, match->end, match->id, match->edits);
     return m->limit && m->n >= m->limit;
 }
 
@@ -152,21 +158,21 @@ int t_matches_diff(const t_matches *got, const t_matches *want, char *buf, size_
     size_t i, n = got->n < want->n ? got->n : want->n;
     for (i = 0; i < n; i++) {
         const clm_match *a = &got->v[i], *b = &want->v[i];
-        if (a->start != b->start || a->end != b->end || a->id != b->id) {
+        if (a->start != b->start || a->end != b->end || a->id != b->id || a->edits != b->edits) {
             snprintf(buf, size,
-                     "match #%zu differs: got (%llu,%llu,id %u), expected (%llu,%llu,id %u); "
-                     "%zu matches, expected %zu",
+                     "match #%zu differs: got (%llu,%llu,id %u,edits %u), expected "
+                     "(%llu,%llu,id %u,edits %u); %zu matches, expected %zu",
                      i, (unsigned long long)a->start, (unsigned long long)a->end, a->id,
-                     (unsigned long long)b->start, (unsigned long long)b->end, b->id, got->n,
-                     want->n);
+                     a->edits, (unsigned long long)b->start, (unsigned long long)b->end, b->id,
+                     b->edits, got->n, want->n);
             return 1;
         }
     }
     if (got->n != want->n) {
         const clm_match *x = got->n > want->n ? &got->v[n] : &want->v[n];
-        snprintf(buf, size, "%zu matches, expected %zu; first %s: (%llu,%llu,id %u)", got->n,
-                 want->n, got->n > want->n ? "extra" : "missing",
-                 (unsigned long long)x->start, (unsigned long long)x->end, x->id);
+        snprintf(buf, size, "%zu matches, expected %zu; first %s: (%llu,%llu,id %u,edits %u)",
+                 got->n, want->n, got->n > want->n ? "extra" : "missing",
+                 (unsigned long long)x->start, (unsigned long long)x->end, x->id, x->edits);
         return 1;
     }
     return 0;
@@ -186,6 +192,35 @@ int t_compile(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsi
     o.bytes_per_item = bpi;
     return clm_compile(t_dev, (const char *const *)ps->pats, ps->lens, ps->ids, ps->count, &o,
                        out);
+}
+
+int t_compile_ex(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsigned flags,
+                 unsigned wgs, unsigned bpi, clm_variant variant, unsigned max_errors,
+                 clm_database **out)
+{
+    clm_compile_options o;
+    clm_compile_options_init(&o);
+    o.algorithm = algo;
+    o.table_memory = mem;
+    o.flags = flags | (ps->caseless ? CLM_CASELESS : 0u);
+    o.work_group_size = wgs;
+    o.bytes_per_item = bpi;
+    o.variant = variant;
+    o.max_errors = max_errors;
+    return clm_compile(t_dev, (const char *const *)ps->pats, ps->lens, ps->ids, ps->count, &o,
+                       out);
+}
+
+int t_has_extension(const char *name)
+{
+    const char *e = t_devinfo.extensions;
+    size_t n = strlen(name);
+    while ((e = strstr(e, name)) != NULL) {
+        int starts = e == t_devinfo.extensions || e[-1] == ' ';
+        if (starts && (e[n] == '\0' || e[n] == ' ')) return 1;
+        e += n;
+    }
+    return 0;
 }
 
 uint64_t t_table_bytes(const t_patset *ps, clm_algorithm algo)
@@ -210,6 +245,13 @@ uint64_t t_table_bytes(const t_patset *ps, clm_algorithm algo)
             }
             /* (m + 1) states × (distinct symbols + one "other" class) + a byte→class map */
             bytes += 4 * (m + 1) * (distinct + 1) + 256;
+        } else if (algo == CLM_ALGO_BITAP) {
+            /* one mask per byte value, up to 256 bits each (symbols beyond 256 are refused) */
+            bytes += 256 * 32 + 1024;
+        } else if (algo == CLM_ALGO_BMH) {
+            bytes += 256 * 4; /* the shift table */
+        } else if (algo == CLM_ALGO_WITNESS) {
+            bytes += 2 * 4 * (m + 1); /* witness table (+ a fail or period table) */
         }
         if (bytes > worst) worst = bytes;
     }

@@ -1,7 +1,8 @@
 /*
- * Differential tests: every algorithm × table memory against the CPU reference, over text
- * kinds (random, periodic, adversarial, all-match, boundary-straddling, large, caseless,
- * several patterns).
+ * Differential tests: every algorithm (bitap in each variant) × table memory against the CPU
+ * reference, over text kinds (random, periodic, adversarial, all-match, boundary-straddling,
+ * large, caseless, several patterns, every byte value). Exact search only: classes and
+ * approximate search are in test_classes.c and test_fuzzy.c.
  *
  * Kernel builds are the cost on a CPU OpenCL device (the pattern length and alphabet are
  * baked into each build), so patterns come from t_pattern(alphabet, length): the same bytes
@@ -19,23 +20,88 @@ static const char *const kind_names[K_COUNT] = {"random", "periodic", "adversari
                                                 "allmatch", "boundary", "large", "caseless",
                                                 "multi", "allbytes"};
 
+typedef struct { unsigned alpha; size_t m; } alpha_len;
+
+/* What one algorithm (or bitap variant) is tested with. */
 typedef struct {
+    clm_algorithm algo;
+    clm_variant variant;     /* CLM_VARIANT_AUTO for the algorithms without variants */
+    const char *name;        /* test name part */
+    size_t maxlen;           /* longest pattern it takes (0: any); longer ones are skipped here */
+    const size_t *lens;      /* pattern lengths of the random/periodic/adversarial/allmatch kinds */
+    size_t nlens;
+    const size_t *blens;     /* pattern lengths of the boundary kind */
+    size_t nblens;
+    const alpha_len *quick;  /* (alphabet, length) pairs of the quick subset's random kind */
+    size_t nquick;
+    size_t small, large;     /* new algorithms: the lengths of the local/constant sample */
+} algo_spec;
+
+typedef struct {
+    const algo_spec *spec;
     clm_algorithm algo;
     clm_table_memory mem;
     int kind;
 } diff_arg;
 
-static diff_arg diff_args[3 * 3 * K_COUNT];
+#define N(a) (sizeof (a) / sizeof (a)[0])
 
 static const size_t lengths[] = {1, 2, 3, 7, 13, 16, 17, 31, 32, 33, 64, 100, 255, 300, 700};
 #define NLENGTHS (sizeof lengths / sizeof lengths[0])
+static const size_t blengths[] = {1, 2, 3, 7, 16, 17, 32, 33, 100, 300, 700};
+/* The new algorithms (bitap, bmh, witness) get a sampled matrix (test_diff says how): their
+ * kernels are built per pattern length and, for bitap, per reduced alphabet size (witness: per
+ * pattern period), at 0.3-0.6 s a build on PoCL. */
+/* bitap: around the 64-bit word edges and up to CLM_BITAP_MAX_LENGTH */
+static const size_t bitap_lengths[] = {1, 2, 3, 7, 17, 33, 63, 64, 65, 127, 128, 129, 255, 256};
+static const size_t bitap_blengths[] = {1, 3, 33, 64, 65, 129, 256};
+/* the reduce and subgroup variants take up to 64 symbols */
+static const size_t reduce_lengths[] = {1, 2, 3, 7, 17, 33, 63, 64};
+static const size_t reduce_blengths[] = {1, 3, 33, 64};
+static const size_t bmh_lengths[] = {1, 2, 3, 7, 16, 17, 32, 33, 64, 100, 255, 300};
+static const size_t bmh_blengths[] = {1, 3, 17, 33, 300};
+/* witness: long patterns too (periodic ones in the periodic kind) */
+static const size_t witness_lengths[] = {1, 2, 3, 7, 17, 33, 300, 1000, 4000};
+static const size_t witness_blengths[] = {1, 3, 33, 300, 1000};
 static const unsigned alphas[] = {2, 4, 26, 256};
 
 /* The quick subset (oclgrind, ASan): a few (alphabet, length) pairs that still cross the
  * interesting sizes (1, a 16-byte vector boundary, > 255 for 16-bit states). */
-static const struct { unsigned alpha; size_t m; } quick_pairs[] = {
+static const alpha_len quick_pairs[] = {
     {2, 1}, {4, 7}, {26, 17}, {256, 33}, {4, 100}, {256, 300}};
-#define NQUICK (sizeof quick_pairs / sizeof quick_pairs[0])
+static const alpha_len bitap_quick[] = {{2, 1}, {4, 7}, {256, 33}, {4, 64}, {26, 65}, {256, 256}};
+static const alpha_len reduce_quick[] = {{2, 1}, {4, 7}, {256, 33}, {4, 64}};
+static const alpha_len witness_quick[] = {{2, 1}, {4, 7}, {256, 33}, {4, 300}, {2, 1000}};
+
+static const algo_spec specs[] = {
+    {CLM_ALGO_NAIVE, CLM_VARIANT_AUTO, "naive", 0, lengths, N(lengths), blengths, N(blengths),
+     quick_pairs, N(quick_pairs), 0, 0},
+    {CLM_ALGO_KMP, CLM_VARIANT_AUTO, "kmp", 0, lengths, N(lengths), blengths, N(blengths),
+     quick_pairs, N(quick_pairs), 0, 0},
+    {CLM_ALGO_DFA, CLM_VARIANT_AUTO, "dfa", 0, lengths, N(lengths), blengths, N(blengths),
+     quick_pairs, N(quick_pairs), 0, 0},
+    {CLM_ALGO_BITAP, CLM_VARIANT_ITEM, "bitap-item", 256, bitap_lengths, N(bitap_lengths),
+     bitap_blengths, N(bitap_blengths), bitap_quick, N(bitap_quick), 17, 129},
+    {CLM_ALGO_BITAP, CLM_VARIANT_REDUCE, "bitap-reduce", 64, reduce_lengths, N(reduce_lengths),
+     reduce_blengths, N(reduce_blengths), reduce_quick, N(reduce_quick), 7, 64},
+    {CLM_ALGO_BITAP, CLM_VARIANT_SUBGROUP, "bitap-subgroup", 64, reduce_lengths,
+     N(reduce_lengths), reduce_blengths, N(reduce_blengths), reduce_quick, N(reduce_quick), 7, 64},
+    {CLM_ALGO_BMH, CLM_VARIANT_AUTO, "bmh", 0, bmh_lengths, N(bmh_lengths), bmh_blengths,
+     N(bmh_blengths), quick_pairs, N(quick_pairs), 17, 300},
+    {CLM_ALGO_WITNESS, CLM_VARIANT_AUTO, "witness", 0, witness_lengths, N(witness_lengths),
+     witness_blengths, N(witness_blengths), witness_quick, N(witness_quick), 17, 1000},
+};
+#define NSPECS N(specs)
+
+static diff_arg diff_args[NSPECS * 3 * K_COUNT];
+
+/* Does the spec take a pattern of m symbols? */
+static int takes(const algo_spec *sp, size_t m) { return sp->maxlen == 0 || m <= sp->maxlen; }
+/* The reduce and subgroup variants process one byte per work-item. */
+static int per_byte(const algo_spec *sp)
+{
+    return sp->variant == CLM_VARIANT_REDUCE || sp->variant == CLM_VARIANT_SUBGROUP;
+}
 
 /* Slab of the scratches of ordinary cases: every text of those cases fits in one. */
 #define ORDINARY_SLAB ((size_t)1 << 20)
@@ -49,7 +115,8 @@ typedef struct {
     clm_database_info info;
     char desc[256];
     t_matches got, want;
-    unsigned unsupported; /* legitimate CLM_E_UNSUPPORTED answers seen */
+    unsigned unsupported; /* legitimate CLM_E_UNSUPPORTED answers seen (table too large) */
+    unsigned no_variant;  /* legitimate CLM_E_UNSUPPORTED answers: variant not on this device */
 } dctx;
 
 /* Compile ps for the case's (algorithm, table memory). Returns 1 when the database is ready,
@@ -64,12 +131,33 @@ static int dopen(dctx *c, const t_patset *ps, unsigned wgs, unsigned bpi, const 
     c->ps = *ps;
     c->db = NULL;
     c->s = NULL;
-    snprintf(c->desc, sizeof c->desc, "algo=%s mem=%s kind=%s alpha=%u m=%zu patterns=%u%s "
-             "wgs=%u bpi=%u seed=%llu%s%s",
-             clm_algorithm_name(c->a->algo), clm_table_memory_name(c->a->mem),
+    snprintf(c->desc, sizeof c->desc, "algo=%s variant=%s mem=%s kind=%s alpha=%u m=%zu "
+             "patterns=%u%s wgs=%u bpi=%u seed=%llu%s%s",
+             clm_algorithm_name(c->a->algo), clm_variant_name(c->a->spec->variant),
+             clm_table_memory_name(c->a->mem),
              kind_names[c->a->kind], alpha, m, ps->count, ps->caseless ? " caseless" : "", wgs,
              bpi, (unsigned long long)t_seed, extra ? " " : "", extra ? extra : "");
-    rc = t_compile(ps, c->a->algo, c->a->mem, 0, wgs, bpi, &c->db);
+    rc = t_compile_ex(ps, c->a->algo, c->a->mem, 0, wgs, bpi, c->a->spec->variant, 0, &c->db);
+    if (c->a->spec->variant == CLM_VARIANT_SUBGROUP && !t_has_extension("cl_khr_subgroup_shuffle")) {
+        /* Only on devices with sub-group shuffles: elsewhere a refusal naming what works. */
+        const char *detail = clm_last_error();
+        if (rc == CLM_OK) {
+            clm_database_free(c->db);
+            c->db = NULL;
+            return T_FAIL("%s: the subgroup variant compiled on a device without "
+                          "cl_khr_subgroup_shuffle (expected CLM_E_UNSUPPORTED)", c->desc);
+        }
+        c->db = NULL;
+        if (rc != CLM_E_UNSUPPORTED)
+            return T_FAIL("%s: subgroup variant without cl_khr_subgroup_shuffle: clm_compile "
+                          "returned %d (%s), expected CLM_E_UNSUPPORTED: %.300s", c->desc, rc,
+                          clm_strerror(rc), detail);
+        if (!strstr(detail, "item") && !strstr(detail, "reduce"))
+            return T_FAIL("%s: subgroup refused, but the detail names no variant that works "
+                          "(item, reduce): \"%.300s\"", c->desc, detail);
+        c->no_variant++;
+        return 0;
+    }
     if (rc == CLM_E_UNSUPPORTED) {
         uint64_t need = t_table_bytes(ps, c->a->algo), limit = t_table_limit(c->a->mem);
         c->db = NULL;
@@ -79,7 +167,9 @@ static int dopen(dctx *c, const t_patset *ps, unsigned wgs, unsigned bpi, const 
                           c->desc);
         /* The detail names an algorithm or table memory that works. */
         if (!strstr(detail, "global") && !strstr(detail, "local") && !strstr(detail, "constant")
-            && !strstr(detail, "naive") && !strstr(detail, "kmp") && !strstr(detail, "dfa"))
+            && !strstr(detail, "naive") && !strstr(detail, "kmp") && !strstr(detail, "dfa")
+            && !strstr(detail, "bitap") && !strstr(detail, "bmh") && !strstr(detail, "witness")
+            && !strstr(detail, "item"))
             return T_FAIL("%s: CLM_E_UNSUPPORTED detail names no alternative: %s", c->desc,
                           detail);
         if (need <= limit)
@@ -105,11 +195,17 @@ static int dopen(dctx *c, const t_patset *ps, unsigned wgs, unsigned bpi, const 
     }
     /* An explicit choice is honoured (or rejected above), and the info describes the set. */
     if (!EXPECT(c->info.algorithm == c->a->algo) || !EXPECT(c->info.table_memory == c->a->mem)
+        || !EXPECT(c->info.variant != CLM_VARIANT_AUTO)
+        || (c->a->spec->variant != CLM_VARIANT_AUTO
+            && !EXPECT(c->info.variant == c->a->spec->variant))
+        || !EXPECT(c->info.max_errors == 0)
         || !EXPECT(c->info.pattern_count == ps->count) || !EXPECT(c->info.min_length == minl)
         || !EXPECT(c->info.max_length == maxl) || !EXPECT(c->info.work_group_size > 0)
-        || !EXPECT(c->info.bytes_per_item > 0 && c->info.bytes_per_item % 16 == 0)
+        || (!per_byte(c->a->spec)
+            && !EXPECT(c->info.bytes_per_item > 0 && c->info.bytes_per_item % 16 == 0))
         || (wgs && !EXPECT(c->info.work_group_size == wgs))
-        || (bpi && !EXPECT(c->info.bytes_per_item == (bpi + 15) / 16 * 16))) {
+        || (bpi && !per_byte(c->a->spec)
+            && !EXPECT(c->info.bytes_per_item == (bpi + 15) / 16 * 16))) {
         t_note("in %s", c->desc);
         goto bad;
     }
@@ -212,17 +308,30 @@ static void kind_random(dctx *c, unsigned alpha, size_t m, t_rng *r)
 
 /* Text and pattern cut from one periodic sequence: the pattern is a rotation of the period
  * repeated (a multiple of it when the length allows), so it matches at every period. */
+static void kind_periodic_with(dctx *c, const char *per, size_t rot, size_t m, t_rng *r);
+
 static void kind_periodic(dctx *c, size_t li, size_t m, t_rng *r)
 {
     static const char *const periods[] = {"ab", "abc", "aab", "ACGT", "abcdefghijklmnopqrstuvwxyz",
                                           "aabab", "xyzzy"};
     const char *per = periods[li % (sizeof periods / sizeof periods[0])];
-    size_t plen = strlen(per), rot = t_below(r, plen), n = t_quick ? 2000 : 12000, i;
-    unsigned char *p = xmalloc(m), *text = xmalloc(n);
-    const unsigned char *pp = p;
+    kind_periodic_with(c, per, t_below(r, strlen(per)), m, r);
+}
+
+/* Pattern: per rotated by rot, repeated to length m; text: per repeated (long enough for a
+ * few dozen occurrences of long patterns). */
+static void kind_periodic_with(dctx *c, const char *per, size_t rot, size_t m, t_rng *r)
+{
+    size_t plen = strlen(per), n = t_quick ? 2000 : 12000, i;
+    unsigned char *p, *text;
+    const unsigned char *pp;
     t_patset ps = {&pp, &m, NULL, 1, 0};
     char what[64];
 
+    if (n < 3 * m) n = 3 * m + 17;
+    p = xmalloc(m);
+    text = xmalloc(n);
+    pp = p;
     for (i = 0; i < m; i++) p[i] = (unsigned char)per[(rot + i) % plen];
     for (i = 0; i < n; i++) text[i] = (unsigned char)per[i % plen];
     snprintf(what, sizeof what, "period=%s rot=%zu", per, rot);
@@ -308,7 +417,9 @@ static void kind_boundary(dctx *c, unsigned alpha, size_t m, unsigned wgs, unsig
     size_t nslabs = t_quick ? 2 : 3, si;
 
     if (dopen(c, &ps, wgs, bpi, NULL, alpha, m)) {
-        size_t item = c->info.bytes_per_item, group = item * c->info.work_group_size;
+        /* (one byte per work-item in the reduce variants: plant at 16-byte steps there) */
+        size_t item = c->info.bytes_per_item >= 16 ? c->info.bytes_per_item : 16;
+        size_t group = item * c->info.work_group_size;
         size_t js[5], nj = 0, n, k, step, j;
         char what[96];
 
@@ -419,8 +530,13 @@ static void kind_caseless(dctx *c, size_t m, t_rng *r)
  * matches at one start, ordered by id), ids given out of order or NULL, NUL bytes. */
 static void kind_multi(dctx *c, t_rng *r)
 {
+    /* the longest pattern: 300, or the longest the algorithm takes */
+    size_t L = takes(c->a->spec, 300) ? 300 : c->a->spec->maxlen;
     size_t n = t_quick ? 2500 : 40000, i;
-    unsigned char *base = t_pattern(4, 300), *other = t_pattern(4, 64),
+    /* the new algorithms: patterns over 2 symbols (and the same lengths), which share their
+     * kernel builds with the random kind's (see fresh_plan) */
+    unsigned alpha = c->a->algo >= CLM_ALGO_BITAP ? 2 : 4;
+    unsigned char *base = t_pattern(alpha, 300), *other = t_pattern(alpha, 64),
                   *bin = t_pattern(256, 33), *text = xmalloc(n);
     const unsigned char *pats[9];
     size_t lens[9];
@@ -429,26 +545,28 @@ static void kind_multi(dctx *c, t_rng *r)
     t_patset ps = {pats, lens, ids, 9, 0};
     int pass;
 
-    pats[0] = base; lens[0] = 17;      /* a prefix of base */
-    pats[1] = base; lens[1] = 3;       /* a prefix of that one */
-    pats[2] = base + 14; lens[2] = 3;  /* its suffix */
-    pats[3] = base; lens[3] = 300;
-    pats[4] = base; lens[4] = 17;      /* duplicate of pattern 0, another id */
+    size_t pre = alpha == 2 ? 33 : 17;
+    pats[0] = base; lens[0] = pre;           /* a prefix of base */
+    pats[1] = base; lens[1] = 3;             /* a prefix of that one */
+    pats[2] = base + pre - 3; lens[2] = 3;   /* its suffix */
+    pats[3] = base; lens[3] = L;
+    pats[4] = base; lens[4] = pre;           /* duplicate of pattern 0, another id */
     pats[5] = other; lens[5] = 64;
     pats[6] = (const unsigned char *)"A"; lens[6] = 1;
     pats[7] = nul2; lens[7] = 2;
     pats[8] = bin; lens[8] = 33;
-    t_fill(r, text, n, 4);
+    t_fill(r, text, n, alpha);
+    for (i = 0; i < n; i += 1 + t_below(r, 100)) text[i] = 'A';
     for (i = 0; i < n; i += 1 + t_below(r, 200)) text[i] = 0; /* NULs, some in pairs */
     for (i = 0; i < n; i += 1 + t_below(r, 300)) text[i] = 0;
     for (i = 0; i < 10; i++) {
-        plant(text, n, t_below(r, n), base, 300);
+        plant(text, n, t_below(r, n), base, L);
         plant(text, n, t_below(r, n), other, 64);
         plant(text, n, t_below(r, n), bin, 33);
     }
     for (pass = 0; pass < 2; pass++) {
         ps.ids = pass == 0 ? ids : NULL;
-        if (dopen(c, &ps, 0, 0, pass == 0 ? "ids=given" : "ids=NULL", 4, 300)) {
+        if (dopen(c, &ps, 0, 0, pass == 0 ? "ids=given" : "ids=NULL", 4, L)) {
             if (dscratch(c, ORDINARY_SLAB, 0)) dcheck(c, text, n, "multi");
             /* Small slabs: the overlap is the longest pattern's, shorter ones must not be
              * reported twice there. */
@@ -467,7 +585,8 @@ static void kind_multi(dctx *c, t_rng *r)
  * j of the pattern replaced by the pattern's first or last byte. */
 static void kind_allbytes(dctx *c, t_rng *r)
 {
-    size_t m = 300, i, j, at = 0, gap = 37;
+    /* 300 bytes; 256 (each byte value once) for bitap; 64 of them for its reduce variants */
+    size_t m = takes(c->a->spec, 300) ? 300 : c->a->spec->maxlen, i, j, at = 0, gap = 37;
     size_t n = (t_quick ? 24 : m) * 2 * (m + gap) + 4 * (m + gap);
     unsigned char *p = xmalloc(m), *text = xmalloc(n);
     const unsigned char *pp = p;
@@ -475,15 +594,19 @@ static void kind_allbytes(dctx *c, t_rng *r)
     t_rng pr;
 
     t_rng_init(&pr, "allbytes-pattern", 0);
-    for (i = 0; i < 256; i++) p[i] = (unsigned char)i;
-    for (i = 255; i > 0; i--) { /* a random permutation of 0..255 */
-        size_t k = t_below(&pr, i + 1);
-        unsigned char tmp = p[i];
-        p[i] = p[k];
-        p[k] = tmp;
+    {
+        unsigned char perm[256];
+        for (i = 0; i < 256; i++) perm[i] = (unsigned char)i;
+        for (i = 255; i > 0; i--) { /* a random permutation of 0..255 */
+            size_t k = t_below(&pr, i + 1);
+            unsigned char tmp = perm[i];
+            perm[i] = perm[k];
+            perm[k] = tmp;
+        }
+        memcpy(p, perm, m < 256 ? m : 256);
     }
     for (i = 256; i < m; i++) p[i] = p[t_below(&pr, 256)];
-    p[256] = p[255]; /* the last new byte again */
+    if (m > 256) p[256] = p[255]; /* the last new byte again */
     t_fill(r, text, n, 256);
     for (i = 0; i < 4; i++, at += m + gap) memcpy(text + at, p, m);
     for (i = 0; i < (t_quick ? 24 : m); i++) {
@@ -504,9 +627,119 @@ static void kind_allbytes(dctx *c, t_rng *r)
 
 /* ---- the test functions -------------------------------------------------------------------- */
 
+/* The sampled matrix of the new algorithms (bitap in each variant, bmh, witness).
+ *
+ * Their kernels are built per pattern length and table memory and, for bitap, per reduced
+ * alphabet size (witness: per pattern period); a build costs about a second on a cold PoCL.
+ * So the kinds share builds where they can: patterns over 2 symbols ("ab", a..ab, a^m, A^m,
+ * periods ab/aab/aabab) all reduce to the same bitap alphabet, so the random kind runs every
+ * length of the list over 2 symbols and the periodic, adversarial, all-match and default-
+ * geometry boundary kinds reuse those builds; other alphabets (4, 26, 256) rotate over a third
+ * of the lengths. Local and constant tables, which change only where the tables live, get the
+ * spec's small and large lengths. */
+static void fresh_plan(dctx *c, const diff_arg *a, t_rng *r)
+{
+    const algo_spec *sp = a->spec;
+    const int full = a->mem == CLM_TABLE_GLOBAL;
+    static const unsigned other[] = {4, 26, 256};
+    static const size_t two_symbol_periods[] = {0, 2, 5}; /* ab, aab, aabab in kind_periodic */
+    size_t i;
+
+    if (t_quick) {
+        switch (a->kind) {
+        case K_RANDOM:
+            for (i = 0; i < sp->nquick; i++) kind_random(c, sp->quick[i].alpha, sp->quick[i].m, r);
+            break;
+        case K_PERIODIC:
+            kind_periodic(c, 1, sp->small, r);
+            if (a->algo == CLM_ALGO_WITNESS) kind_periodic_with(c, "ab", 0, 101, r);
+            break;
+        case K_ADVERSARIAL: kind_adversarial(c, 33, r); break;
+        case K_ALLMATCH: kind_allmatch(c, sp->small); break;
+        case K_BOUNDARY: kind_boundary(c, 2, 33, 8, 16, r); break;
+        case K_CASELESS: kind_caseless(c, 17, r); break;
+        case K_MULTI: kind_multi(c, r); break;
+        case K_ALLBYTES: kind_allbytes(c, r); break;
+        default: break;
+        }
+        return;
+    }
+    switch (a->kind) {
+    case K_RANDOM:
+        if (!full) {
+            kind_random(c, 2, sp->small, r);
+            kind_random(c, 2, sp->large, r);
+            break;
+        }
+        for (i = 0; i < sp->nlens; i++) {
+            kind_random(c, 2, sp->lens[i], r);
+            if (i % 4 == 1) kind_random(c, other[(i / 4) % 3], sp->lens[i], r);
+        }
+        break;
+    case K_PERIODIC:
+        if (!full) {
+            kind_periodic(c, two_symbol_periods[a->mem == CLM_TABLE_LOCAL], sp->small, r);
+        } else {
+            for (i = 0; i < sp->nlens; i++)
+                if (i % 2 == 0) kind_periodic(c, two_symbol_periods[i / 2 % 3], sp->lens[i], r);
+            kind_periodic(c, 3, sp->small, r); /* ACGT */
+            kind_periodic(c, 4, sp->large, r); /* the 26 letters */
+        }
+        if (a->algo == CLM_ALGO_WITNESS) {
+            /* Patterns with short periods, which witness duels in blocks of the period:
+             * (ab)^k a, a^m, (abc)^k and a rotation of it, long ones included. */
+            static const struct { const char *per; size_t rot, m; int sub; } wp[] = {
+                {"ab", 0, 101, 1}, {"ab", 0, 4001, 0}, {"a", 0, 1000, 2}, {"abc", 1, 4000, 0}};
+            for (i = 0; i < sizeof wp / sizeof wp[0]; i++)
+                if (full || wp[i].sub == (a->mem == CLM_TABLE_LOCAL ? 1 : 2))
+                    kind_periodic_with(c, wp[i].per, wp[i].rot, wp[i].m, r);
+        }
+        break;
+    case K_ADVERSARIAL:
+        if (!full) kind_adversarial(c, sp->small, r);
+        for (i = 0; i < sp->nlens && full; i++)
+            if (i % 2 == 0) kind_adversarial(c, sp->lens[i], r);
+        break;
+    case K_ALLMATCH:
+        if (!full) kind_allmatch(c, sp->small);
+        for (i = 0; i < sp->nlens && full; i++)
+            if (i % 2 == 0) kind_allmatch(c, sp->lens[i]);
+        break;
+    case K_BOUNDARY:
+        /* the default geometry over the list (shared builds), the tiny one (8 items of 16
+         * bytes: new builds) at 3, 33 and the longest */
+        if (!full) {
+            kind_boundary(c, 2, sp->small, 0, 0, r);
+            break;
+        }
+        for (i = 0; i < sp->nblens; i++) {
+            size_t m = sp->blens[i];
+            int tiny = m == 3 || m == 33 || i + 1 == sp->nblens;
+            kind_boundary(c, 2, m, 0, 0, r);
+            if (tiny) kind_boundary(c, 2, m, 8, 16, r);
+        }
+        break;
+    case K_LARGE:
+        kind_large(c, 2, 7, (size_t)4 << 20, r);
+        kind_large(c, 2, sp->small, (size_t)3 << 20, r);
+        kind_large(c, 256, takes(sp, 255) ? 255 : sp->maxlen, (size_t)2 << 20, r);
+        break;
+    case K_CASELESS:
+        kind_caseless(c, full ? (takes(sp, 255) ? 255 : sp->maxlen) : 17, r);
+        break;
+    case K_MULTI:
+        kind_multi(c, r);
+        break;
+    case K_ALLBYTES:
+        kind_allbytes(c, r);
+        break;
+    }
+}
+
 static void test_diff(const void *arg)
 {
     const diff_arg *a = arg;
+    const algo_spec *sp = a->spec;
     dctx c;
     t_rng r;
     size_t i, j;
@@ -517,40 +750,44 @@ static void test_diff(const void *arg)
     c.a = a;
     t_matches_init(&c.got);
     t_matches_init(&c.want);
-    t_rng_init(&r, kind_names[a->kind], (uint64_t)a->algo * 16 + a->mem);
+    t_rng_init(&r, kind_names[a->kind], (uint64_t)a->algo * 16 + a->mem + sp->variant * 256u);
 
+    if (a->algo >= CLM_ALGO_BITAP) {
+        fresh_plan(&c, a, &r);
+        goto done;
+    }
     switch (a->kind) {
     case K_RANDOM:
         if (t_quick) {
-            for (i = 0; i < NQUICK; i++) kind_random(&c, quick_pairs[i].alpha, quick_pairs[i].m, &r);
+            for (i = 0; i < sp->nquick; i++) kind_random(&c, sp->quick[i].alpha, sp->quick[i].m, &r);
         } else {
             /* Global tables get every (alphabet, length); local and constant tables differ
              * only in where the tables live, so they get every length with two alphabets
              * (rotating), which halves their DFA builds. */
             for (j = 0; j < 4; j++)
-                for (i = 0; i < NLENGTHS; i++)
+                for (i = 0; i < sp->nlens; i++)
                     if (full || j == i % 4 || j == (i + 2) % 4)
-                        kind_random(&c, alphas[j], lengths[i], &r);
+                        kind_random(&c, alphas[j], sp->lens[i], &r);
         }
         break;
     case K_PERIODIC:
-        for (i = 0; i < NLENGTHS; i++)
-            if (t_quick ? i % 4 == 1 : full || i % 2 == 0) kind_periodic(&c, i, lengths[i], &r);
+        for (i = 0; i < sp->nlens; i++)
+            if (t_quick ? i % 4 == 1 : full || i % 2 == 0) kind_periodic(&c, i, sp->lens[i], &r);
         break;
     case K_ADVERSARIAL:
-        for (i = 0; i < NLENGTHS; i++)
-            if (t_quick ? lengths[i] == 3 || lengths[i] == 33 : full || i % 2 == 0)
-                kind_adversarial(&c, lengths[i], &r);
+        for (i = 0; i < sp->nlens; i++)
+            if (t_quick ? sp->lens[i] == 3 || sp->lens[i] == 33 : full || i % 2 == 0)
+                kind_adversarial(&c, sp->lens[i], &r);
         break;
     case K_ALLMATCH:
-        for (i = 0; i < NLENGTHS; i++)
-            if (!t_quick || i % 5 == 1) kind_allmatch(&c, lengths[i]);
+        for (i = 0; i < sp->nlens; i++)
+            if (!t_quick || i % 5 == 1) kind_allmatch(&c, sp->lens[i]);
         break;
     case K_BOUNDARY: {
         /* Default geometry, and a tiny one (8 items of 16 bytes) so that long patterns span
          * many items and groups. */
-        static const size_t bl[] = {1, 2, 3, 7, 16, 17, 32, 33, 100, 300, 700};
-        for (i = 0; i < sizeof bl / sizeof bl[0]; i++) {
+        const size_t *bl = sp->blens;
+        for (i = 0; i < sp->nblens; i++) {
             unsigned alpha = i % 2 ? 26 : 256;
             int few = bl[i] == 3 || bl[i] == 33;
             if (t_quick && !few) continue;
@@ -579,33 +816,46 @@ static void test_diff(const void *arg)
         kind_allbytes(&c, &r);
         break;
     }
+done:
     if (c.unsupported)
         t_note("%u combination(s) rejected with CLM_E_UNSUPPORTED, table larger than %s "
                "memory (%llu bytes)",
                c.unsupported, clm_table_memory_name(a->mem),
                (unsigned long long)t_table_limit(a->mem));
+    if (c.no_variant)
+        t_note("%u compile(s) of the %s variant refused with CLM_E_UNSUPPORTED as expected: "
+               "the device lacks cl_khr_subgroup_shuffle",
+               c.no_variant, clm_variant_name(sp->variant));
     t_matches_free(&c.got);
     t_matches_free(&c.want);
 }
 
 void register_diff_tests(void)
 {
-    static const clm_algorithm algos[] = {CLM_ALGO_NAIVE, CLM_ALGO_KMP, CLM_ALGO_DFA};
     static const clm_table_memory mems[] = {CLM_TABLE_GLOBAL, CLM_TABLE_LOCAL,
                                             CLM_TABLE_CONSTANT};
     size_t ai, mi, k, n = 0;
-    for (ai = 0; ai < 3; ai++) {
+    for (ai = 0; ai < NSPECS; ai++) {
         for (mi = 0; mi < 3; mi++) {
             for (k = 0; k < K_COUNT; k++) {
                 char name[96];
-                diff_arg *d = &diff_args[n++];
-                d->algo = algos[ai];
+                diff_arg *d;
+                /* bitap, bmh, witness: several patterns and large inputs only with global
+                 * tables (the table memory changes neither) */
+                if (specs[ai].algo >= CLM_ALGO_BITAP && mi > 0 && (k == K_MULTI || k == K_LARGE))
+                    continue;
+                d = &diff_args[n++];
+                d->spec = &specs[ai];
+                d->algo = specs[ai].algo;
                 d->mem = mems[mi];
                 d->kind = (int)k;
-                snprintf(name, sizeof name, "diff.%s.%s.%s", clm_algorithm_name(d->algo),
+                snprintf(name, sizeof name, "diff.%s.%s.%s", specs[ai].name,
                          clm_table_memory_name(d->mem), kind_names[k]);
-                /* The large kind is too slow for oclgrind and adds nothing for ASan. */
-                t_register(name, test_diff, d, k != K_LARGE);
+                /* The large kind is too slow for oclgrind and adds nothing for ASan. The new
+                 * algorithms' local and constant tables are left out of the quick subset
+                 * (global ones cover their kernels there). */
+                t_register(name, test_diff, d,
+                           k != K_LARGE && (ai < 3 || mi == 0 || k == K_RANDOM));
             }
         }
     }

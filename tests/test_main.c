@@ -234,6 +234,9 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     register_diff_tests();
+    register_classes_tests();
+    register_fuzzy_tests();
+    register_algo_api_tests();
     register_scan_tests();
     register_stream_tests();
     register_api_tests();

@@ -18,7 +18,12 @@ static const scan_arg per_algo[] = {{CLM_ALGO_NAIVE, CLM_TABLE_GLOBAL}, {CLM_ALG
                                     {CLM_ALGO_NAIVE, CLM_TABLE_CONSTANT}, {CLM_ALGO_KMP, CLM_TABLE_GLOBAL},
                                     {CLM_ALGO_KMP, CLM_TABLE_LOCAL}, {CLM_ALGO_KMP, CLM_TABLE_CONSTANT},
                                     {CLM_ALGO_DFA, CLM_TABLE_GLOBAL}, {CLM_ALGO_DFA, CLM_TABLE_LOCAL},
-                                    {CLM_ALGO_DFA, CLM_TABLE_CONSTANT}};
+                                    {CLM_ALGO_DFA, CLM_TABLE_CONSTANT},
+                                    {CLM_ALGO_BITAP, CLM_TABLE_GLOBAL}, {CLM_ALGO_BITAP, CLM_TABLE_LOCAL},
+                                    {CLM_ALGO_BITAP, CLM_TABLE_CONSTANT}, {CLM_ALGO_BMH, CLM_TABLE_GLOBAL},
+                                    {CLM_ALGO_BMH, CLM_TABLE_LOCAL}, {CLM_ALGO_BMH, CLM_TABLE_CONSTANT},
+                                    {CLM_ALGO_WITNESS, CLM_TABLE_GLOBAL}, {CLM_ALGO_WITNESS, CLM_TABLE_LOCAL},
+                                    {CLM_ALGO_WITNESS, CLM_TABLE_CONSTANT}};
 
 static unsigned char *xmalloc(size_t n)
 {
@@ -237,6 +242,10 @@ static void test_max_length(const void *arg)
     text[2 * m + 5000 - 1] = p[m - 1] == 'A' ? 'C' : 'A';
     t_reference(text, n, &ps, &want);
     rc = t_compile(&ps, a->algo, a->mem, 0, 0, 0, &db);
+    if (a->algo == CLM_ALGO_BITAP) { /* beyond CLM_BITAP_MAX_LENGTH */
+        EXPECT_RC(rc, CLM_E_PATTERN_TOO_LONG);
+        goto out;
+    }
     if (rc == CLM_E_UNSUPPORTED && t_table_bytes(&ps, a->algo) > t_table_limit(a->mem)) goto out;
     if (!EXPECT_RC(rc, CLM_OK)) goto out;
     if (!(s = scratch(db, 0, 0))) goto out;
@@ -425,6 +434,8 @@ void register_scan_tests(void)
     size_t i;
     for (i = 0; i < sizeof per_algo / sizeof per_algo[0]; i++) {
         char name[96];
+        /* the new algorithms: global tables only (diff.* covers their table memories) */
+        if (per_algo[i].algo >= CLM_ALGO_BITAP && per_algo[i].mem != CLM_TABLE_GLOBAL) continue;
         snprintf(name, sizeof name, "scan.growth.%s.%s", clm_algorithm_name(per_algo[i].algo),
                  clm_table_memory_name(per_algo[i].mem));
         t_register(name, test_growth, &per_algo[i], 1);

@@ -24,6 +24,9 @@ static const stream_arg stream_args[] = {
     {"naive", CLM_ALGO_NAIVE, 4, 17, 0, 0},
     {"kmp", CLM_ALGO_KMP, 2, 300, 0, 0},
     {"dfa", CLM_ALGO_DFA, 26, 33, 0, 0},
+    {"bitap", CLM_ALGO_BITAP, 4, 65, 0, 0},
+    {"bmh", CLM_ALGO_BMH, 26, 17, 0, 0},
+    {"witness", CLM_ALGO_WITNESS, 2, 300, 0, 0},
     {"multi", CLM_ALGO_AUTO, 4, 0, 0, 0},
     {"allmatch-growth", CLM_ALGO_AUTO, 1, 2, 16, 1},
 };
