@@ -342,6 +342,7 @@ static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t ran
     }
     sort_keys(s->keys, s->tmp, found);
     clm_match m;
+    m.strand = 1;
     for (size_t i = 0; i < found; i++) {
         const struct clm_engine *e = &engines[(s->keys[i] >> 8) & 0xffffffu];
         m.start = sl->base + (s->keys[i] >> 32);

@@ -215,6 +215,27 @@ typedef enum {
 /** With max_errors > 0: count substitutions only (Hamming distance), no insertions or
  *  deletions; a match then always has the pattern's length. */
 #define CLM_MISMATCHES_ONLY 4u
+/** DNA patterns: every pattern byte is an IUPAC nucleotide code, A C G T U R Y S W K M B D H
+ *  V N in either case (U = T); any other byte is CLM_E_PATTERN_SYNTAX (detail names it and
+ *  its offset). A code stands for its set of bases in its own case (R = [AG], r = [ag],
+ *  N = [ACGT]); with CLM_CASELESS both cases. A text byte matches a code when it is one of
+ *  those bases, so N, other IUPAC codes and anything else in the text never match (as
+ *  `seqkit locate -d`), unless CLM_DEGENERATE_TEXT. Works with exact, CLM_MISMATCHES_ONLY
+ *  and edit-distance search; patterns of plain bases run on every algorithm, patterns with
+ *  degenerate codes on those that search classes (bitap). Not with CLM_CLASSES.
+ *  The text is plain bytes (a FASTA record's sequence without its line breaks). Where every
+ *  pattern symbol is a subset of A C G T (of one case, or any case with CLM_CASELESS) the
+ *  scan may pack the text to 2 bits per base on the device (clm_database_info.packed):
+ *  the results are the same. */
+#define CLM_DNA 8u
+/** With CLM_DNA: an IUPAC code in the text matches a pattern code when their base sets
+ *  intersect (text N matches every base, text R matches A, G, R, N, ...). */
+#define CLM_DEGENERATE_TEXT 16u
+/** With CLM_DNA: also search the reverse complement of every pattern (A<->T, C<->G, R<->Y,
+ *  K<->M, B<->V, D<->H; S W N unchanged), in the same pass where the algorithm allows it.
+ *  Its matches carry the pattern's id and strand -1. A pattern equal to its own reverse
+ *  complement (GAATTC) matches on both strands: two matches. */
+#define CLM_BOTH_STRANDS 32u
 
 typedef struct clm_compile_options {
     clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */
@@ -280,6 +301,10 @@ typedef struct clm_database_info {
     int cache_hit;                 /**< 1 when every program came from the memory/disk cache */
     char choice[256];              /**< why this algorithm/variant/table memory (the automatic
                                         choice's rule, or "requested") */
+    int packed;                    /**< 1: CLM_DNA text is packed to 2 bits per base on the
+                                        device before the search */
+    int strands_in_one_pass;       /**< 1: CLM_BOTH_STRANDS searches a pattern and its
+                                        reverse complement in the same kernel pass */
 } clm_database_info;
 
 int clm_database_get_info(const clm_database *db, clm_database_info *info);
@@ -308,11 +333,13 @@ typedef struct clm_match {
     uint64_t end;
     unsigned id;
     unsigned edits;
+    int strand; /**< +1; -1 for a match of the reverse complement (CLM_BOTH_STRANDS) */
 } clm_match;
 
 /**
- * Called once per occurrence, in text order: by start, then pattern id, then end. Return 0 to
- * go on, non-zero to stop the scan (the scan then returns CLM_STOPPED).
+ * Called once per occurrence, in text order: by start, then pattern id, then strand (+1
+ * first), then end. Return 0 to go on, non-zero to stop the scan (the scan then returns
+ * CLM_STOPPED).
  */
 typedef int (*clm_match_cb)(const clm_match *match, void *ctx);
 
