@@ -327,10 +327,15 @@ static int unsupported_table(const clm_device *dev, const struct clm_kernel_shap
 
 /* What the algorithm/variant can do with these patterns and options. */
 static int check_capabilities(const clm_device *dev, clm_algorithm algo, clm_variant variant,
-                              int literal, unsigned k, size_t max_m)
+                              int literal, int dna, unsigned k, size_t max_m)
 {
     const char *name = clm_algorithm_name(algo);
     if (algo != CLM_ALGO_BITAP) {
+        if (!literal && dna)
+            return clm_fail(CLM_E_UNSUPPORTED,
+                            "%s cannot search degenerate IUPAC codes (or CLM_DEGENERATE_TEXT), "
+                            "only plain bases; bitap can (CLM_ALGO_BITAP, -a bitap)",
+                            name);
         if (!literal)
             return clm_fail(CLM_E_UNSUPPORTED, "%s cannot search character classes; bitap can "
                                                "(CLM_ALGO_BITAP, -a bitap)",
@@ -374,6 +379,15 @@ static void free_symbols(struct clm_symbols *sym, unsigned n)
     free(sym);
 }
 
+static int engine_after(const struct clm_engine *a, const struct clm_engine *b)
+{
+    if (a->id != b->id)
+        return a->id > b->id;
+    if (a->strand != b->strand)
+        return a->strand < b->strand;
+    return a->m > b->m;
+}
+
 int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
                 const unsigned *ids, unsigned count, const clm_compile_options *opts,
                 clm_database **out)
@@ -387,7 +401,8 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     clm_compile_options_init(&defaults);
     if (!opts)
         opts = &defaults;
-    const unsigned known_flags = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY;
+    const unsigned known_flags = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY | CLM_DNA |
+                                 CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS;
     if ((unsigned)opts->algorithm >= N_ALGORITHMS ||
         (unsigned)opts->table_memory > CLM_TABLE_CONSTANT ||
         (unsigned)opts->variant > CLM_VARIANT_SUBGROUP || (opts->flags & ~known_flags))
@@ -399,6 +414,14 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     if (opts->bytes_per_item > (1u << 20))
         return clm_fail(CLM_E_INVALID, "bytes per work-item %u exceeds 1 MiB",
                         opts->bytes_per_item);
+    int dna = (opts->flags & CLM_DNA) != 0;
+    if (dna && (opts->flags & CLM_CLASSES))
+        return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DNA and CLM_CLASSES exclude each other "
+                                       "(DNA patterns are IUPAC codes: R, Y, N, ... are the "
+                                       "classes)");
+    if (!dna && (opts->flags & (CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS)))
+        return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DEGENERATE_TEXT and CLM_BOTH_STRANDS "
+                                       "need CLM_DNA");
     unsigned k = opts->max_errors;
     if (k > CLM_MAX_ERRORS)
         return clm_fail(CLM_E_INVALID, "%u errors requested; at most %u are supported", k,
@@ -406,9 +429,17 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     int caseless = (opts->flags & CLM_CASELESS) != 0;
     int hamming = k > 0 && (opts->flags & CLM_MISMATCHES_ONLY);
 
+    /* engines: every pattern, then (both strands) every reverse complement */
+    int both = (opts->flags & CLM_BOTH_STRANDS) != 0;
+    if (both && count > 0x7fffffu)
+        return clm_fail(CLM_E_INVALID, "clm_compile: %u patterns on both strands are more than "
+                                       "%u engines",
+                        count, 0xffffffu);
+    unsigned n_eng = both ? 2 * count : count;
+
     /* parse every pattern; collect what the choices need */
-    struct clm_symbols *sym = calloc(count, sizeof *sym);
-    struct pattern_facts *facts = calloc(count, sizeof *facts);
+    struct clm_symbols *sym = calloc(n_eng, sizeof *sym);
+    struct pattern_facts *facts = calloc(n_eng, sizeof *facts);
     if (!sym || !facts) {
         free(sym);
         free(facts);
@@ -417,12 +448,26 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     int rc = CLM_OK, literal = 1;
     struct pattern_facts worst = {0, 0, 0, (size_t)-1};
     size_t min_m = SIZE_MAX;
-    for (unsigned i = 0; i < count && rc == CLM_OK; i++) {
-        if (!patterns[i]) {
+    for (unsigned i = 0; i < n_eng && rc == CLM_OK; i++) {
+        if (i >= count) { /* reverse complement of a pattern that parsed */
+            unsigned p = i - count;
+            size_t len = lengths ? lengths[p] : strlen(patterns[p]);
+            unsigned char *rcp = malloc(len);
+            if (!rcp) {
+                rc = clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
+                break;
+            }
+            clm_reverse_complement((const unsigned char *)patterns[p], len, rcp);
+            rc = clm_parse_dna(rcp, len, caseless, (opts->flags & CLM_DEGENERATE_TEXT) != 0, p,
+                               &sym[i]);
+            free(rcp);
+            if (rc)
+                break;
+        } else if (!patterns[i]) {
             rc = clm_fail(CLM_E_INVALID, "pattern %u is NULL", i);
             break;
         }
-        size_t len = lengths ? lengths[i] : strlen(patterns[i]);
+        size_t len = i >= count ? sym[i].m : lengths ? lengths[i] : strlen(patterns[i]);
         if (len == 0) {
             rc = clm_fail(CLM_E_EMPTY_PATTERN, "pattern %u is empty", i);
             break;
@@ -433,8 +478,14 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
                           CLM_MAX_PATTERN_LENGTH);
             break;
         }
-        rc = clm_parse_symbols((const unsigned char *)patterns[i], len,
-                               (opts->flags & CLM_CLASSES) != 0, caseless, i, &sym[i]);
+        if (i >= count)
+            ; /* parsed above */
+        else if (dna)
+            rc = clm_parse_dna((const unsigned char *)patterns[i], len, caseless,
+                               (opts->flags & CLM_DEGENERATE_TEXT) != 0, i, &sym[i]);
+        else
+            rc = clm_parse_symbols((const unsigned char *)patterns[i], len,
+                                   (opts->flags & CLM_CLASSES) != 0, caseless, i, &sym[i]);
         if (rc)
             break;
         struct pattern_facts *f = &facts[i];
@@ -464,14 +515,15 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     }
 
     clm_database *db = rc == CLM_OK ? calloc(1, sizeof *db) : NULL;
-    struct clm_engine *engines = db ? calloc(count, sizeof *engines) : NULL;
+    struct clm_engine *engines = db ? calloc(n_eng, sizeof *engines) : NULL;
     if (rc == CLM_OK && (!db || !engines))
         rc = clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
     if (rc == CLM_OK) {
         db->dev = dev;
         db->flags = opts->flags;
         db->k = k;
-        db->count = count;
+        db->count = n_eng;
+        db->patterns = count;
         db->min_len = min_m;
         db->max_len = worst.m;
         db->engines = engines;
@@ -481,6 +533,11 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
             db->algorithm = CLM_ALGO_BITAP; /* the only algorithm with those variants */
             snprintf(db->choice, sizeof db->choice, "auto: the %s variant is bitap's",
                      clm_variant_name(opts->variant));
+        } else if (db->algorithm == CLM_ALGO_AUTO && dna && !literal && k == 0) {
+            db->algorithm = CLM_ALGO_BITAP; /* plain bases choose as literals do */
+            snprintf(db->choice, sizeof db->choice, "auto: %s needs bitap",
+                     (opts->flags & CLM_DEGENERATE_TEXT) ? "CLM_DEGENERATE_TEXT"
+                                                         : "a degenerate IUPAC code");
         } else if (db->algorithm == CLM_ALGO_AUTO)
             db->algorithm = auto_algorithm(dev, &worst, literal, k, db->choice,
                                            sizeof db->choice);
@@ -490,7 +547,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         db->variant = opts->variant;
         if (db->variant == CLM_VARIANT_AUTO)
             db->variant = CLM_VARIANT_ITEM;
-        rc = check_capabilities(dev, db->algorithm, db->variant, literal, k, worst.m);
+        rc = check_capabilities(dev, db->algorithm, db->variant, literal, dna, k, worst.m);
         db->ends = db->algorithm == CLM_ALGO_BITAP;
         db->indels = k > 0 && !hamming;
         db->lead = db->indels ? k : 0;
@@ -498,11 +555,12 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     }
 
     unsigned wg = opts->work_group_size ? opts->work_group_size : dev->default_wg;
-    for (unsigned i = 0; i < count && rc == CLM_OK; i++) {
+    for (unsigned i = 0; i < n_eng && rc == CLM_OK; i++) {
         struct clm_engine *e = &engines[i];
         struct pattern_facts *f = &facts[i];
         e->m = f->m;
-        e->id = ids ? ids[i] : i;
+        e->id = ids ? ids[i % count] : i % count;
+        e->strand = i < count ? 1 : -1;
         struct clm_kernel_shape *s = &e->shape;
         s->algorithm = db->algorithm;
         s->variant = db->variant;
@@ -526,7 +584,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         if (mem == CLM_TABLE_AUTO)
             mem = auto_table(dev, s);
         else if (!fits(dev, s, mem))
-            rc = unsupported_table(dev, s, mem, i);
+            rc = unsupported_table(dev, s, mem, i % count);
         s->table_memory = mem;
         if (rc == CLM_OK)
             rc = clm_get_program(dev, s, &e->program, &e->cache_hit, e->options,
@@ -538,20 +596,21 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
             sym[i].sets = NULL;
         }
     }
-    free_symbols(sym, count);
+    free_symbols(sym, n_eng);
     free(facts);
     if (rc != CLM_OK) {
         if (db)
-            free_engines(engines, count);
+            free_engines(engines, n_eng);
         free(db);
         return rc;
     }
-    /* report order is (start, id): order the engines by id, keeping the caller's order for
-     * equal ids (a stable insertion sort: pattern counts are small here) */
-    for (unsigned i = 1; i < count; i++) {
+    /* report order is (start, id, strand, end): order the engines by id, strand (+1 first)
+     * and length (exact matches end at start + length), keeping the caller's order for the
+     * rest (a stable insertion sort: pattern counts are small here) */
+    for (unsigned i = 1; i < n_eng; i++) {
         struct clm_engine tmp = engines[i];
         unsigned j = i;
-        while (j > 0 && engines[j - 1].id > tmp.id) {
+        while (j > 0 && engine_after(&engines[j - 1], &tmp)) {
             engines[j] = engines[j - 1];
             j--;
         }
@@ -572,7 +631,7 @@ int clm_database_get_info(const clm_database *db, clm_database_info *info)
     info->variant = db->variant;
     info->max_errors = db->k;
     info->flags = db->flags;
-    info->pattern_count = db->count;
+    info->pattern_count = db->patterns;
     info->min_length = db->min_len;
     info->max_length = db->max_len;
     info->work_group_size = db->engines[0].shape.wg;

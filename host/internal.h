@@ -130,6 +130,14 @@ struct clm_symbols {
 int clm_parse_symbols(const unsigned char *src, size_t len, int classes, int caseless,
                       unsigned index, struct clm_symbols *out);
 void clm_symbols_free(struct clm_symbols *s);
+/* CLM_DNA: every byte an IUPAC code (else CLM_E_PATTERN_SYNTAX naming byte and offset), each
+ * the set of its bases in its own case (both cases when caseless); degenerate_text adds the
+ * IUPAC text codes whose bases meet the code's (CLM_DEGENERATE_TEXT). */
+int clm_parse_dna(const unsigned char *src, size_t len, int caseless, int degenerate_text,
+                  unsigned index, struct clm_symbols *out);
+/* Reverse complement of IUPAC codes (A<->T, C<->G, R<->Y, K<->M, B<->V, D<->H, U->A; S W N
+ * unchanged; case kept) into out[0, len). */
+void clm_reverse_complement(const unsigned char *src, size_t len, unsigned char *out);
 /* Bitap: bytes with equal position masks share a class; masks[c * words + w]. Returns the
  * number of classes (<= 256). */
 unsigned clm_bitap_tables(const struct clm_symbols *sym, unsigned words, unsigned char cls[256],
@@ -148,6 +156,7 @@ size_t clm_best_start(const uint8_t (*sets)[32], size_t m, const unsigned char *
 
 struct clm_engine {
     unsigned id;
+    int strand;       /* +1, or -1 for a pattern's reverse complement (CLM_BOTH_STRANDS) */
     size_t m;         /* symbols */
     struct clm_kernel_shape shape;
     cl_program program;
@@ -169,11 +178,14 @@ struct clm_database {
     int ends;         /* kernels report exclusive ends (bitap), not starts */
     int indels;       /* approximate with insertions/deletions: starts found on the host */
     size_t lead;      /* bytes every slab keeps before its owned range */
-    unsigned count;
+    unsigned count;   /* engines: the patterns, and their reverse complements with
+                         CLM_BOTH_STRANDS */
+    unsigned patterns; /* as compiled by the caller */
     size_t min_len, max_len; /* symbols */
     size_t min_match;        /* shortest text a match can cover */
     char choice[256];
-    struct clm_engine *engines; /* sorted by id (stable), so engine order is report order */
+    struct clm_engine *engines; /* sorted by (id, strand +1 first, length), so engine order
+                                   is report order for matches with equal starts */
 };
 
 #endif

@@ -1,4 +1,6 @@
 /* Pattern tables built on the host: case folding, KMP fail table, reduced alphabet, DFA. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -185,6 +187,28 @@ static int parse_bracket(const unsigned char *src, size_t len, size_t *pos, unsi
     return CLM_OK;
 }
 
+/* Close a parsed symbol: a letter brings its other case when caseless (negated brackets
+ * were folded inside). Returns 1 when the set is one byte (or one letter in both cases,
+ * caseless), with that byte (folded when caseless) in *byte. */
+static int finish_symbol(uint8_t set[32], int caseless, unsigned char *byte)
+{
+    if (caseless)
+        fold_set(set);
+    unsigned count = 0, first = 256;
+    for (unsigned b = 0; b < 256; b++)
+        if (set_has(set, b)) {
+            count++;
+            if (first == 256)
+                first = b;
+        }
+    int pair = caseless && count == 2 && first >= 'A' && first <= 'Z' && set_has(set, first + 32);
+    if (count == 1 || pair) {
+        *byte = caseless ? clm_fold((unsigned char)first) : (unsigned char)first;
+        return 1;
+    }
+    return 0;
+}
+
 int clm_parse_symbols(const unsigned char *src, size_t len, int classes, int caseless,
                       unsigned index, struct clm_symbols *out)
 {
@@ -225,25 +249,92 @@ int clm_parse_symbols(const unsigned char *src, size_t len, int classes, int cas
             set_add(set, c);
             i++;
         }
-        if (caseless) /* a letter brings its other case (negated brackets folded inside) */
-            fold_set(set);
-        /* literal when the set is one byte (or one letter in both cases, caseless) */
-        unsigned count = 0, first = 256;
-        for (unsigned b = 0; b < 256; b++)
-            if (set_has(set, b)) {
-                count++;
-                if (first == 256)
-                    first = b;
-            }
-        int pair = caseless && count == 2 && first >= 'A' && first <= 'Z' &&
-                   set_has(set, first + 32);
-        if (count == 1 || pair)
-            bytes[m] = caseless ? clm_fold((unsigned char)first) : (unsigned char)first;
-        else
-            literal = 0;
+        literal &= finish_symbol(set, caseless, &bytes[m]);
         m++;
     }
     out->m = m;
+    out->sets = sets;
+    out->bytes = bytes;
+    out->literal = literal;
+    return CLM_OK;
+}
+
+/* ---- DNA (IUPAC) -------------------------------------------------------------------------- */
+
+/* Base set of an IUPAC code as bits A=1 C=2 G=4 T=8 (U = T); 0 for any other byte (only
+ * letters map to codes through | 0x20). */
+static unsigned iupac_bases(unsigned char c)
+{
+    switch (c | 0x20) {
+    case 'a': return 1;
+    case 'c': return 2;
+    case 'g': return 4;
+    case 't': case 'u': return 8;
+    case 'r': return 1 | 4;
+    case 'y': return 2 | 8;
+    case 's': return 2 | 4;
+    case 'w': return 1 | 8;
+    case 'k': return 4 | 8;
+    case 'm': return 1 | 2;
+    case 'b': return 2 | 4 | 8;
+    case 'd': return 1 | 4 | 8;
+    case 'h': return 1 | 2 | 8;
+    case 'v': return 1 | 2 | 4;
+    case 'n': return 15;
+    default: return 0;
+    }
+}
+
+void clm_reverse_complement(const unsigned char *src, size_t len, unsigned char *out)
+{
+    static const char from[] = "acgturykmbdhvswn", to[] = "tgcaayrmkvhdbswn";
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = src[len - 1 - i];
+        const char *p = c ? strchr(from, c | 0x20) : NULL;
+        unsigned char r = p ? (unsigned char)to[p - from] : c;
+        out[i] = (p && c < 'a') ? (unsigned char)(r - 32) : r; /* the code's case kept */
+    }
+}
+
+int clm_parse_dna(const unsigned char *src, size_t len, int caseless, int degenerate_text,
+                  unsigned index, struct clm_symbols *out)
+{
+    static const char iupac[] = "ACGTURYSWKMBDHVN";
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < len; i++) {
+        if (!iupac_bases(src[i])) {
+            char what[120];
+            unsigned char c = src[i];
+            if (c >= 33 && c < 127)
+                snprintf(what, sizeof what, "'%c' is not an IUPAC nucleotide code "
+                                            "(A C G T U R Y S W K M B D H V N, either case)", c);
+            else
+                snprintf(what, sizeof what, "byte 0x%02x is not an IUPAC nucleotide code "
+                                            "(A C G T U R Y S W K M B D H V N, either case)", c);
+            return syntax_error(src, len, index, i, what);
+        }
+    }
+    uint8_t(*sets)[32] = calloc(len ? len : 1, sizeof *sets);
+    unsigned char *bytes = malloc(len ? len : 1);
+    if (!sets || !bytes) {
+        free(sets);
+        free(bytes);
+        return clm_fail(CLM_E_NOMEM, "out of memory parsing pattern %u", index);
+    }
+    int literal = 1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned bases = iupac_bases(src[i]);
+        unsigned lower = src[i] >= 'a' ? 0x20 : 0; /* the code's case */
+        for (unsigned b = 0; b < 4; b++)
+            if (bases >> b & 1)
+                set_add(sets[i], (unsigned)"ACGT"[b] | lower);
+        if (degenerate_text) /* text codes whose bases meet the code's */
+            for (const char *t = iupac; *t; t++)
+                if (iupac_bases((unsigned char)*t) & bases)
+                    set_add(sets[i], (unsigned)*t | lower);
+        literal &= finish_symbol(sets[i], caseless, &bytes[i]);
+    }
+    out->m = len;
     out->sets = sets;
     out->bytes = bytes;
     out->literal = literal;

@@ -242,22 +242,26 @@ static int wait_pass(struct clm_slot *sl)
     return err ? clm_fail_cl(err, "waiting for the search kernels") : CLM_OK;
 }
 
+/* Report order: start, id, strand (+1 first), end; edits only make equal keys of
+ * patterns sharing an id deterministic. */
 static int cmp_match(const void *a, const void *b)
 {
     const clm_match *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
-    if (x->id != y->id) /* engines are in id order, so id order is report order */
+    if (x->id != y->id)
         return x->id < y->id ? -1 : 1;
-    return x->end < y->end ? -1 : x->end > y->end;
+    if (x->strand != y->strand)
+        return x->strand > y->strand ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return x->edits < y->edits ? -1 : x->edits > y->edits;
 }
 
 static int call_back(clm_scratch *s, const clm_match *m, clm_match_cb cb, void *ctx)
 {
-    clm_match out = *m;
-    out.id = s->db->engines[m->id].id; /* engine index while sorting; the id goes out */
     s->stats.matches++;
-    return cb(&out, ctx) ? CLM_STOPPED : CLM_OK;
+    return cb(m, ctx) ? CLM_STOPPED : CLM_OK;
 }
 
 /* Deliver every held-back match (end of a scan or stream). */
@@ -287,7 +291,8 @@ static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, siz
         clm_match *m = &s->found[i];
         m->start = sl->base + start;
         m->end = sl->base + pos;
-        m->id = e; /* engine index: engines are in id order, so it sorts like the id */
+        m->id = en->id;
+        m->strand = en->strand;
         m->edits = d;
     }
     qsort(s->found, found, sizeof *s->found, cmp_match);
@@ -341,13 +346,14 @@ static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t ran
         s->keys[i] = start << 32 | (uint64_t)e << 8 | (info >> 24);
     }
     sort_keys(s->keys, s->tmp, found);
+    /* engines are in (id, strand, length) order, so (start, engine) is report order */
     clm_match m;
-    m.strand = 1;
     for (size_t i = 0; i < found; i++) {
         const struct clm_engine *e = &engines[(s->keys[i] >> 8) & 0xffffffu];
         m.start = sl->base + (s->keys[i] >> 32);
         m.end = m.start + e->m;
         m.id = e->id;
+        m.strand = e->strand;
         m.edits = (unsigned)(s->keys[i] & 0xffu);
         if (cb(&m, ctx)) {
             s->stats.matches += i + 1;

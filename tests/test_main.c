@@ -237,6 +237,10 @@ int main(int argc, char **argv)
     register_classes_tests();
     register_fuzzy_tests();
     register_algo_api_tests();
+    {
+        void register_dna_tests(void); /* tests/test_dna.c */
+        register_dna_tests();
+    }
     register_scan_tests();
     register_stream_tests();
     register_api_tests();
