@@ -12,6 +12,7 @@
  * only once no later match can need it.
  */
 #include "clmatch.h"
+#include "dna.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -174,6 +175,9 @@ static void print_help(void)
         "Search for strings (like grep -F), character classes or approximate matches on an\n"
         "OpenCL device. PATTERN may hold several patterns separated by newlines. With no FILE,\n"
         "or when FILE is -, read standard input.\n"
+        "\n"
+        "DNA mode: clmatch --dna [OPTIONS] PATTERN [FILE...] locates IUPAC patterns in FASTA\n"
+        "records on both strands, with seqkit-locate-style output (clmatch --dna --help).\n"
         "\n"
         "Patterns:\n"
         "  -e, --regexp=PATTERN      use PATTERN (repeatable; then every operand is a FILE)\n"
@@ -1458,6 +1462,11 @@ int main(int argc, char **argv)
     size_t n_pats = 0, i;
     int status;
     double t_search = 0.0;
+
+    /* --dna anywhere before "--" selects the DNA mode (tools/dna.c), with its own options. */
+    for (i = 1; i < (size_t)argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--dna") == 0)
+            return dna_main(argc, argv);
 
     memset(&r, 0, sizeof r);
     status = parse_args(argc, argv, &r.cfg);

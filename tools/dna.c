@@ -1,0 +1,1480 @@
+/*
+ * clmatch --dna: FASTA-aware search for IUPAC nucleotide patterns on both strands, with the
+ * output of `seqkit locate` (README.md, "DNA mode", documents every choice made here).
+ *
+ *     clmatch --dna [OPTIONS] PATTERN [FILE...]
+ *     clmatch --dna [OPTIONS] -e PATTERN... | -f PATTERN_FILE  [FILE...]
+ *
+ * How a file is searched. The FASTA reader (fasta.c) turns the input into the sequences of
+ * its records, which are fed through ONE library stream per file: record after record, with
+ * a separator of k + 1 newline bytes between two records (k: the edits allowed). No IUPAC
+ * code matches a newline, so an alignment that reaches from one record into the next would
+ * need at least k + 1 edits: no match crosses a record. A queue of the records whose matches
+ * may still arrive maps stream offsets back to records. Matches arrive in text order; those of
+ * the record at the front of the queue are collected (with a copy of their text) and printed
+ * in seqkit's order once the record is complete: when a match of a later record arrives, when
+ * a flush has delivered everything up to past the record's end, or at the end of the input.
+ *
+ * Memory: one read block (--block-size), the stream text not yet settled (about a block plus
+ * the longest pattern), the headers of the records of about one block, and the matches of one
+ * record. Files of any size are streamed.
+ */
+#include "dna.h"
+
+#include "clmatch.h"
+#include "fasta.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EXIT_MATCH = 0, EXIT_NO_MATCH = 1, EXIT_TROUBLE = 2 };
+
+#define DEFAULT_BLOCK_BYTES ((size_t)16 << 20)
+#define OUT_BUF_BYTES ((size_t)1 << 20)
+#define STDIN_NAME "stdin" /* the record name of a raw sequence read from standard input */
+
+/* Strand selection (bits). */
+enum { STRAND_PLUS = 1, STRAND_MINUS = 2, STRAND_BOTH = 3 };
+
+typedef struct {
+    char *name;      /* patternName column */
+    size_t name_len;
+    char *seq;       /* the pattern as given */
+    size_t len;
+    char *shown;     /* pattern column: the pattern, lower-cased with -i (not --degenerate) */
+    char *where;     /* where it was given, for messages ("-e", "FILE line N") */
+} dna_pattern;
+
+typedef struct {
+    int fasta_force;
+    int caseless;
+    int degenerate;      /* --degenerate: seqkit -d's output with -i (case kept) */
+    int degenerate_text; /* --degenerate-text */
+    unsigned max_errors; /* -k */
+    int mismatches_only;
+    int strands;
+    int bed, count, stats;
+    int platform, device;
+    clm_algorithm algorithm;
+    clm_variant variant;
+    clm_table_memory table_memory;
+    size_t block_bytes;
+    const char **pattern_args; /* -e values, or the PATTERN operand */
+    size_t n_pattern_args;
+    const char **pattern_files; /* -f values */
+    size_t n_pattern_files;
+    char **files;
+    size_t n_files;
+} dna_config;
+
+/* ---------------------------------------------------------------------------------------- */
+/* Output through our own buffer (a stdio call per field costs a lock each).                */
+/* ---------------------------------------------------------------------------------------- */
+
+static struct {
+    char *buf;
+    size_t len, cap;
+    int failed; /* errno of the first failed write */
+} out;
+
+static void out_flush(void)
+{
+    if (out.len > 0 && !out.failed && fwrite(out.buf, 1, out.len, stdout) != out.len)
+        out.failed = errno ? errno : EIO;
+    out.len = 0;
+}
+
+static void out_bytes(const void *p, size_t n)
+{
+    if (n > out.cap - out.len) {
+        out_flush();
+        if (n > out.cap) {
+            if (!out.failed && fwrite(p, 1, n, stdout) != n)
+                out.failed = errno ? errno : EIO;
+            return;
+        }
+    }
+    memcpy(out.buf + out.len, p, n);
+    out.len += n;
+}
+
+static void out_str(const char *s)
+{
+    out_bytes(s, strlen(s));
+}
+
+static void out_char(char ch)
+{
+    if (out.len == out.cap)
+        out_flush();
+    out.buf[out.len++] = ch;
+}
+
+static void out_u64(uint64_t v)
+{
+    char tmp[20];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    out_bytes(tmp + i, sizeof tmp - i);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Messages                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static void errmsg(const char *fmt, ...)
+{
+    va_list ap;
+    if (out.buf)
+        out_flush(); /* keep stdout and stderr in order on a terminal */
+    (void)fflush(stdout);
+    fputs("clmatch: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void report_clm(const char *what, int status)
+{
+    const char *detail = clm_last_error();
+    char *copy = NULL;
+    if (detail && *detail) {
+        size_t n = strlen(detail);
+        copy = malloc(n + 1);
+        if (copy)
+            memcpy(copy, detail, n + 1);
+    }
+    errmsg("%s: %s", what, clm_strerror(status));
+    if (copy) {
+        size_t n = strlen(copy);
+        while (n > 0 && copy[n - 1] == '\n')
+            copy[--n] = '\0';
+        fprintf(stderr, "clmatch: %s\n", copy);
+        free(copy);
+    }
+}
+
+static void usage_hint(void)
+{
+    fputs("Usage: clmatch --dna [OPTIONS] PATTERN [FILE...]\n"
+          "Try 'clmatch --dna --help' for more information.\n",
+          stderr);
+}
+
+static void print_help(void)
+{
+    fputs(
+        "Usage: clmatch --dna [OPTIONS] PATTERN [FILE...]\n"
+        "       clmatch --dna [OPTIONS] (-e PATTERN)... | -f PATTERN_FILE  [FILE...]\n"
+        "Locate IUPAC nucleotide patterns in the records of FASTA files, on both strands, as\n"
+        "'seqkit locate' does. With no FILE, or when FILE is -, read standard input.\n"
+        "\n"
+        "Input:\n"
+        "  A file whose first non-empty line starts with '>' is FASTA: records, headers, lines\n"
+        "  of any width, CRLF, lower case kept (soft-masked bases match only with -i). Matches\n"
+        "  never cross records; positions are 1-based in each record's sequence. Any other\n"
+        "  file is ONE raw sequence named after the file (line breaks dropped); a file starting\n"
+        "  with '@' (FASTQ) is an error.\n"
+        "      --fasta               the input must be FASTA: else an error naming the line\n"
+        "\n"
+        "Patterns (IUPAC codes A C G T U R Y S W K M B D H V N, either case; each code is its\n"
+        "set of bases, N = any base; N or other codes in the text never match):\n"
+        "  -e, --regexp=PATTERN      a pattern (repeatable; then every operand is a FILE)\n"
+        "  -f, --pattern-file=FILE   patterns from FILE: FASTA (name = record id), or lines\n"
+        "                            NAME<TAB>PATTERN, or one PATTERN per line (repeatable)\n"
+        "  -i, --ignore-case         ignore case; the pattern and matched columns are printed\n"
+        "                            in lower case (as seqkit locate -i)\n"
+        "      --degenerate          seqkit's -d: accepted, patterns are always IUPAC; with -i\n"
+        "                            the columns keep their case (as seqkit -d -i)\n"
+        "      --degenerate-text     N and IUPAC codes in the text match the pattern bases they\n"
+        "                            stand for (text N matches any base)\n"
+        "  -k, --errors=K            up to K edits (insertions, deletions, substitutions)\n"
+        "      --mismatches-only     with -k: substitutions only (as seqkit locate -m K)\n"
+        "  -m, --max-mismatch=K      the same as --mismatches-only -k K\n"
+        "      --strand=both|+|-     strands searched (default both)\n"
+        "  -P, --only-positive-strand  the same as --strand=+\n"
+        "\n",
+        stdout);
+    fputs(
+        "Output (rows per record in file order; in a record per pattern in the order given;\n"
+        "+ strand rows by start, then - strand rows by descending start):\n"
+        "  (default)                 TSV with the header seqID patternName pattern strand start\n"
+        "                            end matched (1-based start, end inclusive; matched: the\n"
+        "                            text, reverse-complemented on the - strand), and a last\n"
+        "                            column edits with -k\n"
+        "      --bed                 BED6: seqID start-1 end patternName 0 strand\n"
+        "  -c, --count               per record 'seqID<TAB>matches' (every record, 0 too), then\n"
+        "                            '# total<TAB>matches'\n"
+        "\n"
+        "Device and kernels:\n"
+        "  -p, --platform=N          OpenCL platform index (clmatch --list-devices)\n"
+        "  -d, --device=N            device index within the platform (as in clmatch; seqkit's\n"
+        "                            -d is --degenerate here)\n"
+        "  -a, --algorithm=NAME      auto, naive, kmp, dfa, bitap, bmh or witness\n"
+        "      --variant=NAME        auto, item, reduce or subgroup\n"
+        "      --table-memory=NAME   auto, global, local or constant\n"
+        "      --block-size=BYTES    input read per stream write (default 16M; K, M, G)\n"
+        "      --stats               device, algorithm, packing, bytes and timings to stderr\n"
+        "\n"
+        "  --help                    show this help and exit\n"
+        "\n"
+        "Exit status: 0 if something matched, 1 if nothing did, 2 on an error.\n",
+        stdout);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* IUPAC helpers (output and validation only: the library does the matching)                 */
+/* ---------------------------------------------------------------------------------------- */
+
+static int is_iupac(unsigned char c)
+{
+    return c < 128 && strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", c) != NULL && c != '\0';
+}
+
+/* Complement of an IUPAC code in its case; other bytes are kept. */
+static unsigned char complement(unsigned char c)
+{
+    static const char from[] = "ACGTURYSWKMBDHVNacgturyswkmbdhvn";
+    static const char to[] = "TGCAAYRSWMKVHDBNtgcaayrswmkvhdbn";
+    const char *p = c ? strchr(from, c) : NULL;
+    return p ? (unsigned char)to[p - from] : c;
+}
+
+static unsigned char lower(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Option parsing                                                                             */
+/* ---------------------------------------------------------------------------------------- */
+
+enum {
+    OPT_DNA = 256,
+    OPT_FASTA,
+    OPT_DEGENERATE,
+    OPT_DEGENERATE_TEXT,
+    OPT_MISMATCHES_ONLY,
+    OPT_STRAND,
+    OPT_BED,
+    OPT_STATS,
+    OPT_VARIANT,
+    OPT_TABLE_MEMORY,
+    OPT_BLOCK_SIZE,
+    OPT_HELP
+};
+
+static const struct option long_options[] = {
+    {"dna", no_argument, NULL, OPT_DNA},
+    {"fasta", no_argument, NULL, OPT_FASTA},
+    {"regexp", required_argument, NULL, 'e'},
+    {"pattern-file", required_argument, NULL, 'f'},
+    {"ignore-case", no_argument, NULL, 'i'},
+    {"degenerate", no_argument, NULL, OPT_DEGENERATE},
+    {"degenerate-text", no_argument, NULL, OPT_DEGENERATE_TEXT},
+    {"errors", required_argument, NULL, 'k'},
+    {"mismatches-only", no_argument, NULL, OPT_MISMATCHES_ONLY},
+    {"max-mismatch", required_argument, NULL, 'm'},
+    {"strand", required_argument, NULL, OPT_STRAND},
+    {"only-positive-strand", no_argument, NULL, 'P'},
+    {"bed", no_argument, NULL, OPT_BED},
+    {"count", no_argument, NULL, 'c'},
+    {"platform", required_argument, NULL, 'p'},
+    {"device", required_argument, NULL, 'd'},
+    {"algorithm", required_argument, NULL, 'a'},
+    {"variant", required_argument, NULL, OPT_VARIANT},
+    {"table-memory", required_argument, NULL, OPT_TABLE_MEMORY},
+    {"block-size", required_argument, NULL, OPT_BLOCK_SIZE},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}};
+
+static int parse_index(const char *s, int *out_index)
+{
+    char *end;
+    long v;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end || v > INT_MAX)
+        return -1;
+    *out_index = (int)v;
+    return 0;
+}
+
+static int parse_size(const char *s, size_t *out_size)
+{
+    char *end;
+    unsigned long long v;
+    unsigned shift = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end || v == 0 || v > (SIZE_MAX >> shift) / 4)
+        return -1;
+    *out_size = (size_t)v << shift;
+    return 0;
+}
+
+static int parse_errors(const char *opt, const char *arg, unsigned *k)
+{
+    int v;
+    if (parse_index(arg, &v) != 0) {
+        errmsg("invalid number of errors '%s' for %s (expected a number >= 0)", arg, opt);
+        return -1;
+    }
+    *k = (unsigned)v;
+    return 0;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, dna_config *cfg)
+{
+    int opt;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->strands = STRAND_BOTH;
+    cfg->platform = cfg->device = -1;
+    cfg->algorithm = CLM_ALGO_AUTO;
+    cfg->variant = CLM_VARIANT_AUTO;
+    cfg->table_memory = CLM_TABLE_AUTO;
+    cfg->block_bytes = DEFAULT_BLOCK_BYTES;
+    cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
+    cfg->pattern_files = malloc(sizeof *cfg->pattern_files * (size_t)(argc > 0 ? argc : 1));
+    if (!cfg->pattern_args || !cfg->pattern_files) {
+        errmsg("out of memory");
+        return EXIT_TROUBLE;
+    }
+
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, ":e:f:ik:m:Pcp:d:a:", long_options, NULL)) != -1) {
+        switch (opt) {
+        case OPT_DNA: break;
+        case OPT_FASTA: cfg->fasta_force = 1; break;
+        case 'e': cfg->pattern_args[cfg->n_pattern_args++] = optarg; break;
+        case 'f': cfg->pattern_files[cfg->n_pattern_files++] = optarg; break;
+        case 'i': cfg->caseless = 1; break;
+        case OPT_DEGENERATE: cfg->degenerate = 1; break;
+        case OPT_DEGENERATE_TEXT: cfg->degenerate_text = 1; break;
+        case 'k':
+            if (parse_errors("-k", optarg, &cfg->max_errors) != 0)
+                return EXIT_TROUBLE;
+            break;
+        case OPT_MISMATCHES_ONLY: cfg->mismatches_only = 1; break;
+        case 'm':
+            if (parse_errors("-m", optarg, &cfg->max_errors) != 0)
+                return EXIT_TROUBLE;
+            cfg->mismatches_only = 1;
+            break;
+        case OPT_STRAND:
+            if (strcmp(optarg, "both") == 0)
+                cfg->strands = STRAND_BOTH;
+            else if (strcmp(optarg, "+") == 0)
+                cfg->strands = STRAND_PLUS;
+            else if (strcmp(optarg, "-") == 0)
+                cfg->strands = STRAND_MINUS;
+            else {
+                errmsg("invalid strand '%s' (expected both, + or -)", optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case 'P': cfg->strands = STRAND_PLUS; break;
+        case OPT_BED: cfg->bed = 1; break;
+        case 'c': cfg->count = 1; break;
+        case OPT_STATS: cfg->stats = 1; break;
+        case 'p':
+            if (parse_index(optarg, &cfg->platform) != 0) {
+                errmsg("invalid platform index '%s' (expected a number >= 0)", optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case 'd':
+            if (parse_index(optarg, &cfg->device) != 0) {
+                errmsg("invalid device index '%s' (expected a number >= 0; seqkit's -d is "
+                       "--degenerate)",
+                       optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case 'a':
+            if (clm_algorithm_from_name(optarg, &cfg->algorithm) != CLM_OK) {
+                errmsg("unknown algorithm '%s' (expected auto, naive, kmp, dfa, bitap, bmh or "
+                       "witness)",
+                       optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case OPT_VARIANT:
+            if (clm_variant_from_name(optarg, &cfg->variant) != CLM_OK) {
+                errmsg("unknown variant '%s' (expected auto, item, reduce or subgroup)", optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case OPT_TABLE_MEMORY:
+            if (clm_table_memory_from_name(optarg, &cfg->table_memory) != CLM_OK) {
+                errmsg("unknown table memory '%s' (expected auto, global, local or constant)",
+                       optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case OPT_BLOCK_SIZE:
+            if (parse_size(optarg, &cfg->block_bytes) != 0) {
+                errmsg("invalid block size '%s' (expected bytes > 0, with K, M or G)", optarg);
+                return EXIT_TROUBLE;
+            }
+            break;
+        case OPT_HELP:
+            print_help();
+            return EXIT_MATCH;
+        case ':':
+            errmsg("option '%s' requires an argument", argv[optind - 1]);
+            usage_hint();
+            return EXIT_TROUBLE;
+        default:
+            if (optopt)
+                errmsg("invalid option -- '%c' in DNA mode", optopt);
+            else
+                errmsg("unrecognized option '%s' in DNA mode", argv[optind - 1]);
+            usage_hint();
+            return EXIT_TROUBLE;
+        }
+    }
+    if (cfg->mismatches_only && cfg->max_errors == 0) {
+        errmsg("--mismatches-only needs -k K with K >= 1 (the number of substitutions allowed)");
+        usage_hint();
+        return EXIT_TROUBLE;
+    }
+    if (cfg->bed && cfg->count) {
+        errmsg("--bed and -c exclude each other");
+        usage_hint();
+        return EXIT_TROUBLE;
+    }
+    if (cfg->n_pattern_args == 0 && cfg->n_pattern_files == 0) {
+        if (optind >= argc) {
+            errmsg("no PATTERN given");
+            usage_hint();
+            return EXIT_TROUBLE;
+        }
+        cfg->pattern_args[cfg->n_pattern_args++] = argv[optind++];
+    }
+    cfg->files = argv + optind;
+    cfg->n_files = (size_t)(argc - optind);
+    return -1;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Patterns                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct {
+    dna_pattern *v;
+    size_t n, cap;
+} pattern_list;
+
+static char *dup_bytes(const char *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (s) {
+        memcpy(s, p, n);
+        s[n] = '\0';
+    }
+    return s;
+}
+
+static void free_patterns(pattern_list *l)
+{
+    size_t i;
+    for (i = 0; i < l->n; i++) {
+        free(l->v[i].name);
+        free(l->v[i].seq);
+        free(l->v[i].shown);
+        free(l->v[i].where);
+    }
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+/* Add a pattern (copied). Returns 0 or -1 after a message. */
+static int add_pattern(pattern_list *l, const char *name, size_t name_len, const char *seq,
+                       size_t len, const char *where)
+{
+    dna_pattern *p;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        dna_pattern *v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            errmsg("out of memory");
+            return -1;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    p = &l->v[l->n];
+    memset(p, 0, sizeof *p);
+    p->name = dup_bytes(name, name_len);
+    p->name_len = name_len;
+    p->seq = dup_bytes(seq, len);
+    p->len = len;
+    p->shown = dup_bytes(seq, len);
+    p->where = dup_bytes(where, strlen(where));
+    l->n++;
+    if (!p->name || !p->seq || !p->shown || !p->where) {
+        errmsg("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* Collects the records of a FASTA pattern file. */
+typedef struct {
+    pattern_list *list;
+    const char *file;
+    char *name;
+    size_t name_len;
+    uint64_t line;
+    char *seq;
+    size_t len, cap;
+    int failed;
+} pfile_ctx;
+
+static int pf_start(void *vctx, const char *header, size_t len, uint64_t line)
+{
+    pfile_ctx *c = vctx;
+    size_t id = fasta_id_length(header, len);
+    free(c->name);
+    c->name = dup_bytes(header, id);
+    c->name_len = id;
+    c->line = line;
+    c->len = 0;
+    if (!c->name) {
+        errmsg("out of memory");
+        c->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int pf_seq(void *vctx, const unsigned char *seq, size_t n)
+{
+    pfile_ctx *c = vctx;
+    if (c->len + n > c->cap) {
+        size_t cap = c->cap ? c->cap : 64;
+        char *p;
+        while (cap < c->len + n)
+            cap *= 2;
+        p = realloc(c->seq, cap);
+        if (!p) {
+            errmsg("out of memory");
+            c->failed = 1;
+            return 1;
+        }
+        c->seq = p;
+        c->cap = cap;
+    }
+    memcpy(c->seq + c->len, seq, n);
+    c->len += n;
+    return 0;
+}
+
+static int pf_end(void *vctx)
+{
+    pfile_ctx *c = vctx;
+    char where[512];
+    snprintf(where, sizeof where, "%s line %" PRIu64, c->file, c->line);
+    if (c->len == 0) {
+        errmsg("%s: pattern record '%s' has no sequence", where, c->name);
+        c->failed = 1;
+        return 1;
+    }
+    if (add_pattern(c->list, c->name, c->name_len, c->seq, c->len, where) != 0) {
+        c->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int read_whole_file(const char *path, char **data, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    if (!f) {
+        errmsg("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        size_t got;
+        if (cap - n < 65536) {
+            char *p = realloc(buf, cap ? cap * 2 : 65536);
+            if (!p) {
+                errmsg("%s: out of memory", path);
+                free(buf);
+                if (f != stdin)
+                    fclose(f);
+                return -1;
+            }
+            buf = p;
+            cap = cap ? cap * 2 : 65536;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        errmsg("%s: %s", path, strerror(errno));
+        free(buf);
+        if (f != stdin)
+            fclose(f);
+        return -1;
+    }
+    if (f != stdin)
+        fclose(f);
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+/* -f FILE: FASTA (first non-empty line '>'), else lines "NAME<TAB>PATTERN" or "PATTERN". */
+static int load_pattern_file(const char *path, pattern_list *l)
+{
+    char *data;
+    size_t len, i = 0;
+    uint64_t line = 1;
+    int rc = 0;
+    if (read_whole_file(path, &data, &len) != 0)
+        return -1;
+    while (i < len && (data[i] == '\n' || data[i] == '\r'))
+        i++;
+    if (i < len && data[i] == '>') {
+        static const fasta_callbacks cb = {pf_start, pf_seq, pf_end};
+        fasta_reader fr;
+        pfile_ctx c;
+        int st;
+        memset(&c, 0, sizeof c);
+        c.list = l;
+        c.file = path;
+        fasta_init(&fr, FASTA_FORCE, path);
+        st = fasta_feed(&fr, data, len, &cb, &c);
+        if (st == FASTA_OK)
+            st = fasta_finish(&fr, &cb, &c);
+        if (st == FASTA_ERR_FORMAT)
+            errmsg("%s", fr.error);
+        else if (st == FASTA_ERR_NOMEM)
+            errmsg("out of memory");
+        rc = st == FASTA_OK ? 0 : -1;
+        fasta_free(&fr);
+        free(c.name);
+        free(c.seq);
+    } else {
+        size_t pos = 0;
+        while (pos < len && rc == 0) {
+            const char *ln = data + pos, *nl = memchr(ln, '\n', len - pos);
+            size_t n = nl ? (size_t)(nl - ln) : len - pos;
+            const char *tab;
+            char where[512];
+            pos += n + (nl ? 1 : 0);
+            while (n > 0 && ln[n - 1] == '\r')
+                n--;
+            snprintf(where, sizeof where, "%s line %" PRIu64, path, line);
+            line++;
+            if (n == 0)
+                continue;
+            tab = memchr(ln, '\t', n);
+            if (tab) {
+                size_t nn = (size_t)(tab - ln), pn = n - nn - 1;
+                if (pn == 0) {
+                    errmsg("%s: empty pattern after the tab (expected NAME<TAB>PATTERN)", where);
+                    rc = -1;
+                } else if (memchr(tab + 1, '\t', pn)) {
+                    errmsg("%s: more than one tab (expected NAME<TAB>PATTERN)", where);
+                    rc = -1;
+                } else {
+                    rc = add_pattern(l, ln, nn, tab + 1, pn, where);
+                }
+            } else {
+                rc = add_pattern(l, ln, n, ln, n, where);
+            }
+        }
+        if (rc == 0 && l->n == 0) {
+            errmsg("%s: no pattern in the file", path);
+            rc = -1;
+        }
+    }
+    free(data);
+    return rc;
+}
+
+/* Gather, validate and deduplicate the patterns. Returns 0 or -1 after a message. */
+static int build_patterns(const dna_config *cfg, pattern_list *l)
+{
+    size_t i, j, kept;
+    for (i = 0; i < cfg->n_pattern_args; i++) {
+        const char *p = cfg->pattern_args[i];
+        if (add_pattern(l, p, strlen(p), p, strlen(p), "pattern") != 0)
+            return -1;
+    }
+    for (i = 0; i < cfg->n_pattern_files; i++)
+        if (load_pattern_file(cfg->pattern_files[i], l) != 0)
+            return -1;
+    for (i = 0; i < l->n; i++) {
+        dna_pattern *p = &l->v[i];
+        if (p->len == 0) {
+            errmsg("%s: empty pattern: DNA mode searches for at least one base", p->where);
+            return -1;
+        }
+        for (j = 0; j < p->len; j++) {
+            unsigned char c = (unsigned char)p->seq[j];
+            if (!is_iupac(c)) {
+                char shown[8];
+                if (c >= 0x20 && c < 0x7f)
+                    snprintf(shown, sizeof shown, "'%c'", c);
+                else
+                    snprintf(shown, sizeof shown, "0x%02x", c);
+                errmsg("%s '%.*s': %s at position %zu is not an IUPAC nucleotide code "
+                       "(A C G T U R Y S W K M B D H V N, either case)",
+                       p->where, p->len > 80 ? 80 : (int)p->len, p->seq, shown, j + 1);
+                return -1;
+            }
+        }
+        if (cfg->max_errors > 0 && cfg->max_errors >= p->len) {
+            errmsg("%s '%.*s': %s %u needs patterns longer than %u bases (this one has %zu)",
+                   p->where, p->len > 80 ? 80 : (int)p->len, p->seq,
+                   cfg->mismatches_only ? "-m/--mismatches-only -k" : "-k", cfg->max_errors,
+                   cfg->max_errors, p->len);
+            return -1;
+        }
+        if (cfg->caseless && !cfg->degenerate)
+            for (j = 0; j < p->len; j++)
+                p->shown[j] = (char)lower((unsigned char)p->shown[j]);
+    }
+    /* The same name and pattern given twice is searched (and reported) once; the first place
+     * it was given decides its rank in the output. */
+    for (i = 0, kept = 0; i < l->n; i++) {
+        int dup = 0;
+        for (j = 0; j < kept && !dup; j++)
+            dup = l->v[j].len == l->v[i].len && l->v[j].name_len == l->v[i].name_len &&
+                  memcmp(l->v[j].seq, l->v[i].seq, l->v[i].len) == 0 &&
+                  memcmp(l->v[j].name, l->v[i].name, l->v[i].name_len) == 0;
+        if (dup) {
+            free(l->v[i].name);
+            free(l->v[i].seq);
+            free(l->v[i].shown);
+            free(l->v[i].where);
+        } else {
+            l->v[kept++] = l->v[i];
+        }
+    }
+    l->n = kept;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The search state                                                                           */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A record whose matches may still arrive (stream offsets of its sequence). */
+typedef struct {
+    uint64_t start, end; /* end valid once ended */
+    int ended;
+    char *id;
+    size_t id_len;
+} record;
+
+/* A match of the record at the front of the queue. */
+typedef struct {
+    uint64_t start, end; /* stream offsets */
+    unsigned pat, edits;
+    int strand;
+    size_t text; /* offset of its text in the arena */
+} hit;
+
+typedef struct {
+    dna_config cfg;
+    pattern_list pats;
+    size_t max_len;
+    clm_device *dev;
+    clm_database *db;
+    clm_scratch *scratch;
+    int lowercase_out; /* -i without --degenerate */
+    int edit_mode;     /* -k without --mismatches-only: insertions and deletions */
+    unsigned char *block;
+    /* Per file (reset by search_file). */
+    const char *name;
+    unsigned char *win; /* stream bytes [base, base + win_len) */
+    size_t win_len, win_cap;
+    uint64_t base;
+    uint64_t written; /* bytes handed to the stream */
+    uint64_t records_in_file;
+    record *q;        /* queue of records q[q_head .. q_len) */
+    size_t q_head, q_len, q_cap;
+    hit *hits;        /* matches of q[q_head] */
+    size_t n_hits, hits_cap;
+    char *arena;      /* their text */
+    size_t arena_len, arena_cap;
+    /* Totals. */
+    uint64_t total_matches, records, bytes_in, seq_bytes, dropped;
+    int failed;   /* an error was reported */
+    int internal; /* an internal error stopped the scan */
+} dna_run;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0.0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    size_t c = *cap ? *cap : 64;
+    void *q;
+    if (need <= *cap)
+        return 0;
+    while (c < need)
+        c *= 2;
+    q = realloc(*p, c * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Emitting a complete record                                                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+/* seqkit's order: pattern, + before -, + by (start, end), - by (end, start) descending (the
+ * order of the - strand's own coordinates). */
+static int hit_cmp(const void *a, const void *b)
+{
+    const hit *x = a, *y = b;
+    if (x->pat != y->pat)
+        return x->pat < y->pat ? -1 : 1;
+    if (x->strand != y->strand)
+        return x->strand > y->strand ? -1 : 1;
+    if (x->strand > 0) {
+        if (x->start != y->start)
+            return x->start < y->start ? -1 : 1;
+        if (x->end != y->end)
+            return x->end < y->end ? -1 : 1;
+    } else {
+        if (x->end != y->end)
+            return x->end > y->end ? -1 : 1;
+        if (x->start != y->start)
+            return x->start > y->start ? -1 : 1;
+    }
+    return 0;
+}
+
+static void put_matched(const dna_run *r, const hit *h)
+{
+    const unsigned char *t = (const unsigned char *)r->arena + h->text;
+    size_t n = (size_t)(h->end - h->start), i;
+    for (i = 0; i < n; i++) {
+        unsigned char c = h->strand > 0 ? t[i] : complement(t[n - 1 - i]);
+        out_char((char)(r->lowercase_out ? lower(c) : c));
+    }
+}
+
+static void emit_front(dna_run *r)
+{
+    record *rec = &r->q[r->q_head];
+    size_t i;
+    const dna_config *cfg = &r->cfg;
+    if (cfg->count) {
+        out_bytes(rec->id, rec->id_len);
+        out_char('\t');
+        out_u64(r->n_hits);
+        out_char('\n');
+    } else if (r->n_hits > 0) {
+        qsort(r->hits, r->n_hits, sizeof *r->hits, hit_cmp);
+        for (i = 0; i < r->n_hits; i++) {
+            const hit *h = &r->hits[i];
+            const dna_pattern *p = &r->pats.v[h->pat];
+            out_bytes(rec->id, rec->id_len);
+            out_char('\t');
+            if (cfg->bed) {
+                out_u64(h->start - rec->start);
+                out_char('\t');
+                out_u64(h->end - rec->start);
+                out_char('\t');
+                out_bytes(p->name, p->name_len);
+                out_str("\t0\t");
+                out_char(h->strand > 0 ? '+' : '-');
+            } else {
+                out_bytes(p->name, p->name_len);
+                out_char('\t');
+                out_bytes(p->shown, p->len);
+                out_char('\t');
+                out_char(h->strand > 0 ? '+' : '-');
+                out_char('\t');
+                out_u64(h->start - rec->start + 1);
+                out_char('\t');
+                out_u64(h->end - rec->start);
+                out_char('\t');
+                put_matched(r, h);
+                if (cfg->max_errors > 0) {
+                    out_char('\t');
+                    out_u64(h->edits);
+                }
+            }
+            out_char('\n');
+        }
+    }
+    r->total_matches += r->n_hits;
+    r->records++;
+    r->n_hits = 0;
+    r->arena_len = 0;
+    free(rec->id);
+    rec->id = NULL;
+    r->q_head++;
+    if (r->q_head == r->q_len) {
+        r->q_head = r->q_len = 0;
+    } else if (r->q_head > 4096 && r->q_head * 2 > r->q_len) {
+        memmove(r->q, r->q + r->q_head, (r->q_len - r->q_head) * sizeof *r->q);
+        r->q_len -= r->q_head;
+        r->q_head = 0;
+    }
+}
+
+/* Emit the records whose every match has arrived: those ending at or before `settled`. */
+static void emit_settled(dna_run *r, uint64_t settled)
+{
+    while (r->q_head < r->q_len && r->q[r->q_head].ended && r->q[r->q_head].end <= settled)
+        emit_front(r);
+}
+
+static int internal_error(dna_run *r, const clm_match *m, const char *why)
+{
+    errmsg("internal error: match [%" PRIu64 ", %" PRIu64 ") of pattern %u: %s", m->start,
+           m->end, m->id, why);
+    r->internal = 1;
+    return 1;
+}
+
+/* The library's callback: matches in text order (start, id, strand, end). */
+static int on_match(const clm_match *m, void *vctx)
+{
+    dna_run *r = vctx;
+    record *rec;
+    uint64_t start = m->start;
+    hit *h;
+    size_t n;
+
+    if (out.failed)
+        return 1;
+    /* Every match of a record starts before the record's end, and matches arrive by start:
+     * the records that end at or before this start are complete. */
+    emit_settled(r, m->start);
+    if (r->q_head == r->q_len)
+        return internal_error(r, m, "no record is pending");
+    if (m->id >= r->pats.n)
+        return internal_error(r, m, "unknown pattern id");
+    /* It can only belong to the front record: a match of a later record starts at most k
+     * bytes before that record, i.e. after the k + 1 separator bytes that follow the front. */
+    rec = &r->q[r->q_head];
+    if ((rec->ended && m->end > rec->end) || m->end <= rec->start) {
+        r->dropped++; /* reaches into a separator: crosses a record boundary */
+        return 0;
+    }
+    if (start < rec->start) {
+        /* Starts in the separator before the record: some separator bytes were counted as
+         * substitutions or insertions. With insertions and deletions, the alignment of the
+         * same end that starts at the record start has no more edits (each separator byte
+         * cost one; the pattern bases it stood for become deletions), and since the library
+         * preferred a longer one, it is the best alignment inside the record: clamp. With
+         * substitutions only the pattern does not fit in the record: drop. */
+        if (!r->edit_mode) {
+            r->dropped++;
+            return 0;
+        }
+        start = rec->start;
+    }
+    if (start < r->base || m->end > r->base + r->win_len)
+        return internal_error(r, m, "outside the text kept");
+    if (grow((void **)&r->hits, &r->hits_cap, r->n_hits + 1, sizeof *r->hits) != 0 ||
+        grow((void **)&r->arena, &r->arena_cap, r->arena_len + (size_t)(m->end - start), 1) != 0) {
+        errmsg("out of memory for the matches of record '%.*s'", (int)rec->id_len, rec->id);
+        r->internal = 1;
+        return 1;
+    }
+    h = &r->hits[r->n_hits++];
+    h->start = start;
+    h->end = m->end;
+    h->pat = m->id;
+    h->edits = m->edits;
+    h->strand = r->cfg.strands == STRAND_MINUS ? -1 : (m->strand < 0 ? -1 : 1);
+    h->text = r->arena_len;
+    n = (size_t)(m->end - start);
+    if (!r->cfg.count && !r->cfg.bed) {
+        memcpy(r->arena + r->arena_len, r->win + (start - r->base), n);
+        r->arena_len += n;
+    }
+    return 0;
+}
+
+static int on_ignore(const clm_match *m, void *vctx)
+{
+    (void)m;
+    (void)vctx;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* FASTA callbacks: records and sequence into the stream window                              */
+/* ---------------------------------------------------------------------------------------- */
+
+static int win_append(dna_run *r, const void *p, size_t n, int fill)
+{
+    if (grow((void **)&r->win, &r->win_cap, r->win_len + n, 1) != 0) {
+        errmsg("%s: out of memory for a %zu-byte stream window", r->name, r->win_len + n);
+        return 1;
+    }
+    if (p)
+        memcpy(r->win + r->win_len, p, n);
+    else
+        memset(r->win + r->win_len, fill, n);
+    r->win_len += n;
+    return 0;
+}
+
+static int on_record_start(void *vctx, const char *header, size_t len, uint64_t line)
+{
+    dna_run *r = vctx;
+    record *rec;
+    size_t id = fasta_id_length(header, len);
+    (void)line;
+    /* The separator: k + 1 bytes that no IUPAC code matches. */
+    if (r->records_in_file > 0 && win_append(r, NULL, r->cfg.max_errors + 1, '\n') != 0)
+        return 1;
+    if (grow((void **)&r->q, &r->q_cap, r->q_len + 1, sizeof *r->q) != 0) {
+        errmsg("out of memory");
+        return 1;
+    }
+    rec = &r->q[r->q_len];
+    rec->start = rec->end = r->base + r->win_len;
+    rec->ended = 0;
+    rec->id = dup_bytes(header, id);
+    rec->id_len = id;
+    if (!rec->id) {
+        errmsg("out of memory");
+        return 1;
+    }
+    r->q_len++;
+    r->records_in_file++;
+    return 0;
+}
+
+static int on_sequence(void *vctx, const unsigned char *seq, size_t n)
+{
+    dna_run *r = vctx;
+    r->seq_bytes += n;
+    return win_append(r, seq, n, 0);
+}
+
+static int on_record_end(void *vctx)
+{
+    dna_run *r = vctx;
+    record *rec = &r->q[r->q_len - 1];
+    rec->end = r->base + r->win_len;
+    rec->ended = 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* One file                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof)
+{
+    *got = 0;
+    *eof = 0;
+    while (*got < want) {
+        ssize_t n = read(fd, buf + *got, want - *got);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (n == 0) {
+            *eof = 1;
+            break;
+        }
+        *got += (size_t)n;
+    }
+    return 0;
+}
+
+/* Hand the new window bytes to the stream, then deliver what is settled and drop the text no
+ * later match needs. */
+static int push_window(dna_run *r, clm_stream *s)
+{
+    const uint64_t total = r->base + r->win_len;
+    /* After a flush every match starting before W - hold has been delivered (the longest
+     * pattern minus one, plus k: an approximate match may start k bytes early). */
+    const uint64_t hold = r->max_len + r->cfg.max_errors;
+    uint64_t settled;
+    int st;
+    if (total == r->written)
+        return CLM_OK;
+    st = clm_stream_write(s, r->win + (r->written - r->base), (size_t)(total - r->written),
+                          on_match, r);
+    r->written = total;
+    if (st == CLM_OK)
+        st = clm_stream_flush(s, on_match, r);
+    if (st != CLM_OK)
+        return st;
+    settled = total > hold ? total - hold : 0;
+    emit_settled(r, settled);
+    if (settled > r->base) {
+        size_t drop = (size_t)(settled - r->base);
+        memmove(r->win, r->win + drop, r->win_len - drop);
+        r->win_len -= drop;
+        r->base = settled;
+    }
+    return CLM_OK;
+}
+
+static void search_file(dna_run *r, const char *path)
+{
+    static const fasta_callbacks cb = {on_record_start, on_sequence, on_record_end};
+    const int is_stdin = strcmp(path, "-") == 0;
+    const char *label = is_stdin ? "(standard input)" : path;
+    fasta_reader fr;
+    clm_stream *stream = NULL;
+    struct stat sb;
+    int fd, st = CLM_OK, fst = FASTA_OK, eof = 0, rc = 0;
+
+    fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+    if (fd < 0) {
+        errmsg("%s: %s", label, strerror(errno));
+        r->failed = 1;
+        return;
+    }
+    if (fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
+        errmsg("%s: %s", label, S_ISDIR(sb.st_mode) ? "Is a directory" : strerror(errno));
+        if (!is_stdin)
+            close(fd);
+        r->failed = 1;
+        return;
+    }
+    r->name = label;
+    r->win_len = 0;
+    r->base = r->written = 0;
+    r->records_in_file = 0;
+    fasta_init(&fr, r->cfg.fasta_force ? FASTA_FORCE : FASTA_DETECT,
+               is_stdin ? STDIN_NAME : path);
+    st = clm_stream_open(r->db, r->scratch, 0u, &stream);
+    if (st != CLM_OK) {
+        stream = NULL;
+        report_clm(label, st);
+        rc = -1;
+    }
+    while (rc == 0 && !eof) {
+        size_t got;
+        int err = read_block(fd, r->block, r->cfg.block_bytes, &got, &eof);
+        if (err) {
+            errmsg("%s: %s", label, strerror(err));
+            rc = -1;
+            break;
+        }
+        r->bytes_in += got;
+        fst = fasta_feed(&fr, r->block, got, &cb, r);
+        if (fst == FASTA_OK && eof)
+            fst = fasta_finish(&fr, &cb, r);
+        if (fst != FASTA_OK) {
+            rc = -1;
+            break;
+        }
+        if ((st = push_window(r, stream)) != CLM_OK)
+            break;
+    }
+    if (fst == FASTA_ERR_FORMAT)
+        errmsg("%s", fr.error);
+    else if (fst == FASTA_ERR_NOMEM)
+        errmsg("%s: out of memory", label);
+    if (stream) {
+        int cst = clm_stream_close(stream, rc == 0 && st == CLM_OK ? on_match : on_ignore, r,
+                                   NULL);
+        if (st == CLM_OK)
+            st = cst;
+    }
+    if (st < 0) {
+        report_clm(label, st);
+        rc = -1;
+    } else if (st == CLM_STOPPED || r->internal) {
+        rc = -1; /* reported where it stopped (or a write error, reported at the end) */
+    }
+    if (rc == 0) {
+        emit_settled(r, UINT64_MAX); /* every match has arrived */
+    }
+    /* Whatever is left after an error is not printed. */
+    while (r->q_head < r->q_len)
+        free(r->q[r->q_head++].id);
+    r->q_head = r->q_len = 0;
+    r->n_hits = 0;
+    r->arena_len = 0;
+    fasta_free(&fr);
+    if (!is_stdin && close(fd) != 0) {
+        errmsg("%s: %s", label, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0)
+        r->failed = 1;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Device, compile, stats                                                                     */
+/* ---------------------------------------------------------------------------------------- */
+
+static int setup_device(dna_run *r)
+{
+    const dna_config *cfg = &r->cfg;
+    clm_compile_options opts;
+    const char **ptrs;
+    size_t *lens, i, j;
+    unsigned *ids;
+    char **rc_seqs = NULL;
+    int st, p = cfg->platform, d = cfg->device;
+
+    if (d >= 0 && p < 0)
+        p = 0;
+    st = clm_device_open(p, p < 0 ? -1 : d, &r->dev);
+    if (st != CLM_OK) {
+        r->dev = NULL;
+        report_clm("cannot open an OpenCL device", st);
+        return -1;
+    }
+    if (r->pats.n > UINT_MAX) {
+        errmsg("too many patterns");
+        return -1;
+    }
+    ptrs = calloc(r->pats.n, sizeof *ptrs);
+    lens = calloc(r->pats.n, sizeof *lens);
+    ids = calloc(r->pats.n, sizeof *ids);
+    if (cfg->strands == STRAND_MINUS)
+        rc_seqs = calloc(r->pats.n, sizeof *rc_seqs);
+    if (!ptrs || !lens || !ids || (cfg->strands == STRAND_MINUS && !rc_seqs)) {
+        errmsg("out of memory");
+        st = CLM_E_NOMEM;
+        goto done;
+    }
+    r->max_len = 0;
+    for (i = 0; i < r->pats.n; i++) {
+        const dna_pattern *pt = &r->pats.v[i];
+        ptrs[i] = pt->seq;
+        lens[i] = pt->len;
+        ids[i] = (unsigned)i;
+        if (pt->len > r->max_len)
+            r->max_len = pt->len;
+        if (rc_seqs) {
+            /* The - strand alone: search the reverse complements on the + strand. */
+            if (!(rc_seqs[i] = malloc(pt->len))) {
+                errmsg("out of memory");
+                st = CLM_E_NOMEM;
+                goto done;
+            }
+            for (j = 0; j < pt->len; j++)
+                rc_seqs[i][j] = (char)complement((unsigned char)pt->seq[pt->len - 1 - j]);
+            ptrs[i] = rc_seqs[i];
+        }
+    }
+    clm_compile_options_init(&opts);
+    opts.algorithm = cfg->algorithm;
+    opts.variant = cfg->variant;
+    opts.table_memory = cfg->table_memory;
+    opts.max_errors = cfg->max_errors;
+    opts.flags = CLM_DNA;
+    if (cfg->caseless)
+        opts.flags |= CLM_CASELESS;
+    if (cfg->mismatches_only)
+        opts.flags |= CLM_MISMATCHES_ONLY;
+    if (cfg->degenerate_text)
+        opts.flags |= CLM_DEGENERATE_TEXT;
+    if (cfg->strands == STRAND_BOTH)
+        opts.flags |= CLM_BOTH_STRANDS;
+    st = clm_compile(r->dev, ptrs, lens, ids, (unsigned)r->pats.n, &opts, &r->db);
+    if (st != CLM_OK) {
+        r->db = NULL;
+        report_clm("cannot compile the patterns", st);
+        goto done;
+    }
+    st = clm_scratch_alloc(r->db, NULL, &r->scratch);
+    if (st != CLM_OK) {
+        r->scratch = NULL;
+        report_clm("cannot allocate device buffers", st);
+    }
+done:
+    if (rc_seqs)
+        for (i = 0; i < r->pats.n; i++)
+            free(rc_seqs[i]);
+    free(rc_seqs);
+    free(ptrs);
+    free(lens);
+    free(ids);
+    return st == CLM_OK ? 0 : -1;
+}
+
+static void print_stats(const dna_run *r, double setup_s, double search_s)
+{
+    clm_device_info di;
+    clm_database_info dbi;
+    clm_stats s;
+    if (clm_device_get_info(r->dev, &di) == CLM_OK)
+        fprintf(stderr, "clmatch: device %d:%d: %s (%s)\n", di.platform_index,
+                di.device_index, di.name, di.platform_name);
+    if (clm_database_get_info(r->db, &dbi) == CLM_OK) {
+        fprintf(stderr, "clmatch: algorithm %s (%s), table memory %s, k=%u%s%s%s%s",
+                clm_algorithm_name(dbi.algorithm), clm_variant_name(dbi.variant),
+                clm_table_memory_name(dbi.table_memory), dbi.max_errors,
+                dbi.flags & CLM_MISMATCHES_ONLY ? " (mismatches only)" : "",
+                dbi.flags & CLM_CASELESS ? ", caseless" : "",
+                dbi.flags & CLM_DEGENERATE_TEXT ? ", degenerate text" : "",
+                dbi.flags & CLM_BOTH_STRANDS ? ", both strands" : "");
+        if (dbi.choice[0])
+            fprintf(stderr, " \xe2\x80\x94 %.*s", (int)sizeof dbi.choice, dbi.choice);
+        fputc('\n', stderr);
+        fprintf(stderr,
+                "clmatch: %u pattern(s) of %zu..%zu bases, text %s, strands %s, kernels %s\n",
+                dbi.pattern_count, dbi.min_length, dbi.max_length,
+                dbi.packed ? "packed to 2 bits per base" : "unpacked (bytes)",
+                r->cfg.strands == STRAND_BOTH
+                    ? (dbi.strands_in_one_pass ? "both in one pass" : "both, one pass each")
+                    : r->cfg.strands == STRAND_PLUS ? "+ only" : "- only",
+                dbi.cache_hit ? "from cache" : "built");
+    }
+    fprintf(stderr,
+            "clmatch: %" PRIu64 " record(s), %" PRIu64 " input bytes, %" PRIu64
+            " sequence bytes, %" PRIu64 " match(es) (%" PRIu64
+            " across record boundaries dropped)\n",
+            r->records, r->bytes_in, r->seq_bytes, r->total_matches, r->dropped);
+    if (clm_scratch_get_stats(r->scratch, &s) == CLM_OK) {
+        fprintf(stderr,
+                "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64
+                " rescan(s); kernel %.6f s",
+                s.bytes, s.slabs, s.rescans, s.kernel_seconds);
+        if (s.kernel_seconds > 0)
+            fprintf(stderr, " (%.2f GB/s)", (double)s.bytes / s.kernel_seconds / 1e9);
+        fprintf(stderr, ", transfers %.6f s, in library %.6f s\n", s.transfer_seconds,
+                s.wall_seconds);
+    }
+    fprintf(stderr, "clmatch: setup %.6f s (device, compile), search end-to-end %.6f s",
+            setup_s, search_s);
+    if (search_s > 0)
+        fprintf(stderr, " (%.1f MB/s of input)", (double)r->bytes_in / search_s / 1e6);
+    fputc('\n', stderr);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+int dna_main(int argc, char **argv)
+{
+    const double t_start = now_seconds();
+    static char default_file[] = "-";
+    static char *default_files[] = {default_file};
+    dna_run r;
+    size_t i;
+    int status;
+    double t_search = 0.0;
+
+    memset(&r, 0, sizeof r);
+    status = parse_args(argc, argv, &r.cfg);
+    if (status >= 0)
+        goto done;
+    status = EXIT_TROUBLE;
+    r.lowercase_out = r.cfg.caseless && !r.cfg.degenerate;
+    r.edit_mode = r.cfg.max_errors > 0 && !r.cfg.mismatches_only;
+    if (build_patterns(&r.cfg, &r.pats) != 0)
+        goto done;
+
+    out.cap = OUT_BUF_BYTES;
+    out.buf = malloc(out.cap);
+    r.block = malloc(r.cfg.block_bytes);
+    if (!out.buf || !r.block) {
+        errmsg("out of memory");
+        goto done;
+    }
+    if (setvbuf(stdout, NULL, _IONBF, 0) != 0) {
+        errmsg("cannot set up standard output");
+        goto done;
+    }
+    if (setup_device(&r) != 0)
+        goto done;
+
+    t_search = now_seconds();
+    if (r.cfg.n_files == 0) {
+        r.cfg.files = default_files;
+        r.cfg.n_files = 1;
+    }
+    if (!r.cfg.bed && !r.cfg.count) {
+        out_str("seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched");
+        out_str(r.cfg.max_errors > 0 ? "\tedits\n" : "\n");
+    }
+    for (i = 0; i < r.cfg.n_files && !out.failed; i++)
+        search_file(&r, r.cfg.files[i]);
+    if (r.cfg.count && !out.failed) {
+        out_str("# total\t");
+        out_u64(r.total_matches);
+        out_char('\n');
+    }
+    out_flush();
+    t_search = now_seconds() - t_search;
+
+    if (out.failed) {
+        errmsg("write error: %s", strerror(out.failed));
+        status = EXIT_TROUBLE;
+    } else {
+        status = r.failed ? EXIT_TROUBLE : r.total_matches > 0 ? EXIT_MATCH : EXIT_NO_MATCH;
+    }
+    if (r.cfg.stats)
+        print_stats(&r, (now_seconds() - t_start) - t_search, t_search);
+
+done:
+    if (out.buf)
+        out_flush();
+    if (fflush(stdout) != 0 && status != EXIT_TROUBLE) {
+        fprintf(stderr, "clmatch: write error: %s\n", strerror(errno));
+        status = EXIT_TROUBLE;
+    }
+    clm_scratch_free(r.scratch);
+    clm_database_free(r.db);
+    clm_device_close(r.dev);
+    free_patterns(&r.pats);
+    free(r.win);
+    free(r.q);
+    free(r.hits);
+    free(r.arena);
+    free(r.block);
+    free(out.buf);
+    out.buf = NULL;
+    free(r.cfg.pattern_args);
+    free(r.cfg.pattern_files);
+    return status;
+}
