@@ -13,6 +13,12 @@
  *   TABLE_GLOBAL | TABLE_LOCAL | TABLE_CONSTANT   where the tables are read from
  *   CASELESS   1: fold ASCII case of text bytes (tables are folded by the host)
  *   LITTLE_ENDIAN_DEVICE   1: bytes may be unpacked from uint4 loads in memory order
+ *   PACKED     1: `text` is the slab packed by clm_pack (kernels.cl) to 2 bits per base
+ *              plus a validity bit, read by FOR_EACH_BYTE below (dfa, bitap item only)
+ *   PACK_CASE  which bytes are bases: 0 ACGT, 1 acgt, 2 both (CLM_CASELESS)
+ *   PACK_LETTERS, PACK_SENTINEL   what FOR_EACH_BYTE yields for codes 0..3 (four bytes,
+ *              little-endian) and for a byte that was no base: in no pattern set, so the
+ *              tables built for bytes work unchanged
  *
  * Ownership: work-item g owns the match starts [first + g*CHUNK, first + (g+1)*CHUNK) that
  * are also < owned, and reads up to M-1 bytes past its range (never past n). A match is
@@ -80,10 +86,52 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
         }                                                                                  \
     } while (0)
 
+#ifndef PACKED
+#define PACKED 0
+#endif
+
+#if PACKED
+/* Packed slab: blocks of 128 bases, 48 bytes each (16-byte aligned): bytes 0..31 hold the
+ * 2-bit codes (A0 C1 G2 T3), base j at bits 2(j%4) of byte j/4; bytes 32..47 the validity
+ * bits, base j at bit j%8 of byte 32 + j/8. 3 bits per base instead of 8. */
+#define PK_SYM(code, valid)                                                                \
+    ((valid) ? (((uint)PACK_LETTERS >> (8u * (code))) & 0xffu) : (uint)PACK_SENTINEL)
+#define PK_ONE(STEP, pk, i)                                                                \
+    do {                                                                                   \
+        const uint b_ = (i) & 127u;                                                        \
+        __global const uchar *blk1_ = (pk) + 48u * ((i) >> 7);                             \
+        const uint c_ = ((uint)blk1_[b_ >> 2] >> (2u * (b_ & 3u))) & 3u;                   \
+        const uint ok_ = ((uint)blk1_[32u + (b_ >> 3)] >> (b_ & 7u)) & 1u;                 \
+        STEP(PK_SYM(c_, ok_), (i));                                                        \
+    } while (0)
+/* 16 bases: codes in d (2 bits each), validity in the low 16 bits of v */
+#define PK_WORD(STEP, d, v, pos)                                                           \
+    for (uint j_ = 0; j_ < 16u; ++j_)                                                      \
+        STEP(PK_SYM(((d) >> (2u * j_)) & 3u, ((v) >> j_) & 1u), (pos) + j_)
+/* Feed every base of the packed slab [i0, stop) to STEP(byte, position): single bases up
+ * to a 64-base boundary, then one uint4 of codes and one uint2 of validity bits per 64
+ * bases, single bases for the tail. */
+#define FOR_EACH_BYTE(STEP, text, i0, stop)                                                \
+    do {                                                                                   \
+        uint i_ = (i0);                                                                    \
+        for (; (i_ & 63u) && i_ < (stop); ++i_)                                            \
+            PK_ONE(STEP, text, i_);                                                        \
+        for (; i_ + 64u <= (stop); i_ += 64u) {                                            \
+            __global const uchar *blk_ = (text) + 48u * (i_ >> 7);                         \
+            const uint4 d_ = *(__global const uint4 *)(blk_ + ((i_ & 64u) >> 2));          \
+            const uint2 v_ = *(__global const uint2 *)(blk_ + 32u + ((i_ & 64u) >> 3));    \
+            PK_WORD(STEP, d_.x, v_.x, i_);                                                 \
+            PK_WORD(STEP, d_.y, v_.x >> 16, i_ + 16u);                                     \
+            PK_WORD(STEP, d_.z, v_.y, i_ + 32u);                                           \
+            PK_WORD(STEP, d_.w, v_.y >> 16, i_ + 48u);                                     \
+        }                                                                                  \
+        for (; i_ < (stop); ++i_)                                                          \
+            PK_ONE(STEP, text, i_);                                                        \
+    } while (0)
+#elif LITTLE_ENDIAN_DEVICE
 /* Feed every byte of text[i0, stop) to STEP(byte, position). Single bytes up to a 16-byte
  * boundary, aligned 16-byte loads where the device is little-endian, single bytes for the
  * tail. (Exact kernels start on a boundary: CHUNK and `first` are multiples of 16.) */
-#if LITTLE_ENDIAN_DEVICE
 #define STEP_WORD(STEP, w, pos)                                                            \
     STEP((w) & 0xffu, (pos));                                                              \
     STEP(((w) >> 8) & 0xffu, (pos) + 1);                                                   \

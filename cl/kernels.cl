@@ -65,3 +65,43 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clm_count(CLM_KERN
     if (found)
         atomic_add(counter + 1 + (info & 0xffffffu), found);
 }
+
+#if PACKED
+/* Pack the slab text[0, n) for FOR_EACH_BYTE (common.cl): work-item g packs bases
+ * [16g, 16g + 16) into one uint of codes and 16 validity bits (0 past n). Little-endian
+ * devices only (the host packs nowhere else). */
+__kernel void clm_pack(__global const uchar *text, uint n, __global uchar *packed)
+{
+    const uint g = (uint)get_global_id(0), i0 = 16u * g;
+    if (i0 >= n)
+        return;
+    uint w[4] = {0u, 0u, 0u, 0u};
+    if (i0 + 16u <= n) {
+        const uint4 t = ((__global const uint4 *)text)[g];
+        w[0] = t.x;
+        w[1] = t.y;
+        w[2] = t.z;
+        w[3] = t.w;
+    } else {
+        for (uint j = 0; i0 + j < n; ++j)
+            w[j >> 2] |= (uint)text[i0 + j] << (8u * (j & 3u));
+    }
+    uint d = 0, v = 0;
+    for (uint j = 0; j < 16u; ++j) {
+        const uint c = (w[j >> 2] >> (8u * (j & 3u))) & 0xffu, u = c & 0xdfu;
+        const uint code = u == 'A' ? 0u : u == 'C' ? 1u : u == 'G' ? 2u : u == 'T' ? 3u : 4u;
+#if PACK_CASE == 0
+        const uint ok = code < 4u && c == u;
+#elif PACK_CASE == 1
+        const uint ok = code < 4u && c != u;
+#else
+        const uint ok = code < 4u;
+#endif
+        d |= (code & 3u) << (2u * j);
+        v |= ok << j;
+    }
+    __global uchar *blk = packed + 48u * (g >> 3);
+    *(__global uint *)(blk + 4u * (g & 7u)) = d;
+    *(__global ushort *)(blk + 32u + 2u * (g & 7u)) = (ushort)v;
+}
+#endif

@@ -202,21 +202,25 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct pattern_
                  k > 0 ? "approximate search" : "a pattern with classes");
         return CLM_ALGO_BITAP;
     }
+    /* On CPUs the one-word shift-and keeps its state in a register and beats the DFA's
+     * table walk 2.5-3x (bench/results/h200-a: 15-21 vs 6-7 GB/s on 16-core PoCL). */
+    if (dev->info.type == CLM_DEVICE_CPU && worst->m <= 64) {
+        snprintf(why, why_cap, "auto: exact, m=%zu fits one 64-bit word on a CPU: bitap",
+                 worst->m);
+        return CLM_ALGO_BITAP;
+    }
+    /* GPUs: the DFA. BMH is faster on DNA when m >= 8 (1.2-1.5x, 2.9x when the pattern's
+     * letters are absent from the text) but falls to 1-12 GB/s on periodic text (a...a),
+     * where the DFA keeps ~1 TB/s: auto takes the Theta(n) worst case. */
     if (dfa_fits_fast(dev, worst)) {
         snprintf(why, why_cap,
                  "auto: exact, the DFA table (m=%zu, %u symbols) fits in %s memory: dfa",
                  worst->m, worst->classes, dev->info.local_mem_dedicated ? "local" : "cache");
         return CLM_ALGO_DFA;
     }
-    if (worst->period >= 32) {
-        snprintf(why, why_cap,
-                 "auto: exact, m=%zu too long for a fast DFA table, period %zu: witness",
-                 worst->m, worst->period);
-        return CLM_ALGO_WITNESS;
-    }
-    snprintf(why, why_cap,
-             "auto: exact, m=%zu too long for a fast DFA table, short period %zu: kmp", worst->m,
-             worst->period);
+    /* KMP's fail table (2 bytes per symbol) fits where the DFA's did not; witness duels
+     * measured 2-6x slower than KMP (bench/results/h200-a, long-256/1000). */
+    snprintf(why, why_cap, "auto: exact, m=%zu too long for a fast DFA table: kmp", worst->m);
     return CLM_ALGO_KMP;
 }
 
@@ -363,9 +367,10 @@ static int check_capabilities(const clm_device *dev, clm_algorithm algo, clm_var
     }
     if (variant == CLM_VARIANT_SUBGROUP)
         return clm_fail(CLM_E_UNSUPPORTED,
-                        "the bitap subgroup variant is not available on %s (it needs "
-                        "sub-group shuffles); use variant reduce (CLM_VARIANT_REDUCE, "
-                        "--variant reduce), its local-memory form",
+                        "the bitap subgroup variant is not implemented (of the devices "
+                        "measured, only PoCL has sub-group shuffles, and there the per-item "
+                        "variant is faster); on %s use variant reduce (CLM_VARIANT_REDUCE, "
+                        "--variant reduce), its local-memory form, or item",
                         dev->info.name);
     return CLM_OK;
 }
@@ -377,6 +382,39 @@ static void free_symbols(struct clm_symbols *sym, unsigned n)
     for (unsigned i = 0; sym && i < n; i++)
         clm_symbols_free(&sym[i]);
     free(sym);
+}
+
+/* Packing keeps 2 bits per base and whether the byte was a base, so every symbol set must be
+ * bases of one case (-> *pack_case 0 upper, 1 lower), or of both cases with CLM_CASELESS
+ * (2). Returns 0 when some set holds anything else. */
+static int packable(const struct clm_symbols *sym, unsigned n, int caseless, unsigned *pack_case)
+{
+    uint8_t upper[32] = {0}, lower[32] = {0}, any[32] = {0};
+    for (const char *b = "ACGT"; *b; b++) {
+        upper[*b >> 3] |= (uint8_t)(1u << (*b & 7));
+        lower[(*b | 0x20) >> 3] |= (uint8_t)(1u << ((*b | 0x20) & 7));
+    }
+    for (unsigned i = 0; i < n; i++)
+        for (size_t j = 0; j < sym[i].m; j++)
+            for (int w = 0; w < 32; w++)
+                any[w] |= sym[i].sets[j][w];
+    int in_upper = 1, in_lower = 1, in_both = 1;
+    for (int w = 0; w < 32; w++) {
+        in_upper &= (any[w] & ~upper[w]) == 0;
+        in_lower &= (any[w] & ~lower[w]) == 0;
+        in_both &= (any[w] & ~(upper[w] | lower[w])) == 0;
+    }
+    *pack_case = caseless ? 2 : in_upper ? 0 : 1;
+    return caseless ? in_both : in_upper || in_lower;
+}
+
+/* CLMATCH_PACKED=off (or CLM_PACKED=off) keeps every database on the byte path. */
+static int packing_disabled(void)
+{
+    const char *v = getenv("CLMATCH_PACKED");
+    if (!v || !*v)
+        v = getenv("CLM_PACKED");
+    return v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0);
 }
 
 static int engine_after(const struct clm_engine *a, const struct clm_engine *b)
@@ -402,7 +440,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     if (!opts)
         opts = &defaults;
     const unsigned known_flags = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY | CLM_DNA |
-                                 CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS;
+                                 CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING;
     if ((unsigned)opts->algorithm >= N_ALGORITHMS ||
         (unsigned)opts->table_memory > CLM_TABLE_CONSTANT ||
         (unsigned)opts->variant > CLM_VARIANT_SUBGROUP || (opts->flags & ~known_flags))
@@ -419,9 +457,9 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DNA and CLM_CLASSES exclude each other "
                                        "(DNA patterns are IUPAC codes: R, Y, N, ... are the "
                                        "classes)");
-    if (!dna && (opts->flags & (CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS)))
-        return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DEGENERATE_TEXT and CLM_BOTH_STRANDS "
-                                       "need CLM_DNA");
+    if (!dna && (opts->flags & (CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING)))
+        return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DEGENERATE_TEXT, CLM_BOTH_STRANDS and "
+                                       "CLM_NO_PACKING need CLM_DNA");
     unsigned k = opts->max_errors;
     if (k > CLM_MAX_ERRORS)
         return clm_fail(CLM_E_INVALID, "%u errors requested; at most %u are supported", k,
@@ -549,6 +587,14 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
             db->variant = CLM_VARIANT_ITEM;
         rc = check_capabilities(dev, db->algorithm, db->variant, literal, dna, k, worst.m);
         db->ends = db->algorithm == CLM_ALGO_BITAP;
+        unsigned pack_case = 0;
+        /* the kernels that read through FOR_EACH_BYTE in item ranges; unpacking assumes
+         * little-endian loads */
+        db->packed = dna && dev->little_endian && !(opts->flags & CLM_NO_PACKING) &&
+                     (db->algorithm == CLM_ALGO_DFA ||
+                      (db->algorithm == CLM_ALGO_BITAP && db->variant == CLM_VARIANT_ITEM)) &&
+                     packable(sym, n_eng, caseless, &pack_case) && !packing_disabled();
+        db->pack_case = pack_case;
         db->indels = k > 0 && !hamming;
         db->lead = db->indels ? k : 0;
         db->min_match = db->indels ? min_m - k : min_m;
@@ -568,6 +614,8 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         s->k = k;
         s->hamming = hamming;
         s->lead = (unsigned)db->lead;
+        s->packed = db->packed;
+        s->pack_case = db->packed ? db->pack_case : 0;
         if (db->algorithm == CLM_ALGO_BITAP) {
             unsigned char cls[256];
             uint64_t *masks = calloc(256 * 4, sizeof *masks);
@@ -638,6 +686,7 @@ int clm_database_get_info(const clm_database *db, clm_database_info *info)
     info->bytes_per_item = db->engines[0].shape.chunk;
     snprintf(info->build_options, sizeof info->build_options, "%s", db->engines[0].options);
     snprintf(info->choice, sizeof info->choice, "%s", db->choice);
+    info->packed = db->packed;
     info->cache_hit = 1;
     for (unsigned i = 0; i < db->count; i++)
         info->cache_hit &= db->engines[i].cache_hit;

@@ -83,6 +83,8 @@ struct clm_kernel_shape {
     unsigned gs;       /* witness: work-items per block */
     unsigned halo;     /* bitap reduce: bytes of history per group, 2^ceil(log2 m) - 1 */
     int caseless;
+    int packed;        /* dfa, bitap item: the text comes packed (CLM_DNA, clm_pack) */
+    unsigned pack_case; /* bases when packed: 0 ACGT, 1 acgt, 2 both */
 };
 
 /* The one place that turns a shape into build options; the string is also the cache key. */
@@ -176,6 +178,8 @@ struct clm_database {
     unsigned flags;
     unsigned k;       /* max_errors */
     int ends;         /* kernels report exclusive ends (bitap), not starts */
+    int packed;       /* the slab is packed on the device before the search (CLM_DNA) */
+    unsigned pack_case; /* 0 ACGT, 1 acgt, 2 both (caseless) */
     int indels;       /* approximate with insertions/deletions: starts found on the host */
     size_t lead;      /* bytes every slab keeps before its owned range */
     unsigned count;   /* engines: the patterns, and their reverse complements with

@@ -13,6 +13,7 @@
 struct clm_slot {
     cl_command_queue queue;
     cl_mem text;
+    cl_mem packed;  /* CLM_DNA packed databases: the slab as clm_pack leaves it */
     cl_mem counter; /* [0] matches appended; [1 + e] count of engine e (count mode) */
     cl_mem matches; /* cap entries of (start, engine) */
     size_t cap;
@@ -35,6 +36,7 @@ struct clm_scratch {
     struct clm_slot slot[2];
     cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
                                     both slots share them */
+    cl_kernel k_pack;            /* packed databases: text -> packed */
     cl_uint *zeros;              /* 1 + engines zeros: the counters' initial value */
     cl_uint *raw;                /* matches read back */
     uint64_t *keys, *tmp;        /* sort keys: start << 32 | engine << 8 | edits */
@@ -204,7 +206,8 @@ static int enqueue_pass(clm_scratch *s, struct clm_slot *sl, size_t first, size_
         cl_kernel k = sl->count_only ? s->k_count[e] : s->k_find[e];
         cl_uint n = (cl_uint)sl->n, owned = (cl_uint)end, first32 = (cl_uint)first;
         cl_uint cap = (cl_uint)sl->cap, info = e;
-        err = clSetKernelArg(k, 0, sizeof sl->text, &sl->text);
+        cl_mem text = s->db->packed ? sl->packed : sl->text;
+        err = clSetKernelArg(k, 0, sizeof text, &text);
         err |= clSetKernelArg(k, 1, sizeof n, &n);
         err |= clSetKernelArg(k, 2, sizeof owned, &owned);
         err |= clSetKernelArg(k, 3, sizeof first32, &first32);
@@ -447,6 +450,22 @@ static int slot_launch(clm_scratch *s, struct clm_slot *sl, const unsigned char 
         clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, host, 0, NULL, &sl->ev_write);
     if (err)
         return clm_fail_cl(err, "clEnqueueWriteBuffer (text)");
+    if (s->db->packed) { /* 2 bits per base and a validity bit, for every pass over it */
+        cl_uint n32 = (cl_uint)n;
+        err = clSetKernelArg(s->k_pack, 0, sizeof sl->text, &sl->text);
+        err |= clSetKernelArg(s->k_pack, 1, sizeof n32, &n32);
+        err |= clSetKernelArg(s->k_pack, 2, sizeof sl->packed, &sl->packed);
+        if (err)
+            return clm_fail(CLM_E_OPENCL, "clSetKernelArg (pack) failed");
+        size_t global = (n + 15) / 16;
+        cl_event ev;
+        err = clEnqueueNDRangeKernel(sl->queue, s->k_pack, 1, NULL, &global, NULL, 0, NULL, &ev);
+        if (err)
+            return clm_fail_cl(err, "clEnqueueNDRangeKernel (pack)");
+        int rc = push_kernel_event(sl, ev);
+        if (rc)
+            return rc;
+    }
     s->stats.slabs++;
     s->stats.bytes += owned;
     return enqueue_pass(s, sl, first, first + owned);
@@ -506,6 +525,8 @@ void clm_scratch_free(clm_scratch *s)
             clReleaseCommandQueue(sl->queue);
         if (sl->text)
             clReleaseMemObject(sl->text);
+        if (sl->packed)
+            clReleaseMemObject(sl->packed);
         if (sl->counter)
             clReleaseMemObject(sl->counter);
         if (sl->matches)
@@ -519,6 +540,8 @@ void clm_scratch_free(clm_scratch *s)
         if (s->k_count && s->k_count[e])
             clReleaseKernel(s->k_count[e]);
     }
+    if (s->k_pack)
+        clReleaseKernel(s->k_pack);
     free(s->k_find);
     free(s->k_count);
     free(s->zeros);
@@ -599,6 +622,12 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         if (err != CL_SUCCESS)
             rc = clm_fail_cl(err, "clCreateKernel");
     }
+    if (rc == CLM_OK && db->packed) { /* every packed program has it; the first serves */
+        cl_int err;
+        s->k_pack = clCreateKernel(db->engines[0].program, "clm_pack", &err);
+        if (err != CL_SUCCESS)
+            rc = clm_fail_cl(err, "clCreateKernel (clm_pack)");
+    }
     for (int i = 0; i < 2 && rc == CLM_OK; i++) {
         struct clm_slot *sl = &s->slot[i];
         cl_int err;
@@ -615,6 +644,9 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         }
         sl->cap = cap;
         rc = create_buffer(dev, CL_MEM_READ_ONLY, text_bytes, &sl->text, "text slab");
+        if (rc == CLM_OK && db->packed) /* 48 bytes per 128 bases (cl/common.cl) */
+            rc = create_buffer(dev, CL_MEM_READ_WRITE, (text_bytes + 127) / 128 * 48,
+                               &sl->packed, "packed slab");
         if (rc == CLM_OK)
             rc = create_buffer(dev, CL_MEM_READ_WRITE, (1 + (size_t)db->count) * sizeof(cl_uint),
                                &sl->counter, "match counter");

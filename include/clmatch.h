@@ -28,6 +28,8 @@
  *  - CLMATCH_CACHE_DIR: directory of the on-disk program cache (default
  *    $XDG_CACHE_HOME/clmatch, else ~/.cache/clmatch); CLMATCH_CACHE=off disables it.
  *  - CLMATCH_SLAB_BYTES: default slab size of new scratches (tests use small slabs).
+ *  - CLMATCH_PACKED=off (or CLM_PACKED=off): CLM_DNA databases compiled meanwhile keep the
+ *    text as bytes on the device (as CLM_NO_PACKING).
  */
 #ifndef CLMATCH_H
 #define CLMATCH_H
@@ -183,8 +185,9 @@ typedef enum {
     CLM_VARIANT_REDUCE = 2,   /**< bitap: one byte per work-item; neighbours' masks combined by
                                    a parallel prefix in local memory (seed 003's exact_reduce);
                                    exact search (max_errors 0), patterns up to 64 symbols */
-    CLM_VARIANT_SUBGROUP = 3  /**< as REDUCE, through sub-group shuffles; only on devices with
-                                   cl_khr_subgroup_shuffle (CLM_E_UNSUPPORTED elsewhere) */
+    CLM_VARIANT_SUBGROUP = 3  /**< reserved: REDUCE through sub-group shuffles. Not
+                                   implemented: always CLM_E_UNSUPPORTED (NVIDIA's OpenCL has
+                                   no sub-groups; on PoCL the ITEM variant is faster) */
 } clm_variant;
 
 /** Longest bitap pattern, in symbols (a class counts as one symbol). */
@@ -236,6 +239,10 @@ typedef enum {
  *  Its matches carry the pattern's id and strand -1. A pattern equal to its own reverse
  *  complement (GAATTC) matches on both strands: two matches. */
 #define CLM_BOTH_STRANDS 32u
+/** With CLM_DNA: never pack the text (clm_database_info.packed is 0), to compare the byte
+ *  path with the packed one; CLMATCH_PACKED=off in the environment does the same for every
+ *  database. */
+#define CLM_NO_PACKING 64u
 
 typedef struct clm_compile_options {
     clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */

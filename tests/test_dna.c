@@ -230,7 +230,7 @@ static unsigned char *dna_text(t_rng *r, size_t n, const dset *d, unsigned copie
 }
 
 /* A random pattern of m codes: plain bases (upper), plain (mixed case) or degenerate. */
-enum { P_PLAIN, P_MIXED, P_DEGEN };
+enum { P_PLAIN, P_MIXED, P_DEGEN, P_LOWER };
 static void dna_pattern(t_rng *r, unsigned char *p, size_t m, int kind)
 {
     static const char degen[] = "ACGTRYSWKMBDHVNU";
@@ -238,7 +238,7 @@ static void dna_pattern(t_rng *r, unsigned char *p, size_t m, int kind)
         unsigned char b = (unsigned char)"ACGTU"[t_below(r, 5)];
         if (kind == P_DEGEN && t_below(r, 3) == 0)
             b = (unsigned char)degen[t_below(r, sizeof degen - 1)];
-        if (kind == P_MIXED && t_below(r, 3) == 0) b |= 0x20;
+        if ((kind == P_MIXED && t_below(r, 3) == 0) || kind == P_LOWER) b |= 0x20;
         p[i] = b;
     }
     if (kind == P_DEGEN && m > 2) p[m / 2] = (unsigned char)"RYN"[t_below(r, 3)];
@@ -250,6 +250,7 @@ typedef struct {
     dset d;
     clm_algorithm algo;
     clm_variant variant;
+    unsigned bpi;
     clm_database *db;
     clm_scratch *s;
     clm_database_info info;
@@ -273,8 +274,10 @@ static void describe(dcase *c)
     for (unsigned i = 0; i < c->d.count && i < 3 && o < sizeof pats - 1; i++)
         o += (size_t)snprintf(pats + o, sizeof pats - o, " \"%s\"",
                               t_show(c->d.pats[i], c->d.lens[i]));
-    snprintf(c->desc, sizeof c->desc, "algo=%s variant=%s flags=%s%s%s%s k=%u%s%s seed=%llu",
-             clm_algorithm_name(c->algo), clm_variant_name(c->variant),
+    snprintf(c->desc, sizeof c->desc,
+             "algo=%s variant=%s bpi=%u flags=%s%s%s%s%s k=%u%s%s seed=%llu",
+             clm_algorithm_name(c->algo), clm_variant_name(c->variant), c->bpi,
+             c->d.flags & CLM_NO_PACKING ? "no-packing," : "",
              c->d.flags & CLM_CASELESS ? "caseless," : "",
              c->d.flags & CLM_DEGENERATE_TEXT ? "degenerate-text," : "",
              c->d.flags & CLM_BOTH_STRANDS ? "both-strands," : "",
@@ -307,6 +310,7 @@ static int dcase_open(dcase *c)
     o.variant = c->variant;
     o.flags = c->d.flags | CLM_DNA;
     o.max_errors = c->d.k;
+    o.bytes_per_item = c->bpi;
     int rc = clm_compile(t_dev, (const char *const *)c->d.pats, c->d.lens, c->d.ids, c->d.count,
                          &o, &c->db);
     if (rc != CLM_OK) {
@@ -704,12 +708,189 @@ static void test_info(const void *arg)
     clm_database_free(db);
 }
 
+/* ---- packing ------------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    clm_algorithm algo;
+    int kind;
+    unsigned flags, k, bpi;
+} pack_arg;
+
+/* The packed path (dfa, bitap item) and the byte path (CLM_NO_PACKING) against the
+ * reference: every text length 0..200 (ranges ending inside a 4- and a 64-base group),
+ * item ranges of 16 and 48 bytes (starting off the 64-base grid, and LEAD bytes before them
+ * with edit distance), odd slabs, lowercase and N runs. */
+static void test_packed(const void *arg)
+{
+    const pack_arg *a = arg;
+    static const size_t lens[] = {5, 13};
+    static const size_t slabs[] = {7, 61, 67, 130};
+    unsigned char pbuf[2][16];
+    const unsigned char *pats[2];
+    size_t plens[2];
+    dcase c[2];
+    t_rng r;
+    t_rng_init(&r, a->name, 0);
+    for (int i = 0; i < 2; i++) {
+        dna_pattern(&r, pbuf[i], lens[i], a->kind);
+        pats[i] = pbuf[i];
+        plens[i] = lens[i];
+    }
+    for (int v = 0; v < 2; v++) {
+        memset(&c[v], 0, sizeof c[v]);
+        t_matches_init(&c[v].got);
+        t_matches_init(&c[v].want);
+        c[v].d.pats = pats;
+        c[v].d.lens = plens;
+        c[v].d.count = 2;
+        c[v].d.flags = a->flags | (v ? CLM_NO_PACKING : 0);
+        c[v].d.k = a->k;
+        c[v].algo = a->algo;
+        c[v].bpi = a->bpi;
+    }
+    for (int v = 0; v < 2 && !t_failures(); v++) {
+        if (!dcase_open(&c[v])) break;
+        /* every device this suite meets is little-endian, the one condition besides the
+         * pattern sets and the algorithm */
+        if (!EXPECT(c[v].info.packed == !v)) {
+            t_note("%s: info.packed %d", c[v].desc, c[v].info.packed);
+            break;
+        }
+        for (size_t n = 0; n <= 200 && !t_failures(); n++) {
+            unsigned char *t = dna_text(&r, n, &c[v].d, n / 40);
+            dcase_check(&c[v], t, n, "short");
+            free(t);
+        }
+        size_t n = t_quick ? 700 : 2000;
+        unsigned char *t = dna_text(&r, n, &c[v].d, 20);
+        for (size_t si = 0; si < 4 && !t_failures(); si++) {
+            char what[32];
+            snprintf(what, sizeof what, "slab=%zu", slabs[si]);
+            if (dcase_scratch(&c[v], slabs[si])) dcase_check(&c[v], t, n, what);
+        }
+        free(t);
+        if (!t_failures() && dcase_scratch(&c[v], (size_t)1 << 20)) {
+            n = t_quick ? 50000 : 300000;
+            t = dna_text(&r, n, &c[v].d, 200);
+            dcase_check(&c[v], t, n, "long");
+            free(t);
+        }
+    }
+    for (int v = 0; v < 2; v++) {
+        dcase_close(&c[v]);
+        t_matches_free(&c[v].got);
+        t_matches_free(&c[v].want);
+    }
+}
+
+static const pack_arg pack_args[] = {
+    {"dna.packed.dfa-upper", CLM_ALGO_DFA, P_PLAIN, 0, 0, 0},
+    {"dna.packed.dfa-lower-both", CLM_ALGO_DFA, P_LOWER, CLM_BOTH_STRANDS, 0, 16},
+    {"dna.packed.dfa-caseless", CLM_ALGO_DFA, P_MIXED, CLM_CASELESS, 0, 48},
+    {"dna.packed.bitap-upper-both", CLM_ALGO_BITAP, P_PLAIN, CLM_BOTH_STRANDS, 0, 16},
+    {"dna.packed.bitap-lower", CLM_ALGO_BITAP, P_LOWER, 0, 0, 0},
+    {"dna.packed.bitap-caseless-hamming", CLM_ALGO_BITAP, P_MIXED,
+     CLM_CASELESS | CLM_MISMATCHES_ONLY, 2, 48},
+    {"dna.packed.bitap-edit-both", CLM_ALGO_BITAP, P_PLAIN, CLM_BOTH_STRANDS, 2, 16},
+    {"dna.packed.bitap-edit-lower", CLM_ALGO_BITAP, P_LOWER, 0, 1, 0},
+};
+
+/* Which databases pack: DNA sets of bases of one case (any case with CLM_CASELESS), dfa or
+ * bitap item, not CLM_NO_PACKING. */
+static void test_packed_info(const void *arg)
+{
+    static const struct {
+        const char *pat;
+        unsigned flags;
+        clm_algorithm algo;
+        unsigned k;
+        int packed;
+    } cases[] = {
+        {"ACGTTGCA", CLM_DNA, CLM_ALGO_DFA, 0, 1},
+        {"acgtugca", CLM_DNA, CLM_ALGO_DFA, 0, 1},
+        {"ACGTugca", CLM_DNA, CLM_ALGO_DFA, 0, 0},                 /* both cases, not caseless */
+        {"ACGTugca", CLM_DNA | CLM_CASELESS, CLM_ALGO_DFA, 0, 1},
+        {"ACGTTGCA", CLM_DNA | CLM_BOTH_STRANDS, CLM_ALGO_BITAP, 0, 1},
+        {"ACGTTGCA", CLM_DNA | CLM_MISMATCHES_ONLY, CLM_ALGO_AUTO, 2, 1},
+        {"ACGTTGCA", CLM_DNA, CLM_ALGO_AUTO, 1, 1},
+        {"ACGTTGCA", CLM_DNA | CLM_NO_PACKING, CLM_ALGO_DFA, 0, 0},
+        {"ACGTTGCA", CLM_DNA, CLM_ALGO_KMP, 0, 0},
+        {"ACGTTGCA", CLM_DNA, CLM_ALGO_NAIVE, 0, 0},
+        {"ACGTTGCA", CLM_DNA, CLM_ALGO_BMH, 0, 0},
+        {"ACGTTGCA", CLM_DNA, CLM_ALGO_WITNESS, 0, 0},
+        {"ACGTNGCA", CLM_DNA, CLM_ALGO_BITAP, 0, 1},               /* N, R: sets of bases */
+        {"ACGTRGca", CLM_DNA | CLM_CASELESS, CLM_ALGO_AUTO, 0, 1},
+        {"ACGTTGCA", CLM_DNA | CLM_DEGENERATE_TEXT, CLM_ALGO_BITAP, 0, 0},
+        {"ACGTTGCA", 0, CLM_ALGO_DFA, 0, 0},
+    };
+    (void)arg;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        clm_database *db = NULL;
+        clm_database_info info;
+        if (!EXPECT_RC(compile1(cases[i].pat, cases[i].flags, cases[i].algo, cases[i].k, &db),
+                       CLM_OK))
+            continue;
+        clm_database_get_info(db, &info);
+        if (!EXPECT(info.packed == cases[i].packed))
+            t_note("\"%s\" flags %u algorithm %s: packed %d", cases[i].pat, cases[i].flags,
+                   clm_algorithm_name(info.algorithm), info.packed);
+        clm_database_free(db);
+    }
+    /* the reduce variant reads bytes */
+    {
+        clm_database *db = NULL;
+        clm_database_info info;
+        clm_compile_options o;
+        const char *pats[1] = {"ACGTTGCA"};
+        clm_compile_options_init(&o);
+        o.flags = CLM_DNA;
+        o.algorithm = CLM_ALGO_BITAP;
+        o.variant = CLM_VARIANT_REDUCE;
+        if (EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, &o, &db), CLM_OK)) {
+            clm_database_get_info(db, &info);
+            EXPECT(info.packed == 0);
+        }
+        clm_database_free(db);
+    }
+    {
+        static const char *const env[] = {"CLMATCH_PACKED=off", NULL};
+        EXPECT(t_run_child("dna_packed_off", NULL, env) == 0);
+    }
+}
+
+/* CLMATCH_PACKED=off: the byte path, same matches. */
+static int child_packed_off(const char *arg)
+{
+    clm_database *db = NULL;
+    clm_database_info info;
+    t_matches got;
+    (void)arg;
+    if (!EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)) return 1;
+    t_matches_init(&got);
+    if (EXPECT_RC(compile1("GAATTC", CLM_DNA | CLM_BOTH_STRANDS, CLM_ALGO_DFA, 0, &db), CLM_OK)) {
+        clm_database_get_info(db, &info);
+        EXPECT(info.packed == 0);
+        if (EXPECT_RC(scan_all(db, "xGAATTCgaattcGAATTC", &got, NULL), CLM_OK))
+            EXPECT(got.n == 4 && got.v[0].start == 1 && got.v[3].start == 13);
+    }
+    clm_database_free(db);
+    clm_device_close(t_dev);
+    t_dev = NULL;
+    t_matches_free(&got);
+    return t_failures() ? 1 : 0;
+}
+
 void register_dna_tests(void)
 {
     t_register("dna.errors", test_errors, NULL, 1);
     t_register("dna.info", test_info, NULL, 1);
     t_register("dna.strands", test_strands, NULL, 1);
     t_register("dna.strand_plus", test_strand_plus, NULL, 1);
+    t_register("dna.packed.info", test_packed_info, NULL, 1);
+    t_register_child("dna_packed_off", child_packed_off);
+    for (size_t i = 0; i < sizeof pack_args / sizeof pack_args[0]; i++)
+        t_register(pack_args[i].name, test_packed, &pack_args[i], 1);
     for (size_t i = 0; i < sizeof diff_args / sizeof diff_args[0]; i++)
         t_register(diff_args[i].name, test_diff, &diff_args[i],
                    diff_args[i].algo == CLM_ALGO_BITAP || diff_args[i].algo == CLM_ALGO_AUTO);
