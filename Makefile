@@ -27,7 +27,7 @@ PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-example
 ALL      := $(B)/libclmatch.a $(B)/libclmatch.so $(PROGRAMS) $(B)/clmatch-tests \
             $(B)/clmatch-bench $(B)/clmatch.pc
 
-.PHONY: all lib setup demo test test-quick test-oclgrind test-asan bench install uninstall clean
+.PHONY: all lib setup demo test test-full test-quick test-oclgrind test-asan bench install uninstall clean
 all: $(ALL)
 lib: $(B)/libclmatch.a $(B)/libclmatch.so
 
@@ -81,6 +81,10 @@ test: setup
 # A quick subset (used by test-oclgrind and test-asan).
 test-quick: all
 	@sh tests/run.sh --quick
+
+test-full: setup
+	@$(MAKE) --no-print-directory all
+	@sh tests/run.sh --full
 
 test-oclgrind: setup
 	@sh tools/setup.sh oclgrind

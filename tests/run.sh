@@ -1,8 +1,10 @@
 #!/bin/sh
 # Run the clmatch test suite: the library tests (clmatch-tests) and the CLI tests
-# (tests/cli.sh, when present), then print ONE summary line "N passed, M failed".
+# (tests/cli.sh and tests/cli_dna.sh, when present), then print ONE summary line
+# "N passed, M failed".
 #
-#   sh tests/run.sh              every test, binaries from build/          (make test)
+#   sh tests/run.sh              the standard run, binaries from build/    (make test)
+#   sh tests/run.sh --full       every differential case (GPU machines)    (make test-full)
 #   sh tests/run.sh --quick      the quick subset, build/                  (make test-quick)
 #   sh tests/run.sh --asan       the quick subset, build-asan/ (ASan+UBSan) (make test-asan)
 #   sh tests/run.sh --oclgrind   the quick kernel tests under oclgrind      (make test-oclgrind)
@@ -19,15 +21,21 @@ cd "$root" || exit 1
 
 mode=default
 case "${1:-}" in
---quick | --asan | --oclgrind) mode=${1#--}; shift ;;
+--quick | --asan | --oclgrind | --full) mode=${1#--}; shift ;;
 esac
 
 # CLMATCH_TEST_BUILD overrides the build directory (e.g. a private one).
 B=build
 [ "$mode" = asan ] && B=build-asan
 B=${CLMATCH_TEST_BUILD:-$B}
+# The standard run is sized for CI (2 cores, kernels compiled cold: PoCL spends ~1 s per
+# kernel build); --full builds ~3x more kernels.
 quick=""
-[ "$mode" = default ] || quick=--quick
+case "$mode" in
+full) quick=--full ;;
+default) ;;
+*) quick=--quick ;;
+esac
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/clmatch-run.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT

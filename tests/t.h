@@ -19,7 +19,9 @@ typedef void (*t_fn)(const void *arg);
 void t_register(const char *name, t_fn fn, const void *arg, int quick);
 
 /* Options and shared state of the run. */
-extern int t_quick;                 /* --quick: tests shrink their parameter sets */
+extern int t_quick;                 /* not --full: tests shrink their parameter sets */
+extern int t_smoke;                 /* --quick: only the cases registered as quick, too */
+extern int t_full;                  /* --full: every differential case (GPU machines) */
 extern uint64_t t_seed;             /* base seed (--seed / CLMATCH_TEST_SEED) */
 extern clm_device *t_dev;           /* the device under test, clm_device_open(-1, -1) */
 extern clm_device_info t_devinfo;   /* its description */
