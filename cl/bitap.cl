@@ -15,6 +15,10 @@
         dst[0] = (src[0] << 1) | 1ul;                                                      \
     } while (0)
 
+#ifndef STRANDS
+#define STRANDS 1
+#endif
+
 uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
                     TABLE_SPACE const uchar *pat, TABLE_SPACE const TAB_T *tab,
                     __global uint *counter, __global uint *out, uint cap, uint info,
@@ -23,36 +27,42 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
     uint found = 0;
     const uint from = begin > LEAD ? begin - LEAD : 0u;
     const uint stop = min(begin + (CHUNK + M - 1), n);
-    ulong R[K + 1][W];
+    /* STRANDS 2: a second automaton for the reverse complement over the same bytes; a
+     * class's masks are W words of the pattern, then W of its reverse complement */
+    ulong R[STRANDS][K + 1][W];
     /* before any text: row d holds the prefixes of length <= d (d deletions) */
-    for (int d = 0; d <= K; ++d)
-        for (int w = 0; w < W; ++w)
-            R[d][w] = HAMMING ? 0ul : (w == 0 ? (1ul << d) - 1ul : 0ul);
+    for (int s = 0; s < STRANDS; ++s)
+        for (int d = 0; d <= K; ++d)
+            for (int w = 0; w < W; ++w)
+                R[s][d][w] = HAMMING ? 0ul : (w == 0 ? (1ul << d) - 1ul : 0ul);
 
 #define BITAP_STEP(byte, pos)                                                              \
     do {                                                                                   \
         const uint cls_ = pat[(byte)];                                                     \
-        ulong prev_old[W], t_[W];                                                          \
-        for (int d = 0; d <= K; ++d) {                                                     \
-            SHIFT_IN(t_, R[d]);                                                            \
-            for (int w = 0; w < W; ++w)                                                    \
-                t_[w] &= tab[cls_ * W + w];                                                \
-            if (d > 0) {                                                                   \
-                ulong sub_[W], del_[W];                                                    \
-                SHIFT_IN(sub_, prev_old);   /* substitution: old row d-1, advanced */      \
-                SHIFT_IN(del_, R[d - 1]);   /* deletion: new row d-1, advanced */          \
+        for (int s = 0; s < STRANDS; ++s) {                                                \
+            TABLE_SPACE const TAB_T *mask_ = tab + (cls_ * STRANDS + s) * W;               \
+            ulong prev_old[W], t_[W];                                                      \
+            for (int d = 0; d <= K; ++d) {                                                 \
+                SHIFT_IN(t_, R[s][d]);                                                     \
                 for (int w = 0; w < W; ++w)                                                \
-                    t_[w] |= HAMMING ? sub_[w] : (sub_[w] | del_[w] | prev_old[w]);        \
+                    t_[w] &= mask_[w];                                                     \
+                if (d > 0) {                                                               \
+                    ulong sub_[W], del_[W];                                                \
+                    SHIFT_IN(sub_, prev_old);   /* substitution: old row d-1, advanced */  \
+                    SHIFT_IN(del_, R[s][d - 1]); /* deletion: new row d-1, advanced */     \
+                    for (int w = 0; w < W; ++w)                                            \
+                        t_[w] |= HAMMING ? sub_[w] : (sub_[w] | del_[w] | prev_old[w]);    \
+                }                                                                          \
+                for (int w = 0; w < W; ++w) {                                              \
+                    prev_old[w] = R[s][d][w];                                              \
+                    R[s][d][w] = t_[w];                                                    \
+                }                                                                          \
             }                                                                              \
-            for (int w = 0; w < W; ++w) {                                                  \
-                prev_old[w] = R[d][w];                                                     \
-                R[d][w] = t_[w];                                                           \
-            }                                                                              \
-        }                                                                                  \
-        for (int d = 0; d <= K; ++d) {                                                     \
-            if ((R[d][(M - 1) / 64] >> ((M - 1) % 64)) & 1ul) {                            \
-                REPORT_END((pos) + 1, d);                                                  \
-                break;                                                                     \
+            for (int d = 0; d <= K; ++d) {                                                 \
+                if ((R[s][d][(M - 1) / 64] >> ((M - 1) % 64)) & 1ul) {                     \
+                    REPORT_END_STRAND((pos) + 1, d, s);                                    \
+                    break;                                                                 \
+                }                                                                          \
             }                                                                              \
         }                                                                                  \
     } while (0)

@@ -75,14 +75,17 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
  * range [begin, begin + CHUNK) owns; a match nominally before 0 (deletions at the very start
  * of the text: begin == 0 and the slab starts the text) belongs to the first range.
  * `e` is the exclusive end, `edits` the edit count stored beside the pattern index. */
-#define REPORT_END(e, edits)                                                               \
+#define REPORT_END(e, edits) REPORT_END_STRAND(e, edits, 0u)
+/* strand 1: a match of the reverse complement searched in the same pass (bit 31) */
+#define REPORT_END_STRAND(e, edits, strand)                                                \
     do {                                                                                   \
         uint e_ = (e);                                                                     \
         if ((e_ >= begin + M || begin == 0u) && e_ < begin + (CHUNK + M) && e_ < owned + M) { \
             if (count_only)                                                                \
                 ++found;                                                                   \
             else                                                                           \
-                clm_emit(counter, out, cap, e_, info | ((uint)(edits) << 24));             \
+                clm_emit(counter, out, cap, e_,                                            \
+                         info | ((uint)(edits) << 24) | ((uint)(strand) << 31));           \
         }                                                                                  \
     } while (0)
 

@@ -148,7 +148,7 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         s->words = (unsigned)((m + 63) / 64);
         s->sigma = clm_next_pow2(f->bitap_classes < 2 ? 2 : f->bitap_classes);
         s->pat_len = 256;
-        s->tab_len = s->sigma * s->words;
+        s->tab_len = s->sigma * s->words * (s->strands ? s->strands : 1);
         s->tab_elem = 8;
         if (s->variant == CLM_VARIANT_REDUCE)
             s->halo = clm_next_pow2((unsigned)m) - 1;
@@ -255,6 +255,7 @@ static void free_engines(struct clm_engine *e, unsigned n)
         if (e[i].tab_buf)
             clReleaseMemObject(e[i].tab_buf);
         free(e[i].sets);
+        free(e[i].rc_sets);
     }
     free(e);
 }
@@ -264,6 +265,8 @@ void clm_database_free(clm_database *db)
     if (!db)
         return;
     free_engines(db->engines, db->count);
+    free(db->rank);
+    free(db->unrank);
     free(db);
 }
 
@@ -293,8 +296,8 @@ static int make_tables(clm_device *dev, struct clm_engine *e, const struct clm_s
         clm_class_map(sym->bytes, m, caseless, bytes);
         clm_dfa_table(sym->bytes, m, bytes, s->sigma, tab);
         break;
-    case CLM_ALGO_BITAP:
-        clm_bitap_tables(sym, s->words, bytes, tab, s->sigma);
+    case CLM_ALGO_BITAP: /* sym: both strands side by side when strands == 2 */
+        clm_bitap_tables(sym, s->words * s->strands, bytes, tab, s->sigma);
         break;
     default:
         memcpy(bytes, sym->bytes, m); /* folded when caseless: kernels fold the text alike */
@@ -417,6 +420,57 @@ static int packing_disabled(void)
     return v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0);
 }
 
+/* One pass over both strands: the symbols of pattern f, empty sets up to the next word, then
+ * those of its reverse complement r, so one class map serves both and the masks of a
+ * class are W words of f then W words of r. */
+static int join_strands(const struct clm_symbols *f, const struct clm_symbols *r, unsigned words,
+                        struct clm_symbols *out)
+{
+    memset(out, 0, sizeof *out);
+    out->m = (size_t)64 * words + r->m;
+    out->sets = calloc(out->m, sizeof *out->sets);
+    if (!out->sets)
+        return clm_fail(CLM_E_NOMEM, "out of memory building both strands' tables");
+    memcpy(out->sets, f->sets, f->m * sizeof *f->sets);
+    memcpy(out->sets + (size_t)64 * words, r->sets, r->m * sizeof *r->sets);
+    return CLM_OK;
+}
+
+/* Report order of (engine, strand) pairs: id, strand (+1 first), length (the end of an
+ * exact match), then engine index. */
+static int make_ranks(clm_database *db)
+{
+    unsigned n = 2 * db->count;
+    db->rank = calloc(n, sizeof *db->rank);
+    db->unrank = calloc(n, sizeof *db->unrank);
+    if (!db->rank || !db->unrank)
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    for (unsigned v = 0; v < n; v++)
+        db->unrank[v] = v;
+    for (unsigned i = 1; i < n; i++) { /* insertion sort: engine counts are small */
+        unsigned v = db->unrank[i], j = i;
+        const struct clm_engine *b = &db->engines[v / 2];
+        int sb = v % 2 ? -1 : b->strand;
+        while (j > 0) {
+            unsigned u = db->unrank[j - 1];
+            const struct clm_engine *a = &db->engines[u / 2];
+            int sa = u % 2 ? -1 : a->strand;
+            int after = a->id != b->id ? a->id > b->id
+                        : sa != sb     ? sa < sb
+                        : a->m != b->m ? a->m > b->m
+                                       : u > v;
+            if (!after)
+                break;
+            db->unrank[j] = u;
+            j--;
+        }
+        db->unrank[j] = v;
+    }
+    for (unsigned r = 0; r < n; r++)
+        db->rank[db->unrank[r]] = r;
+    return CLM_OK;
+}
+
 static int engine_after(const struct clm_engine *a, const struct clm_engine *b)
 {
     if (a->id != b->id)
@@ -473,11 +527,11 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         return clm_fail(CLM_E_INVALID, "clm_compile: %u patterns on both strands are more than "
                                        "%u engines",
                         count, 0xffffffu);
-    unsigned n_eng = both ? 2 * count : count;
+    unsigned n_sym = both ? 2 * count : count, n_eng = n_sym;
 
     /* parse every pattern; collect what the choices need */
-    struct clm_symbols *sym = calloc(n_eng, sizeof *sym);
-    struct pattern_facts *facts = calloc(n_eng, sizeof *facts);
+    struct clm_symbols *sym = calloc(n_sym, sizeof *sym);
+    struct pattern_facts *facts = calloc(n_sym, sizeof *facts);
     if (!sym || !facts) {
         free(sym);
         free(facts);
@@ -486,7 +540,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     int rc = CLM_OK, literal = 1;
     struct pattern_facts worst = {0, 0, 0, (size_t)-1};
     size_t min_m = SIZE_MAX;
-    for (unsigned i = 0; i < n_eng && rc == CLM_OK; i++) {
+    for (unsigned i = 0; i < n_sym && rc == CLM_OK; i++) {
         if (i >= count) { /* reverse complement of a pattern that parsed */
             unsigned p = i - count;
             size_t len = lengths ? lengths[p] : strlen(patterns[p]);
@@ -560,7 +614,6 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         db->dev = dev;
         db->flags = opts->flags;
         db->k = k;
-        db->count = n_eng;
         db->patterns = count;
         db->min_len = min_m;
         db->max_len = worst.m;
@@ -587,13 +640,18 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
             db->variant = CLM_VARIANT_ITEM;
         rc = check_capabilities(dev, db->algorithm, db->variant, literal, dna, k, worst.m);
         db->ends = db->algorithm == CLM_ALGO_BITAP;
+        /* bitap item keeps two state sets, one per strand, over one read of the text */
+        db->one_pass = both && db->algorithm == CLM_ALGO_BITAP &&
+                       db->variant == CLM_VARIANT_ITEM;
+        n_eng = db->one_pass ? count : n_sym;
+        db->count = n_eng;
         unsigned pack_case = 0;
         /* the kernels that read through FOR_EACH_BYTE in item ranges; unpacking assumes
          * little-endian loads */
         db->packed = dna && dev->little_endian && !(opts->flags & CLM_NO_PACKING) &&
                      (db->algorithm == CLM_ALGO_DFA ||
                       (db->algorithm == CLM_ALGO_BITAP && db->variant == CLM_VARIANT_ITEM)) &&
-                     packable(sym, n_eng, caseless, &pack_case) && !packing_disabled();
+                     packable(sym, n_sym, caseless, &pack_case) && !packing_disabled();
         db->pack_case = pack_case;
         db->indels = k > 0 && !hamming;
         db->lead = db->indels ? k : 0;
@@ -616,15 +674,24 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         s->lead = (unsigned)db->lead;
         s->packed = db->packed;
         s->pack_case = db->packed ? db->pack_case : 0;
+        s->strands = db->one_pass ? 2 : 1;
+        struct clm_symbols joined = {0, NULL, NULL, 0}, *tsym = &sym[i];
+        if (db->one_pass) {
+            if ((rc = join_strands(&sym[i], &sym[count + i], (unsigned)((f->m + 63) / 64),
+                                   &joined)) != CLM_OK)
+                break;
+            tsym = &joined;
+        }
         if (db->algorithm == CLM_ALGO_BITAP) {
             unsigned char cls[256];
-            uint64_t *masks = calloc(256 * 4, sizeof *masks);
+            unsigned words = (unsigned)((f->m + 63) / 64) * s->strands;
+            uint64_t *masks = calloc((size_t)256 * words, sizeof *masks);
             if (!masks) {
+                free(joined.sets);
                 rc = clm_fail(CLM_E_NOMEM, "out of memory");
                 break;
             }
-            f->bitap_classes = clm_bitap_tables(&sym[i], (unsigned)((f->m + 63) / 64), cls,
-                                                masks, 256);
+            f->bitap_classes = clm_bitap_tables(tsym, words, cls, masks, 256);
             free(masks);
         }
         shape_tables(s, dev, f, wg, opts->bytes_per_item);
@@ -638,17 +705,22 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
             rc = clm_get_program(dev, s, &e->program, &e->cache_hit, e->options,
                                  sizeof e->options);
         if (rc == CLM_OK)
-            rc = make_tables(dev, e, &sym[i], caseless);
+            rc = make_tables(dev, e, tsym, caseless);
+        free(joined.sets);
         if (rc == CLM_OK && db->indels) { /* keep the sets for the best-start search */
             e->sets = sym[i].sets;
             sym[i].sets = NULL;
+            if (db->one_pass) {
+                e->rc_sets = sym[count + i].sets;
+                sym[count + i].sets = NULL;
+            }
         }
     }
-    free_symbols(sym, n_eng);
+    free_symbols(sym, n_sym);
     free(facts);
     if (rc != CLM_OK) {
         if (db)
-            free_engines(engines, n_eng);
+            free_engines(engines, n_sym);
         free(db);
         return rc;
     }
@@ -665,6 +737,10 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         engines[j] = tmp;
     }
     db->table_memory = engines[0].shape.table_memory;
+    if ((rc = make_ranks(db)) != CLM_OK) {
+        clm_database_free(db);
+        return rc;
+    }
     *out = db;
     return CLM_OK;
 }
@@ -687,6 +763,7 @@ int clm_database_get_info(const clm_database *db, clm_database_info *info)
     snprintf(info->build_options, sizeof info->build_options, "%s", db->engines[0].options);
     snprintf(info->choice, sizeof info->choice, "%s", db->choice);
     info->packed = db->packed;
+    info->strands_in_one_pass = db->one_pass;
     info->cache_hit = 1;
     for (unsigned i = 0; i < db->count; i++)
         info->cache_hit &= db->engines[i].cache_hit;

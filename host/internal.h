@@ -85,6 +85,8 @@ struct clm_kernel_shape {
     int caseless;
     int packed;        /* dfa, bitap item: the text comes packed (CLM_DNA, clm_pack) */
     unsigned pack_case; /* bases when packed: 0 ACGT, 1 acgt, 2 both */
+    unsigned strands;  /* bitap item: 2 searches the reverse complement in the same pass
+                          (masks of both, side by side per class), else 1 */
 };
 
 /* The one place that turns a shape into build options; the string is also the cache key. */
@@ -166,6 +168,7 @@ struct clm_engine {
     cl_mem tab_buf;   /* fail table, transitions, masks, shifts or witnesses */
     uint8_t (*sets)[32]; /* the pattern's symbol sets: the best-start search of approximate
                             matches needs them */
+    uint8_t (*rc_sets)[32]; /* ... and its reverse complement's, searched in the same pass */
     char options[512];
     int cache_hit;
 };
@@ -179,6 +182,10 @@ struct clm_database {
     unsigned k;       /* max_errors */
     int ends;         /* kernels report exclusive ends (bitap), not starts */
     int packed;       /* the slab is packed on the device before the search (CLM_DNA) */
+    int one_pass;     /* CLM_BOTH_STRANDS in each engine's pass (strand in bit 31 of info) */
+    unsigned *rank;   /* [2 * engine + (strand < 0)]: place in report order (id, strand,
+                         length), for sorting exact matches */
+    unsigned *unrank; /* inverse of rank */
     unsigned pack_case; /* 0 ACGT, 1 acgt, 2 both (caseless) */
     int indels;       /* approximate with insertions/deletions: starts found on the host */
     size_t lead;      /* bytes every slab keeps before its owned range */

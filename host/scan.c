@@ -287,15 +287,15 @@ static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, siz
     const struct clm_engine *engines = s->db->engines;
     for (size_t i = 0; i < found; i++) {
         uint32_t pos = s->raw[2 * i], info = s->raw[2 * i + 1];
-        unsigned e = info & 0xffffffu, d = info >> 24;
+        unsigned e = info & 0xffffffu, d = (info >> 24) & 0x7fu, minus = info >> 31;
         const struct clm_engine *en = &engines[e];
-        size_t start = clm_best_start((const uint8_t(*)[32])en->sets, en->m, sl->host, pos, 0,
-                                      d, s->db->k);
+        size_t start = clm_best_start((const uint8_t(*)[32])(minus ? en->rc_sets : en->sets),
+                                      en->m, sl->host, pos, 0, d, s->db->k);
         clm_match *m = &s->found[i];
         m->start = sl->base + start;
         m->end = sl->base + pos;
         m->id = en->id;
-        m->strand = en->strand;
+        m->strand = minus ? -1 : en->strand;
         m->edits = d;
     }
     qsort(s->found, found, sizeof *s->found, cmp_match);
@@ -342,22 +342,25 @@ static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t ran
         return deliver_indels(s, sl, found, range_end, cb, ctx);
     const struct clm_engine *engines = s->db->engines;
     int ends = s->db->ends;
+    const unsigned *rank = s->db->rank, *unrank = s->db->unrank;
     for (size_t i = 0; i < found; i++) {
         uint32_t pos = s->raw[2 * i], info = s->raw[2 * i + 1];
         uint32_t e = info & 0xffffffu;
         uint64_t start = ends ? pos - engines[e].m : pos; /* exact or substitutions only */
-        s->keys[i] = start << 32 | (uint64_t)e << 8 | (info >> 24);
+        uint64_t r = rank[2 * e + (info >> 31)];
+        s->keys[i] = start << 32 | r << 7 | ((info >> 24) & 0x7fu);
     }
     sort_keys(s->keys, s->tmp, found);
-    /* engines are in (id, strand, length) order, so (start, engine) is report order */
+    /* ranks follow (id, strand, length), so (start, rank) is report order */
     clm_match m;
     for (size_t i = 0; i < found; i++) {
-        const struct clm_engine *e = &engines[(s->keys[i] >> 8) & 0xffffffu];
+        unsigned v = unrank[(s->keys[i] >> 7) & 0x1ffffffu];
+        const struct clm_engine *e = &engines[v / 2];
         m.start = sl->base + (s->keys[i] >> 32);
         m.end = m.start + e->m;
         m.id = e->id;
-        m.strand = e->strand;
-        m.edits = (unsigned)(s->keys[i] & 0xffu);
+        m.strand = v % 2 ? -1 : e->strand;
+        m.edits = (unsigned)(s->keys[i] & 0x7fu);
         if (cb(&m, ctx)) {
             s->stats.matches += i + 1;
             return CLM_STOPPED;

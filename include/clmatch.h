@@ -235,7 +235,8 @@ typedef enum {
  *  intersect (text N matches every base, text R matches A, G, R, N, ...). */
 #define CLM_DEGENERATE_TEXT 16u
 /** With CLM_DNA: also search the reverse complement of every pattern (A<->T, C<->G, R<->Y,
- *  K<->M, B<->V, D<->H; S W N unchanged), in the same pass where the algorithm allows it.
+ *  K<->M, B<->V, D<->H; S W N unchanged), in the same pass where the algorithm allows it
+ *  (bitap item: clm_database_info.strands_in_one_pass; the others run a second pass).
  *  Its matches carry the pattern's id and strand -1. A pattern equal to its own reverse
  *  complement (GAATTC) matches on both strands: two matches. */
 #define CLM_BOTH_STRANDS 32u

@@ -695,11 +695,44 @@ static void test_info(const void *arg)
         EXPECT(a.algorithm == b.algorithm);
         EXPECT(a.pattern_count == 2);
         EXPECT(a.flags == (CLM_DNA | CLM_BOTH_STRANDS));
-        EXPECT(a.strands_in_one_pass == 0 || a.algorithm == CLM_ALGO_BITAP);
     }
     clm_database_free(db);
     clm_database_free(lit);
     db = NULL;
+    /* both strands in one pass: bitap item only (two automata over one read of the text);
+     * the other algorithms and the reduce variant search the reverse complement apart */
+    {
+        static const struct {
+            clm_algorithm algo;
+            clm_variant variant;
+            unsigned flags, k;
+            int one_pass;
+        } sp[] = {
+            {CLM_ALGO_BITAP, CLM_VARIANT_ITEM, CLM_DNA | CLM_BOTH_STRANDS, 0, 1},
+            {CLM_ALGO_BITAP, CLM_VARIANT_AUTO, CLM_DNA | CLM_BOTH_STRANDS, 2, 1},
+            {CLM_ALGO_AUTO, CLM_VARIANT_AUTO, CLM_DNA | CLM_BOTH_STRANDS | CLM_DEGENERATE_TEXT, 0,
+             1},
+            {CLM_ALGO_BITAP, CLM_VARIANT_REDUCE, CLM_DNA | CLM_BOTH_STRANDS, 0, 0},
+            {CLM_ALGO_DFA, CLM_VARIANT_AUTO, CLM_DNA | CLM_BOTH_STRANDS, 0, 0},
+            {CLM_ALGO_KMP, CLM_VARIANT_AUTO, CLM_DNA | CLM_BOTH_STRANDS, 0, 0},
+            {CLM_ALGO_BITAP, CLM_VARIANT_ITEM, CLM_DNA, 0, 0},
+        };
+        for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
+            o.algorithm = sp[i].algo;
+            o.variant = sp[i].variant;
+            o.flags = sp[i].flags;
+            o.max_errors = sp[i].k;
+            if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 2, &o, &db), CLM_OK)) continue;
+            clm_database_get_info(db, &a);
+            if (!EXPECT(a.strands_in_one_pass == sp[i].one_pass))
+                t_note("case %zu: %s/%s strands_in_one_pass %d", i,
+                       clm_algorithm_name(a.algorithm), clm_variant_name(a.variant),
+                       a.strands_in_one_pass);
+            EXPECT(a.pattern_count == 2);
+            clm_database_free(db);
+            db = NULL;
+        }
+    }
     if (EXPECT_RC(compile1("ACGTNNACGT", CLM_DNA, CLM_ALGO_AUTO, 0, &db), CLM_OK)) {
         clm_database_get_info(db, &a);
         EXPECT(a.algorithm == CLM_ALGO_BITAP);
