@@ -137,6 +137,11 @@ if [ -f tests/cli.sh ] && [ "$mode" != oclgrind ]; then
     { sh tests/cli.sh "$B" 2>&1; echo $? >"$tmp/rc"; } | tee "$tmp/cli.log"
     tally "$tmp/cli.log" "$(cat "$tmp/rc")" cli.sh
 fi
+# The DNA mode of the CLI (FASTA, IUPAC, strands; seqkit locate when installed).
+if [ -f tests/cli_dna.sh ] && [ "$mode" != oclgrind ]; then
+    { sh tests/cli_dna.sh "$B" 2>&1; echo $? >"$tmp/rc"; } | tee "$tmp/cli_dna.log"
+    tally "$tmp/cli_dna.log" "$(cat "$tmp/rc")" cli_dna.sh
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -837,7 +837,7 @@ typedef struct {
     char *arena;      /* their text */
     size_t arena_len, arena_cap;
     /* Totals. */
-    uint64_t total_matches, records, bytes_in, seq_bytes, dropped;
+    uint64_t total_matches, records, bytes_in, seq_bytes, dropped, clamped;
     int failed;   /* an error was reported */
     int internal; /* an internal error stopped the scan */
 } dna_run;
@@ -1016,6 +1016,11 @@ static int on_match(const clm_match *m, void *vctx)
             return 0;
         }
         start = rec->start;
+        r->clamped++;
+    }
+    if (r->cfg.count) {
+        r->n_hits++; /* counted, not kept */
+        return 0;
     }
     if (start < r->base || m->end > r->base + r->win_len)
         return internal_error(r, m, "outside the text kept");
@@ -1033,7 +1038,7 @@ static int on_match(const clm_match *m, void *vctx)
     h->strand = r->cfg.strands == STRAND_MINUS ? -1 : (m->strand < 0 ? -1 : 1);
     h->text = r->arena_len;
     n = (size_t)(m->end - start);
-    if (!r->cfg.count && !r->cfg.bed) {
+    if (!r->cfg.bed) {
         memcpy(r->arena + r->arena_len, r->win + (start - r->base), n);
         r->arena_len += n;
     }
@@ -1372,9 +1377,9 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
     }
     fprintf(stderr,
             "clmatch: %" PRIu64 " record(s), %" PRIu64 " input bytes, %" PRIu64
-            " sequence bytes, %" PRIu64 " match(es) (%" PRIu64
-            " across record boundaries dropped)\n",
-            r->records, r->bytes_in, r->seq_bytes, r->total_matches, r->dropped);
+            " sequence bytes, %" PRIu64 " match(es); at record boundaries %" PRIu64
+            " dropped, %" PRIu64 " clamped to the record start\n",
+            r->records, r->bytes_in, r->seq_bytes, r->total_matches, r->dropped, r->clamped);
     if (clm_scratch_get_stats(r->scratch, &s) == CLM_OK) {
         fprintf(stderr,
                 "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64

@@ -1,0 +1,403 @@
+#!/bin/sh
+# Tests of the DNA mode of the CLI (clmatch --dna): generated FASTA (line widths 1, 60, 80 and
+# ragged, CRLF, empty records, headers without sequence, N runs, IUPAC codes and lower case in
+# the text, no final newline) against tests/ref_dna.py (python3); the real U. maydis genome
+# against `seqkit locate` when seqkit is installed (same rows, same order); every bad input.
+#
+# Usage: sh tests/cli_dna.sh [BUILD_DIR]   (BUILD_DIR holds the clmatch binary; default build)
+# Each check prints "ok - NAME" or "not ok - NAME" (with a short diff); the last line is
+# "N passed, M failed" and the exit status is non-zero when M > 0.
+set -u
+
+B=${1:-build}
+CLM=$B/clmatch
+ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 2
+LC_ALL=C
+export LC_ALL
+if [ ! -x "$CLM" ]; then
+    echo "cli_dna.sh: $CLM not found (build it: make B=$B $CLM)" >&2
+    exit 2
+fi
+case $CLM in /*) ;; *) CLM=$(pwd)/$CLM ;; esac
+REF="$ROOT/tests/ref_dna.py"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/clmatch-dna.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+: "${CLMATCH_CACHE_DIR:=$T/cache}"
+export CLMATCH_CACHE_DIR
+
+passed=0
+failed=0
+pass() {
+    passed=$((passed + 1))
+    printf 'ok - %s\n' "$1"
+}
+fail() {
+    failed=$((failed + 1))
+    printf 'not ok - %s\n' "$1"
+    if [ $# -gt 1 ] && [ -n "$2" ]; then printf '%s\n' "$2" | head -n 12 | sed 's/^/#   /'; fi
+}
+# same NAME EXPECTED_FILE ACTUAL_FILE [STDERR_FILE]
+same() {
+    if cmp -s "$2" "$3"; then
+        pass "$1"
+    else
+        detail=$(diff "$2" "$3" | head -n 8 | cut -c 1-160)
+        if [ $# -gt 3 ] && [ -s "$4" ]; then detail="$detail
+stderr: $(head -n 3 "$4")"; fi
+        fail "$1" "$detail"
+    fi
+}
+# expect_error NAME WANT_STATUS REGEX CMD...: exit status and a stderr message (grep -iE).
+expect_error() {
+    name=$1 want=$2 re=$3
+    shift 3
+    "$@" >"$T/act" 2>"$T/err"
+    rc=$?
+    if [ $rc -ne "$want" ]; then
+        fail "$name" "exit $rc, want $want; stderr: $(head -n 3 "$T/err")"
+    elif ! grep -qiE -- "$re" "$T/err"; then
+        fail "$name" "stderr does not match /$re/: $(head -n 3 "$T/err")"
+    elif ! grep -q '^clmatch: ' "$T/err"; then
+        fail "$name" "stderr lacks the 'clmatch: ' prefix: $(head -n 3 "$T/err")"
+    else
+        pass "$name"
+    fi
+}
+# vs_ref NAME FILES -- ARGS...: clmatch --dna ARGS FILES against ref_dna.py ARGS on the first
+# of FILES (the reference is computed once; FILES are the same records written differently).
+# Compares stdout and the exit status.
+vs_ref() {
+    name=$1 files=$2
+    shift 2
+    python3 "$REF" "$@" "${files%% *}" >"$T/exp" 2>"$T/referr"
+    echo "exit $?" >>"$T/exp"
+    for f in $files; do
+        "$CLM" --dna "$@" "$f" >"$T/act" 2>"$T/err"
+        echo "exit $?" >>"$T/act"
+        same "$name [$(basename "$f")]" "$T/exp" "$T/act" "$T/err"
+    done
+}
+
+HAVE_PY=
+if command -v python3 >/dev/null 2>&1; then HAVE_PY=1; else
+    echo "# python3 unavailable: checks against tests/ref_dna.py skipped"
+fi
+
+# ---- generated FASTA ------------------------------------------------------------------------
+# The same records written five ways: line width 1, 60 (LF), 80 (CRLF), ragged widths with
+# blank lines and no final newline, and all on one line. Records: random sequence with planted
+# occurrences across line breaks and at record edges, soft-masked (lower-case) runs, N runs and
+# IUPAC codes in the text, an empty record, headers without sequence (one at the very end), a
+# header with a tab, records shorter than the patterns, and many tiny records.
+if [ -n "$HAVE_PY" ]; then
+    python3 - "$T" <<'EOF'
+import random, sys
+T = sys.argv[1]
+rnd = random.Random(20261121)
+def rseq(n):
+    return ''.join(rnd.choice('ACGT') for _ in range(n))
+plant = ['GAATTC', 'GATTACA', 'TGTAATC', 'GACTC', 'AGATCT', 'CCAGG', 'GATTACAGAT',
+         'GATTCCA', 'GTTACA', 'ATCTGTAATC']
+def planted(n):
+    s = list(rseq(n))
+    for _ in range(n // 40):
+        p = rnd.choice(plant)
+        i = rnd.randrange(0, n - len(p))
+        s[i:i + len(p)] = p
+    return ''.join(s)
+recs = []
+recs.append(('r1 random with planted sites', planted(3000)))
+s = list(planted(2500))
+for _ in range(25):                      # soft-masked runs
+    i = rnd.randrange(0, 2400); L = rnd.randrange(5, 80)
+    s[i:i + L] = [c.lower() for c in s[i:i + L]]
+recs.append(('r2_softmasked', ''.join(s)))
+recs.append(('empty1', ''))
+s = list(planted(2000))
+for _ in range(15):                      # N runs
+    i = rnd.randrange(0, 1950); L = rnd.randrange(1, 40)
+    s[i:i + L] = 'N' * L
+for _ in range(40):                      # IUPAC codes and lower-case n in the text
+    s[rnd.randrange(0, 2000)] = rnd.choice('RYSWKMBDHVNn')
+recs.append(('r3_nruns\tdescription after a tab', ''.join(s)))
+recs.append(('short', 'GAT'))
+recs.append(('edge1', 'ATTACA' + planted(200) + 'GATTAC'))     # near-misses at both edges
+recs.append(('edge2', 'AATTCAG' + planted(150) + 'CTGAATT'))
+recs.append(('hdr_only_mid', ''))
+recs.append(('edge3', 'TTACAGAT' + rseq(100) + 'GATTACAGA'))
+for j in range(20):
+    recs.append(('tiny%d' % j, rnd.choice(['GAATTC', 'GATTACA', 'ACGT', 'G', 'AATT', 'CAGATT'])[:1 + j % 7]))
+recs.append(('last_header_only', ''))
+
+def write(path, width, eol='\n', ragged=False, final_nl=True):
+    out = []
+    for h, seq in recs:
+        out.append('>' + h + eol)
+        i = 0
+        while i < len(seq):
+            w = rnd.randrange(1, 100) if ragged else width
+            out.append(seq[i:i + w] + eol)
+            if ragged and rnd.random() < 0.05:
+                out.append(eol)          # blank line inside a record
+            i += w
+    text = ''.join(out)
+    if not final_nl:
+        text = text.rstrip('\n')
+    open(path, 'w', newline='').write(text)
+write(T + '/w60.fa', 60)
+write(T + '/w1.fa', 1)
+write(T + '/w80crlf.fa', 80, eol='\r\n')
+write(T + '/ragged.fa', 0, ragged=True, final_nl=False)
+write(T + '/oneline.fa', 10 ** 9)
+# A pattern file in each format.
+open(T + '/pats.fa', 'w').write('>site1 EcoRI\nGAAT\nTC\n>gatt\nGATTACA\n>degen\nRGATCY\n')
+open(T + '/pats.tsv', 'w').write('hinf\tGANTC\r\n\nbstyi\tRGATCY\nGATTACA\n')
+open(T + '/pats.txt', 'w').write('GAATTC\n\nCCWGG\nGAATTC\n')
+# Raw sequence (no header).
+open(T + '/raw.txt', 'w').write('\n'.join(planted(600)[i:i + 70] for i in range(0, 600, 70)))
+EOF
+fi
+F=$T/w60.fa
+VARIANTS="$T/w60.fa $T/w1.fa $T/w80crlf.fa $T/ragged.fa $T/oneline.fa"
+
+if [ -n "$HAVE_PY" ]; then
+    vs_ref "exact, both strands, palindrome and not" "$VARIANTS" -e GAATTC -e GATTACA
+    vs_ref "exact, several patterns in the order given" "$VARIANTS" -e GATTACA -e GAATTC -e G
+    vs_ref "exact -i (lower-case text, columns lower-cased)" "$VARIANTS" -i -e GATTACA -e gaattc
+    vs_ref "IUPAC patterns" "$VARIANTS" -e GANTC -e RGATCY -e CCWGG -e NNGATTACANN
+    vs_ref "IUPAC lower-case codes (match lower-case text only)" "$F" -e ganTC -e rgatcy
+    vs_ref "IUPAC -i --degenerate (columns keep their case)" "$F" --degenerate -i -e GAnTC
+    vs_ref "--degenerate-text: N and codes in the text match" "$F" --degenerate-text \
+        -e GATTACA -e GANTC
+    vs_ref "--strand +" "$F" --strand + -e GATTACA -e GAATTC
+    vs_ref "--strand -" "$VARIANTS" --strand - -e GATTACA -e RGATCY
+    vs_ref "-k 1 (edit distance; records' edges)" "$VARIANTS" -k 1 -e GATTACA -e GAATTC
+    vs_ref "-k 2 (edit distance), IUPAC" "$F" -k 2 -e GATTACAGAT -e RGATCYNN
+    vs_ref "-k 2 -i --strand -" "$F" -k 2 -i --strand - -e GATTACAGAT
+    vs_ref "-m 1 (mismatches only)" "$VARIANTS" -m 1 -e GATTACA -e GAATTC
+    vs_ref "--mismatches-only -k 2, IUPAC" "$F" --mismatches-only -k 2 -e GATTACAGAT -e GANTCA
+    vs_ref "-m 1 --degenerate-text" "$F" -m 1 --degenerate-text -e GATTACA
+    vs_ref "--bed" "$VARIANTS" --bed -e GAATTC -e GATTACA
+    vs_ref "--bed -k 1" "$F" --bed -k 1 -e GATTACA
+    vs_ref "-c (every record, empty ones too, and a total)" "$VARIANTS" -c -e GAATTC -e GATTACA
+    vs_ref "-c -m 2" "$F" -c -m 2 -e GATTACAGAT
+    vs_ref "-f FASTA pattern file (names = ids, wrapped sequence)" "$F" -f "$T/pats.fa"
+    vs_ref "-f NAME<TAB>PATTERN file (CRLF, blank lines, bare patterns)" "$F" -f "$T/pats.tsv"
+    vs_ref "-f one pattern per line (duplicates searched once)" "$F" -f "$T/pats.txt"
+    vs_ref "-f and -e together" "$F" -e GATTACA -f "$T/pats.tsv" -k 1
+    vs_ref "raw sequence file (no header): one record named after it" "$T/raw.txt" -e GATTACA -k 1
+    vs_ref "no match: header only, exit 1" "$F" -e GGGGGGGGGGGGGGGGGGGG
+
+    # Several files, standard input, tiny reads and slabs: the same rows.
+    python3 "$REF" -k 1 -e GATTACA "$F" "$T/ragged.fa" >"$T/exp"
+    "$CLM" --dna -k 1 -e GATTACA "$F" "$T/ragged.fa" >"$T/act" 2>"$T/err"
+    same "several files: records in file order" "$T/exp" "$T/act" "$T/err"
+    python3 "$REF" -e GAATTC -e GATTACA "$F" >"$T/exp"
+    "$CLM" --dna -e GAATTC -e GATTACA <"$F" >"$T/act" 2>"$T/err"
+    same "standard input" "$T/exp" "$T/act" "$T/err"
+    cat "$F" | "$CLM" --dna --block-size=61 -e GAATTC -e GATTACA - >"$T/act" 2>"$T/err"
+    same "pipe, 61-byte reads" "$T/exp" "$T/act" "$T/err"
+    python3 "$REF" -k 2 -e GATTACAGAT "$T/ragged.fa" >"$T/exp"
+    "$CLM" --dna --block-size=7 -k 2 -e GATTACAGAT "$T/ragged.fa" >"$T/act" 2>"$T/err"
+    same "7-byte reads, -k 2, ragged lines" "$T/exp" "$T/act" "$T/err"
+    CLMATCH_SLAB_BYTES=4096 "$CLM" --dna -k 2 -e GATTACAGAT "$T/ragged.fa" >"$T/act" 2>"$T/err"
+    same "4 KiB library slabs, -k 2" "$T/exp" "$T/act" "$T/err"
+    head -c 700 "$T/w1.fa" >"$T/tiny.fa"
+    python3 "$REF" -m 1 -e GATTACA -e AC "$T/tiny.fa" >"$T/exp"
+    cat "$T/tiny.fa" | "$CLM" --dna --block-size=1 -m 1 -e GATTACA -e AC >"$T/act" 2>"$T/err"
+    same "1-byte reads (width-1 lines, cut mid-line)" "$T/exp" "$T/act" "$T/err"
+fi
+
+# ---- record boundaries, written out --------------------------------------------------------
+printf '>a\nGAAT\n>b\nTCxx\n>c\nGATTAC\n>d\nAGATTACA\n' >"$T/cross.fa"
+printf 'seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\nd\tGATTACA\tGATTACA\t+\t2\t8\tGATTACA\n' \
+    >"$T/exp"
+"$CLM" --dna --strand + -e GAATTC -e GATTACA "$T/cross.fa" >"$T/act" 2>"$T/err"
+same "no match crosses a record boundary" "$T/exp" "$T/act" "$T/err"
+# Records b and c start with a near match of GATTACA: the library's best alignment of those
+# ends reaches back into the separator (its bytes count as substitutions); the CLI clamps it to
+# the record start, which is the best alignment inside the record (same edits).
+printf '>a\nGAAT\n>b\nATTACAxx\n>c\nTTACAGG\n' >"$T/cross2.fa"
+printf 'seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\tedits\n' >"$T/exp"
+printf 'b\tGATTACA\tGATTACA\t+\t1\t%b\n' '5\tATTAC\t2' '6\tATTACA\t1' '7\tATTACAx\t2' >>"$T/exp"
+printf 'c\tGATTACA\tGATTACA\t+\t1\t5\tTTACA\t2\n' >>"$T/exp"
+"$CLM" --dna --stats --strand + -k 2 -e GATTACA "$T/cross2.fa" >"$T/act" 2>"$T/err"
+same "-k 2: alignments start at the record start, no separator byte counted" \
+    "$T/exp" "$T/act" "$T/err"
+if grep -Eq ' [1-9][0-9]* clamped to the record start' "$T/err"; then
+    pass "-k 2: --stats counts the alignments clamped to a record start"
+else
+    fail "-k 2: --stats counts the alignments clamped to a record start" "$(grep record "$T/err")"
+fi
+printf '>p\nGAATTC\n' >"$T/pal.fa"
+printf 'p\tGAATTC\tGAATTC\t+\t1\t6\tGAATTC\np\tGAATTC\tGAATTC\t-\t1\t6\tGAATTC\n' >"$T/exp"
+"$CLM" --dna -e GAATTC "$T/pal.fa" 2>"$T/err" | tail -n +2 >"$T/act"
+same "palindrome: a + row and a - row (as seqkit)" "$T/exp" "$T/act" "$T/err"
+printf '>s\nacgTTCc\n' >"$T/rc.fa"
+printf 's\tGAACG\tGAACG\t-\t2\t6\tGAAcg\n' >"$T/exp"
+"$CLM" --dna -i --degenerate -e GAACG "$T/rc.fa" 2>"$T/err" | tail -n +2 >"$T/act"
+same "- strand matched: reverse complement of the text, case kept (--degenerate -i)" \
+    "$T/exp" "$T/act" "$T/err"
+
+# ---- inputs that are not errors ---------------------------------------------------------------
+: >"$T/empty.fa"
+"$CLM" --dna -e ACGT "$T/empty.fa" >"$T/act" 2>"$T/err"
+echo "exit $?" >>"$T/act"
+printf 'seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\nexit 1\n' >"$T/exp"
+same "empty file: no record, header only, exit 1" "$T/exp" "$T/act" "$T/err"
+printf '>h1\n>h2 desc\r\n\n>h3' >"$T/hdrs.fa"
+"$CLM" --dna -c --fasta -e ACGT "$T/hdrs.fa" >"$T/act" 2>"$T/err"
+echo "exit $?" >>"$T/act"
+printf 'h1\t0\nh2\t0\nh3\t0\n# total\t0\nexit 1\n' >"$T/exp"
+same "headers without sequence (last without newline): empty records, -c counts 0" \
+    "$T/exp" "$T/act" "$T/err"
+printf '\n\r\n>x\nAC\nGT' >"$T/lead.fa"
+"$CLM" --dna --fasta --bed -e ACGT "$T/lead.fa" >"$T/act" 2>"$T/err"
+printf 'x\t0\t4\tACGT\t0\t+\nx\t0\t4\tACGT\t0\t-\n' >"$T/exp"
+same "blank lines before the first header; file ends mid-line" "$T/exp" "$T/act" "$T/err"
+
+# ---- bad input ----------------------------------------------------------------------------------
+printf '\n\nACGTACGT\n>x\nACGT\n' >"$T/notfasta.txt"
+expect_error "--fasta on a file that is not FASTA names the line" 2 \
+    "notfasta.txt: line 3: not FASTA.*'ACGTACGT'" "$CLM" --dna --fasta ACGT "$T/notfasta.txt"
+printf '@r1\nACGT\n+\nIIII\n' >"$T/reads.fq"
+expect_error "FASTQ input" 2 "line 1: looks like FASTQ" "$CLM" --dna ACGT "$T/reads.fq"
+expect_error "pattern with a non-IUPAC letter" 2 \
+    "'ACXT': 'X' at position 3 is not an IUPAC nucleotide code" "$CLM" --dna ACXT "$T/pal.fa"
+expect_error "pattern with a class (no class syntax in DNA mode)" 2 \
+    "'\\[' at position 1 is not an IUPAC" "$CLM" --dna -e '[AC]GT' "$T/pal.fa"
+expect_error "empty pattern" 2 "empty pattern" "$CLM" --dna -e '' "$T/pal.fa"
+expect_error "-k as large as the pattern" 2 "needs patterns longer than 3 bases" \
+    "$CLM" --dna -k 3 ACG "$T/pal.fa"
+expect_error "--mismatches-only without -k" 2 "mismatches-only needs -k" \
+    "$CLM" --dna --mismatches-only ACGT "$T/pal.fa"
+expect_error "bad --strand" 2 "invalid strand 'x'" "$CLM" --dna --strand x ACGT "$T/pal.fa"
+expect_error "--bed with -c" 2 "exclude each other" "$CLM" --dna --bed -c ACGT "$T/pal.fa"
+expect_error "-d is the device index (seqkit's -d is --degenerate)" 2 "degenerate" \
+    "$CLM" --dna -d GANTC "$T/pal.fa"
+expect_error "unknown option in DNA mode" 2 "unrecognized option '--frobnicate'" \
+    "$CLM" --dna --frobnicate ACGT "$T/pal.fa"
+expect_error "no pattern" 2 "no PATTERN" "$CLM" --dna
+expect_error "missing file" 2 "nope.fa: No such file" "$CLM" --dna ACGT "$T/nope.fa"
+expect_error "directory" 2 "Is a directory" "$CLM" --dna ACGT "$T"
+printf '>ok\nACGT\n>empty\n>ok2\nGG\n' >"$T/badpats.fa"
+expect_error "-f FASTA with an empty pattern record" 2 "badpats.fa line 3: pattern record 'empty' has no sequence" \
+    "$CLM" --dna -f "$T/badpats.fa" "$T/pal.fa"
+printf 'a\tACGT\nb\t\n' >"$T/badpats.tsv"
+expect_error "-f TSV with an empty pattern" 2 "badpats.tsv line 2: empty pattern" \
+    "$CLM" --dna -f "$T/badpats.tsv" "$T/pal.fa"
+printf 'a\tACGZ\n' >"$T/badpats2.tsv"
+expect_error "-f pattern with a non-IUPAC letter names file and line" 2 \
+    "badpats2.tsv line 1 'ACGZ': 'Z' at position 4" "$CLM" --dna -f "$T/badpats2.tsv" "$T/pal.fa"
+"$CLM" --dna -e ACGT "$T/nope.fa" "$T/lead.fa" >"$T/act" 2>"$T/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q '^x	ACGT' "$T/act"; then
+    pass "a missing file among others: the others are searched, exit 2"
+else
+    fail "a missing file among others: the others are searched, exit 2" "exit $rc"
+fi
+if [ -w /dev/full ]; then
+    expect_error "write error" 2 'write error' sh -c 'exec "$0" --dna ACGT "$1" >/dev/full' \
+        "$CLM" "$T/lead.fa"
+fi
+
+# ---- help, stats ----------------------------------------------------------------------------------
+"$CLM" --help >"$T/act" 2>&1
+if grep -q -- '--dna' "$T/act"; then pass "clmatch --help mentions --dna"; else
+    fail "clmatch --help mentions --dna"; fi
+"$CLM" --dna --help >"$T/act" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -q -- '--degenerate-text' "$T/act" && grep -q -- '--strand' "$T/act" \
+    && grep -q -- '--bed' "$T/act" && grep -q 'seqID' "$T/act"; then
+    pass "clmatch --dna --help documents the DNA options and output"
+else
+    fail "clmatch --dna --help documents the DNA options and output" "exit $rc"
+fi
+"$CLM" --dna --stats -e GAATTC "$T/pal.fa" >/dev/null 2>"$T/err"
+if grep -q 'algorithm ' "$T/err" && grep -Eq 'text (packed|unpacked)' "$T/err" \
+    && grep -q '1 record(s)' "$T/err"; then
+    pass "--stats: algorithm, packing, records"
+else
+    fail "--stats: algorithm, packing, records" "$(head -n 5 "$T/err")"
+fi
+
+# ---- the real genome against seqkit locate ---------------------------------------------------
+G=$ROOT/data/umaydis.fa
+if [ ! -s "$G" ]; then
+    (cd "$ROOT" && sh tools/fetch-genome.sh >/dev/null 2>&1) || true
+fi
+# Bounded memory: the genome streamed twice (40 MB) and ten times (200 MB, 230 records)
+# through a pipe peaks at about the same resident size (the buffers reach their size within the
+# first 40 MB).
+if [ -s "$G" ] && /usr/bin/time -f %M true >/dev/null 2>&1; then
+    peak() {
+        i=0
+        while [ $i -lt "$1" ]; do cat "$G"; i=$((i + 1)); done | \
+            /usr/bin/time -f '%M' -o "$T/rss" "$CLM" --dna -c GAATTC >"$T/act" 2>"$T/err"
+        tail -n 1 "$T/rss"
+    }
+    one=$(peak 2)
+    ten=$(peak 10)
+    if [ "$(tail -n 1 "$T/act")" = "# total	96040" ] && [ "$ten" -lt $((one * 9 / 8 + 8192)) ]; then
+        pass "bounded memory: 40 MB and 200 MB of FASTA peak at ${one} and ${ten} KiB"
+    else
+        fail "bounded memory: 40 MB and 200 MB of FASTA peak at ${one} and ${ten} KiB" \
+            "$(tail -n 1 "$T/act"); $(head -n 3 "$T/err")"
+    fi
+fi
+if ! command -v seqkit >/dev/null 2>&1; then
+    echo "# seqkit not installed: comparisons with seqkit locate skipped"
+elif [ ! -s "$G" ]; then
+    echo "# data/umaydis.fa unavailable (tools/fetch-genome.sh failed): seqkit checks skipped"
+else
+    # A 2.8 MB subset: the first 2000 lines (120 kbp) of each of the 23 chromosomes, N runs
+    # included.
+    S=$T/umaydis-sub.fa
+    awk '/^>/ { n = 0; print; next } n++ < 2000' "$G" >"$S"
+    # seqkit prints several patterns in a random order (a Go map): it is run once per
+    # pattern and its rows regrouped by record (file order), then pattern (order given).
+    grep '^>' "$S" | cut -c 2- | awk '{ print $1 }' >"$T/ids"
+    # vs_seqkit NAME SEQKIT_OPTS CLMATCH_OPTS COLUMNS PATTERN... (options split at spaces)
+    vs_seqkit() {
+        name=$1 skopts=$2 clopts=$3 cols=$4
+        shift 4
+        j=0
+        skip=1d # the TSV header (BED has none)
+        [ "$cols" = 1-7 ] || skip=
+        : >"$T/sk"
+        for p in "$@"; do
+            j=$((j + 1))
+            # shellcheck disable=SC2086
+            seqkit locate $skopts -p "$p" "$S" 2>/dev/null | sed "$skip" | \
+                awk -v j=$j -F '\t' 'NR == FNR { rank[$1] = FNR; next } { print rank[$1] "\t" j "\t" $0 }' \
+                    "$T/ids" - >>"$T/sk"
+        done
+        { [ "$cols" = 1-7 ] && printf 'seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n'
+          sort -s -t '	' -k1,1n -k2,2n "$T/sk" | cut -f 3-; } >"$T/exp"
+        pargs=""
+        for p in "$@"; do pargs="$pargs -e $p"; done
+        # shellcheck disable=SC2086
+        "$CLM" --dna $clopts $pargs "$S" 2>"$T/err" | cut -f "$cols" >"$T/act"
+        rows=$(($(wc -l <"$T/exp") - 1))
+        same "seqkit locate $skopts: $name ($rows rows)" "$T/exp" "$T/act" "$T/err"
+    }
+    vs_seqkit "exact, palindrome (GAATTC) and not" "" "" 1-7 GAATTC GATTACA
+    vs_seqkit "exact -i, both strands" "-i" "-i" 1-7 GGATCC gattaca CAGCTG
+    vs_seqkit "degenerate -d" "-d" "" 1-7 GANTC RGATCY CCWGG
+    vs_seqkit "degenerate -d -i" "-d -i" "--degenerate -i" 1-7 GANTC ccwgg
+    vs_seqkit "degenerate -d, N runs in the pattern" "-d" "" 1-7 ACGNNNNNNCGT
+    vs_seqkit "-m 1 vs --mismatches-only -k 1" "-m 1" "--mismatches-only -k 1" 1-7 GATTACA GAATTC
+    vs_seqkit "-m 2 vs --mismatches-only -k 2" "-m 2" "--mismatches-only -k 2" 1-7 GATTACAGA
+    vs_seqkit "-m 1 -i vs -m 1 -i" "-m 1 -i" "-m 1 -i" 1-7 gattacag
+    vs_seqkit "--bed" "--bed" "--bed" 1-6 GAATTC GATTACA
+    # The whole genome once (20 MB, 23 records).
+    seqkit locate -i -p GGATCC "$G" >"$T/exp" 2>/dev/null
+    "$CLM" --dna -i -e GGATCC "$G" >"$T/act" 2>"$T/err"
+    same "seqkit locate -i: the whole genome ($(($(wc -l <"$T/exp") - 1)) rows)" \
+        "$T/exp" "$T/act" "$T/err"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
