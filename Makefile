@@ -3,6 +3,7 @@
 #   make demo       set up OpenCL (apt when root), build, search the real U. maydis genome
 #   make test       set up, build, run the test suite on the default device
 #   make bench      benchmark every algorithm x variant on every device (not part of tests)
+#   make bench-compare   clmatch vs grep, ripgrep, ugrep, Hyperscan, memmem (bench/README.md)
 #   make install PREFIX=/usr/local
 
 CC       ?= cc
@@ -22,6 +23,9 @@ LIB_OBJ  := $(patsubst host/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o
 CL_SRC   := $(sort $(wildcard cl/*.cl))
 TEST_SRC := $(wildcard tests/*.c)
 BENCH_SRC:= $(wildcard bench/*.c)
+# bench/compare.sh's CPU yardsticks are programs of their own, never part of clmatch-bench.
+CMP_SRC  := bench/hs_count.c bench/memmem_count.c
+BENCH_SRC:= $(filter-out $(CMP_SRC),$(BENCH_SRC))
 
 PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-example
 ALL      := $(B)/libclmatch.a $(B)/libclmatch.so $(PROGRAMS) $(B)/clmatch-tests \
@@ -99,6 +103,36 @@ test-asan: setup
 bench: setup
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
+
+# ---- bench/compare.sh: clmatch against the CPU tools (opt-in; never part of all or test) -----
+# make bench-tools          $(B)/memmem_count, and $(B)/hs_count when Hyperscan's headers exist
+#                           (Debian: libhyperscan-dev; HS_PREFIX=<dir>/usr for one extracted with
+#                           dpkg -x). libhs.a is linked in: hs_count needs only libc + libstdc++.
+# make bench-tools-static   the same, fully static (-static): they run on any x86-64 Linux
+# make bench-compare        make clmatch + bench-tools, then sh bench/compare.sh $(COMPARE_ARGS)
+HS_PREFIX  ?= /usr
+HS_LIBA     = $(firstword $(wildcard $(HS_PREFIX)/lib/*/libhs.a $(HS_PREFIX)/lib/libhs.a))
+HS_CXXLIB  ?= -lstdc++
+CMP_HS     := $(if $(wildcard $(HS_PREFIX)/include/hs/hs.h),yes)
+CMP_NOTE   := bench-tools: no $(HS_PREFIX)/include/hs/hs.h, so no hs_count (apt-get install \
+              libhyperscan-dev, or HS_PREFIX=<dpkg -x of its .deb>/usr; bench/README.md)
+
+.PHONY: bench-tools bench-tools-static bench-compare
+bench-tools: $(B)/memmem_count $(if $(CMP_HS),$(B)/hs_count)
+	@$(if $(CMP_HS),:,echo "$(CMP_NOTE)")
+bench-tools-static: $(B)/memmem_count-static $(if $(CMP_HS),$(B)/hs_count-static)
+	@$(if $(CMP_HS),:,echo "$(CMP_NOTE)")
+bench-compare: setup
+	@$(MAKE) --no-print-directory $(B)/clmatch bench-tools
+	@sh bench/compare.sh --build $(B) $(COMPARE_ARGS)
+
+$(B)/memmem_count $(B)/memmem_count-static: bench/memmem_count.c | $(B)
+	$(CC) $(WARN) $(CFLAGS) $(if $(filter %-static,$@),-static) -o $@ $< $(LDFLAGS) -lpthread
+$(B)/hs_count $(B)/hs_count-static: bench/hs_count.c | $(B)
+	@test -n "$(HS_LIBA)" || { echo "no libhs.a under $(HS_PREFIX)/lib (libhyperscan-dev has it)"; \
+		exit 1; }
+	$(CC) $(if $(filter-out /usr,$(HS_PREFIX)),-I$(HS_PREFIX)/include) $(WARN) $(CFLAGS) \
+		$(if $(filter %-static,$@),-static) -o $@ $< $(LDFLAGS) $(HS_LIBA) $(HS_CXXLIB) -lm -lpthread
 
 # ---- install ---------------------------------------------------------------------------
 install: all
