@@ -66,7 +66,38 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
             }                                                                              \
         }                                                                                  \
     } while (0)
-    FOR_EACH_BYTE(BITAP_STEP, text, from, stop);
+    uint i0 = from;
+#if K == 0 && W == 1 && STRANDS == 1 && !PACKED && LITTLE_ENDIAN_DEVICE
+    /* Fast path for a whole range of exact search (every range of a slab but the last):
+     * every match ending in it starts at `begin` or later (the automaton starts empty there)
+     * and is owned, so one 64-bit row in a register runs CHUNK/16 aligned loads with no
+     * per-byte checks. Worth ~2x on the H200 (bench/experiments). The m - 1 bytes past the
+     * range take the general path below. */
+    if (begin + CHUNK <= owned && begin + CHUNK <= n) {
+        __global const uint4 *t4 = (__global const uint4 *)(text + begin);
+        ulong D = 0;
+#define BITAP_FAST(byte, pos)                                                              \
+    do {                                                                                   \
+        D = ((D << 1) | 1ul) & tab[pat[(byte)]];                                           \
+        if (count_only)                                                                    \
+            found += (uint)(D >> (M - 1)) & 1u;                                            \
+        else if ((D >> (M - 1)) & 1ul)                                                     \
+            clm_emit(counter, out, cap, (pos) + 1, info);                                  \
+    } while (0)
+        for (uint j = 0; j < CHUNK / 16; ++j) {
+            const uint4 v = t4[j];
+            const uint p = begin + 16 * j;
+            STEP_WORD(BITAP_FAST, v.x, p);
+            STEP_WORD(BITAP_FAST, v.y, p + 4);
+            STEP_WORD(BITAP_FAST, v.z, p + 8);
+            STEP_WORD(BITAP_FAST, v.w, p + 12);
+        }
+#undef BITAP_FAST
+        R[0][0][0] = D;
+        i0 = begin + CHUNK;
+    }
+#endif
+    FOR_EACH_BYTE(BITAP_STEP, text, i0, stop);
 #undef BITAP_STEP
     return found;
 }

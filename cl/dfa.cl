@@ -10,13 +10,42 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 {
     uint found = 0, state = 0;
     const uint stop = min(begin + (CHUNK + M - 1), n);
+    uint i0 = begin;
+#if !PACKED && LITTLE_ENDIAN_DEVICE
+    /* Fast path for a whole range (every range of a slab but the last): all its starts are
+     * owned and all its bytes exist, so a loop of CHUNK/16 aligned loads runs with no
+     * per-byte ownership check - a match ending here starts at `begin` or later (the
+     * automaton starts empty there) and before begin + CHUNK. Worth ~1.5x on the H200
+     * (bench/experiments). The m - 1 bytes past the range take the checked path below. */
+    if (begin + CHUNK <= owned && begin + CHUNK <= n) {
+        __global const uint4 *t4 = (__global const uint4 *)(text + begin);
+#define DFA_FAST(byte, pos)                                                                \
+    do {                                                                                   \
+        state = tab[state * SIGMA + pat[(byte)]];                                          \
+        if (count_only)                                                                    \
+            found += state == M;                                                           \
+        else if (state == M)                                                               \
+            clm_emit(counter, out, cap, (pos) + 1 - M, info);                              \
+    } while (0)
+        for (uint j = 0; j < CHUNK / 16; ++j) {
+            const uint4 v = t4[j];
+            const uint p = begin + 16 * j;
+            STEP_WORD(DFA_FAST, v.x, p);
+            STEP_WORD(DFA_FAST, v.y, p + 4);
+            STEP_WORD(DFA_FAST, v.z, p + 8);
+            STEP_WORD(DFA_FAST, v.w, p + 12);
+        }
+#undef DFA_FAST
+        i0 = begin + CHUNK;
+    }
+#endif
 #define DFA_STEP(byte, pos)                                                                \
     do {                                                                                   \
         state = tab[state * SIGMA + pat[(byte)]];                                          \
         if (state == M)                                                                    \
             REPORT((pos) + 1 - M);                                                         \
     } while (0)
-    FOR_EACH_BYTE(DFA_STEP, text, begin, stop);
+    FOR_EACH_BYTE(DFA_STEP, text, i0, stop);
 #undef DFA_STEP
     return found;
 }
