@@ -277,6 +277,9 @@ for t in grep rg ugrep; do tool_ok $t && printf '%s\t1\n' $t >> "$rowlist"; done
 
 date_=$(date +%Y-%m-%d)
 host=$(hostname 2>/dev/null || uname -n)
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null) \
+    && { git -C "$root" diff --quiet HEAD -- 2>/dev/null || commit="$commit+changes"; }
+[ -n "$commit" ] || commit=unknown
 results="$tmp/results.tsv"; : > "$results"
 status=0
 
@@ -421,12 +424,12 @@ write_csv() {
 write_json() {
     awk -F'\t' -v cols="$cols" -v toolinfo="$toolinfo" -v notes="$notes" -v plist="$plist" \
         -v timer="$timer_ns" -v ncpu="$ncpu" -v label="$label" -v date_="$date_" -v host="$host" \
-        -v file="$file" -v reps="$reps" '
+        -v file="$file" -v reps="$reps" -v commit="$commit" '
         function j(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); return "\"" s "\"" }
         function num(s) { return s ~ /^-?[0-9]+([.][0-9]+)?([eE][-+]?[0-9]+)?$/ }
         BEGIN {
             nc = split(cols, cn, ",")
-            printf "{\n  \"label\": %s, \"date\": %s, \"host\": %s, \"cpus\": %d, \"file\": %s, \"reps\": %d,\n", j(label), j(date_), j(host), ncpu, j(file), reps
+            printf "{\n  \"label\": %s, \"date\": %s, \"host\": %s, \"cpus\": %d, \"file\": %s, \"reps\": %d, \"commit\": %s,\n", j(label), j(date_), j(host), ncpu, j(file), reps, j(commit)
             printf "  \"timer_overhead_s\": %.6f,\n  \"tools\": [", timer / 1e9
             n = 0; while ((getline l < toolinfo) > 0) { split(l, a, "|"); printf "%s\n    {\"tool\": %s, \"path\": %s, \"version\": %s}", n++ ? "," : "", j(a[1]), j(a[2]), j(a[3]) }
             printf "\n  ],\n  \"patterns\": ["
@@ -456,6 +459,7 @@ write_md() {
     mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null)
     echo "Host \`$host\`: ${cpu:-unknown CPU}, $ncpu CPUs, ${mem:-? GiB} memory, $(uname -sr)."
     echo "Text: \`$file\` ($file_bytes bytes) repeated to each size (the last copy cut)."
+    echo "Checkout: $commit (git; +changes: uncommitted changes in the tree)."
     echo
     echo "Whole-process wall time of each command with a warm page cache (one untimed read of"
     echo "the text, one untimed run of the command, then $reps timed runs: min and median)."
