@@ -26,7 +26,10 @@
 # Environment: CLMATCH, HS_COUNT, MEMMEM_COUNT, GREP, RG, UGREP: the programs (e.g. RG=/opt/rg/
 # usr/bin/rg, binaries extracted from .deb files); every tool runs under LC_ALL=C.
 # Writes <out>/<label>-<YYYY-MM-DD>-compare.md, .csv, .json and prints the markdown.
-# Exit status: 0 success, 1 a tool failed or the counts disagree, 2 bad arguments or input.
+# INT/TERM during the runs: the running command finishes, then the rows measured so far are
+# written as <label>-<date>-compare-partial.* (e.g. under `timeout 590 sh bench/compare.sh`).
+# Exit status: 0 success, 1 a tool failed, the counts disagree or the run was stopped, 2 bad
+# arguments or input.
 set -u
 LC_ALL=C
 export LC_ALL
@@ -298,6 +301,7 @@ measure() {  # size_bytes text_path pattern_id pattern tool config
     i=0
     while [ $i -le "$reps" ]; do
         run "$tmp/out" "$tmp/err" cmd_of "$tool" "$cfg" "$pat" "$text"
+        [ "$stopped" = 1 ] && break
         if [ "$rc" -ge 2 ]; then
             err="exit $rc: $(grep -v '^clmatch: \(device\|algorithm\|[0-9]* pattern\|scanned\|kernel\|setup\)' "$tmp/err" | head -n 1 | tr '\t' ' ')"
             break
@@ -320,6 +324,7 @@ measure() {  # size_bytes text_path pattern_id pattern tool config
         i=$((i + 1))
     done
     [ "$base" = clmatch ] || { dname=''; algo=''; }
+    [ -z "$err" ] && [ ! -s "$reps_f" ] && err="stopped before a timed run"
     if [ -n "$err" ]; then
         status=1
         say "FAILED $tool $cfg $pid: $err"
@@ -347,6 +352,10 @@ measure() {  # size_bytes text_path pattern_id pattern tool config
 }
 
 # ---- the runs ---------------------------------------------------------------------------
+# INT/TERM from here on: finish the command that runs, then report what was measured, as
+# <label>-<date>-compare-partial.* (exit status 1).
+stopped=0
+trap 'stopped=1' INT TERM
 mkdir -p "$scratch" || die "cannot create --scratch $scratch"
 made=''
 nrows=$(wc -l < "$rowlist"); npat=$(wc -l < "$plist")
@@ -377,9 +386,19 @@ for sz in $size_list; do
             k=$((k + 1))
             say "size $sz, pattern $pid, $tool $cfg ($k of $((nrows * npat)))"
             measure "$sz" "$text" "$pid" "$pat" "$tool" "$cfg" < /dev/null
+            [ "$stopped" = 1 ] && break
         done < "$rowlist"
+        [ "$stopped" = 1 ] && break
     done < "$plist"
+    [ "$stopped" = 1 ] && break
 done
+trap 'exit 130' INT TERM
+partial=''
+if [ "$stopped" = 1 ]; then
+    partial=-partial
+    status=1
+    note "stopped by a signal: the report holds the $(wc -l < "$results" | tr -d ' ') rows measured until then"
+fi
 [ "$clean" = 1 ] && [ -n "$made" ] && rm -f $made
 
 # ---- agreement: overlapping counts (clmatch --count-matches, hs, memmem) and line counts ----
@@ -562,7 +581,7 @@ write_md() {
 
 if [ "$nofiles" = 0 ]; then
     mkdir -p "$out" || die "cannot create --out $out"
-    stem="$out/$label-$date_-compare"
+    stem="$out/$label-$date_-compare$partial"
     write_csv > "$stem.csv"
     write_json > "$stem.json"
     write_md > "$stem.md"
