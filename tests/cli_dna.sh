@@ -171,6 +171,9 @@ if [ -n "$HAVE_PY" ]; then
     vs_ref "IUPAC -i --degenerate (columns keep their case)" "$F" --degenerate -i -e GAnTC
     vs_ref "--degenerate-text: N and codes in the text match" "$F" --degenerate-text \
         -e GATTACA -e GANTC
+    vs_ref "-k 1 --degenerate-text (edits with codes in the text)" "$F" -k 1 --degenerate-text \
+        -e GATTACA -e RGATCY
+    vs_ref "U in a pattern stands for T" "$F" -e GAAUUC -e gauuaca
     vs_ref "--strand +" "$F" --strand + -e GATTACA -e GAATTC
     vs_ref "--strand -" "$VARIANTS" --strand - -e GATTACA -e RGATCY
     vs_ref "-k 1 (edit distance; records' edges)" "$VARIANTS" -k 1 -e GATTACA -e GAATTC
@@ -240,6 +243,10 @@ printf 's\tGAACG\tGAACG\t-\t2\t6\tGAAcg\n' >"$T/exp"
 "$CLM" --dna -i --degenerate -e GAACG "$T/rc.fa" 2>"$T/err" | tail -n +2 >"$T/act"
 same "- strand matched: reverse complement of the text, case kept (--degenerate -i)" \
     "$T/exp" "$T/act" "$T/err"
+
+python3 "$REF" --strand + -e GATTACA "$F" >"$T/exp" 2>/dev/null
+"$CLM" --dna -P -e GATTACA "$F" >"$T/act" 2>"$T/err"
+[ -n "$HAVE_PY" ] && same "-P (seqkit's --only-positive-strand) = --strand +" "$T/exp" "$T/act" "$T/err"
 
 # ---- inputs that are not errors ---------------------------------------------------------------
 : >"$T/empty.fa"

@@ -729,6 +729,31 @@ static int load_pattern_file(const char *path, pattern_list *l)
     return rc;
 }
 
+static const dna_pattern *sort_base; /* qsort has no context argument */
+
+static int same_pattern(const dna_pattern *a, const dna_pattern *b)
+{
+    return a->len == b->len && a->name_len == b->name_len &&
+           memcmp(a->seq, b->seq, a->len) == 0 && memcmp(a->name, b->name, a->name_len) == 0;
+}
+
+/* Indices of patterns by (length, bytes, name, index). */
+static int pattern_cmp(const void *x, const void *y)
+{
+    const size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    const dna_pattern *a = &sort_base[i], *b = &sort_base[j];
+    int c;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    if ((c = memcmp(a->seq, b->seq, a->len)) != 0)
+        return c;
+    if (a->name_len != b->name_len)
+        return a->name_len < b->name_len ? -1 : 1;
+    if ((c = memcmp(a->name, b->name, a->name_len)) != 0)
+        return c;
+    return i < j ? -1 : i > j;
+}
+
 /* Gather, validate and deduplicate the patterns. Returns 0 or -1 after a message. */
 static int build_patterns(const dna_config *cfg, pattern_list *l)
 {
@@ -773,23 +798,37 @@ static int build_patterns(const dna_config *cfg, pattern_list *l)
                 p->shown[j] = (char)lower((unsigned char)p->shown[j]);
     }
     /* The same name and pattern given twice is searched (and reported) once; the first place
-     * it was given decides its rank in the output. */
-    for (i = 0, kept = 0; i < l->n; i++) {
-        int dup = 0;
-        for (j = 0; j < kept && !dup; j++)
-            dup = l->v[j].len == l->v[i].len && l->v[j].name_len == l->v[i].name_len &&
-                  memcmp(l->v[j].seq, l->v[i].seq, l->v[i].len) == 0 &&
-                  memcmp(l->v[j].name, l->v[i].name, l->v[i].name_len) == 0;
-        if (dup) {
-            free(l->v[i].name);
-            free(l->v[i].seq);
-            free(l->v[i].shown);
-            free(l->v[i].where);
-        } else {
-            l->v[kept++] = l->v[i];
+     * it was given decides its rank in the output. Sorted, so that large -f files stay fast. */
+    if (l->n > 1) {
+        size_t *order = malloc(l->n * sizeof *order);
+        char *dup = calloc(l->n, 1);
+        if (!order || !dup) {
+            free(order);
+            free(dup);
+            errmsg("out of memory");
+            return -1;
         }
+        for (i = 0; i < l->n; i++)
+            order[i] = i;
+        sort_base = l->v;
+        qsort(order, l->n, sizeof *order, pattern_cmp);
+        for (i = 1; i < l->n; i++)
+            if (same_pattern(&l->v[order[i - 1]], &l->v[order[i]]))
+                dup[order[i]] = 1; /* order[i - 1] was given earlier (ties sort by index) */
+        for (i = 0, kept = 0; i < l->n; i++) {
+            if (dup[i]) {
+                free(l->v[i].name);
+                free(l->v[i].seq);
+                free(l->v[i].shown);
+                free(l->v[i].where);
+            } else {
+                l->v[kept++] = l->v[i];
+            }
+        }
+        l->n = kept;
+        free(order);
+        free(dup);
     }
-    l->n = kept;
     return 0;
 }
 
