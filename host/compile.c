@@ -411,13 +411,20 @@ static int packable(const struct clm_symbols *sym, unsigned n, int caseless, uns
     return caseless ? in_both : in_upper || in_lower;
 }
 
-/* CLMATCH_PACKED=off (or CLM_PACKED=off) keeps every database on the byte path. */
-static int packing_disabled(void)
+/* Packing is asked for by CLM_PACKING or CLMATCH_PACKED=on, refused by CLM_NO_PACKING or
+ * CLMATCH_PACKED=off (or CLM_PACKED=...); off by default (slower where measured). */
+static int packing_wanted(unsigned flags)
 {
     const char *v = getenv("CLMATCH_PACKED");
     if (!v || !*v)
         v = getenv("CLM_PACKED");
-    return v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0);
+    if (flags & CLM_NO_PACKING)
+        return 0;
+    if (v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0))
+        return 0;
+    if (v && (strcmp(v, "on") == 0 || strcmp(v, "1") == 0))
+        return 1;
+    return (flags & CLM_PACKING) != 0;
 }
 
 /* One pass over both strands: the symbols of pattern f, empty sets up to the next word, then
@@ -494,7 +501,8 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     if (!opts)
         opts = &defaults;
     const unsigned known_flags = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY | CLM_DNA |
-                                 CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING;
+                                 CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING |
+                                 CLM_PACKING;
     if ((unsigned)opts->algorithm >= N_ALGORITHMS ||
         (unsigned)opts->table_memory > CLM_TABLE_CONSTANT ||
         (unsigned)opts->variant > CLM_VARIANT_SUBGROUP || (opts->flags & ~known_flags))
@@ -511,9 +519,10 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DNA and CLM_CLASSES exclude each other "
                                        "(DNA patterns are IUPAC codes: R, Y, N, ... are the "
                                        "classes)");
-    if (!dna && (opts->flags & (CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING)))
-        return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DEGENERATE_TEXT, CLM_BOTH_STRANDS and "
-                                       "CLM_NO_PACKING need CLM_DNA");
+    if (!dna && (opts->flags & (CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING |
+                                CLM_PACKING)))
+        return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DEGENERATE_TEXT, CLM_BOTH_STRANDS, "
+                                       "CLM_PACKING and CLM_NO_PACKING need CLM_DNA");
     unsigned k = opts->max_errors;
     if (k > CLM_MAX_ERRORS)
         return clm_fail(CLM_E_INVALID, "%u errors requested; at most %u are supported", k,
@@ -648,10 +657,10 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         unsigned pack_case = 0;
         /* the kernels that read through FOR_EACH_BYTE in item ranges; unpacking assumes
          * little-endian loads */
-        db->packed = dna && dev->little_endian && !(opts->flags & CLM_NO_PACKING) &&
+        db->packed = dna && dev->little_endian && packing_wanted(opts->flags) &&
                      (db->algorithm == CLM_ALGO_DFA ||
                       (db->algorithm == CLM_ALGO_BITAP && db->variant == CLM_VARIANT_ITEM)) &&
-                     packable(sym, n_sym, caseless, &pack_case) && !packing_disabled();
+                     packable(sym, n_sym, caseless, &pack_case);
         db->pack_case = pack_case;
         db->indels = k > 0 && !hamming;
         db->lead = db->indels ? k : 0;

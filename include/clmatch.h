@@ -28,8 +28,9 @@
  *  - CLMATCH_CACHE_DIR: directory of the on-disk program cache (default
  *    $XDG_CACHE_HOME/clmatch, else ~/.cache/clmatch); CLMATCH_CACHE=off disables it.
  *  - CLMATCH_SLAB_BYTES: default slab size of new scratches (tests use small slabs).
- *  - CLMATCH_PACKED=off (or CLM_PACKED=off): CLM_DNA databases compiled meanwhile keep the
- *    text as bytes on the device (as CLM_NO_PACKING).
+ *  - CLMATCH_PACKED=on: CLM_DNA databases compiled meanwhile pack the text where they can
+ *    (as CLM_PACKING); CLMATCH_PACKED=off (or CLM_PACKED=off): they never do (as
+ *    CLM_NO_PACKING).
  */
 #ifndef CLMATCH_H
 #define CLMATCH_H
@@ -244,6 +245,12 @@ typedef enum {
  *  path with the packed one; CLMATCH_PACKED=off in the environment does the same for every
  *  database. */
 #define CLM_NO_PACKING 64u
+/** With CLM_DNA: pack the text to 2 bits per base (plus a validity bit) on the device where
+ *  every pattern symbol allows it (clm_database_info.packed), dfa and bitap item only. Off by
+ *  default because it measured slower: the search kernels are bound by instructions, not by
+ *  memory, and unpacking adds work (H200: 124 vs 300 GB/s of kernel time, PoCL: 0.94 vs
+ *  3.2 GB/s, both strands, m = 13, 1 GB genome). CLM_NO_PACKING wins over it. */
+#define CLM_PACKING 128u
 
 typedef struct clm_compile_options {
     clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */

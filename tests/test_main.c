@@ -300,7 +300,7 @@ int main(int argc, char **argv)
 
     printf("# clmatch %s test suite, seed %llu%s (reproduce: --seed %llu or "
            "CLMATCH_TEST_SEED)\n",
-           clm_version(), (unsigned long long)t_seed, t_quick ? ", quick subset" : "",
+           clm_version(), (unsigned long long)t_seed, t_smoke ? ", quick subset" : t_quick ? ", standard set" : ", full set",
            (unsigned long long)t_seed);
     {
         int rc = clm_device_open(-1, -1, &t_dev);
