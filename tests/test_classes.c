@@ -186,8 +186,8 @@ static void test_exact(const void *arg)
     int reduce = a->variant == CLM_VARIANT_REDUCE || a->variant == CLM_VARIANT_SUBGROUP;
     int caseless = (a->flags & CLM_CASELESS) != 0;
 
-    if (a->variant == CLM_VARIANT_SUBGROUP && !t_has_extension("cl_khr_subgroup_shuffle")) {
-        t_note("device lacks cl_khr_subgroup_shuffle: nothing to run (diff.bitap-subgroup.* "
+    if (a->variant == CLM_VARIANT_SUBGROUP) {
+        t_note("the subgroup variant is not implemented: nothing to run (diff.bitap-subgroup.* "
                "checks the refusal)");
         return;
     }
