@@ -24,7 +24,7 @@ CL_SRC   := $(sort $(wildcard cl/*.cl))
 TEST_SRC := $(wildcard tests/*.c)
 BENCH_SRC:= $(wildcard bench/*.c)
 # bench/compare.sh's CPU yardsticks are programs of their own, never part of clmatch-bench.
-CMP_SRC  := bench/hs_count.c bench/memmem_count.c
+CMP_SRC  := bench/hs_count.c bench/memmem_count.c bench/yardstick.c
 BENCH_SRC:= $(filter-out $(CMP_SRC),$(BENCH_SRC))
 
 PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-example
@@ -126,13 +126,17 @@ bench-compare: setup
 	@$(MAKE) --no-print-directory $(B)/clmatch bench-tools
 	@sh bench/compare.sh --build $(B) $(COMPARE_ARGS)
 
-$(B)/memmem_count $(B)/memmem_count-static: bench/memmem_count.c | $(B)
-	$(CC) $(WARN) $(CFLAGS) $(if $(filter %-static,$@),-static) -o $@ $< $(LDFLAGS) -lpthread
-$(B)/hs_count $(B)/hs_count-static: bench/hs_count.c | $(B)
+# Both are their own main plus bench/yardstick.c (command line, load, threads, report).
+$(B)/memmem_count $(B)/memmem_count-static: bench/memmem_count.c bench/yardstick.c \
+		bench/yardstick.h | $(B)
+	$(CC) $(WARN) $(CFLAGS) $(if $(filter %-static,$@),-static) -o $@ $(filter %.c,$^) \
+		$(LDFLAGS) -lpthread
+$(B)/hs_count $(B)/hs_count-static: bench/hs_count.c bench/yardstick.c bench/yardstick.h | $(B)
 	@test -n "$(HS_LIBA)" || { echo "no libhs.a under $(HS_PREFIX)/lib (libhyperscan-dev has it)"; \
 		exit 1; }
 	$(CC) $(if $(filter-out /usr,$(HS_PREFIX)),-I$(HS_PREFIX)/include) $(WARN) $(CFLAGS) \
-		$(if $(filter %-static,$@),-static) -o $@ $< $(LDFLAGS) $(HS_LIBA) $(HS_CXXLIB) -lm -lpthread
+		$(if $(filter %-static,$@),-static) -o $@ $(filter %.c,$^) $(LDFLAGS) $(HS_LIBA) \
+		$(HS_CXXLIB) -lm -lpthread
 
 # ---- install ---------------------------------------------------------------------------
 install: all

@@ -13,63 +13,24 @@
  * takes an unsigned int length). Every occurrence is counted, overlapping ones included (the
  * numbers of `clmatch --count-matches` and memmem_count).
  *
+ * The command line, the load, the threads and the report are bench/yardstick.c's.
+ *
  * stdout: the count.  stderr: one line of key=value timings (load_s, compile_s, scan_s: the
  * best of REPS in-memory scans, scan_gbs = bytes / scan_s).  Exit status 0, or 2 on an error.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <hs/hs.h>
 
+#include "yardstick.h"
+
 #define PIECE ((size_t)1 << 30)
-#define MAX_THREADS 1024
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what, const char *detail)
-{
-    fprintf(stderr, "hs_count: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    exit(2);
-}
 
 typedef struct {
-    int fd;
-    char *text;
-    size_t n, m, begin, end; /* this part owns the starts in [begin, end) */
     hs_database_t *db;
-    hs_scratch_t *scratch;
-    unsigned long long count;
-    int err;
-} part;
-
-static void *load_part(void *arg)
-{
-    part *p = arg;
-    size_t off = p->begin;
-    while (off < p->end) {
-        ssize_t got = pread(p->fd, p->text + off, p->end - off, (off_t)off);
-        if (got <= 0) {
-            p->err = got < 0 ? errno : EIO;
-            return NULL;
-        }
-        off += (size_t)got;
-    }
-    return NULL;
-}
+    hs_scratch_t *scratch[YARD_MAX_THREADS]; /* one per part */
+    size_t m;
+} hs_shared;
 
 static int on_match(unsigned int id, unsigned long long from, unsigned long long to,
                     unsigned int flags, void *ctx)
@@ -79,178 +40,48 @@ static int on_match(unsigned int id, unsigned long long from, unsigned long long
     return 0;
 }
 
-static void *scan_part(void *arg)
+/* hs_scan takes an unsigned int length: 1 GiB pieces, each with m - 1 bytes of overlap. */
+static int scan(void *shared, int part, const char *text, size_t len, unsigned long long *count)
 {
-    part *p = arg;
-    p->count = 0;
-    for (size_t s = p->begin; s < p->end; s += PIECE) {
-        size_t e = p->end - s > PIECE ? s + PIECE : p->end;  /* starts in [s, e) */
-        size_t stop = e + p->m - 1 < p->n ? e + p->m - 1 : p->n;
-        if (stop - s < p->m)
+    hs_shared *h = shared;
+    for (size_t s = 0; s < len; s += PIECE) {
+        size_t stop = len - s > PIECE + h->m - 1 ? s + PIECE + h->m - 1 : len;
+        if (stop - s < h->m)
             continue;
-        hs_error_t r = hs_scan(p->db, p->text + s, (unsigned int)(stop - s), 0, p->scratch,
-                               on_match, &p->count);
-        if (r != HS_SUCCESS) {
-            p->err = (int)r;
-            return NULL;
-        }
+        hs_error_t r = hs_scan(h->db, text + s, (unsigned int)(stop - s), 0, h->scratch[part],
+                               on_match, count);
+        if (r != HS_SUCCESS)
+            return 1;
     }
-    return NULL;
-}
-
-/* Run fn over every part in its own thread (the calling thread takes the first part). */
-static void run_parts(part *parts, int t, void *(*fn)(void *))
-{
-    pthread_t tid[MAX_THREADS];
-    for (int i = 1; i < t; i++)
-        if (pthread_create(&tid[i], NULL, fn, &parts[i]) != 0)
-            die("pthread_create failed", NULL);
-    fn(&parts[0]);
-    for (int i = 1; i < t; i++)
-        pthread_join(tid[i], NULL);
-}
-
-/* Part i of t owns the starts in [part_start(i), part_start(i + 1)): equal shares of n. */
-static size_t part_start(size_t n, int t, int i)
-{
-    size_t q = n / (size_t)t, r = n % (size_t)t, k = (size_t)i;
-    return q * k + (k < r ? k : r);
-}
-
-static void usage(void)
-{
-    fprintf(stderr, "usage: hs_count [-t THREADS] [--read] [-r REPS] [-e] PATTERN FILE\n"
-                    "  -t N     scan threads (default 1; 0 = every online CPU)\n"
-                    "  --read   read the file into memory (pread) instead of mapping it (mmap)\n"
-                    "  -r N     time N in-memory scans, report the best (default 1)\n");
-    exit(2);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    long threads = 1, reps = 1;
-    int use_mmap = 1;
-    const char *pat = NULL, *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-t") && i + 1 < argc)
-            threads = strtol(argv[++i], NULL, 10);
-        else if (!strcmp(a, "-r") && i + 1 < argc)
-            reps = strtol(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--read"))
-            use_mmap = 0;
-        else if (!strcmp(a, "--mmap"))
-            use_mmap = 1;
-        else if (!strcmp(a, "-e") && i + 1 < argc && !pat)
-            pat = argv[++i];
-        else if (!strcmp(a, "--") && i + 1 < argc) {
-            for (i++; i < argc; i++) {
-                if (!pat)
-                    pat = argv[i];
-                else if (!path)
-                    path = argv[i];
-                else
-                    usage();
-            }
-        } else if (a[0] == '-' && a[1])
-            usage();
-        else if (!pat)
-            pat = a;
-        else if (!path)
-            path = a;
-        else
-            usage();
-    }
-    if (!pat || !path || reps < 1 || threads < 0)
-        usage();
-    if (threads == 0)
-        threads = sysconf(_SC_NPROCESSORS_ONLN);
-    if (threads < 1)
-        threads = 1;
-    if (threads > MAX_THREADS)
-        threads = MAX_THREADS;
-    size_t m = strlen(pat);
-    if (m == 0)
-        die("empty pattern", NULL);
+    yard y;
+    yard_open(&y, "hs_count", argc, argv);
+    double t1 = yard_now();
 
-    double t0 = now();
-    int fd = open(path, O_RDONLY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0)
-        die(path, strerror(errno));
-    size_t n = (size_t)st.st_size;
-    int t = (int)threads;
-    part *parts = calloc((size_t)t, sizeof *parts);
-    char *text;
-    if (!parts)
-        die("out of memory", NULL);
-    if (use_mmap) {
-        text = n ? mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0) : NULL;
-        if (n && text == MAP_FAILED)
-            die("mmap", strerror(errno));
-    } else {
-        text = malloc(n ? n : 1);
-        if (!text)
-            die("out of memory for the text", NULL);
-    }
-    for (int i = 0; i < t; i++) {
-        parts[i].fd = fd;
-        parts[i].text = text;
-        parts[i].n = n;
-        parts[i].m = m;
-        parts[i].begin = part_start(n, t, i);
-        parts[i].end = part_start(n, t, i + 1);
-    }
-    if (!use_mmap) {
-        run_parts(parts, t, load_part);
-        for (int i = 0; i < t; i++)
-            if (parts[i].err)
-                die(path, strerror(parts[i].err));
-    }
-    double t1 = now();
-
-    hs_database_t *db = NULL;
+    static hs_shared h;
     hs_compile_error_t *cerr = NULL;
-    if (hs_compile_lit(pat, 0, m, HS_MODE_BLOCK, NULL, &db, &cerr) != HS_SUCCESS)
-        die("hs_compile_lit", cerr ? cerr->message : "failed");
-    hs_scratch_t *scratch = NULL;
-    if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS)
-        die("hs_alloc_scratch failed", NULL);
-    for (int i = 0; i < t; i++) {
-        parts[i].db = db;
-        if (i == 0)
-            parts[i].scratch = scratch;
-        else if (hs_clone_scratch(scratch, &parts[i].scratch) != HS_SUCCESS)
-            die("hs_clone_scratch failed", NULL);
-    }
-    double t2 = now();
+    h.m = y.m;
+    if (hs_compile_lit(y.pat, 0, y.m, HS_MODE_BLOCK, NULL, &h.db, &cerr) != HS_SUCCESS)
+        yard_die(&y, "hs_compile_lit", cerr ? cerr->message : "failed");
+    if (hs_alloc_scratch(h.db, &h.scratch[0]) != HS_SUCCESS)
+        yard_die(&y, "hs_alloc_scratch failed", NULL);
+    for (int i = 1; i < y.threads; i++)
+        if (hs_clone_scratch(h.scratch[0], &h.scratch[i]) != HS_SUCCESS)
+            yard_die(&y, "hs_clone_scratch failed", NULL);
+    double t2 = yard_now();
 
-    double best = 0;
-    unsigned long long count = 0;
-    for (long r = 0; r < reps; r++) {
-        double s0 = now();
-        run_parts(parts, t, scan_part);
-        double s = now() - s0;
-        count = 0;
-        for (int i = 0; i < t; i++) {
-            if (parts[i].err)
-                die("hs_scan failed", NULL);
-            count += parts[i].count;
-        }
-        if (r == 0 || s < best)
-            best = s;
-    }
-    char ver[64];
-    snprintf(ver, sizeof ver, "%s", hs_version());
-    for (char *c = ver; *c; c++)
+    double best;
+    unsigned long long count = yard_scan(&y, scan, &h, "hs_scan failed", &best);
+    char mid[64], tail[80];
+    snprintf(mid, sizeof mid, "compile_s=%.6f ", t2 - t1);
+    snprintf(tail, sizeof tail, " hyperscan=%.63s", hs_version()); /* as 5.4.x wrote it */
+    for (char *c = tail + 1; *c; c++)
         if (*c == ' ')
             *c = '_';
-    printf("%llu\n", count);
-    fflush(stdout);
-    fprintf(stderr,
-            "hs_count: bytes=%zu m=%zu threads=%d reps=%ld load_s=%.6f compile_s=%.6f "
-            "scan_s=%.6f scan_gbs=%.3f matches=%llu mode=%s hyperscan=%s\n",
-            n, m, t, reps, t1 - t0, t2 - t1, best, best > 0 ? (double)n / best / 1e9 : 0.0,
-            count, use_mmap ? "mmap" : "read", ver);
+    yard_report(&y, count, best, mid, tail);
     return 0;
 }
