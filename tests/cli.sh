@@ -14,47 +14,9 @@
 # shellcheck disable=SC2002  # cat | clmatch is deliberate: a pipe takes the stream path
 set -u
 
-B=${1:-build}
-CLM=$B/clmatch
 ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 2
-LC_ALL=C
-export LC_ALL
-if [ ! -x "$CLM" ]; then
-    echo "cli.sh: $CLM not found (build it: make B=$B $CLM)" >&2
-    exit 2
-fi
-case $CLM in /*) ;; *) CLM=$(pwd)/$CLM ;; esac
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/clmatch-cli.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 130' INT TERM
-# A private program cache: built kernels are reused across this run only.
-: "${CLMATCH_CACHE_DIR:=$T/cache}"
-export CLMATCH_CACHE_DIR
-
-passed=0
-failed=0
-pass() {
-    passed=$((passed + 1))
-    printf 'ok - %s\n' "$1"
-}
-# fail NAME [DETAIL]
-fail() {
-    failed=$((failed + 1))
-    printf 'not ok - %s\n' "$1"
-    if [ $# -gt 1 ] && [ -n "$2" ]; then printf '%s\n' "$2" | head -n 12 | sed 's/^/#   /'; fi
-}
-# same NAME EXPECTED_FILE ACTUAL_FILE [STDERR_FILE]
-same() {
-    if cmp -s "$2" "$3"; then
-        pass "$1"
-    else
-        detail=$(diff "$2" "$3" | head -n 8 | cut -c 1-160)
-        if [ $# -gt 3 ] && [ -s "$4" ]; then detail="$detail
-stderr: $(head -n 3 "$4")"; fi
-        fail "$1" "$detail"
-    fi
-}
+. "$ROOT/tests/cli_lib.sh"
+cli_init "${1:-build}" cli
 
 # vs_grep NAME ALGO EXTRA ARGS...: clmatch -a ALGO EXTRA ARGS against grep -F ARGS (stdout and
 # exit status). EXTRA: clmatch-only options, split at spaces ("" for none).
@@ -108,25 +70,6 @@ ref_positions() {
                 off += length($0) + 1
             }' "$f"
     done | sort -n
-}
-
-# expect_error NAME WANT_STATUS REGEX CMD...: exit status and a stderr message (grep -iE;
-# a REGEX of the form =TEXT is a fixed string).
-expect_error() {
-    name=$1 want=$2 re=$3
-    shift 3
-    case $re in =*) gopt=-qiF re=${re#=} ;; *) gopt=-qiE ;; esac
-    "$@" >"$T/act" 2>"$T/err"
-    rc=$?
-    if [ $rc -ne "$want" ]; then
-        fail "$name" "exit $rc, want $want; stderr: $(head -n 3 "$T/err")"
-    elif ! grep $gopt -- "$re" "$T/err"; then
-        fail "$name" "stderr does not match /$re/: $(head -n 3 "$T/err")"
-    elif [ "$want" -eq 2 ] && ! grep -q '^clmatch: ' "$T/err"; then
-        fail "$name" "stderr lacks the 'clmatch: ' prefix: $(head -n 3 "$T/err")"
-    else
-        pass "$name"
-    fi
 }
 
 # ---- test inputs ------------------------------------------------------------------------
@@ -612,5 +555,4 @@ else
     fail "--help documents -k, --mismatches-only, --variant, classes and -F"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_summary

@@ -9,62 +9,10 @@
 # "N passed, M failed" and the exit status is non-zero when M > 0.
 set -u
 
-B=${1:-build}
-CLM=$B/clmatch
 ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 2
-LC_ALL=C
-export LC_ALL
-if [ ! -x "$CLM" ]; then
-    echo "cli_dna.sh: $CLM not found (build it: make B=$B $CLM)" >&2
-    exit 2
-fi
-case $CLM in /*) ;; *) CLM=$(pwd)/$CLM ;; esac
+. "$ROOT/tests/cli_lib.sh"
+cli_init "${1:-build}" dna
 REF="$ROOT/tests/ref_dna.py"
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/clmatch-dna.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 130' INT TERM
-: "${CLMATCH_CACHE_DIR:=$T/cache}"
-export CLMATCH_CACHE_DIR
-
-passed=0
-failed=0
-pass() {
-    passed=$((passed + 1))
-    printf 'ok - %s\n' "$1"
-}
-fail() {
-    failed=$((failed + 1))
-    printf 'not ok - %s\n' "$1"
-    if [ $# -gt 1 ] && [ -n "$2" ]; then printf '%s\n' "$2" | head -n 12 | sed 's/^/#   /'; fi
-}
-# same NAME EXPECTED_FILE ACTUAL_FILE [STDERR_FILE]
-same() {
-    if cmp -s "$2" "$3"; then
-        pass "$1"
-    else
-        detail=$(diff "$2" "$3" | head -n 8 | cut -c 1-160)
-        if [ $# -gt 3 ] && [ -s "$4" ]; then detail="$detail
-stderr: $(head -n 3 "$4")"; fi
-        fail "$1" "$detail"
-    fi
-}
-# expect_error NAME WANT_STATUS REGEX CMD...: exit status and a stderr message (grep -iE).
-expect_error() {
-    name=$1 want=$2 re=$3
-    shift 3
-    "$@" >"$T/act" 2>"$T/err"
-    rc=$?
-    if [ $rc -ne "$want" ]; then
-        fail "$name" "exit $rc, want $want; stderr: $(head -n 3 "$T/err")"
-    elif ! grep -qiE -- "$re" "$T/err"; then
-        fail "$name" "stderr does not match /$re/: $(head -n 3 "$T/err")"
-    elif ! grep -q '^clmatch: ' "$T/err"; then
-        fail "$name" "stderr lacks the 'clmatch: ' prefix: $(head -n 3 "$T/err")"
-    else
-        pass "$name"
-    fi
-}
 # vs_ref NAME FILES -- ARGS...: clmatch --dna ARGS FILES against ref_dna.py ARGS on the first
 # of FILES (the reference is computed once; FILES are the same records written differently).
 # Compares stdout and the exit status.
@@ -408,5 +356,4 @@ else
         "$T/exp" "$T/act" "$T/err"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+cli_summary

@@ -12,6 +12,7 @@
  * only once no later match can need it.
  */
 #include "clmatch.h"
+#include "cli_common.h"
 #include "dna.h"
 
 #include <errno.h>
@@ -19,19 +20,13 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-enum { EXIT_MATCH = 0, EXIT_NO_MATCH = 1, EXIT_TROUBLE = 2 };
-
-#define DEFAULT_BLOCK_BYTES ((size_t)16 << 20)
-#define OUT_BUF_BYTES ((size_t)1 << 20)
 #define STDIN_LABEL "(standard input)"
 
 /* What is printed, in order of precedence when several are asked for. */
@@ -61,112 +56,12 @@ typedef struct {
     int mismatches_only; /* --mismatches-only */
     int classes;         /* set by build_patterns: some pattern uses class syntax */
     int stats, list_devices, json;
-    int platform, device; /* -1: automatic */
-    clm_algorithm algorithm;
-    clm_table_memory table_memory;
-    clm_variant variant;
-    size_t block_bytes;
+    cli_device_opts dev; /* -p -d -a --variant --table-memory --block-size */
     const char **pattern_args; /* -e values, or the PATTERN operand */
     size_t n_pattern_args;
     char **files;
     size_t n_files;
 } config;
-
-/* ---------------------------------------------------------------------------------------- */
-/* Output: our own buffer, because a stdio call per field (three or four per match) costs a  */
-/* lock each and dominates -o / --positions on inputs with many matches.                     */
-/* ---------------------------------------------------------------------------------------- */
-
-static struct {
-    char *buf;
-    size_t len, cap;
-    int failed; /* errno of the first failed write, 0 if none */
-} out;
-
-static void out_flush(void)
-{
-    if (out.len > 0 && !out.failed && fwrite(out.buf, 1, out.len, stdout) != out.len)
-        out.failed = errno ? errno : EIO;
-    out.len = 0;
-}
-
-static void out_bytes(const void *p, size_t n)
-{
-    if (n > out.cap - out.len) {
-        out_flush();
-        if (n > out.cap) { /* too big to buffer: write it straight through */
-            if (!out.failed && fwrite(p, 1, n, stdout) != n)
-                out.failed = errno ? errno : EIO;
-            return;
-        }
-    }
-    memcpy(out.buf + out.len, p, n);
-    out.len += n;
-}
-
-static void out_char(char ch)
-{
-    if (out.len == out.cap)
-        out_flush();
-    out.buf[out.len++] = ch;
-}
-
-static void out_u64(uint64_t v)
-{
-    char tmp[20];
-    size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    out_bytes(tmp + i, sizeof tmp - i);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Messages                                                                                   */
-/* ---------------------------------------------------------------------------------------- */
-
-static void errmsg(const char *fmt, ...)
-{
-    va_list ap;
-    out_flush(); /* keep stdout and stderr in order on a terminal */
-    (void)fflush(stdout);
-    fputs("clmatch: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-/* A library failure: what we were doing, the status name, then the library's detail (which
- * lists the platforms/devices that exist, says how to install OpenCL, or holds a build log). */
-static void report_clm(const char *what, int status)
-{
-    /* Copy the detail first: it stays valid only until the next library call. */
-    const char *detail = clm_last_error();
-    char *copy = NULL;
-    if (detail && *detail) {
-        size_t n = strlen(detail);
-        copy = malloc(n + 1);
-        if (copy)
-            memcpy(copy, detail, n + 1);
-    }
-    errmsg("%s: %s", what, clm_strerror(status));
-    if (copy) {
-        size_t n = strlen(copy);
-        while (n > 0 && copy[n - 1] == '\n')
-            copy[--n] = '\0';
-        fprintf(stderr, "clmatch: %s\n", copy);
-        free(copy);
-    }
-}
-
-static void usage_hint(void)
-{
-    fputs("Usage: clmatch [OPTIONS] PATTERN [FILE...]\n"
-          "Try 'clmatch --help' for more information.\n",
-          stderr);
-}
 
 static void print_help(void)
 {
@@ -251,15 +146,12 @@ static void print_help(void)
 /* ---------------------------------------------------------------------------------------- */
 
 enum {
-    OPT_COUNT_MATCHES = 256,
+    OPT_COUNT_MATCHES = CLI_OPT_LOCAL,
     OPT_POSITIONS,
     OPT_NON_OVERLAPPING,
-    OPT_TABLE_MEMORY,
     OPT_LIST_DEVICES,
     OPT_JSON,
     OPT_STATS,
-    OPT_BLOCK_SIZE,
-    OPT_VARIANT,
     OPT_MISMATCHES_ONLY,
     OPT_HELP
 };
@@ -279,57 +171,15 @@ static const struct option long_options[] = {
     {"non-overlapping", no_argument, NULL, OPT_NON_OVERLAPPING},
     {"quiet", no_argument, NULL, 'q'},
     {"silent", no_argument, NULL, 'q'},
-    {"platform", required_argument, NULL, 'p'},
-    {"device", required_argument, NULL, 'd'},
-    {"algorithm", required_argument, NULL, 'a'},
-    {"table-memory", required_argument, NULL, OPT_TABLE_MEMORY},
-    {"variant", required_argument, NULL, OPT_VARIANT},
+    CLI_DEVICE_LONG_OPTIONS,
     {"errors", required_argument, NULL, 'k'},
     {"mismatches-only", no_argument, NULL, OPT_MISMATCHES_ONLY},
     {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
     {"json", no_argument, NULL, OPT_JSON},
     {"stats", no_argument, NULL, OPT_STATS},
-    {"block-size", required_argument, NULL, OPT_BLOCK_SIZE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
-
-static int parse_index(const char *s, int *out_index)
-{
-    char *end;
-    long v;
-    if (*s < '0' || *s > '9') /* strtol would accept spaces and signs */
-        return -1;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || *end || v > INT_MAX)
-        return -1;
-    *out_index = (int)v;
-    return 0;
-}
-
-static int parse_size(const char *s, size_t *out_size)
-{
-    char *end;
-    unsigned long long v;
-    unsigned shift = 0;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno)
-        return -1;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (*end || v == 0 || v > (SIZE_MAX >> shift) / 2) /* halved: the window adds to it */
-        return -1;
-    *out_size = (size_t)v << shift;
-    return 0;
-}
 
 /* Returns -1 to go on, else the exit status (0 after --help/--version, 2 on a usage error). */
 static int parse_args(int argc, char **argv, config *cfg)
@@ -337,11 +187,7 @@ static int parse_args(int argc, char **argv, config *cfg)
     int opt;
     memset(cfg, 0, sizeof *cfg);
     cfg->with_filename = -1;
-    cfg->platform = cfg->device = -1;
-    cfg->algorithm = CLM_ALGO_AUTO;
-    cfg->table_memory = CLM_TABLE_AUTO;
-    cfg->variant = CLM_VARIANT_AUTO;
-    cfg->block_bytes = DEFAULT_BLOCK_BYTES;
+    cli_device_opts_init(&cfg->dev);
     cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
     if (!cfg->pattern_args) {
         errmsg("out of memory");
@@ -350,6 +196,12 @@ static int parse_args(int argc, char **argv, config *cfg)
 
     opterr = 0; /* our own messages, with our prefix */
     while ((opt = getopt_long(argc, argv, ":e:iFnbHhcoqp:d:a:k:V", long_options, NULL)) != -1) {
+        /* The block gets the hold-back added to it: half of the address space at most. */
+        int dst = cli_device_option(opt, optarg, &cfg->dev, 2, "");
+        if (dst < 0)
+            return EXIT_TROUBLE;
+        if (dst == 0)
+            continue;
         switch (opt) {
         case 'e': cfg->pattern_args[cfg->n_pattern_args++] = optarg; break;
         case 'i': cfg->caseless = 1; break;
@@ -372,52 +224,13 @@ static int parse_args(int argc, char **argv, config *cfg)
             int k;
             /* The range (at most CLM_MAX_ERRORS, below the pattern length) is the library's
              * to check: its message names the limit. */
-            if (parse_index(optarg, &k) != 0) {
+            if (cli_parse_index(optarg, &k) != 0) {
                 errmsg("invalid number of errors '%s' for -k (expected a number >= 0)", optarg);
                 return EXIT_TROUBLE;
             }
             cfg->max_errors = (unsigned)k;
             break;
         }
-        case OPT_VARIANT:
-            if (clm_variant_from_name(optarg, &cfg->variant) != CLM_OK) {
-                errmsg("unknown variant '%s' (expected auto, item, reduce or subgroup)", optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
-        case 'p':
-            if (parse_index(optarg, &cfg->platform) != 0) {
-                errmsg("invalid platform index '%s' (expected a number >= 0)", optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
-        case 'd':
-            if (parse_index(optarg, &cfg->device) != 0) {
-                errmsg("invalid device index '%s' (expected a number >= 0)", optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
-        case 'a':
-            if (clm_algorithm_from_name(optarg, &cfg->algorithm) != CLM_OK) {
-                errmsg("unknown algorithm '%s' (expected auto, naive, kmp, dfa, bitap, bmh or "
-                       "witness)",
-                       optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
-        case OPT_TABLE_MEMORY:
-            if (clm_table_memory_from_name(optarg, &cfg->table_memory) != CLM_OK) {
-                errmsg("unknown table memory '%s' (expected auto, global, local or constant)",
-                       optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
-        case OPT_BLOCK_SIZE:
-            if (parse_size(optarg, &cfg->block_bytes) != 0) {
-                errmsg("invalid block size '%s' (expected bytes > 0, with K, M or G)", optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
         case OPT_HELP:
             print_help();
             return EXIT_MATCH;
@@ -425,17 +238,8 @@ static int parse_args(int argc, char **argv, config *cfg)
             printf("clmatch %d.%d.%d (libclmatch %s)\n", CLM_VERSION_MAJOR, CLM_VERSION_MINOR,
                    CLM_VERSION_PATCH, clm_version());
             return EXIT_MATCH;
-        case ':':
-            errmsg("option '%s' requires an argument", argv[optind - 1]);
-            usage_hint();
-            return EXIT_TROUBLE;
-        default: /* '?' */
-            if (optopt)
-                errmsg("invalid option -- '%c'", optopt);
-            else
-                errmsg("unrecognized option '%s'", argv[optind - 1]);
-            usage_hint();
-            return EXIT_TROUBLE;
+        default: /* ':' or '?' */
+            return cli_option_error(opt, argv, "", "");
         }
     }
 
@@ -445,21 +249,10 @@ static int parse_args(int argc, char **argv, config *cfg)
     }
     if (cfg->list_devices)
         return -1;
-    if (cfg->mismatches_only && cfg->max_errors == 0) {
-        errmsg("--mismatches-only needs -k K with K >= 1 (the number of substitutions allowed)");
-        usage_hint();
+    if (cli_check_mismatches(cfg->mismatches_only, cfg->max_errors, "") != 0 ||
+        cli_operands(argc, argv, cfg->n_pattern_args == 0, cfg->pattern_args,
+                     &cfg->n_pattern_args, &cfg->files, &cfg->n_files, "") != 0)
         return EXIT_TROUBLE;
-    }
-    if (cfg->n_pattern_args == 0) {
-        if (optind >= argc) {
-            errmsg("no PATTERN given");
-            usage_hint();
-            return EXIT_TROUBLE;
-        }
-        cfg->pattern_args[cfg->n_pattern_args++] = argv[optind++];
-    }
-    cfg->files = argv + optind;
-    cfg->n_files = (size_t)(argc - optind);
 
     cfg->mode = cfg->quiet           ? MODE_QUIET
                 : cfg->count_matches ? MODE_COUNT_MATCHES
@@ -606,7 +399,7 @@ static void scan_ctx_init(scan_ctx *c, const config *cfg, const char *label)
 
 static int stop_now(const scan_ctx *c)
 {
-    return c->error || out.failed;
+    return c->error || cli_out.failed;
 }
 
 /* The library gave a match whose text we no longer (or never) had: a contract violation. */
@@ -870,14 +663,6 @@ typedef struct {
     int matched, failed;
 } run_state;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-        return 0.0;
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int count_fast_path(const config *cfg)
 {
     return cfg->mode == MODE_COUNT_MATCHES && !cfg->non_overlapping;
@@ -920,27 +705,6 @@ static int scan_mapped(run_state *r, scan_ctx *c, int fd, size_t size, const cha
         rc = -1;
     }
     return rc;
-}
-
-/* Read until buf is full or the input ends. Returns 0 or an errno; *eof set at the end. */
-static int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof)
-{
-    *got = 0;
-    *eof = 0;
-    while (*got < want) {
-        ssize_t n = read(fd, buf + *got, want - *got);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        if (n == 0) {
-            *eof = 1;
-            break;
-        }
-        *got += (size_t)n;
-    }
-    return 0;
 }
 
 static int ensure_window(run_state *r, size_t need)
@@ -1034,12 +798,12 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
     while (!eof) {
         size_t got, old;
         int err;
-        if (ensure_window(r, wlen + cfg->block_bytes) != 0) {
-            errmsg("%s: out of memory for a %zu-byte read window", name, wlen + cfg->block_bytes);
+        if (ensure_window(r, wlen + cfg->dev.block_bytes) != 0) {
+            errmsg("%s: out of memory for a %zu-byte read window", name, wlen + cfg->dev.block_bytes);
             rc = -1;
             break;
         }
-        err = read_block(fd, r->win + wlen, cfg->block_bytes, &got, &eof);
+        err = read_block(fd, r->win + wlen, cfg->dev.block_bytes, &got, &eof);
         if (err) {
             errmsg("%s: %s", name, strerror(err));
             rc = -1;
@@ -1350,9 +1114,7 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
                 dbi.flags & CLM_MISMATCHES_ONLY ? " (mismatches only)" : "",
                 dbi.flags & CLM_CLASSES ? ", classes" : "",
                 dbi.flags & CLM_CASELESS ? ", caseless" : "");
-        if (dbi.choice[0])
-            fprintf(stderr, " \xe2\x80\x94 %.*s", (int)sizeof dbi.choice, dbi.choice);
-        fputc('\n', stderr);
+        cli_stats_choice(&dbi);
         fprintf(stderr,
                 "clmatch: %u pattern(s) of %zu..%zu symbols, work-group %u, %u bytes/item, "
                 "kernels %s\n",
@@ -1364,14 +1126,10 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
                 "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64
                 " occurrence(s), %" PRIu64 " rescan(s)\n",
                 s.bytes, s.slabs, s.matches, s.rescans);
-        fprintf(stderr, "clmatch: kernel %.6f s", s.kernel_seconds);
-        if (s.kernel_seconds > 0)
-            fprintf(stderr, " (%.2f GB/s)", (double)s.bytes / s.kernel_seconds / 1e9);
-        fprintf(stderr, ", transfers %.6f s, in library %.6f s\n", s.transfer_seconds,
-                s.wall_seconds);
+        fputs("clmatch: ", stderr);
+        cli_stats_kernel(&s);
     }
-    fprintf(stderr, "clmatch: setup %.6f s (device, compile), search end-to-end %.6f s",
-            setup_s, search_s);
+    cli_stats_setup(setup_s, search_s);
     if (search_s > 0)
         fprintf(stderr, " (%" PRIu64 " bytes, %.2f GB/s)", r->bytes_in,
                 (double)r->bytes_in / search_s / 1e9);
@@ -1385,16 +1143,10 @@ static int setup_device(run_state *r, const pattern *pats, size_t n)
     clm_compile_options opts;
     const char **ptrs;
     size_t *lens, i;
-    int st, p = r->cfg.platform, d = r->cfg.device;
+    int st;
 
-    if (d >= 0 && p < 0)
-        p = 0; /* -d alone: a device of the first platform */
-    st = clm_device_open(p, p < 0 ? -1 : d, &r->dev);
-    if (st != CLM_OK) {
-        r->dev = NULL;
-        report_clm("cannot open an OpenCL device", st);
+    if (cli_open_device(&r->cfg.dev, &r->dev) != 0)
         return -1;
-    }
 
     ptrs = malloc(n * sizeof *ptrs);
     lens = malloc(n * sizeof *lens);
@@ -1412,9 +1164,9 @@ static int setup_device(run_state *r, const pattern *pats, size_t n)
             r->max_len = lens[i];
     }
     clm_compile_options_init(&opts);
-    opts.algorithm = r->cfg.algorithm;
-    opts.table_memory = r->cfg.table_memory;
-    opts.variant = r->cfg.variant;
+    opts.algorithm = r->cfg.dev.algorithm;
+    opts.table_memory = r->cfg.dev.table_memory;
+    opts.variant = r->cfg.dev.variant;
     opts.max_errors = r->cfg.max_errors;
     if (r->cfg.caseless)
         opts.flags |= CLM_CASELESS;
@@ -1443,13 +1195,7 @@ static int setup_device(run_state *r, const pattern *pats, size_t n)
         }
         return -1;
     }
-    st = clm_scratch_alloc(r->db, NULL, &r->scratch);
-    if (st != CLM_OK) {
-        r->scratch = NULL;
-        report_clm("cannot allocate device buffers", st);
-        return -1;
-    }
-    return 0;
+    return cli_alloc_scratch(r->db, &r->scratch);
 }
 
 int main(int argc, char **argv)
@@ -1480,20 +1226,7 @@ int main(int argc, char **argv)
     if (build_patterns(&r.cfg, &pats, &n_pats) != 0)
         goto done;
 
-    out.cap = OUT_BUF_BYTES;
-    out.buf = malloc(out.cap);
-    if (!out.buf) {
-        out.cap = 0;
-        errmsg("out of memory");
-        goto done;
-    }
-    /* Our buffer hands stdio whole megabytes; a second copy in stdio would only cost. */
-    if (setvbuf(stdout, NULL, _IONBF, 0) != 0) {
-        errmsg("cannot set up standard output");
-        goto done;
-    }
-
-    if (setup_device(&r, pats, n_pats) != 0)
+    if (cli_output_init() != 0 || setup_device(&r, pats, n_pats) != 0)
         goto done;
 
     t_search = now_seconds();
@@ -1503,14 +1236,14 @@ int main(int argc, char **argv)
     }
     for (i = 0; i < r.cfg.n_files; i++) {
         search_file(&r, r.cfg.files[i]);
-        if (out.failed || (r.cfg.mode == MODE_QUIET && r.matched))
+        if (cli_out.failed || (r.cfg.mode == MODE_QUIET && r.matched))
             break; /* like grep -q: the first match decides */
     }
     out_flush();
     t_search = now_seconds() - t_search;
 
-    if (out.failed) {
-        errmsg("write error: %s", strerror(out.failed));
+    if (cli_out.failed) {
+        errmsg("write error: %s", strerror(cli_out.failed));
         status = EXIT_TROUBLE;
     } else if (r.cfg.mode == MODE_QUIET && r.matched) {
         status = EXIT_MATCH;
@@ -1521,17 +1254,11 @@ int main(int argc, char **argv)
         print_stats(&r, t_search > 0 ? (now_seconds() - t_start) - t_search : 0.0, t_search);
 
 done:
-    if (out.buf)
-        out_flush();
-    if (fflush(stdout) != 0 && status != EXIT_TROUBLE) {
-        fprintf(stderr, "clmatch: write error: %s\n", strerror(errno));
-        status = EXIT_TROUBLE;
-    }
+    status = cli_output_finish(status);
     clm_scratch_free(r.scratch);
     clm_database_free(r.db);
     clm_device_close(r.dev);
     free(r.win);
-    free(out.buf);
     free(pats);
     free(r.cfg.pattern_args);
     return status;

@@ -22,6 +22,7 @@
 #include "dna.h"
 
 #include "clmatch.h"
+#include "cli_common.h"
 #include "fasta.h"
 
 #include <errno.h>
@@ -29,18 +30,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-enum { EXIT_MATCH = 0, EXIT_NO_MATCH = 1, EXIT_TROUBLE = 2 };
-
-#define DEFAULT_BLOCK_BYTES ((size_t)16 << 20)
-#define OUT_BUF_BYTES ((size_t)1 << 20)
 #define STDIN_NAME "stdin" /* the record name of a raw sequence read from standard input */
 
 /* Strand selection (bits). */
@@ -64,11 +59,7 @@ typedef struct {
     int mismatches_only;
     int strands;
     int bed, count, stats;
-    int platform, device;
-    clm_algorithm algorithm;
-    clm_variant variant;
-    clm_table_memory table_memory;
-    size_t block_bytes;
+    cli_device_opts dev; /* -p -d -a --variant --table-memory --block-size */
     const char **pattern_args; /* -e values, or the PATTERN operand */
     size_t n_pattern_args;
     const char **pattern_files; /* -f values */
@@ -76,104 +67,6 @@ typedef struct {
     char **files;
     size_t n_files;
 } dna_config;
-
-/* ---------------------------------------------------------------------------------------- */
-/* Output through our own buffer (a stdio call per field costs a lock each).                */
-/* ---------------------------------------------------------------------------------------- */
-
-static struct {
-    char *buf;
-    size_t len, cap;
-    int failed; /* errno of the first failed write */
-} out;
-
-static void out_flush(void)
-{
-    if (out.len > 0 && !out.failed && fwrite(out.buf, 1, out.len, stdout) != out.len)
-        out.failed = errno ? errno : EIO;
-    out.len = 0;
-}
-
-static void out_bytes(const void *p, size_t n)
-{
-    if (n > out.cap - out.len) {
-        out_flush();
-        if (n > out.cap) {
-            if (!out.failed && fwrite(p, 1, n, stdout) != n)
-                out.failed = errno ? errno : EIO;
-            return;
-        }
-    }
-    memcpy(out.buf + out.len, p, n);
-    out.len += n;
-}
-
-static void out_str(const char *s)
-{
-    out_bytes(s, strlen(s));
-}
-
-static void out_char(char ch)
-{
-    if (out.len == out.cap)
-        out_flush();
-    out.buf[out.len++] = ch;
-}
-
-static void out_u64(uint64_t v)
-{
-    char tmp[20];
-    size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    out_bytes(tmp + i, sizeof tmp - i);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Messages                                                                                   */
-/* ---------------------------------------------------------------------------------------- */
-
-static void errmsg(const char *fmt, ...)
-{
-    va_list ap;
-    if (out.buf)
-        out_flush(); /* keep stdout and stderr in order on a terminal */
-    (void)fflush(stdout);
-    fputs("clmatch: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-static void report_clm(const char *what, int status)
-{
-    const char *detail = clm_last_error();
-    char *copy = NULL;
-    if (detail && *detail) {
-        size_t n = strlen(detail);
-        copy = malloc(n + 1);
-        if (copy)
-            memcpy(copy, detail, n + 1);
-    }
-    errmsg("%s: %s", what, clm_strerror(status));
-    if (copy) {
-        size_t n = strlen(copy);
-        while (n > 0 && copy[n - 1] == '\n')
-            copy[--n] = '\0';
-        fprintf(stderr, "clmatch: %s\n", copy);
-        free(copy);
-    }
-}
-
-static void usage_hint(void)
-{
-    fputs("Usage: clmatch --dna [OPTIONS] PATTERN [FILE...]\n"
-          "Try 'clmatch --dna --help' for more information.\n",
-          stderr);
-}
 
 static void print_help(void)
 {
@@ -264,7 +157,7 @@ static unsigned char lower(unsigned char c)
 /* ---------------------------------------------------------------------------------------- */
 
 enum {
-    OPT_DNA = 256,
+    OPT_DNA = CLI_OPT_LOCAL,
     OPT_FASTA,
     OPT_DEGENERATE,
     OPT_DEGENERATE_TEXT,
@@ -272,9 +165,6 @@ enum {
     OPT_STRAND,
     OPT_BED,
     OPT_STATS,
-    OPT_VARIANT,
-    OPT_TABLE_MEMORY,
-    OPT_BLOCK_SIZE,
     OPT_HELP
 };
 
@@ -293,57 +183,15 @@ static const struct option long_options[] = {
     {"only-positive-strand", no_argument, NULL, 'P'},
     {"bed", no_argument, NULL, OPT_BED},
     {"count", no_argument, NULL, 'c'},
-    {"platform", required_argument, NULL, 'p'},
-    {"device", required_argument, NULL, 'd'},
-    {"algorithm", required_argument, NULL, 'a'},
-    {"variant", required_argument, NULL, OPT_VARIANT},
-    {"table-memory", required_argument, NULL, OPT_TABLE_MEMORY},
-    {"block-size", required_argument, NULL, OPT_BLOCK_SIZE},
+    CLI_DEVICE_LONG_OPTIONS,
     {"stats", no_argument, NULL, OPT_STATS},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
-static int parse_index(const char *s, int *out_index)
-{
-    char *end;
-    long v;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || *end || v > INT_MAX)
-        return -1;
-    *out_index = (int)v;
-    return 0;
-}
-
-static int parse_size(const char *s, size_t *out_size)
-{
-    char *end;
-    unsigned long long v;
-    unsigned shift = 0;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno)
-        return -1;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (*end || v == 0 || v > (SIZE_MAX >> shift) / 4)
-        return -1;
-    *out_size = (size_t)v << shift;
-    return 0;
-}
-
 static int parse_errors(const char *opt, const char *arg, unsigned *k)
 {
     int v;
-    if (parse_index(arg, &v) != 0) {
+    if (cli_parse_index(arg, &v) != 0) {
         errmsg("invalid number of errors '%s' for %s (expected a number >= 0)", arg, opt);
         return -1;
     }
@@ -357,11 +205,7 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
     int opt;
     memset(cfg, 0, sizeof *cfg);
     cfg->strands = STRAND_BOTH;
-    cfg->platform = cfg->device = -1;
-    cfg->algorithm = CLM_ALGO_AUTO;
-    cfg->variant = CLM_VARIANT_AUTO;
-    cfg->table_memory = CLM_TABLE_AUTO;
-    cfg->block_bytes = DEFAULT_BLOCK_BYTES;
+    cli_device_opts_init(&cfg->dev);
     cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
     cfg->pattern_files = malloc(sizeof *cfg->pattern_files * (size_t)(argc > 0 ? argc : 1));
     if (!cfg->pattern_args || !cfg->pattern_files) {
@@ -372,6 +216,12 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
     opterr = 0;
     optind = 1;
     while ((opt = getopt_long(argc, argv, ":e:f:ik:m:Pcp:d:a:", long_options, NULL)) != -1) {
+        /* A quarter of the address space at most for a block. */
+        int dst = cli_device_option(opt, optarg, &cfg->dev, 4, "; seqkit's -d is --degenerate");
+        if (dst < 0)
+            return EXIT_TROUBLE;
+        if (dst == 0)
+            continue;
         switch (opt) {
         case OPT_DNA: break;
         case OPT_FASTA: cfg->fasta_force = 1; break;
@@ -406,83 +256,24 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
         case OPT_BED: cfg->bed = 1; break;
         case 'c': cfg->count = 1; break;
         case OPT_STATS: cfg->stats = 1; break;
-        case 'p':
-            if (parse_index(optarg, &cfg->platform) != 0) {
-                errmsg("invalid platform index '%s' (expected a number >= 0)", optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
-        case 'd':
-            if (parse_index(optarg, &cfg->device) != 0) {
-                errmsg("invalid device index '%s' (expected a number >= 0; seqkit's -d is "
-                       "--degenerate)",
-                       optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
-        case 'a':
-            if (clm_algorithm_from_name(optarg, &cfg->algorithm) != CLM_OK) {
-                errmsg("unknown algorithm '%s' (expected auto, naive, kmp, dfa, bitap, bmh or "
-                       "witness)",
-                       optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
-        case OPT_VARIANT:
-            if (clm_variant_from_name(optarg, &cfg->variant) != CLM_OK) {
-                errmsg("unknown variant '%s' (expected auto, item, reduce or subgroup)", optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
-        case OPT_TABLE_MEMORY:
-            if (clm_table_memory_from_name(optarg, &cfg->table_memory) != CLM_OK) {
-                errmsg("unknown table memory '%s' (expected auto, global, local or constant)",
-                       optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
-        case OPT_BLOCK_SIZE:
-            if (parse_size(optarg, &cfg->block_bytes) != 0) {
-                errmsg("invalid block size '%s' (expected bytes > 0, with K, M or G)", optarg);
-                return EXIT_TROUBLE;
-            }
-            break;
         case OPT_HELP:
             print_help();
             return EXIT_MATCH;
-        case ':':
-            errmsg("option '%s' requires an argument", argv[optind - 1]);
-            usage_hint();
-            return EXIT_TROUBLE;
-        default:
-            if (optopt)
-                errmsg("invalid option -- '%c' in DNA mode", optopt);
-            else
-                errmsg("unrecognized option '%s' in DNA mode", argv[optind - 1]);
-            usage_hint();
-            return EXIT_TROUBLE;
+        default: /* ':' or '?' */
+            return cli_option_error(opt, argv, "--dna ", " in DNA mode");
         }
     }
-    if (cfg->mismatches_only && cfg->max_errors == 0) {
-        errmsg("--mismatches-only needs -k K with K >= 1 (the number of substitutions allowed)");
-        usage_hint();
+    if (cli_check_mismatches(cfg->mismatches_only, cfg->max_errors, "--dna ") != 0)
         return EXIT_TROUBLE;
-    }
     if (cfg->bed && cfg->count) {
         errmsg("--bed and -c exclude each other");
-        usage_hint();
+        cli_usage_hint("--dna ");
         return EXIT_TROUBLE;
     }
-    if (cfg->n_pattern_args == 0 && cfg->n_pattern_files == 0) {
-        if (optind >= argc) {
-            errmsg("no PATTERN given");
-            usage_hint();
-            return EXIT_TROUBLE;
-        }
-        cfg->pattern_args[cfg->n_pattern_args++] = argv[optind++];
-    }
-    cfg->files = argv + optind;
-    cfg->n_files = (size_t)(argc - optind);
+    if (cli_operands(argc, argv, cfg->n_pattern_args == 0 && cfg->n_pattern_files == 0,
+                     cfg->pattern_args, &cfg->n_pattern_args, &cfg->files, &cfg->n_files,
+                     "--dna ") != 0)
+        return EXIT_TROUBLE;
     return -1;
 }
 
@@ -881,14 +672,6 @@ typedef struct {
     int internal; /* an internal error stopped the scan */
 } dna_run;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-        return 0.0;
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     size_t c = *cap ? *cap : 64;
@@ -1027,7 +810,7 @@ static int on_match(const clm_match *m, void *vctx)
     hit *h;
     size_t n;
 
-    if (out.failed)
+    if (cli_out.failed)
         return 1;
     /* Every match of a record starts before the record's end, and matches arrive by start:
      * the records that end at or before this start are complete. */
@@ -1156,26 +939,6 @@ static int on_record_end(void *vctx)
 /* One file                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-static int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof)
-{
-    *got = 0;
-    *eof = 0;
-    while (*got < want) {
-        ssize_t n = read(fd, buf + *got, want - *got);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        if (n == 0) {
-            *eof = 1;
-            break;
-        }
-        *got += (size_t)n;
-    }
-    return 0;
-}
-
 /* Hand the new window bytes to the stream, then deliver what is settled and drop the text no
  * later match needs. */
 static int push_window(dna_run *r, clm_stream *s)
@@ -1243,7 +1006,7 @@ static void search_file(dna_run *r, const char *path)
     }
     while (rc == 0 && !eof) {
         size_t got;
-        int err = read_block(fd, r->block, r->cfg.block_bytes, &got, &eof);
+        int err = read_block(fd, r->block, r->cfg.dev.block_bytes, &got, &eof);
         if (err) {
             errmsg("%s: %s", label, strerror(err));
             rc = -1;
@@ -1306,16 +1069,10 @@ static int setup_device(dna_run *r)
     size_t *lens, i, j;
     unsigned *ids;
     char **rc_seqs = NULL;
-    int st, p = cfg->platform, d = cfg->device;
+    int st;
 
-    if (d >= 0 && p < 0)
-        p = 0;
-    st = clm_device_open(p, p < 0 ? -1 : d, &r->dev);
-    if (st != CLM_OK) {
-        r->dev = NULL;
-        report_clm("cannot open an OpenCL device", st);
+    if (cli_open_device(&cfg->dev, &r->dev) != 0)
         return -1;
-    }
     if (r->pats.n > UINT_MAX) {
         errmsg("too many patterns");
         return -1;
@@ -1351,9 +1108,9 @@ static int setup_device(dna_run *r)
         }
     }
     clm_compile_options_init(&opts);
-    opts.algorithm = cfg->algorithm;
-    opts.variant = cfg->variant;
-    opts.table_memory = cfg->table_memory;
+    opts.algorithm = cfg->dev.algorithm;
+    opts.variant = cfg->dev.variant;
+    opts.table_memory = cfg->dev.table_memory;
     opts.max_errors = cfg->max_errors;
     opts.flags = CLM_DNA;
     if (cfg->caseless)
@@ -1370,11 +1127,8 @@ static int setup_device(dna_run *r)
         report_clm("cannot compile the patterns", st);
         goto done;
     }
-    st = clm_scratch_alloc(r->db, NULL, &r->scratch);
-    if (st != CLM_OK) {
-        r->scratch = NULL;
-        report_clm("cannot allocate device buffers", st);
-    }
+    if (cli_alloc_scratch(r->db, &r->scratch) != 0)
+        st = CLM_E_NOMEM; /* only "not CLM_OK" counts below: the failure is reported */
 done:
     if (rc_seqs)
         for (i = 0; i < r->pats.n; i++)
@@ -1402,9 +1156,7 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
                 dbi.flags & CLM_CASELESS ? ", caseless" : "",
                 dbi.flags & CLM_DEGENERATE_TEXT ? ", degenerate text" : "",
                 dbi.flags & CLM_BOTH_STRANDS ? ", both strands" : "");
-        if (dbi.choice[0])
-            fprintf(stderr, " \xe2\x80\x94 %.*s", (int)sizeof dbi.choice, dbi.choice);
-        fputc('\n', stderr);
+        cli_stats_choice(&dbi);
         fprintf(stderr,
                 "clmatch: %u pattern(s) of %zu..%zu bases, text %s, strands %s, kernels %s\n",
                 dbi.pattern_count, dbi.min_length, dbi.max_length,
@@ -1422,15 +1174,11 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
     if (clm_scratch_get_stats(r->scratch, &s) == CLM_OK) {
         fprintf(stderr,
                 "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64
-                " rescan(s); kernel %.6f s",
-                s.bytes, s.slabs, s.rescans, s.kernel_seconds);
-        if (s.kernel_seconds > 0)
-            fprintf(stderr, " (%.2f GB/s)", (double)s.bytes / s.kernel_seconds / 1e9);
-        fprintf(stderr, ", transfers %.6f s, in library %.6f s\n", s.transfer_seconds,
-                s.wall_seconds);
+                " rescan(s); ",
+                s.bytes, s.slabs, s.rescans);
+        cli_stats_kernel(&s);
     }
-    fprintf(stderr, "clmatch: setup %.6f s (device, compile), search end-to-end %.6f s",
-            setup_s, search_s);
+    cli_stats_setup(setup_s, search_s);
     if (search_s > 0)
         fprintf(stderr, " (%.1f MB/s of input)", (double)r->bytes_in / search_s / 1e6);
     fputc('\n', stderr);
@@ -1458,15 +1206,11 @@ int dna_main(int argc, char **argv)
     if (build_patterns(&r.cfg, &r.pats) != 0)
         goto done;
 
-    out.cap = OUT_BUF_BYTES;
-    out.buf = malloc(out.cap);
-    r.block = malloc(r.cfg.block_bytes);
-    if (!out.buf || !r.block) {
-        errmsg("out of memory");
+    if (cli_output_init() != 0)
         goto done;
-    }
-    if (setvbuf(stdout, NULL, _IONBF, 0) != 0) {
-        errmsg("cannot set up standard output");
+    r.block = malloc(r.cfg.dev.block_bytes);
+    if (!r.block) {
+        errmsg("out of memory");
         goto done;
     }
     if (setup_device(&r) != 0)
@@ -1481,9 +1225,9 @@ int dna_main(int argc, char **argv)
         out_str("seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched");
         out_str(r.cfg.max_errors > 0 ? "\tedits\n" : "\n");
     }
-    for (i = 0; i < r.cfg.n_files && !out.failed; i++)
+    for (i = 0; i < r.cfg.n_files && !cli_out.failed; i++)
         search_file(&r, r.cfg.files[i]);
-    if (r.cfg.count && !out.failed) {
+    if (r.cfg.count && !cli_out.failed) {
         out_str("# total\t");
         out_u64(r.total_matches);
         out_char('\n');
@@ -1491,8 +1235,8 @@ int dna_main(int argc, char **argv)
     out_flush();
     t_search = now_seconds() - t_search;
 
-    if (out.failed) {
-        errmsg("write error: %s", strerror(out.failed));
+    if (cli_out.failed) {
+        errmsg("write error: %s", strerror(cli_out.failed));
         status = EXIT_TROUBLE;
     } else {
         status = r.failed ? EXIT_TROUBLE : r.total_matches > 0 ? EXIT_MATCH : EXIT_NO_MATCH;
@@ -1501,12 +1245,7 @@ int dna_main(int argc, char **argv)
         print_stats(&r, (now_seconds() - t_start) - t_search, t_search);
 
 done:
-    if (out.buf)
-        out_flush();
-    if (fflush(stdout) != 0 && status != EXIT_TROUBLE) {
-        fprintf(stderr, "clmatch: write error: %s\n", strerror(errno));
-        status = EXIT_TROUBLE;
-    }
+    status = cli_output_finish(status);
     clm_scratch_free(r.scratch);
     clm_database_free(r.db);
     clm_device_close(r.dev);
@@ -1516,8 +1255,6 @@ done:
     free(r.hits);
     free(r.arena);
     free(r.block);
-    free(out.buf);
-    out.buf = NULL;
     free(r.cfg.pattern_args);
     free(r.cfg.pattern_files);
     return status;

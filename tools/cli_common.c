@@ -1,0 +1,316 @@
+/*
+ * The parts of the clmatch CLI that its two modes share (cli_common.h).
+ */
+#include "cli_common.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+cli_output cli_out;
+
+/* ---------------------------------------------------------------------------------------- */
+/* Output                                                                                     */
+/* ---------------------------------------------------------------------------------------- */
+
+void out_flush(void)
+{
+    if (cli_out.len > 0 && !cli_out.failed &&
+        fwrite(cli_out.buf, 1, cli_out.len, stdout) != cli_out.len)
+        cli_out.failed = errno ? errno : EIO;
+    cli_out.len = 0;
+}
+
+int cli_output_init(void)
+{
+    cli_out.cap = OUT_BUF_BYTES;
+    cli_out.buf = malloc(cli_out.cap);
+    if (!cli_out.buf) {
+        cli_out.cap = 0;
+        errmsg("out of memory");
+        return -1;
+    }
+    /* Our buffer hands stdio whole megabytes; a second copy in stdio would only cost. */
+    if (setvbuf(stdout, NULL, _IONBF, 0) != 0) {
+        errmsg("cannot set up standard output");
+        return -1;
+    }
+    return 0;
+}
+
+int cli_output_finish(int status)
+{
+    if (cli_out.buf)
+        out_flush();
+    if (fflush(stdout) != 0 && status != EXIT_TROUBLE) {
+        fprintf(stderr, "clmatch: write error: %s\n", strerror(errno));
+        status = EXIT_TROUBLE;
+    }
+    free(cli_out.buf);
+    cli_out.buf = NULL;
+    cli_out.len = cli_out.cap = 0;
+    return status;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Messages                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+void errmsg(const char *fmt, ...)
+{
+    va_list ap;
+    if (cli_out.buf)
+        out_flush(); /* keep stdout and stderr in order on a terminal */
+    (void)fflush(stdout);
+    fputs("clmatch: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void report_clm(const char *what, int status)
+{
+    /* Copy the detail first: it stays valid only until the next library call. */
+    const char *detail = clm_last_error();
+    char *copy = NULL;
+    if (detail && *detail) {
+        size_t n = strlen(detail);
+        copy = malloc(n + 1);
+        if (copy)
+            memcpy(copy, detail, n + 1);
+    }
+    errmsg("%s: %s", what, clm_strerror(status));
+    if (copy) {
+        size_t n = strlen(copy);
+        while (n > 0 && copy[n - 1] == '\n')
+            copy[--n] = '\0';
+        fprintf(stderr, "clmatch: %s\n", copy);
+        free(copy);
+    }
+}
+
+void cli_usage_hint(const char *mode)
+{
+    fprintf(stderr,
+            "Usage: clmatch %s[OPTIONS] PATTERN [FILE...]\n"
+            "Try 'clmatch %s--help' for more information.\n",
+            mode, mode);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Options                                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+void cli_device_opts_init(cli_device_opts *o)
+{
+    o->platform = o->device = -1;
+    o->algorithm = CLM_ALGO_AUTO;
+    o->variant = CLM_VARIANT_AUTO;
+    o->table_memory = CLM_TABLE_AUTO;
+    o->block_bytes = DEFAULT_BLOCK_BYTES;
+}
+
+int cli_parse_index(const char *s, int *out_index)
+{
+    char *end;
+    long v;
+    if (*s < '0' || *s > '9') /* strtol would accept spaces and signs */
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end || v > INT_MAX)
+        return -1;
+    *out_index = (int)v;
+    return 0;
+}
+
+static int parse_size(const char *s, size_t *out_size, unsigned div)
+{
+    char *end;
+    unsigned long long v;
+    unsigned shift = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end || v == 0 || v > (SIZE_MAX >> shift) / div)
+        return -1;
+    *out_size = (size_t)v << shift;
+    return 0;
+}
+
+int cli_device_option(int opt, const char *arg, cli_device_opts *o, unsigned block_div,
+                      const char *device_hint)
+{
+    switch (opt) {
+    case 'p':
+        if (cli_parse_index(arg, &o->platform) != 0) {
+            errmsg("invalid platform index '%s' (expected a number >= 0)", arg);
+            return -1;
+        }
+        return 0;
+    case 'd':
+        if (cli_parse_index(arg, &o->device) != 0) {
+            errmsg("invalid device index '%s' (expected a number >= 0%s)", arg, device_hint);
+            return -1;
+        }
+        return 0;
+    case 'a':
+        if (clm_algorithm_from_name(arg, &o->algorithm) != CLM_OK) {
+            errmsg("unknown algorithm '%s' (expected auto, naive, kmp, dfa, bitap, bmh or "
+                   "witness)",
+                   arg);
+            return -1;
+        }
+        return 0;
+    case CLI_OPT_VARIANT:
+        if (clm_variant_from_name(arg, &o->variant) != CLM_OK) {
+            errmsg("unknown variant '%s' (expected auto, item, reduce or subgroup)", arg);
+            return -1;
+        }
+        return 0;
+    case CLI_OPT_TABLE_MEMORY:
+        if (clm_table_memory_from_name(arg, &o->table_memory) != CLM_OK) {
+            errmsg("unknown table memory '%s' (expected auto, global, local or constant)", arg);
+            return -1;
+        }
+        return 0;
+    case CLI_OPT_BLOCK_SIZE:
+        if (parse_size(arg, &o->block_bytes, block_div) != 0) {
+            errmsg("invalid block size '%s' (expected bytes > 0, with K, M or G)", arg);
+            return -1;
+        }
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+int cli_option_error(int opt, char **argv, const char *mode, const char *suffix)
+{
+    if (opt == ':')
+        errmsg("option '%s' requires an argument", argv[optind - 1]);
+    else if (optopt)
+        errmsg("invalid option -- '%c'%s", optopt, suffix);
+    else
+        errmsg("unrecognized option '%s'%s", argv[optind - 1], suffix);
+    cli_usage_hint(mode);
+    return EXIT_TROUBLE;
+}
+
+int cli_check_mismatches(int mismatches_only, unsigned max_errors, const char *mode)
+{
+    if (mismatches_only && max_errors == 0) {
+        errmsg("--mismatches-only needs -k K with K >= 1 (the number of substitutions allowed)");
+        cli_usage_hint(mode);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_operands(int argc, char **argv, int need_pattern, const char **pattern_args,
+                 size_t *n_pattern_args, char ***files, size_t *n_files, const char *mode)
+{
+    if (need_pattern) {
+        if (optind >= argc) {
+            errmsg("no PATTERN given");
+            cli_usage_hint(mode);
+            return -1;
+        }
+        pattern_args[(*n_pattern_args)++] = argv[optind++];
+    }
+    *files = argv + optind;
+    *n_files = (size_t)(argc - optind);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Device setup, timings                                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+int cli_open_device(const cli_device_opts *o, clm_device **dev)
+{
+    int p = o->platform, d = o->device, st;
+    if (d >= 0 && p < 0)
+        p = 0; /* -d alone: a device of the first platform */
+    st = clm_device_open(p, p < 0 ? -1 : d, dev);
+    if (st != CLM_OK) {
+        *dev = NULL;
+        report_clm("cannot open an OpenCL device", st);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_alloc_scratch(clm_database *db, clm_scratch **scratch)
+{
+    int st = clm_scratch_alloc(db, NULL, scratch);
+    if (st != CLM_OK) {
+        *scratch = NULL;
+        report_clm("cannot allocate device buffers", st);
+        return -1;
+    }
+    return 0;
+}
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0.0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof)
+{
+    *got = 0;
+    *eof = 0;
+    while (*got < want) {
+        ssize_t n = read(fd, buf + *got, want - *got);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (n == 0) {
+            *eof = 1;
+            break;
+        }
+        *got += (size_t)n;
+    }
+    return 0;
+}
+
+void cli_stats_choice(const clm_database_info *dbi)
+{
+    if (dbi->choice[0])
+        fprintf(stderr, " \xe2\x80\x94 %.*s", (int)sizeof dbi->choice, dbi->choice);
+    fputc('\n', stderr);
+}
+
+void cli_stats_kernel(const clm_stats *s)
+{
+    fprintf(stderr, "kernel %.6f s", s->kernel_seconds);
+    if (s->kernel_seconds > 0)
+        fprintf(stderr, " (%.2f GB/s)", (double)s->bytes / s->kernel_seconds / 1e9);
+    fprintf(stderr, ", transfers %.6f s, in library %.6f s\n", s->transfer_seconds,
+            s->wall_seconds);
+}
+
+void cli_stats_setup(double setup_s, double search_s)
+{
+    fprintf(stderr, "clmatch: setup %.6f s (device, compile), search end-to-end %.6f s",
+            setup_s, search_s);
+}

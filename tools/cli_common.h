@@ -1,0 +1,170 @@
+/*
+ * What the two modes of the clmatch CLI share (tools/clmatch.c, and tools/dna.c for --dna):
+ * the output buffer, messages, the device and kernel options, operands, device setup,
+ * timings and the end of main. One copy, so that both modes word their messages alike.
+ */
+#ifndef CLMATCH_CLI_COMMON_H
+#define CLMATCH_CLI_COMMON_H
+
+#include "clmatch.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { EXIT_MATCH = 0, EXIT_NO_MATCH = 1, EXIT_TROUBLE = 2 };
+
+#define DEFAULT_BLOCK_BYTES ((size_t)16 << 20)
+#define OUT_BUF_BYTES ((size_t)1 << 20)
+
+/* ---- output: our own buffer, because a stdio call per field (three or four per match) costs
+ * a lock each and dominates -o / --positions on inputs with many matches. The small writers
+ * are inline: they run once per field. ---- */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int failed; /* errno of the first failed write, 0 if none */
+} cli_output;
+
+extern cli_output cli_out;
+
+void out_flush(void);
+
+static inline void out_bytes(const void *p, size_t n)
+{
+    if (n > cli_out.cap - cli_out.len) {
+        out_flush();
+        if (n > cli_out.cap) { /* too big to buffer: write it straight through */
+            if (!cli_out.failed && fwrite(p, 1, n, stdout) != n)
+                cli_out.failed = errno ? errno : EIO;
+            return;
+        }
+    }
+    memcpy(cli_out.buf + cli_out.len, p, n);
+    cli_out.len += n;
+}
+
+static inline void out_str(const char *s)
+{
+    out_bytes(s, strlen(s));
+}
+
+static inline void out_char(char ch)
+{
+    if (cli_out.len == cli_out.cap)
+        out_flush();
+    cli_out.buf[cli_out.len++] = ch;
+}
+
+static inline void out_u64(uint64_t v)
+{
+    char tmp[20];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    out_bytes(tmp + i, sizeof tmp - i);
+}
+
+/* Allocate the buffer and make stdout unbuffered (our buffer hands stdio whole megabytes).
+ * Returns 0, or -1 after a message. */
+int cli_output_init(void);
+
+/* The end of main: flush what is buffered, report a failed final flush of stdout (unless the
+ * status already says trouble), free the buffer. Returns the exit status. */
+int cli_output_finish(int status);
+
+/* ---- messages ---- */
+
+/* "clmatch: " + the message + newline on stderr, after flushing stdout. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+void errmsg(const char *fmt, ...);
+
+/* A library failure: what we were doing, the status name, then the library's detail (which
+ * lists the platforms/devices that exist, says how to install OpenCL, or holds a build log). */
+void report_clm(const char *what, int status);
+
+/* The two-line usage hint on stderr; mode is "" or "--dna ". */
+void cli_usage_hint(const char *mode);
+
+/* ---- options ---- */
+
+/* Option codes shared by both modes' long-option tables; each mode numbers its own options
+ * from CLI_OPT_LOCAL on. */
+enum {
+    CLI_OPT_VARIANT = 256,
+    CLI_OPT_TABLE_MEMORY,
+    CLI_OPT_BLOCK_SIZE,
+    CLI_OPT_LOCAL
+};
+
+/* Their entries in a struct option table. */
+#define CLI_DEVICE_LONG_OPTIONS                                                              \
+    {"platform", required_argument, NULL, 'p'},                                              \
+    {"device", required_argument, NULL, 'd'},                                                \
+    {"algorithm", required_argument, NULL, 'a'},                                             \
+    {"variant", required_argument, NULL, CLI_OPT_VARIANT},                                   \
+    {"table-memory", required_argument, NULL, CLI_OPT_TABLE_MEMORY},                         \
+    {"block-size", required_argument, NULL, CLI_OPT_BLOCK_SIZE}
+
+/* Device and kernel options (-p -d -a --variant --table-memory --block-size). */
+typedef struct {
+    int platform, device; /* -1: automatic */
+    clm_algorithm algorithm;
+    clm_variant variant;
+    clm_table_memory table_memory;
+    size_t block_bytes;
+} cli_device_opts;
+
+void cli_device_opts_init(cli_device_opts *o);
+
+/* A non-negative int (no sign, no space). Returns 0 or -1. */
+int cli_parse_index(const char *s, int *out_index);
+
+/* Handle option opt with argument arg if it is one of the device options. block_div bounds
+ * --block-size to SIZE_MAX / block_div (room for what the caller adds to a block);
+ * device_hint is appended to the message for a bad -d. Returns 1 when opt is not a device
+ * option, 0 when handled, -1 after a message. */
+int cli_device_option(int opt, const char *arg, cli_device_opts *o, unsigned block_div,
+                      const char *device_hint);
+
+/* getopt_long returned ':' or '?': report it (suffix after the message, e.g. " in DNA
+ * mode"), then the usage hint. Returns EXIT_TROUBLE. */
+int cli_option_error(int opt, char **argv, const char *mode, const char *suffix);
+
+/* --mismatches-only without -k K >= 1. Returns 0, or -1 after a message and the hint. */
+int cli_check_mismatches(int mismatches_only, unsigned max_errors, const char *mode);
+
+/* The operands after the options: when need_pattern, the first one is the PATTERN (appended
+ * to pattern_args); the rest are files. Returns 0, or -1 after a message and the hint. */
+int cli_operands(int argc, char **argv, int need_pattern, const char **pattern_args,
+                 size_t *n_pattern_args, char ***files, size_t *n_files, const char *mode);
+
+/* ---- device setup and timings ---- */
+
+/* Open the device the options name (-d alone: a device of platform 0). 0, or -1 after a
+ * message (*dev NULL). */
+int cli_open_device(const cli_device_opts *o, clm_device **dev);
+
+/* 0, or -1 after a message (*scratch NULL). */
+int cli_alloc_scratch(clm_database *db, clm_scratch **scratch);
+
+double now_seconds(void);
+
+/* Read until buf is full or the input ends. Returns 0 or an errno; *eof set at the end. */
+int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof);
+
+/* --stats pieces: " — CHOICE" (when the library gave one) and the newline; "kernel S s
+ * (GB/s), transfers S s, in library S s" and the newline; "clmatch: setup S s (device,
+ * compile), search end-to-end S s" (the caller ends the line). */
+void cli_stats_choice(const clm_database_info *dbi);
+void cli_stats_kernel(const clm_stats *s);
+void cli_stats_setup(double setup_s, double search_s);
+
+#endif
