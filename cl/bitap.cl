@@ -66,7 +66,6 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
             }                                                                              \
         }                                                                                  \
     } while (0)
-    uint i0 = from;
 #if K == 0 && W == 1 && STRANDS == 1 && !PACKED && LITTLE_ENDIAN_DEVICE
     /* Fast path for a whole range of exact search (every range of a slab but the last):
      * every match ending in it starts at `begin` or later (the automaton starts empty there)
@@ -93,11 +92,22 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
             STEP_WORD(BITAP_FAST, v.w, p + 12);
         }
 #undef BITAP_FAST
-        R[0][0][0] = D;
-        i0 = begin + CHUNK;
+        /* the m - 1 bytes past the range as whole uint4s where the slab has them;
+         * REPORT_END keeps only the matches this range owns */
+        const uint end = begin + CHUNK;
+        const uint tail = min(end + (M + 14u) / 16u * 16u, n);
+#define BITAP_TAIL(byte, pos)                                                              \
+    do {                                                                                   \
+        D = ((D << 1) | 1ul) & tab[pat[(byte)]];                                           \
+        if ((D >> (M - 1)) & 1ul)                                                          \
+            REPORT_END((pos) + 1, 0u);                                                     \
+    } while (0)
+        FOR_EACH_BYTE(BITAP_TAIL, text, end, tail);
+#undef BITAP_TAIL
+        return found;
     }
 #endif
-    FOR_EACH_BYTE(BITAP_STEP, text, i0, stop);
+    FOR_EACH_BYTE(BITAP_STEP, text, from, stop);
 #undef BITAP_STEP
     return found;
 }

@@ -10,7 +10,6 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 {
     uint found = 0, state = 0;
     const uint stop = min(begin + (CHUNK + M - 1), n);
-    uint i0 = begin;
 #if !PACKED && LITTLE_ENDIAN_DEVICE
     /* Fast path for a whole range (every range of a slab but the last): all its starts are
      * owned and all its bytes exist, so a loop of CHUNK/16 aligned loads runs with no
@@ -36,7 +35,20 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
             STEP_WORD(DFA_FAST, v.w, p + 12);
         }
 #undef DFA_FAST
-        i0 = begin + CHUNK;
+        /* The m - 1 bytes past the range, read as whole uint4s where the slab has them (a
+         * byte at a time cost as much as the range itself on the H200): a match ending there
+         * is this range's if it starts before begin + CHUNK. */
+        const uint end = begin + CHUNK;
+        const uint tail = min(end + (M + 14u) / 16u * 16u, n);
+#define DFA_TAIL(byte, pos)                                                                \
+    do {                                                                                   \
+        state = tab[state * SIGMA + pat[(byte)]];                                          \
+        if (state == M && (pos) + 1 - M < end)                                             \
+            REPORT((pos) + 1 - M);                                                         \
+    } while (0)
+        FOR_EACH_BYTE(DFA_TAIL, text, end, tail);
+#undef DFA_TAIL
+        return found;
     }
 #endif
 #define DFA_STEP(byte, pos)                                                                \
@@ -45,7 +57,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
         if (state == M)                                                                    \
             REPORT((pos) + 1 - M);                                                         \
     } while (0)
-    FOR_EACH_BYTE(DFA_STEP, text, i0, stop);
+    FOR_EACH_BYTE(DFA_STEP, text, begin, stop);
 #undef DFA_STEP
     return found;
 }
