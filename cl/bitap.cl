@@ -7,11 +7,25 @@
  * LEAD: bytes read before the range so alignments with insertions that start before the
  * nominal start are seen (K for edit distance, 0 otherwise). */
 
+/* the bit carried from word w-1 into word w. NO_FUNNEL_SHIFT (host's choice for oclgrind,
+ * whose interpreter lacks the llvm.fshl that clang makes of the plain form): through a
+ * volatile store and load, which clang cannot fold into a funnel shift */
+#if NO_FUNNEL_SHIFT
+ulong clm_carry(ulong x)
+{
+    volatile ulong c = x >> 63;
+    return c;
+}
+#define CARRY(x) clm_carry(x)
+#else
+#define CARRY(x) ((x) >> 63)
+#endif
+
 /* row <<= 1 with a 1 shifted in (every position may start a match) */
 #define SHIFT_IN(dst, src)                                                                 \
     do {                                                                                   \
         for (int w_ = W - 1; w_ > 0; --w_)                                                 \
-            dst[w_] = (src[w_] << 1) | (src[w_ - 1] >> 63);                                \
+            dst[w_] = (src[w_] << 1) | CARRY(src[w_ - 1]);                                 \
         dst[0] = (src[0] << 1) | 1ul;                                                      \
     } while (0)
 
@@ -25,7 +39,9 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
                     const int count_only)
 {
     uint found = 0;
-    const uint from = begin > LEAD ? begin - LEAD : 0u;
+    /* (max of signed values: the unsigned form compiles to llvm.usub.sat, which oclgrind's
+     * interpreter lacks) */
+    const uint from = (uint)max((long)begin - LEAD, 0l);
     const uint stop = min(begin + (CHUNK + M - 1), n);
     /* STRANDS 2: a second automaton for the reverse complement over the same bytes; a
      * class's masks are W words of the pattern, then W of its reverse complement */
@@ -70,8 +86,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
     /* Fast path for a whole range of exact search (every range of a slab but the last):
      * every match ending in it starts at `begin` or later (the automaton starts empty there)
      * and is owned, so one 64-bit row in a register runs CHUNK/16 aligned loads with no
-     * per-byte checks. Worth ~2x on the H200 (bench/experiments). The m - 1 bytes past the
-     * range take the general path below. */
+     * per-byte checks (bench/experiments). The m - 1 bytes past the range follow. */
     if (begin + CHUNK <= owned && begin + CHUNK <= n) {
         __global const uint4 *t4 = (__global const uint4 *)(text + begin);
         ulong D = 0;
@@ -86,6 +101,28 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
         for (uint j = 0; j < CHUNK / 16; ++j) {
             const uint4 v = t4[j];
             const uint p = begin + 16 * j;
+#if HIT_CHECK
+            /* CPUs (host's choice): the shift-or form E = ~D costs a shift, an or and an and
+             * into `hit` per byte; only a block of 16 where bit M-1 of E was ever clear (a
+             * match ended) runs again with the reporting step. 16-core PoCL: 27-28 against
+             * 17-25 GB/s (bench/experiments); on the H200 it was slower. */
+            const ulong D0 = D;
+            ulong E = ~D, hit = ~0ul;
+#define BITAP_OR(byte, pos)                                                                \
+    do {                                                                                   \
+        E = (E << 1) | ~tab[pat[(byte)]];                                                  \
+        hit &= E;                                                                          \
+    } while (0)
+            STEP_WORD(BITAP_OR, v.x, p);
+            STEP_WORD(BITAP_OR, v.y, p + 4);
+            STEP_WORD(BITAP_OR, v.z, p + 8);
+            STEP_WORD(BITAP_OR, v.w, p + 12);
+#undef BITAP_OR
+            D = ~E;
+            if ((hit >> (M - 1)) & 1ul)
+                continue;
+            D = D0;
+#endif
             STEP_WORD(BITAP_FAST, v.x, p);
             STEP_WORD(BITAP_FAST, v.y, p + 4);
             STEP_WORD(BITAP_FAST, v.z, p + 8);

@@ -19,6 +19,7 @@
  *   PACK_LETTERS, PACK_SENTINEL   what FOR_EACH_BYTE yields for codes 0..3 (four bytes,
  *              little-endian) and for a byte that was no base: in no pattern set, so the
  *              tables built for bytes work unchanged
+ *   HIT_CHECK  1 on CPUs: exact bitap checks for a match once per 16 bytes (bitap.cl)
  *
  * Ownership: work-item g owns the match starts [first + g*CHUNK, first + (g+1)*CHUNK) that
  * are also < owned, and reads up to M-1 bytes past its range (never past n). A match is
