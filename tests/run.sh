@@ -12,7 +12,7 @@
 # Arguments after the mode go to clmatch-tests (--filter SUBSTR, --seed N, --times, ...).
 # Environment: CLMATCH_PLATFORM / CLMATCH_DEVICE pick the device; CLMATCH_CACHE_DIR, when
 # set, is used as is (otherwise a fresh directory, so every run starts cold like CI);
-# CLMATCH_TEST_TIMEOUT bounds the clmatch-tests run (seconds, default 900);
+# CLMATCH_TEST_TIMEOUT bounds the clmatch-tests run (seconds, default 900; 3600 with --oclgrind);
 # CLMATCH_TEST_BUILD replaces the build directory (build/, or build-asan/ for --asan).
 set -u
 
@@ -111,7 +111,10 @@ if [ ! -x "$tests_bin" ]; then
     echo "not ok - clmatch-tests: $tests_bin not built (run make first)"
     failed=$((failed + 1))
 else
-    limit=${CLMATCH_TEST_TIMEOUT:-900}
+    # oclgrind interprets every work-item: its subset takes ~30 min on 2 cores
+    limit=900
+    [ "$mode" = oclgrind ] && limit=3600
+    limit=${CLMATCH_TEST_TIMEOUT:-$limit}
     tmo=""
     command -v timeout >/dev/null 2>&1 && tmo="timeout $limit"
     # stdout+stderr to the terminal and to a log; the status through a file (POSIX sh has

@@ -790,7 +790,8 @@ static void test_packed(const void *arg)
             t_note("%s: info.packed %d", c[v].desc, c[v].info.packed);
             break;
         }
-        for (size_t n = 0; n <= 200 && !t_failures(); n++) {
+        /* --quick (oclgrind runs it): every length to 70, then every 7th */
+        for (size_t n = 0; n <= 200 && !t_failures(); n += t_smoke && n >= 70 ? 7 : 1) {
             unsigned char *t = dna_text(&r, n, &c[v].d, n / 40);
             dcase_check(&c[v], t, n, "short");
             free(t);
@@ -936,7 +937,8 @@ void register_dna_tests(void)
     t_register("dna.packed.info", test_packed_info, NULL, 1);
     t_register_child("dna_packed_off", child_packed_off);
     for (size_t i = 0; i < sizeof pack_args / sizeof pack_args[0]; i++)
-        t_register(pack_args[i].name, test_packed, &pack_args[i], 1);
+        t_register(pack_args[i].name, test_packed, &pack_args[i],
+                   i == 0 || i == 3); /* quick: one dfa and one bitap case (oclgrind) */
     for (size_t i = 0; i < sizeof diff_args / sizeof diff_args[0]; i++)
         t_register(diff_args[i].name, test_diff, &diff_args[i],
                    diff_args[i].algo == CLM_ALGO_BITAP || diff_args[i].algo == CLM_ALGO_AUTO);
