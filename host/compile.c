@@ -278,9 +278,11 @@ static int upload(clm_device *dev, const void *data, size_t bytes, cl_mem *out)
     return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clCreateBuffer (pattern tables)");
 }
 
-/* Build the tables of one pattern and upload them. */
+/* Build the tables of one pattern and upload them. Bitap's class map and masks were built
+ * while shaping (their class count sizes the kernel): bitap_cls and bitap_masks. */
 static int make_tables(clm_device *dev, struct clm_engine *e, const struct clm_symbols *sym,
-                       int caseless)
+                       int caseless, const unsigned char *bitap_cls,
+                       const uint64_t *bitap_masks)
 {
     const struct clm_kernel_shape *s = &e->shape;
     size_t m = sym->m;
@@ -296,8 +298,9 @@ static int make_tables(clm_device *dev, struct clm_engine *e, const struct clm_s
         clm_class_map(sym->bytes, m, caseless, bytes);
         clm_dfa_table(sym->bytes, m, bytes, s->sigma, tab);
         break;
-    case CLM_ALGO_BITAP: /* sym: both strands side by side when strands == 2 */
-        clm_bitap_tables(sym, s->words * s->strands, bytes, tab, s->sigma);
+    case CLM_ALGO_BITAP: /* classes past the last are zero masks: the padding of sigma */
+        memcpy(bytes, bitap_cls, 256);
+        memcpy(tab, bitap_masks, (size_t)s->tab_len * s->tab_elem);
         break;
     default:
         memcpy(bytes, sym->bytes, m); /* folded when caseless: kernels fold the text alike */
@@ -691,30 +694,32 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
                 break;
             tsym = &joined;
         }
+        unsigned char bitap_cls[256];
+        uint64_t *bitap_masks = NULL; /* sym: both strands side by side when strands == 2 */
         if (db->algorithm == CLM_ALGO_BITAP) {
-            unsigned char cls[256];
             unsigned words = (unsigned)((f->m + 63) / 64) * s->strands;
-            uint64_t *masks = calloc((size_t)256 * words, sizeof *masks);
-            if (!masks) {
+            bitap_masks = calloc((size_t)256 * words, sizeof *bitap_masks);
+            if (!bitap_masks) {
                 free(joined.sets);
                 rc = clm_fail(CLM_E_NOMEM, "out of memory");
                 break;
             }
-            f->bitap_classes = clm_bitap_tables(tsym, words, cls, masks, 256);
-            free(masks);
+            rc = clm_bitap_tables(tsym, words, bitap_cls, bitap_masks, &f->bitap_classes);
         }
-        shape_tables(s, dev, f, wg, opts->bytes_per_item);
-        clm_table_memory mem = opts->table_memory;
-        if (mem == CLM_TABLE_AUTO)
-            mem = auto_table(dev, s);
-        else if (!fits(dev, s, mem))
-            rc = unsupported_table(dev, s, mem, i % count);
-        s->table_memory = mem;
+        if (rc == CLM_OK) {
+            shape_tables(s, dev, f, wg, opts->bytes_per_item);
+            s->table_memory = opts->table_memory;
+            if (s->table_memory == CLM_TABLE_AUTO)
+                s->table_memory = auto_table(dev, s);
+            else if (!fits(dev, s, s->table_memory))
+                rc = unsupported_table(dev, s, s->table_memory, i % count);
+        }
         if (rc == CLM_OK)
             rc = clm_get_program(dev, s, &e->program, &e->cache_hit, e->options,
                                  sizeof e->options);
         if (rc == CLM_OK)
-            rc = make_tables(dev, e, tsym, caseless);
+            rc = make_tables(dev, e, tsym, caseless, bitap_cls, bitap_masks);
+        free(bitap_masks);
         free(joined.sets);
         if (rc == CLM_OK && db->indels) { /* keep the sets for the best-start search */
             e->sets = sym[i].sets;

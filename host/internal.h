@@ -142,10 +142,10 @@ int clm_parse_dna(const unsigned char *src, size_t len, int caseless, int degene
 /* Reverse complement of IUPAC codes (A<->T, C<->G, R<->Y, K<->M, B<->V, D<->H, U->A; S W N
  * unchanged; case kept) into out[0, len). */
 void clm_reverse_complement(const unsigned char *src, size_t len, unsigned char *out);
-/* Bitap: bytes with equal position masks share a class; masks[c * words + w]. Returns the
- * number of classes (<= 256). */
-unsigned clm_bitap_tables(const struct clm_symbols *sym, unsigned words, unsigned char cls[256],
-                          uint64_t *masks, unsigned max_classes);
+/* Bitap: bytes with equal position masks share a class; masks[c * words + w] (room for 256
+ * classes); *classes gets their number. sym->m <= 64 * words. */
+int clm_bitap_tables(const struct clm_symbols *sym, unsigned words, unsigned char cls[256],
+                     uint64_t *masks, unsigned *classes);
 /* Smallest period of pat; with witness != NULL, witness[d] for 1 <= d < min(pi_max, period):
  * an index q with pat[q] != pat[q - d]. */
 size_t clm_period(const unsigned char *pat, size_t m, uint16_t *witness, size_t pi_max);

@@ -348,35 +348,32 @@ void clm_symbols_free(struct clm_symbols *s)
     memset(s, 0, sizeof *s);
 }
 
-unsigned clm_bitap_tables(const struct clm_symbols *sym, unsigned words, unsigned char cls[256],
-                          uint64_t *masks, unsigned max_classes)
+int clm_bitap_tables(const struct clm_symbols *sym, unsigned words, unsigned char cls[256],
+                     uint64_t *masks, unsigned *classes)
 {
-    /* mask of byte b: the positions whose set holds b; bytes with equal masks share a class */
-    uint64_t (*byte_mask)[4] = calloc(256, sizeof *byte_mask);
+    /* mask of byte b (words 64-bit words): the positions whose set holds b; bytes with equal
+     * masks share a class */
+    uint64_t *byte_mask = calloc((size_t)256 * words, sizeof *byte_mask);
     unsigned n = 0;
     if (!byte_mask)
-        return 0;
+        return clm_fail(CLM_E_NOMEM, "out of memory building bitap tables");
     for (unsigned b = 0; b < 256; b++)
         for (size_t j = 0; j < sym->m; j++)
             if (set_has(sym->sets[j], b))
-                byte_mask[b][j / 64] |= 1ull << (j % 64);
+                byte_mask[(size_t)b * words + j / 64] |= 1ull << (j % 64);
     for (unsigned b = 0; b < 256; b++) {
+        const uint64_t *bm = byte_mask + (size_t)b * words;
         unsigned c;
         for (c = 0; c < n; c++)
-            if (memcmp(masks + (size_t)c * words, byte_mask[b], words * sizeof *masks) == 0)
+            if (memcmp(masks + (size_t)c * words, bm, words * sizeof *masks) == 0)
                 break;
-        if (c == n) {
-            if (n == max_classes) { /* cannot happen for max_classes >= 256 */
-                free(byte_mask);
-                return 0;
-            }
-            memcpy(masks + (size_t)n * words, byte_mask[b], words * sizeof *masks);
-            n++;
-        }
+        if (c == n)
+            memcpy(masks + (size_t)n++ * words, bm, words * sizeof *masks);
         cls[b] = (unsigned char)c;
     }
     free(byte_mask);
-    return n;
+    *classes = n;
+    return CLM_OK;
 }
 
 size_t clm_period(const unsigned char *pat, size_t m, uint16_t *witness, size_t pi_max)

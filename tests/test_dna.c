@@ -510,6 +510,49 @@ static int compile1(const char *pat, unsigned flags, clm_algorithm algo, unsigne
     return clm_compile(t_dev, pats, NULL, NULL, 1, &o, db);
 }
 
+/* Both strands in one bitap pass with patterns of 65..256 bases: the two strands' masks
+ * side by side span up to 8 words (a 4-word limit once overflowed the host's table). */
+static void test_long_both(const void *arg)
+{
+    static const size_t lens[] = {65, 129, 200, 256};
+    t_rng r;
+    t_matches got;
+    (void)arg;
+    t_rng_init(&r, "dna.long_both", 0);
+    t_matches_init(&got);
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        size_t m = lens[li], n = 3 * m + 20;
+        char *pat = malloc(m + 1), *text = malloc(n + 1);
+        clm_database *db = NULL;
+        uint64_t count = 0;
+        if (!pat || !text) {
+            free(pat);
+            free(text);
+            T_FAIL("out of memory");
+            return;
+        }
+        for (size_t i = 0; i < m; i++)
+            pat[i] = "ACGT"[t_below(&r, 4)];
+        pat[m] = '\0';
+        memset(text, 'N', n);
+        text[n] = '\0';
+        memcpy(text + 5, pat, m); /* forward at 5 */
+        ref_revcomp((const unsigned char *)pat, m, (unsigned char *)text + 2 * m + 10); /* reverse at 2m + 10 */
+        if (EXPECT_RC(compile1(pat, CLM_DNA | CLM_BOTH_STRANDS, CLM_ALGO_BITAP, 0, &db),
+                      CLM_OK) &&
+            EXPECT_RC(scan_all(db, text, &got, &count), CLM_OK)) {
+            if (!(EXPECT(got.n == 2 && count == 2) && EXPECT(got.v[0].start == 5) &&
+                  EXPECT(got.v[0].strand == 1) && EXPECT(got.v[1].start == 2 * m + 10) &&
+                  EXPECT(got.v[1].strand == -1)))
+                t_note("m=%zu: %zu matches", m, got.n);
+        }
+        clm_database_free(db);
+        free(pat);
+        free(text);
+    }
+    t_matches_free(&got);
+}
+
 /* GAATTC is its own reverse complement: two matches per site, +1 then -1; ACGR on the
  * reverse strand is YCGT. Every algorithm for the palindrome. */
 static void test_strands(const void *arg)
@@ -933,6 +976,7 @@ void register_dna_tests(void)
     t_register("dna.errors", test_errors, NULL, 1);
     t_register("dna.info", test_info, NULL, 1);
     t_register("dna.strands", test_strands, NULL, 1);
+    t_register("dna.long_both", test_long_both, NULL, 1);
     t_register("dna.strand_plus", test_strand_plus, NULL, 1);
     t_register("dna.packed.info", test_packed_info, NULL, 1);
     t_register_child("dna_packed_off", child_packed_off);
