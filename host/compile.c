@@ -447,7 +447,8 @@ static int join_strands(const struct clm_symbols *f, const struct clm_symbols *r
 }
 
 /* Report order of (engine, strand) pairs: id, strand (+1 first), length (the end of an
- * exact match), then engine index. */
+ * exact match), then engine index (the caller's order). Exact matches sort by (start, rank);
+ * nothing else depends on the engines' order. */
 static int make_ranks(clm_database *db)
 {
     unsigned n = 2 * db->count;
@@ -481,13 +482,32 @@ static int make_ranks(clm_database *db)
     return CLM_OK;
 }
 
-static int engine_after(const struct clm_engine *a, const struct clm_engine *b)
+/* Parse pattern i (with rc_strand, the reverse complement of DNA pattern i). */
+static int parse_pattern(const char *const *patterns, const size_t *lengths, unsigned i,
+                         unsigned flags, int rc_strand, struct clm_symbols *out)
 {
-    if (a->id != b->id)
-        return a->id > b->id;
-    if (a->strand != b->strand)
-        return a->strand < b->strand;
-    return a->m > b->m;
+    if (!patterns[i])
+        return clm_fail(CLM_E_INVALID, "pattern %u is NULL", i);
+    const unsigned char *src = (const unsigned char *)patterns[i];
+    size_t len = lengths ? lengths[i] : strlen(patterns[i]);
+    if (len == 0)
+        return clm_fail(CLM_E_EMPTY_PATTERN, "pattern %u is empty", i);
+    if (len > CLM_MAX_PATTERN_LENGTH)
+        return clm_fail(CLM_E_PATTERN_TOO_LONG,
+                        "pattern %u is %zu bytes long; the limit is %u bytes", i, len,
+                        CLM_MAX_PATTERN_LENGTH);
+    int caseless = (flags & CLM_CASELESS) != 0, degenerate = (flags & CLM_DEGENERATE_TEXT) != 0;
+    if (!(flags & CLM_DNA))
+        return clm_parse_symbols(src, len, (flags & CLM_CLASSES) != 0, caseless, i, out);
+    if (!rc_strand)
+        return clm_parse_dna(src, len, caseless, degenerate, i, out);
+    unsigned char *rcp = malloc(len);
+    if (!rcp)
+        return clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
+    clm_reverse_complement(src, len, rcp);
+    int rc = clm_parse_dna(rcp, len, caseless, degenerate, i, out);
+    free(rcp);
+    return rc;
 }
 
 int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
@@ -553,44 +573,9 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     struct pattern_facts worst = {0, 0, 0, (size_t)-1};
     size_t min_m = SIZE_MAX;
     for (unsigned i = 0; i < n_sym && rc == CLM_OK; i++) {
-        if (i >= count) { /* reverse complement of a pattern that parsed */
-            unsigned p = i - count;
-            size_t len = lengths ? lengths[p] : strlen(patterns[p]);
-            unsigned char *rcp = malloc(len);
-            if (!rcp) {
-                rc = clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
-                break;
-            }
-            clm_reverse_complement((const unsigned char *)patterns[p], len, rcp);
-            rc = clm_parse_dna(rcp, len, caseless, (opts->flags & CLM_DEGENERATE_TEXT) != 0, p,
-                               &sym[i]);
-            free(rcp);
-            if (rc)
-                break;
-        } else if (!patterns[i]) {
-            rc = clm_fail(CLM_E_INVALID, "pattern %u is NULL", i);
-            break;
-        }
-        size_t len = i >= count ? sym[i].m : lengths ? lengths[i] : strlen(patterns[i]);
-        if (len == 0) {
-            rc = clm_fail(CLM_E_EMPTY_PATTERN, "pattern %u is empty", i);
-            break;
-        }
-        if (len > CLM_MAX_PATTERN_LENGTH) {
-            rc = clm_fail(CLM_E_PATTERN_TOO_LONG,
-                          "pattern %u is %zu bytes long; the limit is %u bytes", i, len,
-                          CLM_MAX_PATTERN_LENGTH);
-            break;
-        }
-        if (i >= count)
-            ; /* parsed above */
-        else if (dna)
-            rc = clm_parse_dna((const unsigned char *)patterns[i], len, caseless,
-                               (opts->flags & CLM_DEGENERATE_TEXT) != 0, i, &sym[i]);
-        else
-            rc = clm_parse_symbols((const unsigned char *)patterns[i], len,
-                                   (opts->flags & CLM_CLASSES) != 0, caseless, i, &sym[i]);
-        if (rc)
+        /* every pattern, then (both strands) every reverse complement */
+        if ((rc = parse_pattern(patterns, lengths, i % count, opts->flags, i >= count,
+                                &sym[i])) != CLM_OK)
             break;
         struct pattern_facts *f = &facts[i];
         f->m = sym[i].m;
@@ -598,7 +583,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
             rc = clm_fail(CLM_E_INVALID,
                           "%u errors for pattern %u of %zu symbols: the errors must be fewer "
                           "than the symbols (else every position matches)",
-                          k, i, f->m);
+                          k, i % count, f->m);
             break;
         }
         literal &= sym[i].literal;
@@ -737,18 +722,6 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
             free_engines(engines, n_sym);
         free(db);
         return rc;
-    }
-    /* report order is (start, id, strand, end): order the engines by id, strand (+1 first)
-     * and length (exact matches end at start + length), keeping the caller's order for the
-     * rest (a stable insertion sort: pattern counts are small here) */
-    for (unsigned i = 1; i < n_eng; i++) {
-        struct clm_engine tmp = engines[i];
-        unsigned j = i;
-        while (j > 0 && engine_after(&engines[j - 1], &tmp)) {
-            engines[j] = engines[j - 1];
-            j--;
-        }
-        engines[j] = tmp;
     }
     db->table_memory = engines[0].shape.table_memory;
     if ((rc = make_ranks(db)) != CLM_OK) {

@@ -52,6 +52,9 @@ struct clm_device {
     cl_context context;
     clm_device_info info;
     int little_endian;
+    /* kernel macros chosen per device when it is opened: HIT_CHECK (CPUs: bitap tests for
+     * a match once per 16 bytes), NO_FUNNEL_SHIFT (oclgrind's interpreter lacks llvm.fshl) */
+    int hit_check, no_funnel_shift;
     /* defaults by device type (see device_defaults in device.c) */
     unsigned default_wg;
     unsigned default_chunk;
@@ -195,8 +198,8 @@ struct clm_database {
     size_t min_len, max_len; /* symbols */
     size_t min_match;        /* shortest text a match can cover */
     char choice[256];
-    struct clm_engine *engines; /* sorted by (id, strand +1 first, length), so engine order
-                                   is report order for matches with equal starts */
+    struct clm_engine *engines; /* in the caller's order (then reverse complements); report
+                                   order comes from rank */
 };
 
 #endif
