@@ -113,20 +113,14 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
         E = (E << 1) | ~tab[pat[(byte)]];                                                  \
         hit &= E;                                                                          \
     } while (0)
-            STEP_WORD(BITAP_OR, v.x, p);
-            STEP_WORD(BITAP_OR, v.y, p + 4);
-            STEP_WORD(BITAP_OR, v.z, p + 8);
-            STEP_WORD(BITAP_OR, v.w, p + 12);
+            STEP_UINT4(BITAP_OR, v, p);
 #undef BITAP_OR
             D = ~E;
             if ((hit >> (M - 1)) & 1ul)
                 continue;
             D = D0;
 #endif
-            STEP_WORD(BITAP_FAST, v.x, p);
-            STEP_WORD(BITAP_FAST, v.y, p + 4);
-            STEP_WORD(BITAP_FAST, v.z, p + 8);
-            STEP_WORD(BITAP_FAST, v.w, p + 12);
+            STEP_UINT4(BITAP_FAST, v, p);
         }
 #undef BITAP_FAST
         /* the m - 1 bytes past the range as whole uint4s where the slab has them;

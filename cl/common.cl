@@ -141,6 +141,12 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
     STEP(((w) >> 8) & 0xffu, (pos) + 1);                                                   \
     STEP(((w) >> 16) & 0xffu, (pos) + 2);                                                  \
     STEP((w) >> 24, (pos) + 3)
+/* the 16 bytes of a uint4 loaded at text position pos */
+#define STEP_UINT4(STEP, v, pos)                                                           \
+    STEP_WORD(STEP, (v).x, (pos));                                                         \
+    STEP_WORD(STEP, (v).y, (pos) + 4u);                                                    \
+    STEP_WORD(STEP, (v).z, (pos) + 8u);                                                    \
+    STEP_WORD(STEP, (v).w, (pos) + 12u)
 #define FOR_EACH_BYTE(STEP, text, i0, stop)                                                \
     do {                                                                                   \
         uint i_ = (i0);                                                                    \
@@ -149,10 +155,7 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
         __global const uint4 *t4_ = (__global const uint4 *)(text);                        \
         for (; i_ + 16u <= (stop); i_ += 16u) {                                            \
             uint4 v_ = t4_[i_ >> 4];                                                       \
-            STEP_WORD(STEP, v_.x, i_);                                                     \
-            STEP_WORD(STEP, v_.y, i_ + 4u);                                                \
-            STEP_WORD(STEP, v_.z, i_ + 8u);                                                \
-            STEP_WORD(STEP, v_.w, i_ + 12u);                                               \
+            STEP_UINT4(STEP, v_, i_);                                                      \
         }                                                                                  \
         for (; i_ < (stop); ++i_)                                                          \
             STEP((uint)(text)[i_], i_);                                                    \

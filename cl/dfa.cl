@@ -29,10 +29,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
         for (uint j = 0; j < CHUNK / 16; ++j) {
             const uint4 v = t4[j];
             const uint p = begin + 16 * j;
-            STEP_WORD(DFA_FAST, v.x, p);
-            STEP_WORD(DFA_FAST, v.y, p + 4);
-            STEP_WORD(DFA_FAST, v.z, p + 8);
-            STEP_WORD(DFA_FAST, v.w, p + 12);
+            STEP_UINT4(DFA_FAST, v, p);
         }
 #undef DFA_FAST
         /* The m - 1 bytes past the range, read as whole uint4s where the slab has them (a

@@ -389,6 +389,8 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
     cl_bool little = CL_TRUE;
     clGetDeviceInfo(dev->device, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
     dev->little_endian = little == CL_TRUE;
+    dev->hit_check = dev->info.type == CLM_DEVICE_CPU;
+    dev->no_funnel_shift = strstr(dev->info.name, "Oclgrind") != NULL;
     device_defaults(dev);
 
     cl_int err;

@@ -53,8 +53,7 @@ int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, c
                      s->wg, s->chunk, table_macro(s->table_memory), s->caseless, s->k,
                      s->hamming, s->words, s->lead, s->pi, s->gs, s->halo, dev->little_endian,
                      s->packed, s->pack_case, s->pack_case == 1 ? "0x74676361u" : "0x54474341u",
-                     s->strands ? s->strands : 1, dev->info.type == CLM_DEVICE_CPU,
-                     strstr(dev->info.name, "Oclgrind") != NULL);
+                     s->strands ? s->strands : 1, dev->hit_check, dev->no_funnel_shift);
     if (n < 0 || (size_t)n >= cap)
         return clm_fail(CLM_E_INVALID, "build options do not fit");
     return CLM_OK;

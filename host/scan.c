@@ -44,7 +44,9 @@ struct clm_scratch {
                                     starts are known */
     clm_match *pending;          /* ... held back: a later range may still deliver a match
                                     that starts up to k bytes earlier */
-    size_t n_pending, cap_pending;
+    clm_match *merged;           /* where held-back and new matches merge; swapped with
+                                    pending afterwards (both keep their capacity) */
+    size_t n_pending, cap_pending, cap_merged;
     size_t host_cap;
     int stream_open;
     clm_stats stats;
@@ -303,9 +305,14 @@ static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, siz
     limit = limit > s->db->k ? limit - s->db->k : 0;
     /* merge held-back and new matches; what starts at or after the limit is held */
     size_t total = s->n_pending + found, a = 0, b = 0, kept = 0;
-    clm_match *held = malloc((total ? total : 1) * sizeof *held);
-    if (!held)
-        return clm_fail(CLM_E_NOMEM, "out of memory");
+    if (total > s->cap_merged) {
+        clm_match *grown = realloc(s->merged, total * sizeof *grown);
+        if (!grown)
+            return clm_fail(CLM_E_NOMEM, "out of memory");
+        s->merged = grown;
+        s->cap_merged = total;
+    }
+    clm_match *held = s->merged;
     int rc = CLM_OK;
     while (a < s->n_pending || b < found) {
         const clm_match *m = b >= found || (a < s->n_pending &&
@@ -317,8 +324,12 @@ static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, siz
         else if (rc == CLM_OK)
             rc = call_back(s, m, cb, ctx);
     }
-    free(s->pending);
+    /* swap: the old held-back array is the next merge's room */
+    size_t held_cap = s->cap_merged;
+    s->merged = s->pending;
+    s->cap_merged = s->cap_pending;
     s->pending = held;
+    s->cap_pending = held_cap;
     s->n_pending = rc == CLM_OK ? kept : 0;
     return rc;
 }
@@ -553,6 +564,7 @@ void clm_scratch_free(clm_scratch *s)
     free(s->tmp);
     free(s->found);
     free(s->pending);
+    free(s->merged);
     free(s);
 }
 

@@ -136,6 +136,10 @@ int t_compile(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsi
 int t_compile_ex(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsigned flags,
                  unsigned wgs, unsigned bpi, clm_variant variant, unsigned max_errors,
                  clm_database **out);
+/* Replace *s by a scratch of db with this slab and match capacity (0: defaults); on failure
+ * record it (naming desc), leave *s NULL and return 0; else 1. */
+int t_scratch_alloc(const clm_database *db, clm_scratch **s, size_t slab, size_t capacity,
+                    const char *desc);
 /* 1 when the test device lists the OpenCL extension name (exact word) in its extensions. */
 int t_has_extension(const char *name);
 

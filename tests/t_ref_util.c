@@ -103,20 +103,7 @@ int fcase_open(fcase *c, const char *extra)
 
 int fcase_scratch(fcase *c, size_t slab, size_t capacity)
 {
-    clm_scratch_options so;
-    int rc;
-    memset(&so, 0, sizeof so);
-    so.slab_bytes = slab;
-    so.match_capacity = capacity;
-    clm_scratch_free(c->s);
-    c->s = NULL;
-    rc = clm_scratch_alloc(c->db, &so, &c->s);
-    if (rc != CLM_OK) {
-        c->s = NULL;
-        return T_FAIL("%s: clm_scratch_alloc(slab %zu): %s: %s", c->desc, slab, clm_strerror(rc),
-                      clm_last_error());
-    }
-    return 1;
+    return t_scratch_alloc(c->db, &c->s, slab, capacity, c->desc);
 }
 
 void fcase_close(fcase *c)

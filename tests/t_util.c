@@ -183,15 +183,7 @@ int t_matches_diff(const t_matches *got, const t_matches *want, char *buf, size_
 int t_compile(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsigned flags,
               unsigned wgs, unsigned bpi, clm_database **out)
 {
-    clm_compile_options o;
-    clm_compile_options_init(&o);
-    o.algorithm = algo;
-    o.table_memory = mem;
-    o.flags = flags | (ps->caseless ? CLM_CASELESS : 0u);
-    o.work_group_size = wgs;
-    o.bytes_per_item = bpi;
-    return clm_compile(t_dev, (const char *const *)ps->pats, ps->lens, ps->ids, ps->count, &o,
-                       out);
+    return t_compile_ex(ps, algo, mem, flags, wgs, bpi, CLM_VARIANT_AUTO, 0, out);
 }
 
 int t_compile_ex(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsigned flags,
@@ -366,4 +358,22 @@ int t_copy_file(const char *from, const char *to)
     fclose(in);
     if (fclose(out) != 0) rc = -1;
     return rc;
+}
+
+int t_scratch_alloc(const clm_database *db, clm_scratch **s, size_t slab, size_t capacity,
+                    const char *desc)
+{
+    clm_scratch_options so;
+    memset(&so, 0, sizeof so);
+    so.slab_bytes = slab;
+    so.match_capacity = capacity;
+    clm_scratch_free(*s);
+    *s = NULL;
+    int rc = clm_scratch_alloc(db, &so, s);
+    if (rc != CLM_OK) {
+        *s = NULL;
+        return T_FAIL("%s: clm_scratch_alloc(slab %zu): %s: %s", desc, slab, clm_strerror(rc),
+                      clm_last_error());
+    }
+    return 1;
 }

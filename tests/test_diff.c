@@ -217,20 +217,7 @@ bad:
 
 static int dscratch(dctx *c, size_t slab, size_t capacity)
 {
-    clm_scratch_options so;
-    int rc;
-    memset(&so, 0, sizeof so);
-    so.slab_bytes = slab;
-    so.match_capacity = capacity;
-    clm_scratch_free(c->s);
-    c->s = NULL;
-    rc = clm_scratch_alloc(c->db, &so, &c->s);
-    if (rc != CLM_OK) {
-        c->s = NULL;
-        return T_FAIL("%s: clm_scratch_alloc(slab %zu): %s: %s", c->desc, slab,
-                      clm_strerror(rc), clm_last_error());
-    }
-    return 1;
+    return t_scratch_alloc(c->db, &c->s, slab, capacity, c->desc);
 }
 
 static void dclose(dctx *c)
