@@ -20,6 +20,7 @@
  *              little-endian) and for a byte that was no base: in no pattern set, so the
  *              tables built for bytes work unchanged
  *   HIT_CHECK  1 on CPUs: exact bitap checks for a match once per 16 bytes (bitap.cl)
+ *   STAGE      1: whole work-group regions are read through local memory (kernels.cl)
  *
  * Ownership: work-item g owns the match starts [first + g*CHUNK, first + (g+1)*CHUNK) that
  * are also < owned, and reads up to M-1 bytes past its range (never past n). A match is
@@ -93,6 +94,12 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
 #ifndef PACKED
 #define PACKED 0
 #endif
+
+#ifndef STAGE
+#define STAGE 0
+#endif
+#define STAGE_CU (CHUNK / 16)       /* staging (kernels.cl): uint4s per chunk */
+#define STAGE_TAIL ((M + 14) / 16)  /* uint4s that hold the M-1 bytes past a chunk */
 
 #if PACKED
 /* Packed slab: blocks of 128 bases, 48 bytes each (16-byte aligned): bytes 0..31 hold the

@@ -182,6 +182,49 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         s->span = wg * s->chunk;
 }
 
+/* Local memory the staged kernels take on top of the tables (cl/kernels.cl STAGE): the
+ * group's region with one padding uint4 per chunk, and the byte-indexed table. */
+static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned chunk)
+{
+    size_t table = s->algorithm == CLM_ALGO_DFA ? (size_t)s->tab_len * 2
+                                                 : 256u * (s->m <= 32 ? 4u : 8u);
+    return ((size_t)wg + 1) * (chunk / 16 + 1) * 16 + table;
+}
+
+/* Staging (cl/kernels.cl STAGE): exact dfa and one-word bitap item kernels with their tables
+ * in local memory read each whole work-group region through local memory. Where the caller
+ * left them open, the geometry is the one measured best with staging on the H200
+ * (bench/experiments: dfa 128 bytes per item, bitap 256, at least 4 (m - 1) so the re-read
+ * tail stays small); the work-group is halved until the region fits in local memory. */
+static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
+                         const clm_compile_options *o)
+{
+    s->stage = 0;
+    int dfa = s->algorithm == CLM_ALGO_DFA;
+    int bitap = s->algorithm == CLM_ALGO_BITAP && s->variant == CLM_VARIANT_ITEM;
+    if (!dev->staging || !dev->little_endian || s->table_memory != CLM_TABLE_LOCAL ||
+        !(dfa || bitap) || s->k || s->packed || s->strands > 1 || s->m > 64)
+        return;
+    unsigned wg = s->wg, chunk = s->chunk;
+    if (!o->bytes_per_item && dev->info.type != CLM_DEVICE_CPU) {
+        chunk = dfa ? 128u : 256u;
+        unsigned need = (unsigned)clm_round_up(4 * (s->m - 1), 16);
+        chunk = chunk > need ? chunk : need;
+    }
+    if (16 * ((s->m + 14) / 16) > chunk) /* the tail must come from the next chunk */
+        return;
+    size_t budget = local_budget(dev), tables = table_bytes(s);
+    while (tables + stage_bytes(s, wg, chunk) > budget) {
+        if (o->work_group_size || wg <= 16)
+            return;
+        wg /= 2;
+    }
+    s->stage = 1;
+    s->wg = wg;
+    s->chunk = chunk;
+    s->span = wg * chunk;
+}
+
 /* ---- the automatic choice (README "Automatic choice") ------------------------------------ */
 
 static int dfa_fits_fast(const clm_device *dev, const struct pattern_facts *f)
@@ -209,7 +252,15 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct pattern_
                  worst->m);
         return CLM_ALGO_BITAP;
     }
-    /* GPUs: the DFA. BMH is faster on DNA when m >= 8 (1.2-1.5x, 2.9x when the pattern's
+    /* GPUs with staging (cl/kernels.cl STAGE): the one-word bitap reads each byte with one
+     * table lookup and measured 1.2-1.4x the staged DFA for m = 4-32 on the H200 (2.1-2.7 vs
+     * 1.4-2.2 TB/s, bench/results/h200-e); the DFA wins at m = 64 (1.75 vs 1.66). */
+    if (dev->staging && dev->little_endian && dev->info.local_mem_dedicated && worst->m <= 32) {
+        snprintf(why, why_cap,
+                 "auto: exact, m=%zu <= 32 with staging in local memory: bitap", worst->m);
+        return CLM_ALGO_BITAP;
+    }
+    /* Else the DFA. BMH is faster on DNA when m >= 8 (1.2-1.5x, 2.9x when the pattern's
      * letters are absent from the text) but falls to 1-12 GB/s on periodic text (a...a),
      * where the DFA keeps ~1 TB/s: auto takes the Theta(n) worst case. */
     if (dfa_fits_fast(dev, worst)) {
@@ -698,6 +749,8 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
                 s->table_memory = auto_table(dev, s);
             else if (!fits(dev, s, s->table_memory))
                 rc = unsupported_table(dev, s, s->table_memory, i % count);
+            if (rc == CLM_OK)
+                choose_stage(dev, s, opts);
         }
         if (rc == CLM_OK)
             rc = clm_get_program(dev, s, &e->program, &e->cache_hit, e->options,
@@ -747,6 +800,7 @@ int clm_database_get_info(const clm_database *db, clm_database_info *info)
     info->max_length = db->max_len;
     info->work_group_size = db->engines[0].shape.wg;
     info->bytes_per_item = db->engines[0].shape.chunk;
+    info->staged = db->engines[0].shape.stage;
     snprintf(info->build_options, sizeof info->build_options, "%s", db->engines[0].options);
     snprintf(info->choice, sizeof info->choice, "%s", db->choice);
     info->packed = db->packed;

@@ -55,6 +55,7 @@ struct clm_device {
     /* kernel macros chosen per device when it is opened: HIT_CHECK (CPUs: bitap tests for
      * a match once per 16 bytes), NO_FUNNEL_SHIFT (oclgrind's interpreter lacks llvm.fshl) */
     int hit_check, no_funnel_shift;
+    int staging; /* kernels may stage text in local memory (CLMATCH_STAGING=off: never) */
     /* defaults by device type (see device_defaults in device.c) */
     unsigned default_wg;
     unsigned default_chunk;
@@ -90,6 +91,8 @@ struct clm_kernel_shape {
     unsigned pack_case; /* bases when packed: 0 ACGT, 1 acgt, 2 both */
     unsigned strands;  /* bitap item: 2 searches the reverse complement in the same pass
                           (masks of both, side by side per class), else 1 */
+    int stage;         /* exact dfa / one-word bitap: whole work-group regions are staged in
+                          local memory (cl/kernels.cl STAGE) */
 };
 
 /* The one place that turns a shape into build options; the string is also the cache key. */

@@ -320,6 +320,10 @@ typedef struct clm_database_info {
                                         device before the search */
     int strands_in_one_pass;       /**< 1: CLM_BOTH_STRANDS searches a pattern and its
                                         reverse complement in the same kernel pass */
+    int staged;                    /**< 1: the first pattern's kernel stages whole
+                                        work-group regions of text in local memory
+                                        (exact dfa and bitap up to 64 symbols with tables
+                                        in local memory; CLMATCH_STAGING=off turns it off) */
 } clm_database_info;
 
 int clm_database_get_info(const clm_database *db, clm_database_info *info);

@@ -243,6 +243,7 @@ int main(int argc, char **argv)
     register_classes_tests();
     register_fuzzy_tests();
     register_algo_api_tests();
+    register_stage_tests();
     {
         void register_dna_tests(void); /* tests/test_dna.c */
         register_dna_tests();

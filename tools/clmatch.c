@@ -1116,10 +1116,11 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
                 dbi.flags & CLM_CASELESS ? ", caseless" : "");
         cli_stats_choice(&dbi);
         fprintf(stderr,
-                "clmatch: %u pattern(s) of %zu..%zu symbols, work-group %u, %u bytes/item, "
+                "clmatch: %u pattern(s) of %zu..%zu symbols, work-group %u, %u bytes/item%s, "
                 "kernels %s\n",
                 dbi.pattern_count, dbi.min_length, dbi.max_length, dbi.work_group_size,
-                dbi.bytes_per_item, dbi.cache_hit ? "from cache" : "built");
+                dbi.bytes_per_item, dbi.staged ? ", text staged in local memory" : "",
+                dbi.cache_hit ? "from cache" : "built");
     }
     if (clm_scratch_get_stats(r->scratch, &s) == CLM_OK) {
         fprintf(stderr,

@@ -88,6 +88,85 @@ static const char *src =
 "    DSW(a.x); DSW(a.y); DSW(a.z); DSW(a.w);\n"
 "    if (hit) { s = s0; for (uint j = 0; j < 16; ++j) { s = tab[s + cls[text[i+j]]]; found += s == FIN; } }\n"
 "  }\n"
+"#elif V == 14 || V == 15\n"
+"  /* staged as V11/V12, and cheaper steps: V14 bitap with the pattern's last bit at the top of\n"
+"     the word (masks pre-shifted) and a hit check per 16 bytes (OR of states); V15 DFA with\n"
+"     premultiplied states, the final state the largest, a max per byte as hit check */\n"
+"  const uint l = get_local_id(0);\n"
+"  __local uint4 st[(WG + 1) * (CU + 1)];\n"
+"  __global const uint4 *t4 = (__global const uint4 *)text;\n"
+"  const uint gbase = get_group_id(0) * WG * CU;\n"
+"  for (uint q = l; q < WG * CU + TAILU; q += WG) st[(q / CU) * (CU + 1) + q % CU] = t4[gbase + q];\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"#define BITS (8 * (uint)sizeof(TM))\n"
+"#define TOP1 ((TM)1 << (BITS - M))\n"
+"#if V == 14\n"
+"  TM D = 0;\n"
+"#define HS(b) D = ((D << 1) | TOP1) & mask[b]; hit |= D\n"
+"#define RS(b) D = ((D << 1) | TOP1) & mask[b]; found += (uint)(D >> (BITS - 1))\n"
+"#define SAVE TM D0 = D, hit = 0\n"
+"#define HIT (hit >> (BITS - 1))\n"
+"#define RESTORE D = D0\n"
+"#else\n"
+"  uint s = 0;\n"
+"#define HS(b) s = tab[s + cls[b]]; hit = max(hit, s)\n"
+"#define RS(b) s = tab[s + cls[b]]; found += (s == FIN)\n"
+"#define SAVE uint s0 = s, hit = 0\n"
+"#define HIT (hit == FIN)\n"
+"#define RESTORE s = s0\n"
+"#endif\n"
+"#define HW(w) HS((w)&0xffu); HS(((w)>>8)&0xffu); HS(((w)>>16)&0xffu); HS((w)>>24)\n"
+"#define RW(w) RS((w)&0xffu); RS(((w)>>8)&0xffu); RS(((w)>>16)&0xffu); RS((w)>>24)\n"
+"  for (uint r = 0; r < CU; ++r) {\n"
+"    uint4 a = st[l * (CU + 1) + r];\n"
+"    SAVE;\n"
+"    HW(a.x); HW(a.y); HW(a.z); HW(a.w);\n"
+"    if (HIT) { RESTORE; RW(a.x); RW(a.y); RW(a.z); RW(a.w); }\n"
+"  }\n"
+"  for (uint r = 0; r < TAILU; ++r) {\n"
+"    uint4 a = st[(l + 1) * (CU + 1) + r];\n"
+"    uint pos = r * 16;\n"
+"#undef RS\n"
+"#if V == 14\n"
+"#define RS(b) D = ((D << 1) | TOP1) & mask[b]; found += (uint)(D >> (BITS - 1)) & (pos++ < M - 1)\n"
+"#else\n"
+"#define RS(b) s = tab[s + cls[b]]; found += (s == FIN) & (pos++ < M - 1)\n"
+"#endif\n"
+"    RW(a.x); RW(a.y); RW(a.z); RW(a.w);\n"
+"  }\n"
+"#elif V >= 10 && V <= 13\n"
+"  /* V10: memory only, per-lane chunks read straight from global (the access pattern of V0/V3);\n"
+"     V11-13: the work-group's region staged into local memory with coalesced uint4 loads, one\n"
+"     padding uint4 per chunk (bank conflicts), then each lane walks its chunk from local memory:\n"
+"     V11 bitap, V12 DFA, V13 memory only */\n"
+"  const uint l = get_local_id(0);\n"
+"  uint s = 0; TM D = 0; uint4 acc = (uint4)(0);\n"
+"#if V == 10\n"
+"  const uint b0 = get_global_id(0) * CHUNK;\n"
+"  for (uint i = b0; i < b0 + CHUNK; i += 16) acc ^= *(__global const uint4*)(text + i);\n"
+"#else\n"
+"  __local uint4 st[(WG + 1) * (CU + 1)];\n"
+"  __global const uint4 *t4 = (__global const uint4 *)text;\n"
+"  const uint gbase = get_group_id(0) * WG * CU;\n"
+"  for (uint q = l; q < WG * CU + TAILU; q += WG) st[(q / CU) * (CU + 1) + q % CU] = t4[gbase + q];\n"
+"  barrier(CLK_LOCAL_MEM_FENCE);\n"
+"#if V == 11\n"
+"#define STEP(b,pos) D = ((D << 1) | (TM)1) & mask[b]; found += (uint)((D >> (M-1)) & (TM)1)\n"
+"#define STEPT(b,pos) D = ((D << 1) | (TM)1) & mask[b]; found += (uint)((D >> (M-1)) & (TM)1) & ((pos) < M-1)\n"
+"#elif V == 12\n"
+"#define STEP(b,pos) s = tab[s * SIGMA + cls[b]]; found += (s == M)\n"
+"#define STEPT(b,pos) s = tab[s * SIGMA + cls[b]]; found += (s == M) & ((pos) < M-1)\n"
+"#endif\n"
+"#if V == 13\n"
+"  for (uint r = 0; r < CU; ++r) acc ^= st[l * (CU + 1) + r];\n"
+"#else\n"
+"  for (uint r = 0; r < CU; ++r) { uint4 a = st[l * (CU + 1) + r]; STEP4(a, 0); }\n"
+"#undef STEP\n"
+"#define STEP STEPT\n"
+"  for (uint r = 0; r < TAILU; ++r) { uint4 a = st[(l + 1) * (CU + 1) + r]; STEP4(a, r * 16); }\n"
+"#endif\n"
+"#endif\n"
+"  found += (acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678u;\n"
 "#else\n"
 "  const uint b0 = get_global_id(0) * CHUNK;\n"
 "  uint s = 0; TM D = 0;\n"
@@ -102,6 +181,15 @@ static const char *src =
 "    uint4 a = *(__global const uint4*)(text + i);\n"
 "    STEP4(a, i);\n"
 "  }\n"
+"#if V == 0 || V == 3\n"
+"  for (uint i = 0; i < M - 1; ++i) {\n"
+"#if V == 0\n"
+"    s = tab[s * SIGMA + cls[text[b0 + CHUNK + i]]]; found += (s == M);\n"
+"#else\n"
+"    D = ((D << 1) | (TM)1) & mask[text[b0 + CHUNK + i]]; found += (uint)((D >> (M-1)) & (TM)1);\n"
+"#endif\n"
+"  }\n"
+"#endif\n"
 "#endif\n"
 "  if (found) atomic_add(counter, found);\n"
 "}\n";
@@ -116,7 +204,7 @@ int main(int argc, char **argv)
     FILE *f = fopen(file, "rb");
     fseek(f, 0, SEEK_END); size_t fl = (size_t)ftell(f); fseek(f, 0, SEEK_SET);
     unsigned char *t = malloc(size + 4096);
-    size_t got = fread(t, 1, fl, f); fclose(f);
+    size_t got = fread(t, 1, fl < size ? fl : size, f); fclose(f);
     for (size_t o = got; o < size; o += got) memcpy(t + o, t, o + got <= size ? got : size - o);
     memset(t + size, 0, 4096);
     cl_platform_id ps[8]; cl_uint np; CK(clGetPlatformIDs(8, ps, &np));
@@ -148,30 +236,33 @@ int main(int argc, char **argv)
         for (int s = 0; s <= m; s++) for (int b = 0; b < 256; b++) { tab0[s * SIG + cls[b]] = (unsigned short)dl[s * 256 + b]; tab1[s * 256 + b] = (unsigned short)(dl[s * 256 + b] * 256); }
         uint64_t mask[256] = {0}; for (int i = 0; i < m; i++) mask[(unsigned char)p[i]] |= 1ull << i;
         uint64_t nmask[256]; for (int b = 0; b < 256; b++) nmask[b] = ~mask[b];
+        uint64_t tmask[256]; for (int b = 0; b < 256; b++) tmask[b] = mask[b] << ((m <= 32 ? 32 : 64) - m);
         unsigned short *tab7 = calloc((m + 1) * SIG, 2);
         for (int st = 0; st <= m; st++) for (int b = 0; b < 256; b++) tab7[st * SIG + cls[b]] = (unsigned short)(dl[st * 256 + b] * SIG);
         cl_mem dtab0 = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, (m + 1) * SIG * 2, tab0, &err);
         cl_mem dtab1 = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, (m + 1) * 256 * 2, tab1, &err);
         cl_mem dcls = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, 256, cls, &err);
         cl_mem dmask = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, 256 * 8, mask, &err);
+        cl_mem dtmask = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, 256 * 8, tmask, &err);
         cl_mem dnmask = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, 256 * 8, nmask, &err);
         cl_mem dtab7 = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, (m + 1) * SIG * 2, tab7, &err);
         cl_mem dcnt = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4, NULL, &err);
-        int vs[] = {0, 9, 3, 8}; int chunks[] = {128, 256}; int wgs[] = {256, 512};
+        int vs[] = {12, 15, 11, 14}; int chunks[] = {128, 256}; int wgs[] = {128, 256};
         for (int vi = 0; vi < 4; vi++) for (int ci = 0; ci < 2; ci++) for (int wi = 0; wi < 2; wi++) {
             int V = vs[vi], CH = chunks[ci], WG = wgs[wi];
-            if ((V == 3 || V == 5 || V == 6 || V == 8) && m > 64) continue;
-            int tabn = (V == 0 || V == 7 || V == 9) ? (m + 1) * SIG : (m + 1) * 256;
+            if (V >= 11 && V != 13 && (size_t)(WG + 1) * (CH / 16 + 1) * 16 > 45000) continue; /* local memory */
+            if ((V == 3 || V == 5 || V == 6 || V == 8 || V == 11 || V == 14) && m > 64) continue;
+            int tabn = (V == 0 || V == 7 || V == 9 || V == 12 || V == 15) ? (m + 1) * SIG : (m + 1) * 256;
             char opts[512];
-            snprintf(opts, sizeof opts, "-D V=%d -D M=%d -D SIGMA=%d -D TABN=%d -D FIN=%d -D CHUNK=%d -D WG=%d -D TM=%s", V, m, SIG, tabn, V == 7 ? m * SIG : m * 256, CH, WG, m <= 32 ? "uint" : "ulong");
+            snprintf(opts, sizeof opts, "-D V=%d -D M=%d -D SIGMA=%d -D TABN=%d -D FIN=%d -D CHUNK=%d -D WG=%d -D TM=%s -D CU=%d -D TAILU=%d", V, m, SIG, tabn, (V == 7 || V == 15) ? m * SIG : m * 256, CH, WG, m <= 32 ? "uint" : "ulong", CH / 16, (m - 1 + 15) / 16);
             cl_program pr = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
             if (clBuildProgram(pr, 1, &dev, opts, NULL, NULL)) { char log[8000]; clGetProgramBuildInfo(pr, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL); printf("build fail %s\n%s\n", opts, log); continue; }
             cl_kernel kk = clCreateKernel(pr, "k", &err); CK(err);
             /* ranges with overlap ignored: measure throughput; matches across chunk edges are missed (count approx) */
             cl_uint n = (cl_uint)size;
             CK(clSetKernelArg(kk, 0, sizeof dt, &dt)); CK(clSetKernelArg(kk, 1, 4, &n));
-            cl_mem tb = (V == 0 || V == 9) ? dtab0 : V == 7 ? dtab7 : dtab1;
-            cl_mem mk = V == 6 ? dnmask : dmask;
+            cl_mem tb = (V == 0 || V == 9 || V == 12) ? dtab0 : (V == 7 || V == 15) ? dtab7 : dtab1;
+            cl_mem mk = V == 6 ? dnmask : V == 14 ? dtmask : dmask;
             CK(clSetKernelArg(kk, 2, sizeof tb, &tb)); CK(clSetKernelArg(kk, 3, sizeof dcls, &dcls));
             CK(clSetKernelArg(kk, 4, sizeof mk, &mk)); CK(clSetKernelArg(kk, 5, sizeof dcnt, &dcnt));
             size_t items = size / CH; items = items / WG * WG; size_t lws = WG;

@@ -1,0 +1,197 @@
+/*
+ * Staged kernels (cl/kernels.cl STAGE): exact dfa and one-word bitap with local tables read
+ * whole work-group regions through local memory; other groups (the last of a slab, ranges
+ * split after a full match buffer) take the per-item path. Checked against the reference
+ * with geometries like the GPU's (16-32 work-items of 64-256 bytes), every length class of
+ * the staged kernels (32-bit and 64-bit bitap words, tails of one to four uint4s), matches
+ * planted on item, group and slab edges, all-match and adversarial texts, scan and count.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "t.h"
+
+typedef struct {
+    clm_algorithm algo;
+    const char *kind; /* "edges", "allmatch", "adversarial" */
+} stage_arg;
+
+static const stage_arg cases[] = {
+    {CLM_ALGO_DFA, "edges"},         {CLM_ALGO_BITAP, "edges"},
+    {CLM_ALGO_DFA, "allmatch"},      {CLM_ALGO_BITAP, "allmatch"},
+    {CLM_ALGO_DFA, "adversarial"},   {CLM_ALGO_BITAP, "adversarial"},
+};
+
+static const size_t lengths[] = {1, 2, 13, 16, 17, 31, 32, 33, 63, 64};
+static const struct {
+    unsigned wg, bpi;
+} shapes[] = {{16, 64}, {32, 128}, {16, 256}};
+
+/* Staging is on unless CLMATCH_STAGING turns it off. */
+static int staging_expected(void)
+{
+    const char *v = getenv("CLMATCH_STAGING");
+    return !(v && (!strcmp(v, "off") || !strcmp(v, "0")));
+}
+
+static unsigned char *make_text(const char *kind, size_t n, size_t m, const unsigned char *p,
+                                size_t item, size_t group, t_rng *r)
+{
+    unsigned char *t = malloc(n);
+    size_t k;
+    if (!t) abort();
+    if (!strcmp(kind, "edges")) {
+        t_fill(r, t, n, 4);
+        /* across item and group edges: ending 1 and m/2 bytes past, and starting on them */
+        for (k = item; k + m < n; k += item) {
+            size_t back = (k / item) % 3 == 0 ? 0 : (k / item) % 3 == 1 ? 1 : m / 2;
+            if (k % group == 0 || (k / item) % 5 == 0) memcpy(t + k - (back < k ? back : 0), p, m);
+        }
+    } else {
+        memset(t, 'a', n);
+        if (!strcmp(kind, "adversarial")) /* a^(m-1)b every so often: near misses everywhere */
+            for (k = m; k < n; k += 97) t[k] = 'b';
+    }
+    return t;
+}
+
+static void test_stage(const void *arg)
+{
+    const stage_arg *a = arg;
+    size_t li, si;
+    t_rng r;
+    t_matches got, want;
+
+    t_matches_init(&got);
+    t_matches_init(&want);
+    t_rng_init(&r, a->kind, (uint64_t)a->algo);
+    /* standard set (a kernel build each, ~1 s on PoCL): edges on every shape with a length of
+     * each class, the all-a texts on one shape; --full: everything */
+    const int edges = !strcmp(a->kind, "edges");
+    for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        if (!t_full && !edges && si > 0) break;
+        for (li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+            size_t m = lengths[li], item = shapes[si].bpi, group = item * shapes[si].wg;
+            if (!t_full && (edges ? (m == 2 || m == 16 || m == 31 || m == 63)
+                                  : (m == 1 || m == 13 || m == 16 || m == 31 || m == 63)))
+                continue;
+            size_t n = 7 * group + item / 2 + 5, slabs[2], sl;
+            unsigned char *p = malloc(m);
+            const unsigned char *pp;
+            t_patset ps;
+            clm_database *db = NULL;
+            clm_scratch *s = NULL;
+            clm_database_info info;
+            char desc[160];
+            unsigned char *text;
+            int rc;
+
+            if (!p) abort();
+            if (!strcmp(a->kind, "edges")) {
+                unsigned char *q = t_pattern(4, m);
+                memcpy(p, q, m);
+                free(q);
+            } else {
+                memset(p, 'a', m);
+                if (!strcmp(a->kind, "adversarial") && m > 1) p[m - 1] = 'b';
+            }
+            pp = p;
+            ps.pats = &pp;
+            ps.lens = &m;
+            ps.ids = NULL;
+            ps.count = 1;
+            ps.caseless = 0;
+            snprintf(desc, sizeof desc, "stage %s %s m=%zu wg=%u bpi=%u",
+                     clm_algorithm_name(a->algo), a->kind, m, shapes[si].wg, shapes[si].bpi);
+            rc = t_compile_ex(&ps, a->algo, CLM_TABLE_LOCAL, 0, shapes[si].wg, shapes[si].bpi,
+                              CLM_VARIANT_AUTO, 0, &db);
+            if (rc != CLM_OK) {
+                T_FAIL("%s: clm_compile: %s: %.300s", desc, clm_strerror(rc), clm_last_error());
+                free(p);
+                continue;
+            }
+            if (EXPECT_RC(clm_database_get_info(db, &info), CLM_OK)
+                && !EXPECT(info.staged == staging_expected()))
+                t_note("%s: staged=%d (CLMATCH_STAGING %s)", desc, info.staged,
+                       getenv("CLMATCH_STAGING") ? getenv("CLMATCH_STAGING") : "unset");
+            text = make_text(a->kind, n, m, p, item, group, &r);
+            t_reference(text, n, &ps, &want);
+            /* one slab; slabs that end inside group regions (those groups go per item) */
+            slabs[0] = 0;
+            slabs[1] = 2 * group + item + 48;
+            for (sl = 0; sl < 2; sl++) {
+                char diff[512];
+                uint64_t count = 0;
+                if (!t_scratch_alloc(db, &s, slabs[sl], 0, desc)) break;
+                t_matches_clear(&got);
+                rc = clm_scan(db, s, text, n, t_collect, &got);
+                if (rc != CLM_OK)
+                    T_FAIL("%s slab=%zu: clm_scan: %s", desc, slabs[sl], clm_strerror(rc));
+                else if (t_matches_diff(&got, &want, diff, sizeof diff))
+                    T_FAIL("%s slab=%zu: %s", desc, slabs[sl], diff);
+                rc = clm_count(db, s, text, n, &count);
+                if (rc != CLM_OK)
+                    T_FAIL("%s slab=%zu: clm_count: %s", desc, slabs[sl], clm_strerror(rc));
+                else if (count != want.n)
+                    T_FAIL("%s slab=%zu: clm_count %llu, expected %zu", desc, slabs[sl],
+                           (unsigned long long)count, want.n);
+            }
+            /* a match buffer of 16 entries: all-match texts overflow it, ranges are grown
+             * and rescanned (pieces that no longer cover whole groups) */
+            if (!strcmp(a->kind, "allmatch") && t_scratch_alloc(db, &s, 0, 16, desc)) {
+                char diff[512];
+                t_matches_clear(&got);
+                rc = clm_scan(db, s, text, n, t_collect, &got);
+                if (rc != CLM_OK)
+                    T_FAIL("%s capacity 16: clm_scan: %s", desc, clm_strerror(rc));
+                else if (t_matches_diff(&got, &want, diff, sizeof diff))
+                    T_FAIL("%s capacity 16: %s", desc, diff);
+            }
+            clm_scratch_free(s);
+            clm_database_free(db);
+            free(text);
+            free(p);
+        }
+    }
+    t_matches_free(&got);
+    t_matches_free(&want);
+}
+
+/* CLMATCH_STAGING: off gives unstaged kernels with the same results; a bad value is refused
+ * when the device is opened. */
+static int child_staging_env(const char *arg)
+{
+    clm_device *dev = NULL;
+    int rc = clm_device_open(-1, -1, &dev);
+    if (!strcmp(arg, "bad")) {
+        if (!EXPECT_RC(rc, CLM_E_INVALID)) return 1;
+        if (!EXPECT(strstr(clm_last_error(), "CLMATCH_STAGING") != NULL)) return 1;
+        return 0;
+    }
+    if (!EXPECT_RC(rc, CLM_OK)) return 1;
+    clm_device_close(dev);
+    return 0;
+}
+
+static void test_staging_env(const void *arg)
+{
+    static const char *const bad[] = {"CLMATCH_STAGING=sometimes", NULL};
+    static const char *const off[] = {"CLMATCH_STAGING=off", NULL};
+    (void)arg;
+    if (t_run_child("staging_env", "bad", bad) != 0) T_FAIL("CLMATCH_STAGING=sometimes");
+    if (t_run_child("staging_env", "ok", off) != 0) T_FAIL("CLMATCH_STAGING=off");
+}
+
+void register_stage_tests(void)
+{
+    size_t i;
+    static char names[sizeof cases / sizeof cases[0]][48];
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(names[i], sizeof names[i], "stage.%s.%s", clm_algorithm_name(cases[i].algo),
+                 cases[i].kind);
+        t_register(names[i], test_stage, &cases[i], cases[i].kind[0] == 'e');
+    }
+    t_register("stage.env", test_staging_env, NULL, 1);
+    t_register_child("staging_env", child_staging_env);
+}
