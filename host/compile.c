@@ -165,8 +165,10 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         size_t half = (m + 1) / 2;
         s->pi = (unsigned)(f->period < half ? f->period : half);
         s->gs = clm_next_pow2(s->pi);
-        if (s->gs > wg)
-            s->gs = wg;
+        /* the duel tree halves GS, and the WG / GS blocks of a group must fill it: GS is at
+         * most the largest power of two dividing wg (wg 24 with GS 16 read past dead[]) */
+        if (s->gs > (wg & (~wg + 1u)))
+            s->gs = wg & (~wg + 1u);
         s->pat_len = (unsigned)m;
         s->tab_len = s->pi;
         break;
