@@ -125,7 +125,9 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
     s->halo = 0;
     s->wg = wg;
     size_t overlap = m - 1 + s->lead;
-    size_t chunk = bytes_per_item ? bytes_per_item : dev->default_chunk;
+    clm_tuning_source tuned_by;
+    size_t tuned = (size_t)clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, &tuned_by);
+    size_t chunk = bytes_per_item ? bytes_per_item : tuned;
     if (!bytes_per_item && chunk < 4 * overlap) /* keep the re-read overlap under ~25% */
         chunk = 4 * overlap;
     switch (s->algorithm) {
@@ -157,9 +159,10 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         s->pat_len = (unsigned)m;
         s->tab_len = 256;
         /* seed 001: a range of m + 32 starts per work-item, so every thread gets a few
-         * windows; bytes_per_item overrides it */
+         * windows; bytes_per_item, a profile or CLMATCH_TUNE overrides it (as it is: BMH
+         * skips, so the overlap rule above does not apply) */
         if (!bytes_per_item)
-            chunk = m + 32;
+            chunk = tuned_by >= CLM_TUNING_PROFILE ? tuned : m + 32;
         break;
     case CLM_ALGO_WITNESS: {
         size_t half = (m + 1) / 2;
@@ -657,7 +660,9 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         db->min_match = db->indels ? min_m - k : min_m;
     }
 
-    unsigned wg = opts->work_group_size ? opts->work_group_size : dev->default_wg;
+    unsigned wg = opts->work_group_size;
+    if (!wg && db)
+        wg = (unsigned)clm_tune_get(dev, db->algorithm, CLM_KNOB_WG, NULL);
     for (unsigned i = 0; i < n_eng && rc == CLM_OK; i++) {
         struct clm_engine *e = &engines[i];
         struct pattern_facts *f = &facts[i];
