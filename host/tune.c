@@ -521,8 +521,8 @@ static int load_profile(struct clm_tune *t, const clm_device_info *d, struct lay
     if (!f) {
         if (errno == ENOENT || errno == ENOTDIR)
             return 0;
-        snprintf(t->warning, sizeof t->warning, "%.400s: cannot read: %.200s; using the built-in tuning",
-                 path, strerror(errno));
+        snprintf(t->warning, sizeof t->warning,
+                 "%.400s: cannot read: %.200s; using the built-in tuning", path, strerror(errno));
         return -1;
     }
     char *text = malloc(PROFILE_MAX_BYTES + 1);
