@@ -125,9 +125,8 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
     s->halo = 0;
     s->wg = wg;
     size_t overlap = m - 1 + s->lead;
-    clm_tuning_source tuned_by;
-    size_t tuned = (size_t)clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, &tuned_by);
-    size_t chunk = bytes_per_item ? bytes_per_item : tuned;
+    size_t chunk = bytes_per_item ? bytes_per_item
+                                  : (size_t)clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, NULL);
     if (!bytes_per_item && chunk < 4 * overlap) /* keep the re-read overlap under ~25% */
         chunk = 4 * overlap;
     switch (s->algorithm) {
@@ -159,10 +158,13 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         s->pat_len = (unsigned)m;
         s->tab_len = 256;
         /* seed 001: a range of m + 32 starts per work-item, so every thread gets a few
-         * windows; bytes_per_item, a profile or CLMATCH_TUNE overrides it (as it is: BMH
-         * skips, so the overlap rule above does not apply) */
-        if (!bytes_per_item)
-            chunk = tuned_by >= CLM_TUNING_PROFILE ? tuned : m + 32;
+         * windows. A chunk tuned for the scanning kernels does not fit it (4096 ran at
+         * 0.56x on PoCL): only bytes_per_item or bmh.chunk changes it, as it is (BMH skips,
+         * so the overlap rule above does not apply) */
+        if (!bytes_per_item) {
+            size_t own = (size_t)clm_tune_own(dev, CLM_ALGO_BMH, CLM_KNOB_CHUNK);
+            chunk = own ? own : m + 32;
+        }
         break;
     case CLM_ALGO_WITNESS: {
         size_t half = (m + 1) / 2;

@@ -69,6 +69,8 @@ int clm_tune_init(struct clm_device *dev);
  * (may be NULL) gets where it came from. */
 uint64_t clm_tune_get(const struct clm_device *dev, clm_algorithm algo, enum clm_knob knob,
                       clm_tuning_source *source);
+/* The knob's per-algorithm value alone; 0 when there is none. */
+uint64_t clm_tune_own(const struct clm_device *dev, clm_algorithm algo, enum clm_knob knob);
 
 /* ---- devices (device.c) ------------------------------------------------------------- */
 

@@ -646,6 +646,12 @@ uint64_t clm_tune_get(const clm_device *dev, clm_algorithm algo, enum clm_knob k
     return t->value[knob];
 }
 
+uint64_t clm_tune_own(const clm_device *dev, clm_algorithm algo, enum clm_knob knob)
+{
+    unsigned a = (unsigned)algo;
+    return a > 0 && a < N_ALGOS ? dev->tune.algo[a][knob] : 0;
+}
+
 int clm_device_get_tuning(const clm_device *dev, clm_tuning *out)
 {
     if (!dev || !out)

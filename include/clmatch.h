@@ -187,8 +187,8 @@ void clm_device_close(clm_device *dev);
  * Keys (CLMATCH_TUNE items and profile lines "key = value"; numbers may end in K, M or G):
  *   wg      work-group size: a power of two or a multiple of 16, at most the device maximum
  *   chunk   bytes of text per work-item: a multiple of 16, at most 1M. Raised to 4 x (longest
- *           pattern - 1) so the bytes re-read past a range stay under ~25 % (bmh, whose
- *           default is m + 32 starts, takes a profile or CLMATCH_TUNE value as it is)
+ *           pattern - 1) so the bytes re-read past a range stay under ~25 %. Not for bmh,
+ *           whose work-items own m + 32 starts: only bmh.chunk changes that (as it is)
  *   slab    default slab bytes: a multiple of 4K, at most CLM_MAX_SLAB_BYTES and the device's
  *           largest allocation
  *   ALGO.wg, ALGO.chunk   for one algorithm only (naive, kmp, dfa, bitap, bmh, witness),
