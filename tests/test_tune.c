@@ -187,7 +187,7 @@ static void ref_case_init(ref_case *c, size_t m)
     size_t i;
     t_rng r;
     t_patset ps;
-    c->n = 200000;
+    c->n = 65536;
     c->text = malloc(c->n);
     if (!c->text) abort();
     t_rng_init(&r, "tune", 0);
@@ -236,8 +236,8 @@ static void expect_shape(clm_device *dev, ref_case *c, clm_algorithm algo, unsig
         t_note("%s: %s got work-group size %u, %u bytes per item; want %u, %u", what,
                clm_algorithm_name(algo), di.work_group_size, di.bytes_per_item, want_wg,
                want_chunk);
-    /* a tuned shape must never change results (a 64 KiB slab: several slabs) */
-    if (t_scratch_alloc(db, &s, 65536, 0, what)
+    /* a tuned shape must never change results (16 KiB slabs: several) */
+    if (t_scratch_alloc(db, &s, 16384, 0, what)
         && EXPECT_RC(clm_scan(db, s, c->text, c->n, t_collect, &got), CLM_OK)
         && !EXPECT(!t_matches_diff(&got, &c->want, diff, sizeof diff)))
         t_note("%s: %s (wg %u, chunk %u): %s", what, clm_algorithm_name(algo),
