@@ -398,19 +398,22 @@ static void profile_path(const clm_device_info *d, char *buf, size_t cap)
 {
     const char *dir = getenv("CLMATCH_PROFILE_DIR");
     const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    char base[512], name[200], driver[200];
+    char base[600], name[200], driver[200];
+    int n;
     buf[0] = '\0';
     if (dir && *dir)
-        snprintf(base, sizeof base, "%s", dir);
+        n = snprintf(base, sizeof base, "%s", dir);
     else if (xdg && xdg[0] == '/') /* relative values are invalid in the XDG spec */
-        snprintf(base, sizeof base, "%s/clmatch/profiles", xdg);
+        n = snprintf(base, sizeof base, "%s/clmatch/profiles", xdg);
     else if (home && *home)
-        snprintf(base, sizeof base, "%s/.config/clmatch/profiles", home);
+        n = snprintf(base, sizeof base, "%s/.config/clmatch/profiles", home);
     else
         return;
+    if (n < 0 || (size_t)n >= sizeof base)
+        return; /* a cut directory name would be another directory: no profile */
     sanitize(d->name, name, sizeof name);
     sanitize(d->driver_version, driver, sizeof driver);
-    int n = snprintf(buf, cap, "%s/%s_%s.profile", base, name, driver);
+    n = snprintf(buf, cap, "%s/%s_%s.profile", base, name, driver);
     if (n < 0 || (size_t)n >= cap)
         buf[0] = '\0'; /* too long to be trusted: no profile */
 }

@@ -13,8 +13,9 @@
  * the four algorithms (the global wg and chunk: the geometric mean of each algorithm's time
  * relative to its built-in shape), then, unless --quick, for each algorithm alone from there.
  * An algorithm whose own best beats the global shape by more than 5 % gets ALGO.wg /
- * ALGO.chunk lines. Every count is checked against a count made on the host: a wrong answer
- * stops the run, and nothing is written.
+ * ALGO.chunk lines; naive and witness, not timed, are run once with the global shape. Every
+ * count is checked against a count made on the host: a wrong answer stops the run, and
+ * nothing is written.
  *
  * Exit status: 0 written (or printed), 1 a measurement failed or disagreed, 2 bad arguments
  * or no device.
@@ -166,6 +167,37 @@ static int timed_count(tuner *T, int ai, clm_database *db, clm_scratch *s, doubl
     }
     if (rc == CLM_OK && (rc = clm_scratch_get_stats(s, &st)) == CLM_OK)
         *secs = st.kernel_seconds;
+    return rc;
+}
+
+/* The algorithms not timed get the global shape too: count once with it. A wrong count
+ * ends the program; one that cannot run (a work-group size above what its kernel allows)
+ * returns the status, and the caller keeps the built-in work-group size for it. */
+static int check_untimed(tuner *T, clm_algorithm algo, unsigned wg, unsigned chunk)
+{
+    clm_compile_options o;
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    uint64_t count = 0;
+    clm_compile_options_init(&o);
+    o.algorithm = algo;
+    o.work_group_size = wg;
+    o.bytes_per_item = chunk;
+    int rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, &o, &db);
+    if (rc == CLM_OK)
+        rc = clm_scratch_alloc(db, NULL, &s);
+    if (rc == CLM_OK)
+        rc = clm_count(db, s, T->text, T->n, &count);
+    if (rc == CLM_OK && count != T->want) {
+        fprintf(stderr,
+                PROG ": %s with work-group size %u and %u bytes per work-item counted %llu "
+                "occurrences, the host %llu: wrong answer, no profile written\n",
+                clm_algorithm_name(algo), wg, chunk, (unsigned long long)count,
+                (unsigned long long)T->want);
+        exit(1);
+    }
+    clm_scratch_free(s);
+    clm_database_free(db);
     return rc;
 }
 
@@ -632,6 +664,18 @@ int main(int argc, char **argv)
         "kernel time best of %d; %.2fx the built-in speed (geometric mean):%s",
         clm_version(), quick ? " --quick" : "", spent, T.n, genome ? "a genome" : "generated DNA",
         T.npats == 2 ? "13 and 32" : "13", T.reps, exp(log_gain / N_ALGOS), lines);
+    static const clm_algorithm untimed[] = {CLM_ALGO_NAIVE, CLM_ALGO_WITNESS};
+    for (size_t u = 0; u < sizeof untimed / sizeof untimed[0]; u++) {
+        const char *name = clm_algorithm_name(untimed[u]);
+        if ((gwg == T.tuning.work_group_size && gchunk == T.tuning.bytes_per_item) ||
+            check_untimed(&T, untimed[u], gwg, gchunk) == 0)
+            continue;
+        vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.wg=%u", name,
+                               T.tuning.work_group_size);
+        cl += (size_t)snprintf(comment + cl, sizeof comment - cl,
+                               "\n%s does not run with wg=%u here: it keeps %u", name, gwg,
+                               T.tuning.work_group_size);
+    }
     if (T.out_of_time)
         cl += (size_t)snprintf(comment + cl, sizeof comment - cl,
                                "\nthe time budget (%.0f s) ended the search early", budget);
