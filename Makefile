@@ -27,7 +27,7 @@ BENCH_SRC:= $(wildcard bench/*.c)
 CMP_SRC  := bench/hs_count.c bench/memmem_count.c bench/yardstick.c
 BENCH_SRC:= $(filter-out $(CMP_SRC),$(BENCH_SRC))
 
-PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-example
+PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune $(B)/clmatch-example
 ALL      := $(B)/libclmatch.a $(B)/libclmatch.so $(PROGRAMS) $(B)/clmatch-tests \
             $(B)/clmatch-bench $(B)/clmatch.pc
 
@@ -56,6 +56,8 @@ CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/fasta.c
 $(B)/clmatch: $(CLI_SRC) tools/cli_common.h tools/dna.h tools/fasta.h $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CLI_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-devices: tools/clmatch-devices.c $(B)/libclmatch.a
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+$(B)/clmatch-tune: tools/clmatch-tune.c $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-example: tools/example.c $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
@@ -147,13 +149,14 @@ install: all
 	install -m 755 $(B)/libclmatch.so $(DESTDIR)$(PREFIX)/lib/libclmatch.so.$(VERSION)
 	ln -sf libclmatch.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libclmatch.so
-	install -m 755 $(B)/clmatch $(B)/clmatch-devices $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/clmatch.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/clmatch.h $(DESTDIR)$(PREFIX)/lib/libclmatch.* \
 		$(DESTDIR)$(PREFIX)/lib/$(SONAME) $(DESTDIR)$(PREFIX)/bin/clmatch \
-		$(DESTDIR)$(PREFIX)/bin/clmatch-devices $(DESTDIR)$(PREFIX)/lib/pkgconfig/clmatch.pc
+		$(DESTDIR)$(PREFIX)/bin/clmatch-devices $(DESTDIR)$(PREFIX)/bin/clmatch-tune \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/clmatch.pc
 
 clean:
 	rm -rf build build-asan

@@ -125,7 +125,8 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
     s->halo = 0;
     s->wg = wg;
     size_t overlap = m - 1 + s->lead;
-    size_t chunk = bytes_per_item ? bytes_per_item : dev->default_chunk;
+    size_t chunk = bytes_per_item ? bytes_per_item
+                                  : (size_t)clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, NULL);
     if (!bytes_per_item && chunk < 4 * overlap) /* keep the re-read overlap under ~25% */
         chunk = 4 * overlap;
     switch (s->algorithm) {
@@ -157,16 +158,22 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         s->pat_len = (unsigned)m;
         s->tab_len = 256;
         /* seed 001: a range of m + 32 starts per work-item, so every thread gets a few
-         * windows; bytes_per_item overrides it */
-        if (!bytes_per_item)
-            chunk = m + 32;
+         * windows. A chunk tuned for the scanning kernels does not fit it (4096 ran at
+         * 0.56x on PoCL): only bytes_per_item or bmh.chunk changes it, as it is (BMH skips,
+         * so the overlap rule above does not apply) */
+        if (!bytes_per_item) {
+            size_t own = (size_t)clm_tune_own(dev, CLM_ALGO_BMH, CLM_KNOB_CHUNK);
+            chunk = own ? own : m + 32;
+        }
         break;
     case CLM_ALGO_WITNESS: {
         size_t half = (m + 1) / 2;
         s->pi = (unsigned)(f->period < half ? f->period : half);
         s->gs = clm_next_pow2(s->pi);
-        if (s->gs > wg)
-            s->gs = wg;
+        /* the duel tree halves GS, and the WG / GS blocks of a group must fill it: GS is at
+         * most the largest power of two dividing wg (wg 24 with GS 16 read past dead[]) */
+        if (s->gs > (wg & (~wg + 1u)))
+            s->gs = wg & (~wg + 1u);
         s->pat_len = (unsigned)m;
         s->tab_len = s->pi;
         break;
@@ -205,8 +212,14 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     if (!dev->staging || !dev->little_endian || s->table_memory != CLM_TABLE_LOCAL ||
         !(dfa || bitap) || s->k || s->packed || s->strands > 1 || s->m > 64)
         return;
+    /* open: neither the options nor a profile or CLMATCH_TUNE set it */
+    clm_tuning_source wsrc = CLM_TUNING_DEFAULT, csrc = CLM_TUNING_DEFAULT;
+    clm_tune_get(dev, s->algorithm, CLM_KNOB_WG, &wsrc);
+    clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, &csrc);
+    int wg_open = !o->work_group_size && wsrc <= CLM_TUNING_BUILTIN;
+    int chunk_open = !o->bytes_per_item && csrc <= CLM_TUNING_BUILTIN;
     unsigned wg = s->wg, chunk = s->chunk;
-    if (!o->bytes_per_item && dev->info.type != CLM_DEVICE_CPU) {
+    if (chunk_open && dev->info.type != CLM_DEVICE_CPU) {
         chunk = dfa ? 128u : 256u;
         unsigned need = (unsigned)clm_round_up(4 * (s->m - 1), 16);
         chunk = chunk > need ? chunk : need;
@@ -215,7 +228,7 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
         return;
     size_t budget = local_budget(dev), tables = table_bytes(s);
     while (tables + stage_bytes(s, wg, chunk) > budget) {
-        if (o->work_group_size || wg <= 16)
+        if (!wg_open || wg <= 16)
             return;
         wg /= 2;
     }
@@ -706,7 +719,9 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         db->min_match = db->indels ? min_m - k : min_m;
     }
 
-    unsigned wg = opts->work_group_size ? opts->work_group_size : dev->default_wg;
+    unsigned wg = opts->work_group_size;
+    if (!wg && db)
+        wg = (unsigned)clm_tune_get(dev, db->algorithm, CLM_KNOB_WG, NULL);
     for (unsigned i = 0; i < n_eng && rc == CLM_OK; i++) {
         struct clm_engine *e = &engines[i];
         struct pattern_facts *f = &facts[i];

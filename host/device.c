@@ -298,28 +298,6 @@ static int env_index(const char *name, int *out)
     return 1;
 }
 
-/* Tuning defaults by device type, until the tuner (later issue) provides per-device profiles.
- * GPU: many small ranges keep every lane busy; CPU: long ranges per work-item amortise the
- * work-group loop PoCL runs and keep the per-range overlap small. */
-static void device_defaults(clm_device *dev)
-{
-    const clm_device_info *in = &dev->info;
-    size_t max_alloc = in->max_alloc_bytes ? in->max_alloc_bytes : (64u << 20);
-    if (in->type == CLM_DEVICE_GPU || in->type == CLM_DEVICE_ACCELERATOR) {
-        dev->default_wg = 256;
-        dev->default_chunk = 256;
-        dev->default_slab = 256u << 20;
-    } else {
-        dev->default_wg = 16;
-        dev->default_chunk = 4096;
-        dev->default_slab = 64u << 20;
-    }
-    if (dev->default_wg > in->max_work_group_size && in->max_work_group_size)
-        dev->default_wg = (unsigned)in->max_work_group_size;
-    if (dev->default_slab > max_alloc / 4)
-        dev->default_slab = max_alloc / 4 > (1u << 20) ? max_alloc / 4 : (1u << 20);
-}
-
 int clm_device_open(int platform_index, int device_index, clm_device **out)
 {
     if (!out)
@@ -401,7 +379,10 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
             return clm_fail(CLM_E_INVALID, "CLMATCH_STAGING='%s': expected on or off", staging);
         }
     }
-    device_defaults(dev);
+    if ((rc = clm_tune_init(dev)) != CLM_OK) {
+        free(dev);
+        return rc;
+    }
 
     cl_int err;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform,

@@ -42,6 +42,36 @@ int clm_mkdirs(const char *path);
 size_t clm_round_up(size_t x, size_t multiple);
 unsigned clm_next_pow2(unsigned x);
 
+/* ---- tuning (tune.c) ----------------------------------------------------------------- */
+
+/* The tuning knobs; each has one row in tune.c's knob table (key, limits, per-algorithm or
+ * not). A knob the kernels do not read yet does not belong here. */
+enum clm_knob { CLM_KNOB_WG, CLM_KNOB_CHUNK, CLM_KNOB_SLAB, CLM_KNOB_COUNT };
+
+/* A device's resolved tuning. Values 0 in algo[][] fall back to value[]. */
+struct clm_tune {
+    uint64_t value[CLM_KNOB_COUNT];
+    unsigned char source[CLM_KNOB_COUNT]; /* clm_tuning_source */
+    uint64_t algo[CLM_TUNING_ALGORITHMS][CLM_KNOB_COUNT];
+    unsigned char algo_source[CLM_TUNING_ALGORITHMS][CLM_KNOB_COUNT];
+    unsigned layers; /* bit per clm_tuning_source that set a value */
+    char builtin[64];
+    char profile_path[1024];
+    int profile_used;
+    char warning[1024];
+};
+
+struct clm_device;
+/* Resolve dev->tune from dev->info and the environment (built-in row, profile, CLMATCH_TUNE)
+ * and set dev->default_slab. Only a bad CLMATCH_TUNE fails (CLM_E_INVALID naming the item). */
+int clm_tune_init(struct clm_device *dev);
+/* The knob's value for an algorithm: its per-algorithm value, else the global one; *source
+ * (may be NULL) gets where it came from. */
+uint64_t clm_tune_get(const struct clm_device *dev, clm_algorithm algo, enum clm_knob knob,
+                      clm_tuning_source *source);
+/* The knob's per-algorithm value alone; 0 when there is none. */
+uint64_t clm_tune_own(const struct clm_device *dev, clm_algorithm algo, enum clm_knob knob);
+
 /* ---- devices (device.c) ------------------------------------------------------------- */
 
 struct clm_program_entry;
@@ -56,9 +86,9 @@ struct clm_device {
      * a match once per 16 bytes), NO_FUNNEL_SHIFT (oclgrind's interpreter lacks llvm.fshl) */
     int hit_check, no_funnel_shift;
     int staging; /* kernels may stage text in local memory (CLMATCH_STAGING=off: never) */
-    /* defaults by device type (see device_defaults in device.c) */
-    unsigned default_wg;
-    unsigned default_chunk;
+    /* tuning: work-group size and bytes per work-item are read through clm_tune_get;
+     * default_slab is tune's slab, kept as a field for the scratch code */
+    struct clm_tune tune;
     size_t default_slab;
     pthread_mutex_t lock; /* guards the program cache */
     struct clm_program_entry *programs;

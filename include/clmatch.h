@@ -31,6 +31,10 @@
  *  - CLMATCH_PACKED=on: CLM_DNA databases compiled meanwhile pack the text where they can
  *    (as CLM_PACKING); CLMATCH_PACKED=off (or CLM_PACKED=off): they never do (as
  *    CLM_NO_PACKING).
+ *  - CLMATCH_TUNE: tuning values read by clm_device_open, e.g. "wg=128,chunk=512,dfa.chunk=1024"
+ *    (see "Tuning" below); CLMATCH_PROFILE_DIR: directory of tuning profiles (default
+ *    $XDG_CONFIG_HOME/clmatch/profiles, else ~/.config/clmatch/profiles); CLMATCH_PROFILE=off:
+ *    profiles are not read.
  */
 #ifndef CLMATCH_H
 #define CLMATCH_H
@@ -145,8 +149,10 @@ typedef struct clm_device clm_device;
  * choose automatically: the CLMATCH_PLATFORM / CLMATCH_DEVICE environment variables when set,
  * else the first GPU of any platform, else the first CPU device, else the first device.
  * A platform index with device_index -1 takes that platform's first device.
+ * The device's tuning is resolved here (see "Tuning" below; clm_device_get_tuning).
  * Errors: CLM_E_NO_PLATFORM, CLM_E_PLATFORM_INDEX, CLM_E_DEVICE_INDEX (clm_last_error() lists
- * what exists), CLM_E_NO_DEVICE, CLM_E_OPENCL, CLM_E_NOMEM, CLM_E_INVALID (out NULL, index < -1).
+ * what exists), CLM_E_NO_DEVICE, CLM_E_OPENCL, CLM_E_NOMEM, CLM_E_INVALID (out NULL, index < -1,
+ * a bad CLMATCH_TUNE item: the detail names it).
  */
 int clm_device_open(int platform_index, int device_index, clm_device **out);
 
@@ -155,6 +161,98 @@ int clm_device_get_info(const clm_device *dev, clm_device_info *info);
 
 /** Release an open device. Databases compiled for it must be freed first. NULL is ignored. */
 void clm_device_close(clm_device *dev);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tuning                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * The kernel shape a database gets when clm_compile_options leaves it open (work_group_size,
+ * bytes_per_item 0) and the default slab of new scratches are the device's tuning, resolved
+ * by clm_device_open from these sources, each overriding the one before:
+ *   1. generic defaults (wg=16, chunk=4096, slab=64M);
+ *   2. a built-in row chosen by vendor and device type (NVIDIA, AMD, Intel and other GPUs:
+ *      wg=256, chunk=256, slab=256M; PoCL, the Intel CPU runtime and other CPUs: wg=16,
+ *      chunk=4096, slab=64M), capped to the device's limits;
+ *   3. the device's profile file, written by clmatch-tune: CLMATCH_PROFILE_DIR, else
+ *      $XDG_CONFIG_HOME/clmatch/profiles, else ~/.config/clmatch/profiles, named after the
+ *      device name and driver version (clm_tuning.profile_path). A profile measured on
+ *      another device or driver, or with a bad line, is not used: the device still opens, and
+ *      clm_tuning.profile_warning says which file, which line and what is wrong;
+ *   4. CLMATCH_TUNE, e.g. "wg=128,chunk=512,dfa.chunk=1024". A bad item makes
+ *      clm_device_open fail with CLM_E_INVALID, naming it.
+ * clm_compile_options.work_group_size and bytes_per_item, when set, win over all of them;
+ * clm_scratch_options.slab_bytes and CLMATCH_SLAB_BYTES win over the slab.
+ *
+ * Keys (CLMATCH_TUNE items and profile lines "key = value"; numbers may end in K, M or G):
+ *   wg      work-group size: a power of two or a multiple of 16, at most the device maximum
+ *   chunk   bytes of text per work-item: a multiple of 16, at most 1M. Raised to 4 x (longest
+ *           pattern - 1) so the bytes re-read past a range stay under ~25 %. Not for bmh,
+ *           whose work-items own m + 32 starts: only bmh.chunk changes that (as it is)
+ *   slab    default slab bytes: a multiple of 4K, at most CLM_MAX_SLAB_BYTES and the device's
+ *           largest allocation
+ *   ALGO.wg, ALGO.chunk   for one algorithm only (naive, kmp, dfa, bitap, bmh, witness),
+ *           e.g. dfa.chunk=1024; a source that sets a key globally replaces the per-algorithm
+ *           values of that key from the sources below it.
+ * Profile file: "#" starts a comment; the first line is the header
+ *   clmatch-profile 1 device="<CL_DEVICE_NAME>" driver="<CL_DRIVER_VERSION>"
+ * (" and \ inside the quotes escaped with \), then one "key = value" per line.
+ */
+
+/** Where a tuning value came from, lowest to highest precedence. */
+typedef enum {
+    CLM_TUNING_DEFAULT = 0, /**< generic default (no built-in row names the device) */
+    CLM_TUNING_BUILTIN = 1, /**< the built-in row for the device's vendor and type */
+    CLM_TUNING_PROFILE = 2, /**< the device's profile file */
+    CLM_TUNING_ENV = 3      /**< CLMATCH_TUNE */
+} clm_tuning_source;
+
+/** Entries of the per-algorithm arrays, indexed by clm_algorithm ([CLM_ALGO_AUTO] unused). */
+#define CLM_TUNING_ALGORITHMS 7
+
+/** A device's tuning as clm_device_open resolved it. */
+typedef struct clm_tuning {
+    unsigned work_group_size;     /**< key wg */
+    unsigned bytes_per_item;      /**< key chunk */
+    size_t slab_bytes;            /**< key slab */
+    clm_tuning_source work_group_size_source, bytes_per_item_source, slab_bytes_source;
+    unsigned algorithm_work_group_size[CLM_TUNING_ALGORITHMS]; /**< ALGO.wg; 0: wg */
+    unsigned algorithm_bytes_per_item[CLM_TUNING_ALGORITHMS];  /**< ALGO.chunk; 0: chunk */
+    char values[512];      /**< every value in force, in CLMATCH_TUNE syntax, e.g.
+                                "wg=16,chunk=4096,slab=64M,dfa.chunk=1024" */
+    char source[1280];     /**< the sources applied, e.g. "built-in PoCL CPU, profile
+                                /home/u/.config/clmatch/profiles/X.profile, CLMATCH_TUNE" */
+    char builtin[64];      /**< the built-in row: "NVIDIA GPU", "PoCL CPU", "CPU", ...;
+                                "generic" when none matched */
+    char profile_path[1024]; /**< this device's profile file, whether it exists or not (where
+                                  clmatch-tune writes); "" when there is no location (no
+                                  HOME) */
+    int profile_used;      /**< 1: profile_path was read and applied */
+    char profile_warning[1024]; /**< why an existing profile was not used ("FILE line N:
+                                     what"), "" otherwise; clmatch prints it on stderr */
+} clm_tuning;
+
+/** The tuning of an open device (copies into *out). */
+int clm_device_get_tuning(const clm_device *dev, clm_tuning *out);
+
+/**
+ * The text of a tuning profile for dev: the header line naming dev's name and driver
+ * version, `comment` (may be NULL; each of its lines becomes a "# " line), then one
+ * "key = value" line per item of `values` (CLMATCH_TUNE syntax, checked as CLMATCH_TUNE is
+ * against this device). Errors: CLM_E_INVALID (a bad item, named; buf too small: the detail
+ * says how many bytes are needed).
+ */
+int clm_tuning_format_profile(const clm_device *dev, const char *values, const char *comment,
+                              char *buf, size_t cap);
+
+/**
+ * Write that profile to path (NULL: clm_tuning.profile_path, where clm_device_open looks),
+ * creating its directory; the file is replaced atomically. Devices opened afterwards use it.
+ * Errors: CLM_E_INVALID (as clm_tuning_format_profile; no path and no profile location),
+ * CLM_E_IO (detail names the file and the reason).
+ */
+int clm_tuning_write_profile(const clm_device *dev, const char *values, const char *comment,
+                             const char *path);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Compiling patterns                                                                         */
@@ -256,9 +354,9 @@ typedef struct clm_compile_options {
     clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */
     clm_table_memory table_memory; /**< default CLM_TABLE_AUTO */
     unsigned flags;                /**< CLM_CASELESS */
-    unsigned work_group_size;      /**< 0: the device's default */
-    unsigned bytes_per_item;       /**< bytes of text each work-item owns; 0: default.
-                                        Rounded up to a multiple of 16. */
+    unsigned work_group_size;      /**< 0: the device's tuning (clm_device_get_tuning) */
+    unsigned bytes_per_item;       /**< bytes of text each work-item owns; 0: the device's
+                                        tuning. Rounded up to a multiple of 16. */
     unsigned max_errors;           /**< approximate search: up to this many edits (0: exact;
                                         at most CLM_MAX_ERRORS and less than the pattern
                                         length). Semantics at clm_match. */

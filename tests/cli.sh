@@ -555,4 +555,60 @@ else
     fail "--help documents -k, --mismatches-only, --variant, classes and -F"
 fi
 
+# ---- tuning: clmatch-tune writes a profile, clmatch uses it ----------------------------------
+TUNE=$(dirname "$CLM")/clmatch-tune
+PD=$T/profiles
+mkdir -p "$PD"
+if [ ! -x "$TUNE" ]; then
+    fail "clmatch-tune built" "$TUNE not found"
+else
+    CLMATCH_PROFILE_DIR=$PD "$TUNE" --quick --dry-run >"$T/act" 2>"$T/err"
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q '^clmatch-profile 1 device="' "$T/act" \
+        && grep -q '^wg = [0-9]' "$T/act" && grep -q '^chunk = [0-9]' "$T/act" \
+        && grep -q '^# dfa ' "$T/act" && [ -z "$(ls "$PD")" ]; then
+        pass "clmatch-tune --quick --dry-run prints a profile and a table, writes nothing"
+    else
+        fail "clmatch-tune --quick --dry-run prints a profile and a table, writes nothing" \
+            "exit $rc; $(head -n 3 "$T/err")"
+    fi
+    CLMATCH_PROFILE_DIR=$PD "$TUNE" --quick --out "$PD/" >"$T/act" 2>"$T/err"
+    rc=$?
+    prof=$(ls "$PD"/*.profile 2>/dev/null | head -n 1)
+    if [ $rc -eq 0 ] && [ -n "$prof" ] && grep -qF "wrote $prof" "$T/act"; then
+        pass "clmatch-tune --quick --out DIR/ writes the device's profile there"
+    else
+        fail "clmatch-tune --quick --out DIR/ writes the device's profile there" \
+            "exit $rc; $(head -n 3 "$T/err")"
+    fi
+    grep -ciF needle "$X" >"$T/exp"
+    CLMATCH_PROFILE_DIR=$PD "$CLM" --stats -ci needle "$X" >"$T/act" 2>"$T/err"
+    if [ -n "$prof" ] && grep -qF "profile $prof" "$T/err" && ! grep -q 'warning' "$T/err"; then
+        same "clmatch uses the profile (--stats names it) and counts right" "$T/exp" "$T/act"
+    else
+        fail "clmatch uses the profile (--stats names it) and counts right" \
+            "$(grep tuning "$T/err")"
+    fi
+    if [ -n "$prof" ]; then
+        # a profile the library cannot use: a warning naming file and line, built-in values
+        sed 's/^wg = .*/wg = 3/' "$prof" >"$T/bad" && cp "$T/bad" "$prof"
+        CLMATCH_PROFILE_DIR=$PD "$CLM" --stats -ci needle "$X" >"$T/act" 2>"$T/err"
+        if grep -q "^clmatch: warning: tuning profile ignored: $prof: line [0-9]*: work-group size 3" \
+            "$T/err" && grep -q 'tuning .* from built-in' "$T/err"; then
+            same "a bad profile: warning on stderr, built-in values, same count" "$T/exp" "$T/act"
+        else
+            fail "a bad profile: warning on stderr, built-in values, same count" \
+                "$(head -n 3 "$T/err")"
+        fi
+    fi
+    "$(dirname "$CLM")/clmatch-devices" --json >"$T/act" 2>"$T/err"
+    if grep -q '"tuning": {"values": {"wg": [0-9]' "$T/act" && grep -q '"profile_path": ' "$T/act"; then
+        pass "clmatch-devices --json shows the tuning"
+    else
+        fail "clmatch-devices --json shows the tuning" "$(head -n 3 "$T/err")"
+    fi
+fi
+expect_error "CLMATCH_TUNE with a bad item" 2 "CLMATCH_TUNE=wg=3: item 'wg=3'" \
+    env CLMATCH_TUNE=wg=3 "$CLM" -c needle "$X"
+
 cli_summary

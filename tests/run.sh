@@ -45,6 +45,12 @@ if [ -z "${CLMATCH_CACHE_DIR:-}" ]; then
     CLMATCH_CACHE_DIR=$tmp/cache
     export CLMATCH_CACHE_DIR
 fi
+# A user's tuning must not change what the tests see: an empty profile directory, no
+# CLMATCH_TUNE (the tuning tests set their own).
+mkdir -p "$tmp/profiles"
+CLMATCH_PROFILE_DIR=$tmp/profiles
+export CLMATCH_PROFILE_DIR
+unset CLMATCH_TUNE CLMATCH_PROFILE
 # The kernel-directory test copies the sources from here.
 CLMATCH_TEST_CL_DIR=$root/cl
 export CLMATCH_TEST_CL_DIR

@@ -160,5 +160,6 @@ void register_classes_tests(void);
 void register_fuzzy_tests(void);
 void register_algo_api_tests(void);
 void register_stage_tests(void);
+void register_tune_tests(void);
 
 #endif

@@ -218,6 +218,15 @@ static void usage(void)
            "  --full:  every differential case (a few thousand kernel builds: GPU machines)\n");
 }
 
+/* The suite's own (empty) CLMATCH_PROFILE_DIR, removed at exit. */
+static char *profile_dir;
+
+static void remove_profile_dir(void)
+{
+    t_rmtree(profile_dir);
+    free(profile_dir);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -236,6 +245,17 @@ int main(int argc, char **argv)
 
     /* /proc/self/exe survives a relative argv[0] after chdir; fall back to argv[0]. */
     t_self = access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : argv[0];
+    /* A user's tuning profile or CLMATCH_TUNE must not change what the suite sees: an empty
+     * profile directory of its own (children inherit the parent's). */
+    if (!(argc >= 3 && strcmp(argv[1], "--child") == 0)) {
+        profile_dir = t_tempdir("profiles");
+        if (profile_dir) {
+            setenv("CLMATCH_PROFILE_DIR", profile_dir, 1);
+            atexit(remove_profile_dir);
+        }
+        unsetenv("CLMATCH_TUNE");
+        unsetenv("CLMATCH_PROFILE");
+    }
     snapshot_environment(); /* before any OpenCL call */
     setvbuf(stdout, NULL, _IOLBF, 0);
 
@@ -253,6 +273,7 @@ int main(int argc, char **argv)
     register_api_tests();
     register_cache_tests();
     register_device_tests();
+    register_tune_tests();
 
     if (argc >= 3 && strcmp(argv[1], "--child") == 0)
         return run_child(argv[2], argc >= 4 ? argv[3] : NULL);

@@ -251,6 +251,10 @@ int cli_open_device(const cli_device_opts *o, clm_device **dev)
         report_clm("cannot open an OpenCL device", st);
         return -1;
     }
+    /* a profile the library could not use: the search still runs, with built-in values */
+    clm_tuning t;
+    if (clm_device_get_tuning(*dev, &t) == CLM_OK && t.profile_warning[0])
+        errmsg("warning: tuning profile ignored: %s", t.profile_warning);
     return 0;
 }
 
@@ -307,6 +311,13 @@ void cli_stats_kernel(const clm_stats *s)
         fprintf(stderr, " (%.2f GB/s)", (double)s->bytes / s->kernel_seconds / 1e9);
     fprintf(stderr, ", transfers %.6f s, in library %.6f s\n", s->transfer_seconds,
             s->wall_seconds);
+}
+
+void cli_stats_tuning(const clm_device *dev)
+{
+    clm_tuning t;
+    if (clm_device_get_tuning(dev, &t) == CLM_OK)
+        fprintf(stderr, "clmatch: tuning %s from %s\n", t.values, t.source);
 }
 
 void cli_stats_setup(double setup_s, double search_s)

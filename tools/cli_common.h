@@ -164,6 +164,8 @@ int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof);
  * (GB/s), transfers S s, in library S s" and the newline; "clmatch: setup S s (device,
  * compile), search end-to-end S s" (the caller ends the line). */
 void cli_stats_choice(const clm_database_info *dbi);
+/* "clmatch: tuning wg=..,chunk=.. from built-in ..., profile FILE, CLMATCH_TUNE" and newline. */
+void cli_stats_tuning(const clm_device *dev);
 void cli_stats_kernel(const clm_stats *s);
 void cli_stats_setup(double setup_s, double search_s);
 

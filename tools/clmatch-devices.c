@@ -6,7 +6,8 @@
  * Every property is one row of the `rows` table: a label, a JSON key, a formatter that turns
  * the device's clm_device_info into a typed value, and an optional check that says whether
  * the property exists on this device. The human output and --json walk the same table, so
- * they can never disagree.
+ * they can never disagree. Each device is also opened to show its tuning (clm_tuning: the
+ * values, their sources, the profile file and why it was ignored, if it was).
  *
  * Usage: clmatch-devices [--json] [-p N [-d N]]
  * Exit status: 0 success, 1 internal failure, 2 bad arguments or no OpenCL platform/device.
@@ -286,6 +287,47 @@ static void print_device_human(const clm_device_info *d)
     }
 }
 
+/* ---- tuning: what clm_device_open resolves (built-in row, profile, CLMATCH_TUNE) --------- */
+
+typedef struct tuning_result {
+    int status;           /* of clm_device_open; CLM_OK: t is filled */
+    char error[1024];     /* its detail otherwise */
+    clm_tuning t;
+} tuning_result;
+
+/* Open the device only to read its tuning; a failure (a bad CLMATCH_TUNE, an unavailable
+ * device) is shown in place of the values. */
+static void get_tuning(const clm_device_info *d, tuning_result *r)
+{
+    clm_device *dev = NULL;
+    memset(r, 0, sizeof *r);
+    r->status = clm_device_open(d->platform_index, d->device_index, &dev);
+    if (r->status != CLM_OK) {
+        snprintf(r->error, sizeof r->error, "%s: %s", clm_strerror(r->status), clm_last_error());
+        return;
+    }
+    clm_device_get_tuning(dev, &r->t);
+    clm_device_close(dev);
+}
+
+static void print_tuning_human(const tuning_result *r)
+{
+    printf("    %-*s ", LABEL_WIDTH, "Tuning");
+    if (r->status != CLM_OK) {
+        printf("error: %s\n", r->error);
+        return;
+    }
+    printf("%s\n", r->t.values);
+    printf("    %-*s %s\n", LABEL_WIDTH, "Tuning source", r->t.source);
+    printf("    %-*s %s%s\n", LABEL_WIDTH, "Tuning profile",
+           r->t.profile_path[0] ? r->t.profile_path : "none (no HOME or CLMATCH_PROFILE_DIR)",
+           r->t.profile_used           ? " (used)"
+           : r->t.profile_warning[0] ? " (ignored)"
+                                     : " (none there)");
+    if (r->t.profile_warning[0])
+        printf("    %-*s %s\n", LABEL_WIDTH, "Tuning warning", r->t.profile_warning);
+}
+
 /* ---- JSON output ----------------------------------------------------------------------- */
 
 /* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
@@ -355,7 +397,65 @@ static void json_list(const char *text)
     putchar(']');
 }
 
-static void print_device_json(const clm_device_info *d)
+/* "wg=16,chunk=4096,slab=64M,dfa.chunk=1024" as a JSON object of numbers (K, M, G
+ * expanded), so every knob the library has appears without this tool knowing it. */
+static void json_tuning_values(const char *values)
+{
+    const char *p = values;
+    int first = 1;
+    putchar('{');
+    while (*p) {
+        size_t n = strcspn(p, ","), k = strcspn(p, "=");
+        if (k < n) {
+            char *end;
+            unsigned long long x = strtoull(p + k + 1, &end, 10);
+            switch (*end) {
+            case 'K': x <<= 10; break;
+            case 'M': x <<= 20; break;
+            case 'G': x <<= 30; break;
+            default: break;
+            }
+            printf("%s", first ? "" : ", ");
+            json_string_n(p, k);
+            printf(": %llu", x);
+            first = 0;
+        }
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    putchar('}');
+}
+
+static void print_tuning_json(const tuning_result *r)
+{
+    fputs(",\n      \"tuning\": {", stdout);
+    if (r->status != CLM_OK) {
+        fputs("\"error\": ", stdout);
+        json_string(r->error);
+        putchar('}');
+        return;
+    }
+    fputs("\"values\": ", stdout);
+    json_tuning_values(r->t.values);
+    fputs(", \"source\": ", stdout);
+    json_string(r->t.source);
+    fputs(", \"builtin\": ", stdout);
+    json_string(r->t.builtin);
+    fputs(", \"profile_path\": ", stdout);
+    if (r->t.profile_path[0])
+        json_string(r->t.profile_path);
+    else
+        fputs("null", stdout);
+    printf(", \"profile_used\": %s, \"profile_warning\": ", r->t.profile_used ? "true" : "false");
+    if (r->t.profile_warning[0])
+        json_string(r->t.profile_warning);
+    else
+        fputs("null", stdout);
+    putchar('}');
+}
+
+static void print_device_json(const clm_device_info *d, const tuning_result *tr)
 {
     value v;
     fputs("    {", stdout);
@@ -375,6 +475,7 @@ static void print_device_json(const clm_device_info *d)
         case VAL_LIST: json_list(v.text); break;
         }
     }
+    print_tuning_json(tr);
     fputs("\n    }", stdout);
 }
 
@@ -494,10 +595,12 @@ int main(int argc, char **argv)
             continue;
         if (want_device >= 0 && d->device_index != want_device)
             continue;
+        tuning_result tr;
+        get_tuning(d, &tr);
         if (json) {
             if (printed)
                 fputs(",\n", stdout);
-            print_device_json(d);
+            print_device_json(d, &tr);
         } else {
             if (d->platform_index != last_platform)
                 printf("%sPlatform %d: %s (%s)\n", printed ? "\n" : "", d->platform_index,
@@ -506,6 +609,7 @@ int main(int argc, char **argv)
                 putchar('\n');
             last_platform = d->platform_index;
             print_device_human(d);
+            print_tuning_human(&tr);
         }
         printed++;
     }

@@ -1107,6 +1107,7 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
     if (clm_device_get_info(r->dev, &di) == CLM_OK)
         fprintf(stderr, "clmatch: device %d:%d: %s (%s, %s)\n", di.platform_index,
                 di.device_index, di.name, type_name(di.type), di.platform_name);
+    cli_stats_tuning(r->dev);
     if (clm_database_get_info(r->db, &dbi) == CLM_OK) {
         fprintf(stderr, "clmatch: algorithm %s (%s), table memory %s, k=%u%s%s%s",
                 clm_algorithm_name(dbi.algorithm), clm_variant_name(dbi.variant),

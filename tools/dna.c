@@ -1148,6 +1148,7 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
     if (clm_device_get_info(r->dev, &di) == CLM_OK)
         fprintf(stderr, "clmatch: device %d:%d: %s (%s)\n", di.platform_index,
                 di.device_index, di.name, di.platform_name);
+    cli_stats_tuning(r->dev);
     if (clm_database_get_info(r->db, &dbi) == CLM_OK) {
         fprintf(stderr, "clmatch: algorithm %s (%s), table memory %s, k=%u%s%s%s%s",
                 clm_algorithm_name(dbi.algorithm), clm_variant_name(dbi.variant),

@@ -1,0 +1,778 @@
+/* Per-device tuning: work-group size, bytes per work-item and slab size, from generic
+ * defaults, a built-in table keyed by vendor and device type, the device's profile file
+ * (written by clmatch-tune) and CLMATCH_TUNE, each overriding the one before (clmatch.h,
+ * "Tuning"). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define PROFILE_FORMAT 1u
+#define PROFILE_MAGIC "clmatch-profile"
+#define PROFILE_MAX_BYTES 65536
+#define N_ALGOS CLM_TUNING_ALGORITHMS
+
+/* ---- the knobs: one row each ------------------------------------------------------------ */
+
+static uint64_t max_wg(const clm_device_info *d)
+{
+    return d->max_work_group_size;
+}
+
+static uint64_t max_alloc(const clm_device_info *d)
+{
+    return d->max_alloc_bytes;
+}
+
+struct knob {
+    const char *key;      /* CLMATCH_TUNE item and profile key; ALGO.key when per_algorithm */
+    const char *what;     /* for messages */
+    int per_algorithm;
+    uint64_t min, max;    /* fixed limits */
+    uint64_t multiple;    /* values must be multiples of this ... */
+    int pow2_ok;          /* ... or powers of two */
+    const char *why;      /* why the multiple */
+    uint64_t (*device_max)(const clm_device_info *d); /* NULL: none; 0 returned: unknown */
+    const char *device_max_what;
+};
+
+static const struct knob knobs[CLM_KNOB_COUNT] = {
+    [CLM_KNOB_WG] = {"wg", "work-group size", 1, 1, 0, 16, 1,
+                     "whole SIMD groups", max_wg, "the device maximum"},
+    [CLM_KNOB_CHUNK] = {"chunk", "bytes per work-item", 1, 16, 1u << 20, 16, 0,
+                        "the kernels read 16-byte blocks", NULL, NULL},
+    [CLM_KNOB_SLAB] = {"slab", "slab size", 0, 4096, CLM_MAX_SLAB_BYTES, 4096, 0,
+                       "whole pages", max_alloc, "the device's largest allocation"},
+};
+
+/* ---- the built-in table ------------------------------------------------------------------ */
+
+/* GPU: many small ranges keep every lane busy; CPU: long ranges per work-item amortise the
+ * work-group loop PoCL runs and keep the per-range overlap small. */
+#define GPU_VALUES "wg=256,chunk=256,slab=256M"
+#define CPU_VALUES "wg=16,chunk=4096,slab=64M"
+#define GENERIC_VALUES CPU_VALUES
+
+/* First row whose type and vendor match wins. match: '|'-separated lower-case substrings
+ * of the platform name, platform vendor or device vendor; NULL: any. */
+static const struct builtin {
+    const char *name;
+    clm_device_type type;
+    const char *match;
+    const char *values; /* CLMATCH_TUNE syntax */
+} builtins[] = {
+    {"NVIDIA GPU", CLM_DEVICE_GPU, "nvidia", GPU_VALUES},
+    {"AMD GPU", CLM_DEVICE_GPU, "advanced micro devices|amd", GPU_VALUES},
+    {"Intel GPU", CLM_DEVICE_GPU, "intel", GPU_VALUES},
+    {"GPU", CLM_DEVICE_GPU, NULL, GPU_VALUES},
+    {"accelerator", CLM_DEVICE_ACCELERATOR, NULL, GPU_VALUES},
+    /* before "Intel CPU runtime": PoCL reports the CPU's vendor (GenuineIntel) */
+    {"PoCL CPU", CLM_DEVICE_CPU, "portable computing language|pocl", CPU_VALUES},
+    {"Intel CPU runtime", CLM_DEVICE_CPU, "intel", CPU_VALUES},
+    {"CPU", CLM_DEVICE_CPU, NULL, CPU_VALUES},
+};
+
+/* ---- parsing items ------------------------------------------------------------------------ */
+
+/* What one source sets; 0: not set. */
+struct layer {
+    uint64_t value[CLM_KNOB_COUNT];
+    uint64_t algo[N_ALGOS][CLM_KNOB_COUNT];
+};
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static void trim(const char **s, size_t *n)
+{
+    while (*n && is_space(**s))
+        (*s)++, (*n)--;
+    while (*n && is_space((*s)[*n - 1]))
+        (*n)--;
+}
+
+/* Digits with an optional K, M or G (binary) suffix. */
+static int parse_number(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0, mul = 1;
+    if (n && (s[n - 1] == 'K' || s[n - 1] == 'k'))
+        mul = 1u << 10, n--;
+    else if (n && (s[n - 1] == 'M' || s[n - 1] == 'm'))
+        mul = 1u << 20, n--;
+    else if (n && (s[n - 1] == 'G' || s[n - 1] == 'g'))
+        mul = 1u << 30, n--;
+    if (n == 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > UINT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+static void known_keys(char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < CLM_KNOB_COUNT && n < cap; k++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", k ? ", " : "", knobs[k].key);
+    for (int k = 0; k < CLM_KNOB_COUNT && n < cap; k++)
+        if (knobs[k].per_algorithm)
+            n += (size_t)snprintf(buf + n, cap - n, ", ALGO.%s", knobs[k].key);
+}
+
+/* Is v acceptable for knob k (on device d, when not NULL)? Else why not, into why. */
+static int check_value(int k, uint64_t v, const clm_device_info *d, char *why, size_t cap)
+{
+    const struct knob *kn = &knobs[k];
+    int pow2 = v && !(v & (v - 1));
+    uint64_t dmax = d && kn->device_max ? kn->device_max(d) : 0;
+    if (v < kn->min)
+        snprintf(why, cap, "%s %llu is below the minimum %llu", kn->what, (unsigned long long)v,
+                 (unsigned long long)kn->min);
+    else if (kn->max && v > kn->max)
+        snprintf(why, cap, "%s %llu exceeds the maximum %llu", kn->what, (unsigned long long)v,
+                 (unsigned long long)kn->max);
+    else if (v % kn->multiple && !(kn->pow2_ok && pow2))
+        snprintf(why, cap, "%s %llu is %s a multiple of %llu%s (%s)", kn->what,
+                 (unsigned long long)v, kn->pow2_ok ? "neither" : "not",
+                 (unsigned long long)kn->multiple, kn->pow2_ok ? " nor a power of two" : "",
+                 kn->why);
+    else if (dmax && v > dmax)
+        snprintf(why, cap, "%s %llu exceeds %s, %llu", kn->what, (unsigned long long)v,
+                 kn->device_max_what, (unsigned long long)dmax);
+    else
+        return 0;
+    return -1;
+}
+
+/* One "key=value" item (or profile line "key = value") into l; d NULL skips the device's
+ * limits (the built-in rows are capped instead). Returns 0, or -1 with the reason in why. */
+static int parse_item(const char *s, size_t n, const clm_device_info *d, struct layer *l,
+                      char *why, size_t cap)
+{
+    const char *eq = memchr(s, '=', n);
+    if (!eq) {
+        snprintf(why, cap, "'%.*s' is not key=value", (int)n, s);
+        return -1;
+    }
+    const char *key = s, *val = eq + 1;
+    size_t klen = (size_t)(eq - s), vlen = n - klen - 1;
+    trim(&key, &klen);
+    trim(&val, &vlen);
+    int algo = 0; /* 0: global */
+    const char *dot = memchr(key, '.', klen);
+    const char *name = key;
+    size_t nlen = klen;
+    if (dot) {
+        size_t alen = (size_t)(dot - key);
+        for (int a = 1; a < N_ALGOS && !algo; a++) {
+            const char *an = clm_algorithm_name((clm_algorithm)a);
+            if (strlen(an) == alen && memcmp(an, key, alen) == 0)
+                algo = a;
+        }
+        if (!algo) {
+            snprintf(why, cap,
+                     "unknown algorithm '%.*s' in '%.*s' (known: naive, kmp, dfa, bitap, bmh, "
+                     "witness)",
+                     (int)alen, key, (int)klen, key);
+            return -1;
+        }
+        name = dot + 1;
+        nlen = klen - alen - 1;
+    }
+    int k = -1;
+    for (int i = 0; i < CLM_KNOB_COUNT && k < 0; i++)
+        if (strlen(knobs[i].key) == nlen && memcmp(knobs[i].key, name, nlen) == 0)
+            k = i;
+    if (k < 0) {
+        char keys[256];
+        known_keys(keys, sizeof keys);
+        snprintf(why, cap, "unknown key '%.*s' (known: %s)", (int)klen, key, keys);
+        return -1;
+    }
+    if (algo && !knobs[k].per_algorithm) {
+        snprintf(why, cap, "%s has no per-algorithm value ('%.*s')", knobs[k].key, (int)klen,
+                 key);
+        return -1;
+    }
+    uint64_t v;
+    if (parse_number(val, vlen, &v) != 0) {
+        snprintf(why, cap, "'%.*s' is no number for %.*s (digits, optionally K, M or G)",
+                 (int)vlen, val, (int)klen, key);
+        return -1;
+    }
+    if (check_value(k, v, d, why, cap) != 0)
+        return -1;
+    uint64_t *slot = algo ? &l->algo[algo][k] : &l->value[k];
+    if (*slot) {
+        snprintf(why, cap, "'%.*s' is set twice", (int)klen, key);
+        return -1;
+    }
+    *slot = v;
+    return 0;
+}
+
+/* A comma-separated list of items (CLMATCH_TUNE syntax); empty items are skipped. On an
+ * error, *bad and *bad_len locate the item. */
+static int parse_list(const char *text, const clm_device_info *d, struct layer *l, char *why,
+                      size_t cap, const char **bad, size_t *bad_len)
+{
+    const char *p = text;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        const char *item = p;
+        size_t len = n;
+        trim(&item, &len);
+        if (len && parse_item(item, len, d, l, why, cap) != 0) {
+            *bad = item;
+            *bad_len = len;
+            return -1;
+        }
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+/* ---- formatting values ------------------------------------------------------------------- */
+
+static size_t put(char *buf, size_t cap, size_t used, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static size_t put(char *buf, size_t cap, size_t used, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(used < cap ? buf + used : NULL, used < cap ? cap - used : 0, fmt, ap);
+    va_end(ap);
+    return used + (n > 0 ? (size_t)n : 0);
+}
+
+/* Sizes of a mebibyte or more in M or G, as they are usually written. */
+static size_t put_number(char *buf, size_t cap, size_t used, uint64_t v)
+{
+    if (v >= (1u << 30) && v % (1u << 30) == 0)
+        return put(buf, cap, used, "%lluG", (unsigned long long)(v >> 30));
+    if (v >= (1u << 20) && v % (1u << 20) == 0)
+        return put(buf, cap, used, "%lluM", (unsigned long long)(v >> 20));
+    return put(buf, cap, used, "%llu", (unsigned long long)v);
+}
+
+/* The values of a layer, globals then per-algorithm ones: "k=v,k=v" (lines 0) or one
+ * "k = v" line each (lines 1). Returns the length the text needs. */
+static size_t format_layer(const struct layer *l, int lines, char *buf, size_t cap)
+{
+    size_t used = 0;
+    const char *assign = lines ? " = " : "=";
+    if (cap)
+        buf[0] = '\0';
+    for (int a = 0; a < N_ALGOS; a++) {
+        for (int k = 0; k < CLM_KNOB_COUNT; k++) {
+            uint64_t v = a ? l->algo[a][k] : l->value[k];
+            if (!v)
+                continue;
+            if (used && !lines)
+                used = put(buf, cap, used, ",");
+            if (a)
+                used = put(buf, cap, used, "%s.", clm_algorithm_name((clm_algorithm)a));
+            used = put(buf, cap, used, "%s%s", knobs[k].key, assign);
+            used = put_number(buf, cap, used, v);
+            if (lines)
+                used = put(buf, cap, used, "\n");
+        }
+    }
+    return used;
+}
+
+/* ---- applying sources -------------------------------------------------------------------- */
+
+/* A source that sets a key globally replaces the per-algorithm values below it: a user's
+ * CLMATCH_TUNE=chunk=512 means 512 for every algorithm. */
+static void apply(struct clm_tune *t, const struct layer *l, clm_tuning_source src)
+{
+    for (int k = 0; k < CLM_KNOB_COUNT; k++) {
+        if (l->value[k]) {
+            t->value[k] = l->value[k];
+            t->source[k] = (unsigned char)src;
+            t->layers |= 1u << src;
+            for (int a = 0; a < N_ALGOS; a++)
+                t->algo[a][k] = 0;
+        }
+        for (int a = 1; a < N_ALGOS; a++) {
+            if (l->algo[a][k]) {
+                t->algo[a][k] = l->algo[a][k];
+                t->algo_source[a][k] = (unsigned char)src;
+                t->layers |= 1u << src;
+            }
+        }
+    }
+}
+
+static int contains_ci(const char *hay, const char *needle, size_t n)
+{
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && (hay[i] | 0x20) == (needle[i] | 0x20))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return 0;
+}
+
+static int builtin_matches(const struct builtin *b, const clm_device_info *d)
+{
+    if (b->type != d->type)
+        return 0;
+    if (!b->match)
+        return 1;
+    for (const char *p = b->match; *p;) {
+        size_t n = strcspn(p, "|");
+        if (contains_ci(d->platform_name, p, n) || contains_ci(d->platform_vendor, p, n) ||
+            contains_ci(d->vendor, p, n))
+            return 1;
+        p += n;
+        if (*p == '|')
+            p++;
+    }
+    return 0;
+}
+
+/* The built-in values are capped to the device rather than refused: a GPU whose maximum
+ * work-group size is 128 gets 128; the slab stays within a quarter of the largest
+ * allocation (at least 1 MiB). */
+static void cap_builtin(struct clm_tune *t, const clm_device_info *d)
+{
+    uint64_t wg = t->value[CLM_KNOB_WG];
+    while (d->max_work_group_size && wg > d->max_work_group_size)
+        wg >>= 1;
+    t->value[CLM_KNOB_WG] = wg ? wg : 1;
+    uint64_t alloc = d->max_alloc_bytes ? d->max_alloc_bytes : (64u << 20);
+    if (t->value[CLM_KNOB_SLAB] > alloc / 4)
+        t->value[CLM_KNOB_SLAB] = alloc / 4 > (1u << 20) ? alloc / 4 : (1u << 20);
+}
+
+/* ---- profiles ------------------------------------------------------------------------------ */
+
+/* Letters, digits, '.', '-' kept; every other run of bytes becomes one '_'. */
+static size_t sanitize(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    int gap = 0;
+    for (; *s && n + 2 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        int keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   ((c == '.' || c == '-') && n > 0);
+        if (keep) {
+            if (gap && n > 0)
+                out[n++] = '_';
+            out[n++] = (char)c;
+            gap = 0;
+        } else {
+            gap = 1;
+        }
+    }
+    if (n == 0)
+        out[n++] = 'x';
+    out[n] = '\0';
+    return n;
+}
+
+/* CLMATCH_PROFILE_DIR, else $XDG_CONFIG_HOME/clmatch/profiles, else
+ * ~/.config/clmatch/profiles; file <device name>_<driver version>.profile. */
+static void profile_path(const clm_device_info *d, char *buf, size_t cap)
+{
+    const char *dir = getenv("CLMATCH_PROFILE_DIR");
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    char base[600], name[200], driver[200];
+    int n;
+    buf[0] = '\0';
+    if (dir && *dir)
+        n = snprintf(base, sizeof base, "%s", dir);
+    else if (xdg && xdg[0] == '/') /* relative values are invalid in the XDG spec */
+        n = snprintf(base, sizeof base, "%s/clmatch/profiles", xdg);
+    else if (home && *home)
+        n = snprintf(base, sizeof base, "%s/.config/clmatch/profiles", home);
+    else
+        return;
+    if (n < 0 || (size_t)n >= sizeof base)
+        return; /* a cut directory name would be another directory: no profile */
+    sanitize(d->name, name, sizeof name);
+    sanitize(d->driver_version, driver, sizeof driver);
+    n = snprintf(buf, cap, "%s/%s_%s.profile", base, name, driver);
+    if (n < 0 || (size_t)n >= cap)
+        buf[0] = '\0'; /* too long to be trusted: no profile */
+}
+
+/* The header line: format version and the device it was measured on. */
+static size_t put_quoted(char *buf, size_t cap, size_t used, const char *s)
+{
+    used = put(buf, cap, used, "\"");
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            used = put(buf, cap, used, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            used = put(buf, cap, used, " ");
+        else
+            used = put(buf, cap, used, "%c", *s);
+    }
+    return put(buf, cap, used, "\"");
+}
+
+static size_t format_header(const clm_device_info *d, char *buf, size_t cap, size_t used)
+{
+    used = put(buf, cap, used, "%s %u device=", PROFILE_MAGIC, PROFILE_FORMAT);
+    used = put_quoted(buf, cap, used, d->name);
+    used = put(buf, cap, used, " driver=");
+    used = put_quoted(buf, cap, used, d->driver_version);
+    return put(buf, cap, used, "\n");
+}
+
+/* `name="..."` at *p: the unescaped value into out (control characters read as spaces, as
+ * the writer wrote them). Returns 0, or -1. */
+static int read_quoted(const char **p, const char *name, char *out, size_t cap)
+{
+    size_t nl = strlen(name), n = 0;
+    const char *s = *p;
+    while (*s == ' ')
+        s++;
+    if (strncmp(s, name, nl) != 0 || s[nl] != '=' || s[nl + 1] != '"')
+        return -1;
+    for (s += nl + 2; *s && *s != '"'; s++) {
+        if (*s == '\\' && (s[1] == '"' || s[1] == '\\'))
+            s++;
+        if (n + 1 < cap)
+            out[n++] = *s;
+    }
+    if (*s != '"')
+        return -1;
+    out[n] = '\0';
+    *p = s + 1;
+    return 0;
+}
+
+static void control_to_space(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *in && n + 1 < cap; in++)
+        out[n++] = (unsigned char)*in < 0x20 ? ' ' : *in;
+    out[n] = '\0';
+}
+
+/* Check the header line; on a mismatch, why says what the file is for. */
+static int check_header(const char *line, const clm_device_info *d, char *why, size_t cap)
+{
+    static const char expect[] = "expected '" PROFILE_MAGIC " 1 device=\"...\" driver=\"...\"'";
+    size_t ml = strlen(PROFILE_MAGIC);
+    if (strncmp(line, PROFILE_MAGIC, ml) != 0 || line[ml] != ' ') {
+        snprintf(why, cap, "line 1: not a clmatch profile header (%s)", expect);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    unsigned long version = strtoul(line + ml + 1, &end, 10);
+    if (end == line + ml + 1 || errno) {
+        snprintf(why, cap, "line 1: no format version (%s)", expect);
+        return -1;
+    }
+    if (version != PROFILE_FORMAT) {
+        snprintf(why, cap, "line 1: format version %lu; this library reads version %u", version,
+                 PROFILE_FORMAT);
+        return -1;
+    }
+    char name[sizeof d->name], driver[sizeof d->driver_version];
+    char my_name[sizeof d->name], my_driver[sizeof d->driver_version];
+    const char *p = end;
+    if (read_quoted(&p, "device", name, sizeof name) != 0 ||
+        read_quoted(&p, "driver", driver, sizeof driver) != 0 || p[strspn(p, " \t\r")]) {
+        snprintf(why, cap, "line 1: malformed header (%s)", expect);
+        return -1;
+    }
+    control_to_space(d->name, my_name, sizeof my_name);
+    control_to_space(d->driver_version, my_driver, sizeof my_driver);
+    if (strcmp(name, my_name) != 0 || strcmp(driver, my_driver) != 0) {
+        snprintf(why, cap,
+                 "line 1: measured on \"%.200s\" driver \"%.100s\", not on this device \"%.200s\" "
+                 "driver \"%.100s\" (run clmatch-tune again)",
+                 name, driver, my_name, my_driver);
+        return -1;
+    }
+    return 0;
+}
+
+/* Read and check the profile at t->profile_path into l. 1: applied; 0: there is none;
+ * -1: not used, with the reason in t->warning. */
+static int load_profile(struct clm_tune *t, const clm_device_info *d, struct layer *l)
+{
+    const char *path = t->profile_path;
+    char why[1024];
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+        snprintf(t->warning, sizeof t->warning,
+                 "%.400s: cannot read: %.200s; using the built-in tuning", path, strerror(errno));
+        return -1;
+    }
+    char *text = malloc(PROFILE_MAX_BYTES + 1);
+    size_t n = text ? fread(text, 1, PROFILE_MAX_BYTES + 1, f) : 0;
+    int err = !text || ferror(f);
+    fclose(f);
+    if (err || n > PROFILE_MAX_BYTES) {
+        snprintf(t->warning, sizeof t->warning, "%.400s: %s; using the built-in tuning", path,
+                 !text ? "out of memory" : err ? "read error" : "larger than 64 KiB");
+        free(text);
+        return -1;
+    }
+    text[n] = '\0';
+    int rc = 0;
+    if (strlen(text) != n) {
+        snprintf(why, sizeof why, "contains a NUL byte: not a text file");
+        rc = -1;
+    }
+    unsigned lineno = 0;
+    for (char *line = text, *next; rc == 0 && line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        lineno++;
+        if (lineno == 1) {
+            if (check_header(line, d, why, sizeof why) != 0)
+                rc = -1;
+            continue;
+        }
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        const char *s = line;
+        size_t len = strlen(line);
+        trim(&s, &len);
+        if (len && parse_item(s, len, d, l, why, sizeof why) != 0) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "line %u: %.900s", lineno, why);
+            snprintf(why, sizeof why, "%s", msg);
+            rc = -1;
+        }
+    }
+    if (rc == 0 && lineno == 0) {
+        snprintf(why, sizeof why, "empty file (no '%s' header)", PROFILE_MAGIC);
+        rc = -1;
+    }
+    free(text);
+    if (rc != 0) {
+        snprintf(t->warning, sizeof t->warning, "%.400s: %.560s; using the built-in tuning", path,
+                 why);
+        return -1;
+    }
+    return 1;
+}
+
+/* ---- the device's tuning ------------------------------------------------------------------ */
+
+int clm_tune_init(clm_device *dev)
+{
+    struct clm_tune *t = &dev->tune;
+    const clm_device_info *d = &dev->info;
+    struct layer l;
+    char why[1024];
+    const char *bad = NULL;
+    size_t bad_len = 0;
+    memset(t, 0, sizeof *t);
+
+    /* generic defaults, then the first built-in row that matches (these never fail) */
+    memset(&l, 0, sizeof l);
+    parse_list(GENERIC_VALUES, NULL, &l, why, sizeof why, &bad, &bad_len);
+    apply(t, &l, CLM_TUNING_DEFAULT);
+    snprintf(t->builtin, sizeof t->builtin, "generic");
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++) {
+        if (builtin_matches(&builtins[i], d)) {
+            memset(&l, 0, sizeof l);
+            parse_list(builtins[i].values, NULL, &l, why, sizeof why, &bad, &bad_len);
+            apply(t, &l, CLM_TUNING_BUILTIN);
+            snprintf(t->builtin, sizeof t->builtin, "%s", builtins[i].name);
+            break;
+        }
+    }
+    cap_builtin(t, d);
+
+    /* the profile: not used when anything in it is wrong (the reason is kept) */
+    profile_path(d, t->profile_path, sizeof t->profile_path);
+    const char *off = getenv("CLMATCH_PROFILE");
+    int profiles_off = off && (strcmp(off, "off") == 0 || strcmp(off, "0") == 0);
+    if (t->profile_path[0] && !profiles_off) {
+        memset(&l, 0, sizeof l);
+        if (load_profile(t, d, &l) == 1) {
+            apply(t, &l, CLM_TUNING_PROFILE);
+            t->profile_used = 1;
+        }
+    }
+
+    /* CLMATCH_TUNE: the user asked for it, so a bad item is an error */
+    const char *env = getenv("CLMATCH_TUNE");
+    if (env && *env) {
+        memset(&l, 0, sizeof l);
+        if (parse_list(env, d, &l, why, sizeof why, &bad, &bad_len) != 0)
+            return clm_fail(CLM_E_INVALID, "CLMATCH_TUNE=%s: item '%.*s': %s", env,
+                            (int)bad_len, bad, why);
+        apply(t, &l, CLM_TUNING_ENV);
+    }
+    dev->default_slab = (size_t)t->value[CLM_KNOB_SLAB];
+    return CLM_OK;
+}
+
+uint64_t clm_tune_get(const clm_device *dev, clm_algorithm algo, enum clm_knob knob,
+                      clm_tuning_source *source)
+{
+    const struct clm_tune *t = &dev->tune;
+    unsigned a = (unsigned)algo;
+    if (a > 0 && a < N_ALGOS && t->algo[a][knob]) {
+        if (source)
+            *source = (clm_tuning_source)t->algo_source[a][knob];
+        return t->algo[a][knob];
+    }
+    if (source)
+        *source = (clm_tuning_source)t->source[knob];
+    return t->value[knob];
+}
+
+uint64_t clm_tune_own(const clm_device *dev, clm_algorithm algo, enum clm_knob knob)
+{
+    unsigned a = (unsigned)algo;
+    return a > 0 && a < N_ALGOS ? dev->tune.algo[a][knob] : 0;
+}
+
+int clm_device_get_tuning(const clm_device *dev, clm_tuning *out)
+{
+    if (!dev || !out)
+        return clm_fail(CLM_E_INVALID, "clm_device_get_tuning: NULL argument");
+    const struct clm_tune *t = &dev->tune;
+    memset(out, 0, sizeof *out);
+    out->work_group_size = (unsigned)t->value[CLM_KNOB_WG];
+    out->bytes_per_item = (unsigned)t->value[CLM_KNOB_CHUNK];
+    out->slab_bytes = (size_t)t->value[CLM_KNOB_SLAB];
+    out->work_group_size_source = (clm_tuning_source)t->source[CLM_KNOB_WG];
+    out->bytes_per_item_source = (clm_tuning_source)t->source[CLM_KNOB_CHUNK];
+    out->slab_bytes_source = (clm_tuning_source)t->source[CLM_KNOB_SLAB];
+    struct layer l;
+    memset(&l, 0, sizeof l);
+    for (int k = 0; k < CLM_KNOB_COUNT; k++) {
+        l.value[k] = t->value[k];
+        for (int a = 1; a < N_ALGOS; a++)
+            l.algo[a][k] = t->algo[a][k];
+    }
+    for (int a = 1; a < N_ALGOS; a++) {
+        out->algorithm_work_group_size[a] = (unsigned)t->algo[a][CLM_KNOB_WG];
+        out->algorithm_bytes_per_item[a] = (unsigned)t->algo[a][CLM_KNOB_CHUNK];
+    }
+    format_layer(&l, 0, out->values, sizeof out->values);
+    size_t used = 0, cap = sizeof out->source;
+    if (t->layers & (1u << CLM_TUNING_BUILTIN))
+        used = put(out->source, cap, used, "built-in %s", t->builtin);
+    else
+        used = put(out->source, cap, used, "generic defaults");
+    if (t->profile_used)
+        used = put(out->source, cap, used, ", profile %s", t->profile_path);
+    if (t->layers & (1u << CLM_TUNING_ENV))
+        put(out->source, cap, used, ", CLMATCH_TUNE");
+    snprintf(out->builtin, sizeof out->builtin, "%s", t->builtin);
+    snprintf(out->profile_path, sizeof out->profile_path, "%s", t->profile_path);
+    out->profile_used = t->profile_used;
+    snprintf(out->profile_warning, sizeof out->profile_warning, "%s", t->warning);
+    return CLM_OK;
+}
+
+/* ---- writing profiles -------------------------------------------------------------------- */
+
+int clm_tuning_format_profile(const clm_device *dev, const char *values, const char *comment,
+                              char *buf, size_t cap)
+{
+    if (!dev || !values || !buf)
+        return clm_fail(CLM_E_INVALID, "clm_tuning_format_profile: NULL argument");
+    struct layer l;
+    char why[1024];
+    const char *bad = NULL;
+    size_t bad_len = 0;
+    memset(&l, 0, sizeof l);
+    if (parse_list(values, &dev->info, &l, why, sizeof why, &bad, &bad_len) != 0)
+        return clm_fail(CLM_E_INVALID, "profile values '%s': item '%.*s': %s", values,
+                        (int)bad_len, bad, why);
+    size_t used = format_header(&dev->info, buf, cap, 0);
+    for (const char *p = comment; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        used = put(buf, cap, used, "# %.*s\n", (int)n, p);
+        p += n;
+        if (*p == '\n')
+            p++;
+    }
+    used += format_layer(&l, 1, used < cap ? buf + used : NULL, used < cap ? cap - used : 0);
+    if (used >= cap)
+        return clm_fail(CLM_E_INVALID, "the profile text needs %zu bytes; the buffer has %zu",
+                        used + 1, cap);
+    return CLM_OK;
+}
+
+int clm_tuning_write_profile(const clm_device *dev, const char *values, const char *comment,
+                             const char *path)
+{
+    if (!dev || !values)
+        return clm_fail(CLM_E_INVALID, "clm_tuning_write_profile: NULL argument");
+    if (!path)
+        path = dev->tune.profile_path;
+    if (!path[0])
+        return clm_fail(CLM_E_INVALID, "no profile location: set CLMATCH_PROFILE_DIR, "
+                                       "XDG_CONFIG_HOME or HOME, or give a path");
+    size_t cap = 16384;
+    char *text = malloc(cap);
+    if (!text)
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    int rc = clm_tuning_format_profile(dev, values, comment, text, cap);
+    if (rc != CLM_OK) {
+        free(text);
+        return rc;
+    }
+    /* the directory, then a temporary file renamed over the profile: a reader never sees a
+     * half-written one */
+    char dir[4096], tmp[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        if (clm_mkdirs(dir) != 0) {
+            rc = clm_fail(CLM_E_IO, "cannot create the profile directory %s: %s", dir,
+                          strerror(errno));
+            free(text);
+            return rc;
+        }
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        rc = clm_fail(CLM_E_IO, "cannot write %s: %s", tmp, strerror(errno));
+        free(text);
+        return rc;
+    }
+    size_t n = strlen(text);
+    int bad = fwrite(text, 1, n, f) != n;
+    bad |= fclose(f) != 0;
+    free(text);
+    if (bad || rename(tmp, path) != 0) {
+        rc = clm_fail(CLM_E_IO, "cannot write the profile %s: %s", path, strerror(errno));
+        remove(tmp);
+        return rc;
+    }
+    return CLM_OK;
+}
