@@ -42,6 +42,16 @@ int clm_mkdirs(const char *path);
 size_t clm_round_up(size_t x, size_t multiple);
 unsigned clm_next_pow2(unsigned x);
 
+/* ---- slabs over a few host threads (io.c) ------------------------------------------- */
+
+/* Threads that copy or read one slab: min(4, online cores). */
+unsigned clm_io_threads(void);
+/* memcpy over up to `threads` threads (one below 2 MiB). */
+void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads);
+/* Read exactly n bytes of fd at offset into dst, over up to `threads` threads. CLM_E_IO with
+ * the offset and errno text on a failed or short read. */
+int clm_parallel_pread(int fd, void *dst, size_t n, uint64_t offset, unsigned threads);
+
 /* ---- devices (device.c) ------------------------------------------------------------- */
 
 struct clm_program_entry;
