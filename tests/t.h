@@ -159,5 +159,6 @@ void register_device_tests(void);
 void register_classes_tests(void);
 void register_fuzzy_tests(void);
 void register_algo_api_tests(void);
+void register_path_tests(void);
 
 #endif
