@@ -13,7 +13,9 @@
 
 #define DEFAULT_MATCH_CAPACITY (1u << 18)
 #define MAX_MATCH_CAPACITY (1u << 24) /* beyond this a range is split instead of grown */
-#define SLOTS 2                       /* a third measured no faster on the 2-core PoCL VM */
+#ifndef SLOTS /* a third slot (-DSLOTS=3) measured the same within 3 % on the 2-core PoCL VM */
+#define SLOTS 2
+#endif
 #define BUDGET_STEP ((size_t)4096)    /* slabs a budget shrinks are multiples of this */
 
 struct clm_slot {
@@ -80,8 +82,8 @@ struct clm_stream {
     const clm_database *db;
     clm_scratch *s;
     unsigned flags;
-    int cur;      /* slot whose staging is being filled */
-    int prev;     /* slot in flight, or -1 */
+    int cur;      /* slot whose staging is being filled; the others, from cur + 1 round to
+                     cur - 1, hold the slabs in flight, oldest first */
     size_t fill;  /* bytes in the current staging */
     size_t first; /* where its owned range starts (after the lead it keeps) */
     uint64_t base; /* absolute offset of its byte 0 */
@@ -1154,28 +1156,29 @@ struct input {
 static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int count_only,
                      clm_match_cb cb, void *ctx, uint64_t *total)
 {
-    int rc = CLM_OK, prev = -1;
-    for (uint64_t off = 0; off < len && rc == CLM_OK; off += s->slab) {
+    int rc = CLM_OK;
+    uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
+    for (uint64_t off = 0; off < len && rc == CLM_OK; off += s->slab, k++) {
         size_t owned = len - off < s->slab ? (size_t)(len - off) : s->slab;
         size_t pre = off < s->lead ? (size_t)off : s->lead;
         uint64_t end = len - off - owned < s->overlap ? len : off + owned + s->overlap;
         size_t n = (size_t)(end - (off - pre)), shift = 0;
         if (n < s->db->min_match)
             break; /* no match fits in what is left */
-        int cur = prev < 0 ? 0 : (prev + 1) % SLOTS;
-        struct clm_slot *sl = &s->slot[cur];
+        struct clm_slot *sl = &s->slot[k % SLOTS];
+        /* its last slab is the oldest in flight: collect it (the others keep the device
+         * busy meanwhile), then load this one while they run */
+        if (sl->busy && (rc = slot_finish(s, sl, cb, ctx, total)) != CLM_OK)
+            break;
         rc = in->data ? slot_load_memory(s, sl, in->data + (off - pre), n, (size_t)(off - pre),
                                          &shift)
                       : slot_load_fd(s, sl, in->fd, off - pre, n);
         if (rc == CLM_OK)
             rc = slot_launch(s, sl, n + shift, pre + shift, owned, off - pre - shift,
                              count_only);
-        if (rc == CLM_OK && prev >= 0)
-            rc = slot_finish(s, &s->slot[prev], cb, ctx, total);
-        prev = cur;
     }
-    if (rc == CLM_OK && prev >= 0)
-        rc = slot_finish(s, &s->slot[prev], cb, ctx, total);
+    for (uint64_t i = k > SLOTS ? k - SLOTS : 0; i < k && rc == CLM_OK; i++)
+        rc = slot_finish(s, &s->slot[i % SLOTS], cb, ctx, total); /* in slab order */
     if (rc == CLM_OK && !count_only)
         rc = deliver_pending(s, cb, ctx);
     s->n_pending = 0; /* stopped or failed: what was held is dropped with the scan */
@@ -1295,7 +1298,6 @@ int clm_stream_open(const clm_database *db, clm_scratch *s, unsigned flags, clm_
     st->db = db;
     st->s = s;
     st->flags = flags;
-    st->prev = -1;
     s->stream_open = 1;
     s->n_pending = 0;
     *out = st;
@@ -1322,9 +1324,8 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     struct clm_slot *cur = &s->slot[st->cur];
     int other = (st->cur + 1) % SLOTS, count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0;
     int rc = CLM_OK;
-    if (st->prev == other) { /* its staging is about to be refilled */
+    if (s->slot[other].busy) { /* the oldest slab in flight: its staging is filled next */
         rc = slot_finish(s, &s->slot[other], cb, ctx, &st->total);
-        st->prev = -1;
         if (rc)
             return rc;
     }
@@ -1344,7 +1345,6 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
             rc = slot_launch(s, cur, st->fill, st->first, owned, st->base, count_only);
         if (rc)
             return rc;
-        st->prev = st->cur;
     } /* else the staging stays acquired: it is filled again when its turn comes */
     st->cur = other;
     st->base += keep_from;
@@ -1363,8 +1363,16 @@ static int stream_failed(clm_stream *st, int rc)
                 slot_abandon(st->s, &st->s->slot[i]);
             slot_unfill(st->s, &st->s->slot[i]);
         }
-        st->prev = -1;
     }
+    return rc;
+}
+
+/* Collect every slab in flight, oldest first. */
+static int stream_finish_all(clm_stream *st, clm_match_cb cb, void *ctx)
+{
+    int rc = CLM_OK;
+    for (int i = 1; i < SLOTS && rc == CLM_OK; i++)
+        rc = slot_finish(st->s, &st->s->slot[(st->cur + i) % SLOTS], cb, ctx, &st->total);
     return rc;
 }
 
@@ -1404,10 +1412,8 @@ int clm_stream_flush(clm_stream *st, clm_match_cb cb, void *ctx)
     double t0 = clm_now();
     if (st->fill > st->first + st->s->overlap)
         rc = stream_dispatch(st, st->fill - st->first - st->s->overlap, cb, ctx);
-    if (rc == CLM_OK && st->prev >= 0) {
-        rc = slot_finish(st->s, &st->s->slot[st->prev], cb, ctx, &st->total);
-        st->prev = -1;
-    }
+    if (rc == CLM_OK)
+        rc = stream_finish_all(st, cb, ctx);
     st->s->stats.wall_seconds += clm_now() - t0;
     return stream_failed(st, rc);
 }
@@ -1421,8 +1427,8 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     double t0 = clm_now();
     if (rc == CLM_OK && !was_dead && st->fill > st->first) /* the tail owns all its starts */
         rc = stream_dispatch(st, st->fill - st->first, cb, ctx);
-    if (rc == CLM_OK && !was_dead && st->prev >= 0)
-        rc = slot_finish(st->s, &st->s->slot[st->prev], cb, ctx, &st->total);
+    if (rc == CLM_OK && !was_dead)
+        rc = stream_finish_all(st, cb, ctx);
     if (rc == CLM_OK && !was_dead && !(st->flags & CLM_STREAM_COUNT_ONLY)) {
         uint64_t before = st->s->stats.matches;
         rc = deliver_pending(st->s, cb, ctx);
