@@ -130,8 +130,8 @@ static void print_help(void)
         "      --variant=NAME        kernel variant: auto, item, reduce or subgroup (bitap)\n"
         "      --table-memory=NAME   auto, global, local or constant (default auto)\n"
         "      --list-devices        list the OpenCL devices and exit (--json: as JSON)\n"
-        "      --stats               print device, algorithm (and why), bytes and timings to\n"
-        "                            stderr\n"
+        "      --stats               print device, algorithm (and why), data path (and why),\n"
+        "                            slab, memory, bytes and timings to stderr\n"
         "      --block-size=BYTES    read block for standard input and pipes (default 16M;\n"
         "                            K, M, G suffixes)\n"
         CLI_DATA_PATH_HELP
