@@ -127,6 +127,8 @@ typedef struct bench_scenario {
     unsigned algo_mask;         /* explicit algorithms tried: bit (1 << clm_algorithm) */
     int count_only;             /* 1: clm_count only (every position matches: a clm_scan
                                    would time the delivery of ~1 match per byte) */
+    int path_rows;              /* 1: also the automatic choice on each data path (by default
+                                   one scenario; --data-path: every scenario) */
     char origin[96];            /* "genome offset 1000000", "--pattern", "xorshift seed 1" */
 } bench_scenario;
 
@@ -147,6 +149,9 @@ typedef struct bench_row {
     clm_algorithm algorithm;    /* asked for (CLM_ALGO_AUTO: the automatic-choice row) */
     clm_variant variant;        /* asked for */
     clm_table_memory table;     /* asked for */
+    clm_data_path data_path;    /* asked for: CLM_PATH_AUTO, except the rows of the automatic
+                                   kernel on one data path each */
+    clm_data_path got_path;     /* what the scratch used (clm_scratch_get_info) */
     clm_algorithm got_algorithm;/* what the database reports (clm_database_get_info) */
     clm_variant got_variant;
     clm_table_memory got_table;

@@ -8,6 +8,9 @@
  *  - clm_count: one warm-up call, then timed calls; kernel time from the scratch stats
  *    (profiling events) gives "kernel GB/s", the call's wall time "end-to-end count GB/s";
  *  - clm_scan with a counting callback: the same, wall time only ("end-to-end scan GB/s").
+ * The automatic choice also runs once per data path (copy, pinned, zero-copy, svm: how the
+ * text reaches the device), on exact-32 by default, on every scenario with --data-path, so the
+ * end-to-end columns compare the paths.
  * Every count is checked against a host reference (exact, Hamming or edit distance) for the
  * same bytes. See bench/README.md for the method, the suites and the columns.
  *
@@ -34,6 +37,9 @@ enum {
 };
 
 #define ALGO_BIT(a) (1u << (unsigned)(a))
+#define PATHS_ALL                                                                           \
+    ((1u << CLM_PATH_COPY) | (1u << CLM_PATH_PINNED) | (1u << CLM_PATH_ZERO_COPY)           \
+     | (1u << CLM_PATH_SVM))
 #define ALL_ALGOS                                                                           \
     (ALGO_BIT(CLM_ALGO_NAIVE) | ALGO_BIT(CLM_ALGO_KMP) | ALGO_BIT(CLM_ALGO_DFA)             \
      | ALGO_BIT(CLM_ALGO_BITAP) | ALGO_BIT(CLM_ALGO_BMH) | ALGO_BIT(CLM_ALGO_WITNESS))
@@ -91,6 +97,8 @@ typedef struct options {
     unsigned suites;            /* SUITE_* bits; 0: full (quick with --quick) */
     unsigned algo_mask;         /* bit (1 << clm_algorithm), bit 0 = the auto rows; 0: all */
     unsigned variant_mask, table_mask; /* bit (1 << enum value); 0: all */
+    unsigned path_mask;         /* data paths of the extra auto rows, bit (1 << clm_data_path) */
+    int path_set;               /* --data-path given: those rows on every scenario */
     int scenario_filter_count;
     const char *scenario_filters[MAX_FILTERS];
     char filters[256];          /* the filter options given, for the report */
@@ -124,6 +132,9 @@ static void usage(FILE *f)
         "                    choice rows) (repeatable)\n"
         "  --variant NAME    bitap rows: only item, reduce or subgroup (repeatable)\n"
         "  --table NAME      only global, local or constant (repeatable)\n"
+        "  --data-path NAME  the automatic choice also on data path copy, pinned, zero-copy\n"
+        "                    or svm (repeatable; all; none), for every scenario (default: all\n"
+        "                    four, on exact-32 only)\n"
         "  --time SECONDS    target time per row, split between count and scan (default:\n"
         "                    basic 1, other suites 0.15, --quick 0.1)\n"
         "  --max-time SEC    cut the timed calls of a row after this (default 4x --time)\n"
@@ -276,6 +287,16 @@ static int parse_args(int argc, char **argv, options *o, int *time_set, int *siz
                 return bad_arg(a, v, "expected global, local or constant");
             o->table_mask |= 1u << t;
             add_filter_text(o, a, v);
+        } else if (!strcmp(a, "--data-path")) {
+            clm_data_path p = CLM_PATH_AUTO;
+            o->path_set = 1;
+            if (!strcmp(v, "all"))
+                o->path_mask |= PATHS_ALL;
+            else if (strcmp(v, "none") != 0) {
+                if (clm_data_path_from_name(v, &p) != CLM_OK || p == CLM_PATH_AUTO)
+                    return bad_arg(a, v, "expected copy, pinned, zero-copy, svm, all or none");
+                o->path_mask |= 1u << p;
+            }
         } else if (!strcmp(a, "--time")) {
             if (parse_seconds(v, &o->time_per_row) != 0)
                 return bad_arg(a, v, "expected a positive number of seconds");
@@ -301,6 +322,8 @@ static int parse_args(int argc, char **argv, options *o, int *time_set, int *siz
             return 2;
         }
     }
+    if (!o->path_set)
+        o->path_mask = PATHS_ALL;
     if (!o->suites)  /* --scenario alone picks from every scenario */
         o->suites = o->scenario_filter_count ? ~0u : o->quick ? SUITE_QUICK : SUITE_FULL;
     if (!*time_set)
@@ -399,6 +422,7 @@ static int build_scenarios(const options *o, const char *genome, size_t genome_l
         PICK(m);
         ADD(suites, TEXT_GENOME, buf, m, 0, 0, ALL_ALGOS);
         snprintf(sc->id, sizeof sc->id, "exact-%zu", m);
+        sc->path_rows = m == 32; /* in the basic, exact and quick suites */
         snprintf(sc->title, sizeof sc->title, "exact, m = %zu", m);
         snprintf(sc->origin, sizeof sc->origin, "genome offset %zu", offset);
     }
@@ -716,11 +740,22 @@ static void run_row(clm_device *dev, const char *text, const bench_scenario *sc,
                  info.max_errors, info.flags);
         goto done;
     }
-    st = clm_scratch_alloc(db, NULL, &s);
+    clm_scratch_options so;
+    clm_scratch_info si;
+    memset(&so, 0, sizeof so);
+    so.data_path = row->data_path;
+    st = clm_scratch_alloc(db, &so, &s);
+    if (st == CLM_E_UNSUPPORTED && row->data_path != CLM_PATH_AUTO) {
+        row->status = ROW_UNSUPPORTED;
+        one_line(row->note, sizeof row->note, clm_last_error());
+        goto done;
+    }
     if (st != CLM_OK) {
         row_error(row, "clm_scratch_alloc", st);
         goto done;
     }
+    if (clm_scratch_get_info(s, &si) == CLM_OK)
+        row->got_path = si.data_path;
     if (measure_count(db, s, text, o, row) != 0
         || (!sc->count_only && measure_scan(db, s, text, sc, o, row) != 0))
         goto done;
@@ -1011,7 +1046,7 @@ int main(int argc, char **argv)
     /* Rows in report order: device, scenario, algorithm/variant, table memory, then the
      * automatic choice of that scenario. */
     size_t max_rows = (size_t)device_count * (size_t)scenario_count
-                      * (KIND_COUNT * 3 + 1);
+                      * (KIND_COUNT * 3 + 1 + CLM_PATH_SVM);
     bench_row *rows = calloc(max_rows, sizeof *rows);
     if (!rows) {
         fprintf(stderr, BENCH_PROG ": out of host memory\n");
@@ -1036,12 +1071,19 @@ int main(int argc, char **argv)
                     row->table = tables[t];
                 }
             if (!o.algo_mask || (o.algo_mask & 1u)) {
-                bench_row *row = &rows[row_count++];
-                row->device = d;
-                row->scenario = sci;
-                row->algorithm = CLM_ALGO_AUTO;
-                row->variant = CLM_VARIANT_AUTO;
-                row->table = CLM_TABLE_AUTO;
+                /* the automatic choice, then (path rows) the same on each data path */
+                int paths = o.path_set || sc->path_rows ? CLM_PATH_SVM : CLM_PATH_AUTO;
+                for (int p = CLM_PATH_AUTO; p <= paths; p++) {
+                    if (p != CLM_PATH_AUTO && !(o.path_mask & 1u << p))
+                        continue;
+                    bench_row *row = &rows[row_count++];
+                    row->device = d;
+                    row->scenario = sci;
+                    row->algorithm = CLM_ALGO_AUTO;
+                    row->variant = CLM_VARIANT_AUTO;
+                    row->table = CLM_TABLE_AUTO;
+                    row->data_path = (clm_data_path)p;
+                }
             }
         }
     if (row_count == 0) {
@@ -1139,15 +1181,18 @@ int main(int argc, char **argv)
             const bench_scenario *sc = &scenarios[row->scenario];
             char kn[64];
             double row_started = now_seconds();
-            fprintf(stderr, "  [%d/%d] %s %s/%s ... ", i - first_row + 1, end_row - first_row,
-                    sc->id, kind_name(row->algorithm, row->variant, kn, sizeof kn),
-                    clm_table_memory_name(row->table));
+            fprintf(stderr, "  [%d/%d] %s %s/%s%s%s ... ", i - first_row + 1,
+                    end_row - first_row, sc->id,
+                    kind_name(row->algorithm, row->variant, kn, sizeof kn),
+                    clm_table_memory_name(row->table), row->data_path ? ", data path " : "",
+                    row->data_path ? clm_data_path_name(row->data_path) : "");
             run_row(dev, sc->text == TEXT_ALL_A ? all_a : text, sc, &o, row);
             if (row->status == ROW_OK) {
                 if (row->algorithm == CLM_ALGO_AUTO)
-                    fprintf(stderr, "chose %s/%s, ", kind_name(row->got_algorithm,
-                                                               row->got_variant, kn, sizeof kn),
-                            clm_table_memory_name(row->got_table));
+                    fprintf(stderr, "chose %s/%s (data path %s), ",
+                            kind_name(row->got_algorithm, row->got_variant, kn, sizeof kn),
+                            clm_table_memory_name(row->got_table),
+                            clm_data_path_name(row->got_path));
                 char scan[48] = "count only";
                 if (!sc->count_only)
                     snprintf(scan, sizeof scan, "scan %.2f GB/s",

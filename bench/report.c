@@ -84,8 +84,8 @@ static void summarize(const bench_report *r, int dev, int sc, scenario_summary *
     memset(s, 0, sizeof *s);
     for (int i = 0; i < r->row_count; i++) {
         const bench_row *row = &r->rows[i];
-        if (row->device != dev || row->scenario != sc)
-            continue;
+        if (row->device != dev || row->scenario != sc || row->data_path != CLM_PATH_AUTO)
+            continue; /* the rows on one data path each are compared in their own table */
         if (row->algorithm == CLM_ALGO_AUTO) {
             s->auto_row = row;
             continue;
@@ -259,6 +259,52 @@ static void print_scenario_table(FILE *f, const bench_report *r, int dev)
     }
 }
 
+/* End to end per data path: the automatic kernel's clm_count (and clm_scan) GB/s, transfer
+ * included, on each path, beside the default row's choice. */
+static void print_path_table(FILE *f, const bench_report *r, int dev)
+{
+    const bench_device *d = &r->devices[dev];
+    int header = 0;
+    for (int sc = 0; sc < r->scenario_count; sc++) {
+        const bench_row *by_path[CLM_PATH_SVM + 1] = {NULL};
+        int any = 0;
+        for (int i = 0; i < r->row_count; i++) {
+            const bench_row *row = &r->rows[i];
+            if (row->device == dev && row->scenario == sc && row->algorithm == CLM_ALGO_AUTO
+                && (unsigned)row->data_path <= CLM_PATH_SVM) {
+                by_path[row->data_path] = row;
+                any |= row->data_path != CLM_PATH_AUTO;
+            }
+        }
+        if (!any)
+            continue;
+        if (!header++)
+            fprintf(f, "\n### %d:%d %s, end to end by data path (clm_count GB/s; clm_scan GB/s)"
+                       "\n\n| scenario | auto chose | copy | pinned | zero-copy | svm |\n"
+                       "|---|---|---:|---:|---:|---:|\n",
+                    d->info.platform_index, d->info.device_index,
+                    device_type_name(d->info.type));
+        const bench_row *a = by_path[CLM_PATH_AUTO];
+        fprintf(f, "| %s | %s |", r->scenarios[sc].id,
+                a && a->status == ROW_OK ? clm_data_path_name(a->got_path) : "-");
+        for (int p = CLM_PATH_COPY; p <= CLM_PATH_SVM; p++) {
+            const bench_row *row = by_path[p];
+            if (!row)
+                fputs(" - |", f);
+            else if (row->status == ROW_UNSUPPORTED)
+                fputs(" unsupported |", f);
+            else if (row->status != ROW_OK)
+                fputs(" error |", f);
+            else if (r->scenarios[sc].count_only)
+                fprintf(f, " %.2f |", gbs(row->bytes, row->count_med_s));
+            else
+                fprintf(f, " %.2f; %.2f |", gbs(row->bytes, row->count_med_s),
+                        gbs(row->bytes, row->scan_med_s));
+        }
+        fputc('\n', f);
+    }
+}
+
 void report_markdown(FILE *f, const bench_report *r)
 {
     fprintf(f, "# clmatch bench: %s, %s%s\n\n", r->label, r->date, r->quick ? " (quick)" : "");
@@ -342,6 +388,8 @@ void report_markdown(FILE *f, const bench_report *r)
         fprintf(f, "\n**%d row(s) failed** (see notes)\n", r->errors);
     for (int d = 0; d < r->device_count; d++)
         print_scenario_table(f, r, d);
+    for (int d = 0; d < r->device_count; d++)
+        print_path_table(f, r, d);
 
     fputs("\n## Results\n\n"
           "| device | scenario | algorithm | variant | table memory | m | k | kernel GB/s | "
@@ -362,7 +410,12 @@ void report_markdown(FILE *f, const bench_report *r)
         }
         fprintf(f, "| %d:%d %s | %s | ", d->info.platform_index, d->info.device_index,
                 device_type_name(d->info.type), sc->id);
-        if (row->algorithm == CLM_ALGO_AUTO)
+        if (row->algorithm == CLM_ALGO_AUTO && row->data_path != CLM_PATH_AUTO)
+            fprintf(f, "**auto**, data path %s → %s | %s | %s |",
+                    clm_data_path_name(row->data_path), ok ? algo_name(row->got_algorithm) : "?",
+                    ok ? variant_name(row->got_variant) : "auto",
+                    ok ? clm_table_memory_name(row->got_table) : "auto");
+        else if (row->algorithm == CLM_ALGO_AUTO)
             fprintf(f, "**auto** → %s | %s | %s |", ok ? algo_name(row->got_algorithm) : "?",
                     ok ? variant_name(row->got_variant) : "auto",
                     ok ? clm_table_memory_name(row->got_table) : "auto");
@@ -428,7 +481,8 @@ void report_csv(FILE *f, const bench_report *r)
           "pattern,status,bytes,kernel_gbs_median,kernel_gbs_best,pct_of_read_bw,"
           "count_gbs_median,count_gbs_best,scan_gbs_median,scan_gbs_best,count_reps,scan_reps,"
           "matches,expected,matches_by_edits,mismatch,compile_s,warmup_count_s,warmup_scan_s,"
-          "work_group_size,bytes_per_item,auto_choice,auto_vs_best,choice,note\n", f);
+          "work_group_size,bytes_per_item,auto_choice,auto_vs_best,choice,note,data_path,"
+          "data_path_used\n", f);
     for (int i = 0; i < r->row_count; i++) {
         const bench_row *row = &r->rows[i];
         const bench_device *d = &r->devices[row->device];
@@ -480,6 +534,7 @@ void report_csv(FILE *f, const bench_report *r)
         char note[512];
         one_line(note, sizeof note, row->note);
         csv_text(f, note);
-        fputc('\n', f);
+        fprintf(f, ",%s,%s\n", clm_data_path_name(row->data_path),
+                ok ? clm_data_path_name(row->got_path) : "");
     }
 }

@@ -72,6 +72,16 @@ uint64_t clm_tune_get(const struct clm_device *dev, clm_algorithm algo, enum clm
 /* The knob's per-algorithm value alone; 0 when there is none. */
 uint64_t clm_tune_own(const struct clm_device *dev, clm_algorithm algo, enum clm_knob knob);
 
+/* ---- slabs over a few host threads (io.c) ------------------------------------------- */
+
+/* Threads that copy or read one slab: min(4, online cores). */
+unsigned clm_io_threads(void);
+/* memcpy over up to `threads` threads (one below 2 MiB). */
+void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads);
+/* Read exactly n bytes of fd at offset into dst, over up to `threads` threads. CLM_E_IO with
+ * the offset and errno text on a failed or short read. */
+int clm_parallel_pread(int fd, void *dst, size_t n, uint64_t offset, unsigned threads);
+
 /* ---- devices (device.c) ------------------------------------------------------------- */
 
 struct clm_program_entry;

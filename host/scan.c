@@ -1,18 +1,35 @@
 /* Scanning: slabs with overlap, two pipelined slots (each with its own queue, so slab k+1
  * transfers while slab k runs and is collected), match buffers that grow (or split the range)
- * instead of truncating, sorting into text order, and streams. */
+ * instead of truncating, sorting into text order, streams, file scans, and the data paths
+ * that carry a slab from the host to the kernels. */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
 #define DEFAULT_MATCH_CAPACITY (1u << 18)
 #define MAX_MATCH_CAPACITY (1u << 24) /* beyond this a range is split instead of grown */
+#ifndef SLOTS /* a third slot (-DSLOTS=3) measured the same within 3 % on the 2-core PoCL VM */
+#define SLOTS 2
+#endif
+#define BUDGET_STEP ((size_t)4096)    /* slabs a budget shrinks are multiples of this */
 
 struct clm_slot {
     cl_command_queue queue;
-    cl_mem text;
+    cl_mem text;    /* what the kernels read: a device buffer (copy, pinned) or a host-visible
+                       CL_MEM_ALLOC_HOST_PTR buffer (zero-copy); unused with SVM */
+    void *svm;      /* SVM: the slab */
+    cl_mem stage;   /* pinned: the CL_MEM_ALLOC_HOST_PTR staging buffer ... */
+    unsigned char *stage_ptr; /* ... and its mapping, kept for the scratch's life */
+    unsigned char *heap;      /* copy: staging for streams and fd scans (allocated on use) */
+    cl_mem wrap;    /* zero-copy: the caller's memory of the slab in flight (USE_HOST_PTR) */
+    unsigned char *fill; /* writable host view of the staging while it is filled (mapped on
+                            the zero-copy and SVM paths); NULL when not acquired */
+    unsigned char *view; /* zero-copy/SVM: a mapping made to read the slab on the host */
     cl_mem packed;  /* CLM_DNA packed databases: the slab as clm_pack leaves it */
     cl_mem counter; /* [0] matches appended; [1 + e] count of engine e (count mode) */
     cl_mem matches; /* cap entries of (start, engine) */
@@ -21,7 +38,8 @@ struct clm_slot {
     /* the slab in flight */
     int busy;
     int count_only;
-    const unsigned char *host; /* the slab's bytes on the host (best starts need them) */
+    const unsigned char *host; /* the slab's bytes on the host when readable there (best
+                                  starts need them); NULL: map the slab to read it */
     uint64_t base;             /* absolute offset of text[0] */
     size_t n, first, owned;    /* owned match starts: [first, first + owned) */
     cl_event ev_write, ev_read;
@@ -33,7 +51,14 @@ struct clm_scratch {
     const clm_database *db;
     clm_device *dev;
     size_t slab, overlap, lead, max_cap; /* a slab: lead bytes, slab owned bytes, overlap */
-    struct clm_slot slot[2];
+    size_t text_bytes;           /* lead + slab + overlap: the staging of a slot */
+    size_t text_cap;             /* ... plus the alignment a zero-copy slab may start earlier */
+    clm_data_path path;
+    size_t wrap_align;           /* zero-copy: caller memory aligned to this is read in place
+                                    (0: never; the device has no unified host memory) */
+    unsigned io_threads;
+    clm_scratch_info info;
+    struct clm_slot slot[SLOTS];
     cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
                                     both slots share them */
     cl_kernel k_pack;            /* packed databases: text -> packed */
@@ -52,17 +77,16 @@ struct clm_scratch {
     clm_stats stats;
 };
 
+/* A stream fills the staging of its slots in turn (slot_acquire): no buffers of its own. */
 struct clm_stream {
     const clm_database *db;
     clm_scratch *s;
     unsigned flags;
-    unsigned char *stage[2]; /* host staging per slot; the one in flight is not touched */
-    size_t stage_cap[2];
-    int cur;      /* slot whose stage is being filled */
-    int prev;     /* slot in flight, or -1 */
-    size_t fill;  /* bytes in stage[cur] */
-    size_t first; /* where stage[cur]'s owned range starts (after the lead it keeps) */
-    uint64_t base; /* absolute offset of stage[cur][0] */
+    int cur;      /* slot whose staging is being filled; the others, from cur + 1 round to
+                     cur - 1, hold the slabs in flight, oldest first */
+    size_t fill;  /* bytes in the current staging */
+    size_t first; /* where its owned range starts (after the lead it keeps) */
+    uint64_t base; /* absolute offset of its byte 0 */
     int dead;
     uint64_t total;
 };
@@ -85,7 +109,19 @@ static void release_event(cl_event *ev)
     *ev = NULL;
 }
 
-/* Account profiling times and drop the slot's events. */
+/* Unmap what slot_view mapped to read the slab on the host. */
+static void slot_unview(clm_scratch *s, struct clm_slot *sl)
+{
+    if (!sl->view)
+        return;
+    if (s->path == CLM_PATH_SVM)
+        clEnqueueSVMUnmap(sl->queue, sl->view, 0, NULL, NULL);
+    else
+        clEnqueueUnmapMemObject(sl->queue, sl->text, sl->view, 0, NULL, NULL);
+    sl->view = NULL;
+}
+
+/* Account profiling times and drop the slot's events (and what the slab borrowed). */
 static void slot_release_events(clm_scratch *s, struct clm_slot *sl)
 {
     s->stats.transfer_seconds += event_seconds(sl->ev_write);
@@ -96,6 +132,12 @@ static void slot_release_events(clm_scratch *s, struct clm_slot *sl)
         release_event(&sl->ev_kernels[i]);
     }
     sl->n_kernels = 0;
+    slot_unview(s, sl);
+    if (sl->wrap) { /* the kernels that read it are done (or abandoned after clFinish) */
+        clReleaseMemObject(sl->wrap);
+        sl->wrap = NULL;
+    }
+    sl->host = NULL;
 }
 
 /* Wait for whatever the slot has in flight and forget it (error and stop paths). */
@@ -105,6 +147,167 @@ static void slot_abandon(clm_scratch *s, struct clm_slot *sl)
         clFinish(sl->queue);
     slot_release_events(s, sl);
     sl->busy = 0;
+}
+
+/* ---- data paths: how a slab gets from the host to the kernels ---------------------------- */
+
+/* A writable host view of the slot's staging, for a slab to be read or copied into (the slot
+ * is idle). Idempotent until slot_commit or slot_unfill. */
+static int slot_acquire(clm_scratch *s, struct clm_slot *sl, unsigned char **out)
+{
+    cl_int err = CL_SUCCESS;
+    if (!sl->fill) {
+        switch (s->path) {
+        case CLM_PATH_COPY:
+            if (!sl->heap && !(sl->heap = malloc(s->text_bytes)))
+                return clm_fail(CLM_E_NOMEM, "out of host memory for a %zu-byte slab buffer",
+                                s->text_bytes);
+            sl->fill = sl->heap;
+            break;
+        case CLM_PATH_PINNED:
+            sl->fill = sl->stage_ptr;
+            break;
+        case CLM_PATH_SVM:
+            err = clEnqueueSVMMap(sl->queue, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, sl->svm,
+                                  s->text_bytes, 0, NULL, NULL);
+            if (err)
+                return clm_fail_cl(err, "clEnqueueSVMMap (slab)");
+            sl->fill = sl->svm;
+            break;
+        default: /* zero-copy: the buffer the kernels read, mapped while it is filled */
+            sl->fill = clEnqueueMapBuffer(sl->queue, sl->text, CL_TRUE,
+                                          CL_MAP_WRITE_INVALIDATE_REGION, 0, s->text_bytes, 0,
+                                          NULL, NULL, &err);
+            if (err) {
+                sl->fill = NULL;
+                return clm_fail_cl(err, "clEnqueueMapBuffer (zero-copy slab)");
+            }
+            break;
+        }
+    }
+    *out = sl->fill;
+    return CLM_OK;
+}
+
+/* Give up an acquired view without launching it (streams that end, errors). */
+static void slot_unfill(clm_scratch *s, struct clm_slot *sl)
+{
+    if (!sl->fill)
+        return;
+    if (s->path == CLM_PATH_SVM)
+        clEnqueueSVMUnmap(sl->queue, sl->svm, 0, NULL, NULL);
+    else if (s->path == CLM_PATH_ZERO_COPY)
+        clEnqueueUnmapMemObject(sl->queue, sl->text, sl->fill, 0, NULL, NULL);
+    sl->fill = NULL;
+}
+
+/* Hand the acquired staging's bytes [0, n) to the device (asynchronous: the staging stays
+ * untouched until the slot is finished). */
+static int slot_commit(clm_scratch *s, struct clm_slot *sl, size_t n)
+{
+    unsigned char *p = sl->fill;
+    cl_int err;
+    sl->busy = 1;
+    sl->fill = NULL;
+    switch (s->path) {
+    case CLM_PATH_COPY:
+    case CLM_PATH_PINNED: /* from pinned staging this runs at the bus speed */
+        err = clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, p, 0, NULL,
+                                   &sl->ev_write);
+        sl->host = p;
+        return err ? clm_fail_cl(err, "clEnqueueWriteBuffer (text)") : CLM_OK;
+    case CLM_PATH_SVM:
+        err = clEnqueueSVMUnmap(sl->queue, sl->svm, 0, NULL, &sl->ev_write);
+        return err ? clm_fail_cl(err, "clEnqueueSVMUnmap (slab)") : CLM_OK;
+    default:
+        err = clEnqueueUnmapMemObject(sl->queue, sl->text, p, 0, NULL, &sl->ev_write);
+        return err ? clm_fail_cl(err, "clEnqueueUnmapMemObject (zero-copy slab)") : CLM_OK;
+    }
+}
+
+/* Put the caller's bytes p[0, n) in the slot. room: input bytes before p (that the slab may
+ * start earlier by). *shift gets how many bytes before p the slab starts. */
+static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned char *p,
+                            size_t n, size_t room, size_t *shift)
+{
+    *shift = 0;
+    sl->busy = 1;
+    if (s->path == CLM_PATH_COPY) {
+        cl_int err = clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, p, 0, NULL,
+                                          &sl->ev_write);
+        sl->host = p;
+        return err ? clm_fail_cl(err, "clEnqueueWriteBuffer (text)") : CLM_OK;
+    }
+    if (s->path == CLM_PATH_ZERO_COPY && s->wrap_align) {
+        /* The kernels' 16-byte loads and the device's buffer alignment need an aligned start.
+         * Exact kernels also need `first` on a 16-byte boundary, so only approximate search
+         * (no such fast path) may start the slab a few bytes early to get there. */
+        size_t delta = (size_t)((uintptr_t)p % s->wrap_align);
+        if (delta == 0 || (s->db->k > 0 && delta <= room)) {
+            cl_int err;
+            cl_mem m = clCreateBuffer(s->dev->context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY,
+                                      n + delta, (void *)(uintptr_t)(p - delta), &err);
+            if (err == CL_SUCCESS) {
+                sl->wrap = m;
+                sl->host = p - delta;
+                *shift = delta;
+                return CLM_OK;
+            }
+            /* else copy it, as for unaligned memory */
+        }
+    }
+    unsigned char *dst;
+    int rc = slot_acquire(s, sl, &dst);
+    if (rc)
+        return rc;
+    clm_parallel_copy(dst, p, n, s->io_threads);
+    rc = slot_commit(s, sl, n);
+    sl->host = p; /* readable without mapping the staging */
+    return rc;
+}
+
+/* Read bytes [from, from + n) of fd into the slot, straight into its staging. */
+static int slot_load_fd(clm_scratch *s, struct clm_slot *sl, int fd, uint64_t from, size_t n)
+{
+    unsigned char *dst;
+    sl->busy = 1;
+    int rc = slot_acquire(s, sl, &dst);
+    if (rc == CLM_OK)
+        rc = clm_parallel_pread(fd, dst, n, from, s->io_threads);
+    return rc ? rc : slot_commit(s, sl, n);
+}
+
+/* The slab's bytes on the host (approximate matches' best starts): the caller's memory or
+ * the staging when readable, else the zero-copy/SVM buffer mapped for reading (kernels may
+ * go on reading it meanwhile). */
+static int slot_view(clm_scratch *s, struct clm_slot *sl, const unsigned char **out)
+{
+    if (!sl->host && !sl->view) {
+        cl_int err;
+        if (s->path == CLM_PATH_SVM) {
+            err = clEnqueueSVMMap(sl->queue, CL_TRUE, CL_MAP_READ, sl->svm, sl->n, 0, NULL, NULL);
+            if (err == CL_SUCCESS)
+                sl->view = sl->svm;
+        } else {
+            sl->view = clEnqueueMapBuffer(sl->queue, sl->text, CL_TRUE, CL_MAP_READ, 0, sl->n, 0,
+                                          NULL, NULL, &err);
+        }
+        if (err) {
+            sl->view = NULL;
+            return clm_fail_cl(err, "mapping the slab to read it");
+        }
+    }
+    *out = sl->host ? sl->host : sl->view;
+    return CLM_OK;
+}
+
+/* Set the text argument of a kernel to the slot's slab. */
+static cl_int set_text_arg(const clm_scratch *s, const struct clm_slot *sl, cl_kernel k)
+{
+    if (s->path == CLM_PATH_SVM)
+        return clSetKernelArgSVMPointer(k, 0, sl->svm);
+    cl_mem m = sl->wrap ? sl->wrap : sl->text;
+    return clSetKernelArg(k, 0, sizeof m, &m);
 }
 
 static int push_kernel_event(struct clm_slot *sl, cl_event ev)
@@ -208,8 +411,8 @@ static int enqueue_pass(clm_scratch *s, struct clm_slot *sl, size_t first, size_
         cl_kernel k = sl->count_only ? s->k_count[e] : s->k_find[e];
         cl_uint n = (cl_uint)sl->n, owned = (cl_uint)end, first32 = (cl_uint)first;
         cl_uint cap = (cl_uint)sl->cap, info = e;
-        cl_mem text = s->db->packed ? sl->packed : sl->text;
-        err = clSetKernelArg(k, 0, sizeof text, &text);
+        err = s->db->packed ? clSetKernelArg(k, 0, sizeof sl->packed, &sl->packed)
+                            : set_text_arg(s, sl, k);
         err |= clSetKernelArg(k, 1, sizeof n, &n);
         err |= clSetKernelArg(k, 2, sizeof owned, &owned);
         err |= clSetKernelArg(k, 3, sizeof first32, &first32);
@@ -287,12 +490,16 @@ static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, siz
                           clm_match_cb cb, void *ctx)
 {
     const struct clm_engine *engines = s->db->engines;
+    const unsigned char *host = NULL;
+    int vrc = found ? slot_view(s, sl, &host) : CLM_OK;
+    if (vrc)
+        return vrc;
     for (size_t i = 0; i < found; i++) {
         uint32_t pos = s->raw[2 * i], info = s->raw[2 * i + 1];
         unsigned e = info & 0xffffffu, d = (info >> 24) & 0x7fu, minus = info >> 31;
         const struct clm_engine *en = &engines[e];
         size_t start = clm_best_start((const uint8_t(*)[32])(minus ? en->rc_sets : en->sets),
-                                      en->m, sl->host, pos, 0, d, s->db->k);
+                                      en->m, host, pos, 0, d, s->db->k);
         clm_match *m = &s->found[i];
         m->start = sl->base + start;
         m->end = sl->base + pos;
@@ -448,25 +655,20 @@ static int collect_range(clm_scratch *s, struct clm_slot *sl, size_t first, size
 
 /* ---- slots ------------------------------------------------------------------------------- */
 
-/* Start a slab: host[0, n) to the device, match starts [first, first + owned) searched.
- * Asynchronous; host must stay untouched until the slot is finished. */
-static int slot_launch(clm_scratch *s, struct clm_slot *sl, const unsigned char *host,
-                       size_t n, size_t first, size_t owned, uint64_t base, int count_only)
+/* Start the search of the slab the slot holds (slot_load_* put it there): match starts
+ * [first, first + owned) of its n bytes. Asynchronous. */
+static int slot_launch(clm_scratch *s, struct clm_slot *sl, size_t n, size_t first,
+                       size_t owned, uint64_t base, int count_only)
 {
     sl->busy = 1;
     sl->count_only = count_only;
-    sl->host = host;
     sl->base = base;
     sl->n = n;
     sl->first = first;
     sl->owned = owned;
-    cl_int err =
-        clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, host, 0, NULL, &sl->ev_write);
-    if (err)
-        return clm_fail_cl(err, "clEnqueueWriteBuffer (text)");
     if (s->db->packed) { /* 2 bits per base and a validity bit, for every pass over it */
         cl_uint n32 = (cl_uint)n;
-        err = clSetKernelArg(s->k_pack, 0, sizeof sl->text, &sl->text);
+        cl_int err = set_text_arg(s, sl, s->k_pack);
         err |= clSetKernelArg(s->k_pack, 1, sizeof n32, &n32);
         err |= clSetKernelArg(s->k_pack, 2, sizeof sl->packed, &sl->packed);
         if (err)
@@ -527,24 +729,157 @@ static size_t env_size(const char *name)
     return *end ? 0 : (size_t)x;
 }
 
+static const char *const path_names[] = {"auto", "copy", "pinned", "zero-copy", "svm"};
+#define N_PATHS (sizeof path_names / sizeof path_names[0])
+
+const char *clm_data_path_name(clm_data_path path)
+{
+    return (unsigned)path < N_PATHS ? path_names[path] : "?";
+}
+
+int clm_data_path_from_name(const char *name, clm_data_path *out)
+{
+    for (unsigned i = 0; name && out && i < N_PATHS; i++)
+        if (strcmp(name, path_names[i]) == 0)
+            return *out = (clm_data_path)i, CLM_OK;
+    return clm_fail(CLM_E_INVALID,
+                    "unknown data path '%s' (known: auto, copy, pinned, zero-copy, svm)",
+                    name ? name : "(null)");
+}
+
+/* The automatic data path by device type: the one table (README, "Data paths"). The lead
+ * adjusts it from measurements; a type not listed gets the copy path. */
+static const struct {
+    clm_device_type type;
+    clm_data_path path;
+    const char *why;
+} auto_paths[] = {
+    {CLM_DEVICE_GPU, CLM_PATH_PINNED,
+     "auto: GPU -> pinned (copies from pinned memory run at the bus speed, 55 vs 10 GB/s "
+     "from pageable memory on the H200)"},
+    {CLM_DEVICE_ACCELERATOR, CLM_PATH_PINNED,
+     "auto: accelerator -> pinned (copies from pinned memory run at the bus speed)"},
+    {CLM_DEVICE_CPU, CLM_PATH_ZERO_COPY,
+     "auto: CPU -> zero-copy (the device reads host memory; a copy would only cost)"},
+};
+
+static int svm_ok(const clm_device *dev)
+{
+    /* svm_capabilities is only queried on OpenCL 2.0 and later devices (device.c) */
+    return (dev->info.svm_capabilities & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
+}
+
+/* Resolve the data path: the option, else CLMATCH_DATA_PATH, else the table. */
+static int choose_path(const clm_device *dev, clm_data_path asked, clm_data_path *out,
+                       char *why, size_t why_cap)
+{
+    if ((unsigned)asked >= N_PATHS)
+        return clm_fail(CLM_E_INVALID, "clm_scratch_options.data_path %d is not a data path "
+                                       "(0 auto .. 4 svm)",
+                        (int)asked);
+    snprintf(why, why_cap, "requested");
+    if (asked == CLM_PATH_AUTO) {
+        const char *env = getenv("CLMATCH_DATA_PATH");
+        if (env && *env) {
+            if (clm_data_path_from_name(env, &asked) != CLM_OK)
+                return clm_fail(CLM_E_INVALID, "CLMATCH_DATA_PATH=%s is not a data path "
+                                               "(auto, copy, pinned, zero-copy or svm)",
+                                env);
+            snprintf(why, why_cap, "CLMATCH_DATA_PATH=%s", env);
+        }
+    }
+    if (asked == CLM_PATH_AUTO) {
+        asked = CLM_PATH_COPY;
+        snprintf(why, why_cap, "auto: device type not in the table -> copy");
+        for (size_t i = 0; i < sizeof auto_paths / sizeof auto_paths[0]; i++)
+            if (auto_paths[i].type == dev->info.type) {
+                asked = auto_paths[i].path;
+                snprintf(why, why_cap, "%s", auto_paths[i].why);
+            }
+    }
+    if (asked == CLM_PATH_SVM && !svm_ok(dev))
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "data path svm needs OpenCL 2.0 coarse-grained SVM buffers, which %s "
+                        "(%s) lacks; copy, pinned and zero-copy work on it",
+                        dev->info.name, dev->info.version);
+    *out = asked;
+    return CLM_OK;
+}
+
+/* Memory a scratch with this slab uses (clm_scratch_info): device buffers and host staging
+ * of every slot, match buffers at their initial capacity. */
+struct plan {
+    size_t slab, text_bytes, text_cap, cap, device, host;
+};
+
+static void plan_memory(const clm_database *db, clm_data_path path, size_t align, size_t slab,
+                        size_t cap, struct plan *pl)
+{
+    pl->slab = slab;
+    pl->cap = cap;
+    pl->text_bytes = slab + db->max_len - 1 + db->lead;
+    pl->text_cap = pl->text_bytes + (path == CLM_PATH_ZERO_COPY ? align : 0);
+    size_t dev = (1 + (size_t)db->count) * sizeof(cl_uint) + cap * 2 * sizeof(cl_uint);
+    if (path == CLM_PATH_COPY || path == CLM_PATH_PINNED)
+        dev += pl->text_bytes;
+    if (db->packed) /* 48 bytes per 128 bases (cl/common.cl) */
+        dev += (pl->text_cap + 127) / 128 * 48;
+    pl->device = SLOTS * dev;
+    pl->host = SLOTS * pl->text_bytes; /* heap, pinned, zero-copy or SVM staging */
+}
+
+/* The largest slab (a multiple of BUDGET_STEP, at most `slab`) whose plan fits the budget;
+ * 0 when none from `least` up does. */
+static size_t fit_slab(const clm_database *db, clm_data_path path, size_t align, size_t slab,
+                       size_t least, size_t cap, size_t budget)
+{
+    struct plan a, b;
+    plan_memory(db, path, align, 0, cap, &a);
+    plan_memory(db, path, align, BUDGET_STEP, cap, &b);
+    size_t fixed = a.device + a.host, per_step = b.device + b.host - fixed;
+    if (budget < fixed)
+        return 0;
+    size_t steps = (budget - fixed) / per_step, fit = steps * BUDGET_STEP;
+    if (fit > slab)
+        fit = slab;
+    for (;; fit -= BUDGET_STEP) { /* the packed buffer's rounding: a step or two at most */
+        plan_memory(db, path, align, fit, cap, &a);
+        if (a.device + a.host <= budget)
+            return fit >= least ? fit : 0;
+        if (fit < BUDGET_STEP + least)
+            return 0;
+    }
+}
+
 void clm_scratch_free(clm_scratch *s)
 {
     if (!s)
         return;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < SLOTS; i++) {
         struct clm_slot *sl = &s->slot[i];
         if (sl->busy)
             slot_abandon(s, sl);
+        slot_unfill(s, sl);
+        slot_unview(s, sl);
+        if (sl->stage && sl->stage_ptr)
+            clEnqueueUnmapMemObject(sl->queue, sl->stage, sl->stage_ptr, 0, NULL, NULL);
+        if (sl->queue)
+            clFinish(sl->queue);
+        if (sl->svm)
+            clSVMFree(s->dev->context, sl->svm);
         if (sl->queue)
             clReleaseCommandQueue(sl->queue);
         if (sl->text)
             clReleaseMemObject(sl->text);
+        if (sl->stage)
+            clReleaseMemObject(sl->stage);
         if (sl->packed)
             clReleaseMemObject(sl->packed);
         if (sl->counter)
             clReleaseMemObject(sl->counter);
         if (sl->matches)
             clReleaseMemObject(sl->matches);
+        free(sl->heap);
         free(sl->counts);
         free(sl->ev_kernels);
     }
@@ -575,9 +910,47 @@ static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_m
     *out = clCreateBuffer(dev->context, flags, bytes, NULL, &err);
     if (err == CL_SUCCESS)
         return CLM_OK;
+    *out = NULL;
     int rc = clm_fail_cl(err, "clCreateBuffer");
     return clm_fail(rc, "cannot allocate %zu bytes of device memory for the %s on %s: %s (%d)",
                     bytes, what, dev->info.name, clm_cl_error_name(err), (int)err);
+}
+
+/* The slot's text buffers for the data path. */
+static int alloc_text(clm_scratch *s, struct clm_slot *sl)
+{
+    clm_device *dev = s->dev;
+    cl_int err;
+    switch (s->path) {
+    case CLM_PATH_COPY:
+        return create_buffer(dev, CL_MEM_READ_ONLY, s->text_bytes, &sl->text, "text slab");
+    case CLM_PATH_PINNED: {
+        int rc = create_buffer(dev, CL_MEM_READ_ONLY, s->text_bytes, &sl->text, "text slab");
+        if (rc == CLM_OK)
+            rc = create_buffer(dev, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, s->text_bytes,
+                               &sl->stage, "pinned staging buffer");
+        if (rc)
+            return rc;
+        sl->stage_ptr = clEnqueueMapBuffer(sl->queue, sl->stage, CL_TRUE,
+                                           CL_MAP_READ | CL_MAP_WRITE, 0, s->text_bytes, 0, NULL,
+                                           NULL, &err);
+        if (err) {
+            sl->stage_ptr = NULL;
+            return clm_fail_cl(err, "clEnqueueMapBuffer (pinned staging buffer)");
+        }
+        return CLM_OK;
+    }
+    case CLM_PATH_SVM:
+        sl->svm = clSVMAlloc(dev->context, CL_MEM_READ_ONLY, s->text_bytes, 0);
+        if (!sl->svm)
+            return clm_fail(CLM_E_DEVICE_MEMORY, "clSVMAlloc of %zu bytes for the text slab "
+                                                 "failed on %s",
+                            s->text_bytes, dev->info.name);
+        return CLM_OK;
+    default:
+        return create_buffer(dev, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_ONLY, s->text_bytes,
+                             &sl->text, "zero-copy text slab");
+    }
 }
 
 int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
@@ -588,9 +961,15 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     if (!db || !out)
         return clm_fail(CLM_E_INVALID, "clm_scratch_alloc: database and out are required");
     clm_device *dev = db->dev;
-    clm_scratch_options o = {0, 0, 0};
+    clm_scratch_options o;
+    memset(&o, 0, sizeof o);
     if (opts)
         o = *opts;
+    clm_data_path path = CLM_PATH_COPY;
+    char why[sizeof ((clm_scratch_info *)0)->data_path_choice];
+    int rc = choose_path(dev, o.data_path, &path, why, sizeof why);
+    if (rc)
+        return rc;
     if (!o.slab_bytes)
         o.slab_bytes = env_size("CLMATCH_SLAB_BYTES");
     if (!o.slab_bytes)
@@ -599,36 +978,84 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         return clm_fail(CLM_E_INVALID, "slab of %zu bytes exceeds the largest slab clmatch "
                                        "supports (%u bytes)",
                         o.slab_bytes, CLM_MAX_SLAB_BYTES);
-    size_t text_bytes = o.slab_bytes + db->max_len - 1 + db->lead;
-    if (text_bytes > dev->info.max_alloc_bytes)
+    size_t cap = o.match_capacity ? o.match_capacity : DEFAULT_MATCH_CAPACITY;
+    /* under a budget the initial match buffers take at most an eighth of it (they grow when
+     * needed), so that small budgets go to the slab */
+    if (o.max_memory && !o.match_capacity && cap > o.max_memory / 8 / (SLOTS * 8))
+        cap = o.max_memory / 8 / (SLOTS * 8);
+    if (cap < 16 * (size_t)db->count) /* a 16-byte range must always fit (see collect_range) */
+        cap = 16 * (size_t)db->count;
+    size_t max_cap = o.match_capacity_limit ? o.match_capacity_limit : MAX_MATCH_CAPACITY;
+    if (max_cap * 8 > dev->info.max_alloc_bytes)
+        max_cap = (size_t)(dev->info.max_alloc_bytes / 8);
+    if (cap > max_cap) /* the limit wins, but a 16-byte range must still fit */
+        cap = max_cap > 16 * (size_t)db->count ? max_cap : 16 * (size_t)db->count;
+
+    /* zero-copy reads the caller's memory in place only where host and device share it:
+     * elsewhere a USE_HOST_PTR buffer is a hidden copy */
+    size_t align = dev->info.mem_base_align_bits / 8;
+    if (align < 16)
+        align = 16;
+    struct plan pl;
+    plan_memory(db, path, align, o.slab_bytes, cap, &pl);
+    if (o.max_memory && pl.device + pl.host > o.max_memory) {
+        size_t least = o.slab_bytes < CLM_MIN_BUDGET_SLAB_BYTES ? o.slab_bytes
+                                                                : CLM_MIN_BUDGET_SLAB_BYTES;
+        size_t fit = fit_slab(db, path, align, o.slab_bytes, least, cap, o.max_memory);
+        if (!fit) {
+            plan_memory(db, path, align, least, cap, &pl);
+            return clm_fail(CLM_E_INVALID,
+                            "max_memory of %zu bytes is too small: this scratch needs at least "
+                            "%zu bytes (%d slots of a %zu-byte slab + %zu bytes of overlap, "
+                            "data path %s, match buffers of %zu matches)",
+                            o.max_memory, pl.device + pl.host, SLOTS, least,
+                            pl.text_bytes - least, clm_data_path_name(path), cap);
+        }
+        plan_memory(db, path, align, fit, cap, &pl);
+    }
+    if (o.max_memory && !o.match_capacity_limit) { /* growth stays within the budget too */
+        size_t room = (o.max_memory - pl.device - pl.host) / (SLOTS * 2 * sizeof(cl_uint));
+        if (max_cap > cap + room)
+            max_cap = cap + room;
+    }
+    if (pl.text_cap > dev->info.max_alloc_bytes)
         return clm_fail(CLM_E_DEVICE_MEMORY,
                         "slab of %zu bytes exceeds the largest buffer %s can allocate (%llu "
                         "bytes)",
-                        o.slab_bytes, dev->info.name,
-                        (unsigned long long)dev->info.max_alloc_bytes);
-    size_t cap = o.match_capacity ? o.match_capacity : DEFAULT_MATCH_CAPACITY;
-    if (cap < 16 * (size_t)db->count) /* a 16-byte range must always fit (see collect_range) */
-        cap = 16 * (size_t)db->count;
+                        pl.slab, dev->info.name, (unsigned long long)dev->info.max_alloc_bytes);
 
     clm_scratch *s = calloc(1, sizeof *s);
     if (!s)
         return clm_fail(CLM_E_NOMEM, "out of memory");
     s->db = db;
     s->dev = dev;
-    s->slab = o.slab_bytes;
+    s->path = path;
+    s->slab = pl.slab;
+    s->text_bytes = pl.text_bytes;
+    s->text_cap = pl.text_cap;
     s->overlap = db->max_len - 1;
     s->lead = db->lead;
-    s->max_cap = o.match_capacity_limit ? o.match_capacity_limit : MAX_MATCH_CAPACITY;
-    if (s->max_cap * 8 > dev->info.max_alloc_bytes)
-        s->max_cap = (size_t)(dev->info.max_alloc_bytes / 8);
-    if (cap > s->max_cap) /* the limit wins, but a 16-byte range must still fit */
-        cap = s->max_cap > 16 * (size_t)db->count ? s->max_cap : 16 * (size_t)db->count;
-    s->max_cap = s->max_cap > cap ? s->max_cap : cap;
+    s->max_cap = max_cap > cap ? max_cap : cap;
+    s->wrap_align = path == CLM_PATH_ZERO_COPY && dev->info.host_unified_memory ? align : 0;
+    s->io_threads = clm_io_threads();
+    clm_scratch_info *in = &s->info;
+    in->data_path = path;
+    snprintf(in->data_path_choice, sizeof in->data_path_choice, "%s", why);
+    in->slab_bytes = pl.slab;
+    in->overlap_bytes = pl.text_bytes - pl.slab;
+    in->slots = SLOTS;
+    in->io_threads = s->io_threads;
+    in->device_bytes = pl.device;
+    in->host_bytes = pl.host;
+    in->memory_bytes = pl.device + pl.host;
+    in->max_memory = o.max_memory;
+    in->match_capacity = cap;
+    in->match_capacity_limit = s->max_cap;
+
     s->k_find = calloc(db->count, sizeof *s->k_find);
     s->k_count = calloc(db->count, sizeof *s->k_count);
     s->zeros = calloc(1 + (size_t)db->count, sizeof *s->zeros);
-    int rc = (s->k_find && s->k_count && s->zeros) ? CLM_OK
-                                                   : clm_fail(CLM_E_NOMEM, "out of memory");
+    rc = (s->k_find && s->k_count && s->zeros) ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
     for (unsigned e = 0; e < db->count && rc == CLM_OK; e++) {
         cl_int err;
         s->k_find[e] = clCreateKernel(db->engines[e].program, "clm_find", &err);
@@ -643,7 +1070,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         if (err != CL_SUCCESS)
             rc = clm_fail_cl(err, "clCreateKernel (clm_pack)");
     }
-    for (int i = 0; i < 2 && rc == CLM_OK; i++) {
+    for (int i = 0; i < SLOTS && rc == CLM_OK; i++) {
         struct clm_slot *sl = &s->slot[i];
         cl_int err;
         sl->queue = clCreateCommandQueue(dev->context, dev->device, CL_QUEUE_PROFILING_ENABLE,
@@ -658,9 +1085,9 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
             break;
         }
         sl->cap = cap;
-        rc = create_buffer(dev, CL_MEM_READ_ONLY, text_bytes, &sl->text, "text slab");
-        if (rc == CLM_OK && db->packed) /* 48 bytes per 128 bases (cl/common.cl) */
-            rc = create_buffer(dev, CL_MEM_READ_WRITE, (text_bytes + 127) / 128 * 48,
+        rc = alloc_text(s, sl);
+        if (rc == CLM_OK && db->packed)
+            rc = create_buffer(dev, CL_MEM_READ_WRITE, (s->text_cap + 127) / 128 * 48,
                                &sl->packed, "packed slab");
         if (rc == CLM_OK)
             rc = create_buffer(dev, CL_MEM_READ_WRITE, (1 + (size_t)db->count) * sizeof(cl_uint),
@@ -674,6 +1101,14 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         return rc;
     }
     *out = s;
+    return CLM_OK;
+}
+
+int clm_scratch_get_info(const clm_scratch *s, clm_scratch_info *info)
+{
+    if (!s || !info)
+        return clm_fail(CLM_E_INVALID, "clm_scratch_get_info: NULL argument");
+    *info = s->info;
     return CLM_OK;
 }
 
@@ -708,36 +1143,50 @@ static int check_scan_args(const clm_database *db, clm_scratch *s, const void *d
     return CLM_OK;
 }
 
+/* The input of a one-shot scan: the caller's memory, or a file read with pread. */
+struct input {
+    const unsigned char *data;
+    int fd;
+};
+
 /* Slab after slab: each owns `slab` bytes of match starts, keeps `lead` bytes before them
  * (approximate search: alignments may begin before the nominal start) and `overlap` after
- * (the longest pattern - 1). Slab k+1 is launched before slab k is collected so transfer
- * and search overlap. */
-static int run_slabs(clm_scratch *s, const unsigned char *data, size_t len, int count_only,
+ * (the longest pattern - 1). Slab k+1 is loaded and launched before slab k is collected, so
+ * reading or copying and the search overlap. */
+static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int count_only,
                      clm_match_cb cb, void *ctx, uint64_t *total)
 {
-    int rc = CLM_OK, prev = -1;
-    for (size_t off = 0; off < len && rc == CLM_OK; off += s->slab) {
-        size_t owned = len - off < s->slab ? len - off : s->slab;
-        size_t pre = off < s->lead ? off : s->lead;
-        size_t end = len - off - owned < s->overlap ? len : off + owned + s->overlap;
-        size_t n = end - (off - pre);
+    int rc = CLM_OK;
+    uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
+    for (uint64_t off = 0; off < len && rc == CLM_OK; off += s->slab, k++) {
+        size_t owned = len - off < s->slab ? (size_t)(len - off) : s->slab;
+        size_t pre = off < s->lead ? (size_t)off : s->lead;
+        uint64_t end = len - off - owned < s->overlap ? len : off + owned + s->overlap;
+        size_t n = (size_t)(end - (off - pre)), shift = 0;
         if (n < s->db->min_match)
             break; /* no match fits in what is left */
-        int cur = prev < 0 ? 0 : prev ^ 1;
-        rc = slot_launch(s, &s->slot[cur], data + off - pre, n, pre, owned, off - pre,
-                         count_only);
-        if (rc == CLM_OK && prev >= 0)
-            rc = slot_finish(s, &s->slot[prev], cb, ctx, total);
-        prev = cur;
+        struct clm_slot *sl = &s->slot[k % SLOTS];
+        /* its last slab is the oldest in flight: collect it (the others keep the device
+         * busy meanwhile), then load this one while they run */
+        if (sl->busy && (rc = slot_finish(s, sl, cb, ctx, total)) != CLM_OK)
+            break;
+        rc = in->data ? slot_load_memory(s, sl, in->data + (off - pre), n, (size_t)(off - pre),
+                                         &shift)
+                      : slot_load_fd(s, sl, in->fd, off - pre, n);
+        if (rc == CLM_OK)
+            rc = slot_launch(s, sl, n + shift, pre + shift, owned, off - pre - shift,
+                             count_only);
     }
-    if (rc == CLM_OK && prev >= 0)
-        rc = slot_finish(s, &s->slot[prev], cb, ctx, total);
+    for (uint64_t i = k > SLOTS ? k - SLOTS : 0; i < k && rc == CLM_OK; i++)
+        rc = slot_finish(s, &s->slot[i % SLOTS], cb, ctx, total); /* in slab order */
     if (rc == CLM_OK && !count_only)
         rc = deliver_pending(s, cb, ctx);
     s->n_pending = 0; /* stopped or failed: what was held is dropped with the scan */
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < SLOTS; i++) {
         if (s->slot[i].busy)
             slot_abandon(s, &s->slot[i]);
+        slot_unfill(s, &s->slot[i]);
+    }
     return rc;
 }
 
@@ -750,7 +1199,8 @@ int clm_scan(const clm_database *db, clm_scratch *s, const void *data, size_t le
     if (!cb)
         return clm_fail(CLM_E_INVALID, "clm_scan: callback is required (use clm_count to count)");
     double t0 = clm_now();
-    rc = run_slabs(s, data, len, 0, cb, ctx, NULL);
+    struct input in = {data ? data : (const void *)"", -1};
+    rc = run_slabs(s, &in, len, 0, cb, ctx, NULL);
     s->stats.wall_seconds += clm_now() - t0;
     return rc;
 }
@@ -765,12 +1215,71 @@ int clm_count(const clm_database *db, clm_scratch *s, const void *data, size_t l
         return clm_fail(CLM_E_INVALID, "clm_count: count is required");
     *count = 0;
     double t0 = clm_now();
-    rc = run_slabs(s, data, len, 1, NULL, NULL, count);
+    struct input in = {data ? data : (const void *)"", -1};
+    rc = run_slabs(s, &in, len, 1, NULL, NULL, count);
+    s->stats.wall_seconds += clm_now() - t0;
+    return rc;
+}
+
+/* The size of the regular file behind fd. */
+static int fd_size(int fd, const char *fn, uint64_t *size)
+{
+    struct stat st;
+    if (fd < 0)
+        return clm_fail(CLM_E_INVALID, "%s: fd %d is not a file descriptor", fn, fd);
+    if (fstat(fd, &st) != 0)
+        return clm_fail(CLM_E_IO, "%s: fstat of fd %d failed: %s", fn, fd, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return clm_fail(CLM_E_IO, "%s: fd %d: %s", fn, fd, strerror(EISDIR));
+    if (!S_ISREG(st.st_mode))
+        return clm_fail(CLM_E_IO, "%s: fd %d is not a regular file (a pipe, socket or device): "
+                                  "it cannot be read with pread; stream it with "
+                                  "clm_stream_write",
+                        fn, fd);
+    *size = (uint64_t)st.st_size;
+    return CLM_OK;
+}
+
+int clm_scan_fd(const clm_database *db, clm_scratch *s, int fd, clm_match_cb cb, void *ctx)
+{
+    uint64_t len = 0;
+    int rc = check_scan_args(db, s, "", 0, "clm_scan_fd");
+    if (rc == CLM_OK && !cb)
+        rc = clm_fail(CLM_E_INVALID,
+                      "clm_scan_fd: callback is required (use clm_count_fd to count)");
+    if (rc == CLM_OK)
+        rc = fd_size(fd, "clm_scan_fd", &len);
+    if (rc)
+        return rc;
+    double t0 = clm_now();
+    struct input in = {NULL, fd};
+    rc = run_slabs(s, &in, len, 0, cb, ctx, NULL);
+    s->stats.wall_seconds += clm_now() - t0;
+    return rc;
+}
+
+int clm_count_fd(const clm_database *db, clm_scratch *s, int fd, uint64_t *count)
+{
+    uint64_t len = 0;
+    int rc = check_scan_args(db, s, "", 0, "clm_count_fd");
+    if (rc == CLM_OK && !count)
+        rc = clm_fail(CLM_E_INVALID, "clm_count_fd: count is required");
+    if (rc == CLM_OK)
+        *count = 0;
+    if (rc == CLM_OK)
+        rc = fd_size(fd, "clm_count_fd", &len);
+    if (rc)
+        return rc;
+    double t0 = clm_now();
+    struct input in = {NULL, fd};
+    rc = run_slabs(s, &in, len, 1, NULL, NULL, count);
     s->stats.wall_seconds += clm_now() - t0;
     return rc;
 }
 
 /* ---- streams ------------------------------------------------------------------------------- */
+
+static int stream_failed(clm_stream *st, int rc);
 
 int clm_stream_open(const clm_database *db, clm_scratch *s, unsigned flags, clm_stream **out)
 {
@@ -789,28 +1298,9 @@ int clm_stream_open(const clm_database *db, clm_scratch *s, unsigned flags, clm_
     st->db = db;
     st->s = s;
     st->flags = flags;
-    st->prev = -1;
     s->stream_open = 1;
     s->n_pending = 0;
     *out = st;
-    return CLM_OK;
-}
-
-static int stage_reserve(clm_stream *st, int i, size_t need)
-{
-    if (need <= st->stage_cap[i])
-        return CLM_OK;
-    size_t limit = st->s->lead + st->s->slab + st->s->overlap;
-    size_t cap = st->stage_cap[i] ? st->stage_cap[i] : (64u << 10);
-    while (cap < need)
-        cap *= 2;
-    if (cap > limit)
-        cap = limit;
-    unsigned char *p = realloc(st->stage[i], cap);
-    if (!p)
-        return clm_fail(CLM_E_NOMEM, "out of memory for a %zu-byte stream buffer", cap);
-    st->stage[i] = p;
-    st->stage_cap[i] = cap;
     return CLM_OK;
 }
 
@@ -825,33 +1315,37 @@ static int stream_check(clm_stream *st, clm_match_cb cb, const char *fn)
     return CLM_OK;
 }
 
-/* Launch stage[cur][0, fill) owning starts [first, first + owned); carry what the next
- * stage needs (its lead and the overlap) to the other stage. */
+/* Launch the current staging's [0, fill) owning starts [first, first + owned); carry what the
+ * next one needs (its lead and the overlap) to the other slot's staging first, since a
+ * launched staging may no longer be read on the host. */
 static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *ctx)
 {
     clm_scratch *s = st->s;
-    int other = st->cur ^ 1, count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0;
+    struct clm_slot *cur = &s->slot[st->cur];
+    int other = (st->cur + 1) % SLOTS, count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0;
     int rc = CLM_OK;
-    if (st->prev == other) { /* its stage is about to be refilled */
+    if (s->slot[other].busy) { /* the oldest slab in flight: its staging is filled next */
         rc = slot_finish(s, &s->slot[other], cb, ctx, &st->total);
-        st->prev = -1;
         if (rc)
             return rc;
     }
-    size_t next_owned = st->first + owned; /* in this stage */
+    size_t next_owned = st->first + owned; /* in this staging */
     size_t next_lead = st->base + next_owned < s->lead ? st->base + next_owned : s->lead;
     size_t keep_from = next_owned - next_lead, carry = st->fill - keep_from;
-    if ((rc = stage_reserve(st, other, carry)) != CLM_OK)
-        return rc;
+    if (carry) {
+        unsigned char *src, *dst;
+        if ((rc = slot_acquire(s, cur, &src)) != CLM_OK ||
+            (rc = slot_acquire(s, &s->slot[other], &dst)) != CLM_OK)
+            return rc;
+        memcpy(dst, src + keep_from, carry);
+    }
     if (st->fill >= st->db->min_match) {
-        rc = slot_launch(s, &s->slot[st->cur], st->stage[st->cur], st->fill, st->first, owned,
-                         st->base, count_only);
+        rc = slot_commit(s, cur, st->fill);
+        if (rc == CLM_OK)
+            rc = slot_launch(s, cur, st->fill, st->first, owned, st->base, count_only);
         if (rc)
             return rc;
-        st->prev = st->cur;
-    }
-    if (carry) /* the other stage may not exist yet when there is nothing to carry */
-        memcpy(st->stage[other], st->stage[st->cur] + keep_from, carry);
+    } /* else the staging stays acquired: it is filled again when its turn comes */
     st->cur = other;
     st->base += keep_from;
     st->first = next_lead;
@@ -864,11 +1358,21 @@ static int stream_failed(clm_stream *st, int rc)
     if (rc != CLM_OK) {
         st->dead = 1;
         st->s->n_pending = 0;
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < SLOTS; i++) {
             if (st->s->slot[i].busy)
                 slot_abandon(st->s, &st->s->slot[i]);
-        st->prev = -1;
+            slot_unfill(st->s, &st->s->slot[i]);
+        }
     }
+    return rc;
+}
+
+/* Collect every slab in flight, oldest first. */
+static int stream_finish_all(clm_stream *st, clm_match_cb cb, void *ctx)
+{
+    int rc = CLM_OK;
+    for (int i = 1; i < SLOTS && rc == CLM_OK; i++)
+        rc = slot_finish(st->s, &st->s->slot[(st->cur + i) % SLOTS], cb, ctx, &st->total);
     return rc;
 }
 
@@ -881,20 +1385,22 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         return clm_fail(CLM_E_INVALID, "clm_stream_write: data is NULL");
     double t0 = clm_now();
     const unsigned char *p = data;
+    clm_scratch *s = st->s;
     while (len && rc == CLM_OK) {
-        /* a stage is full with its lead (none for the first), a slab and the overlap */
-        size_t full = st->first + st->s->slab + st->s->overlap;
+        /* a staging is full with its lead (none for the first), a slab and the overlap */
+        size_t full = st->first + s->slab + s->overlap;
         size_t take = full - st->fill < len ? full - st->fill : len;
-        if ((rc = stage_reserve(st, st->cur, st->fill + take)) != CLM_OK)
+        unsigned char *stage;
+        if ((rc = slot_acquire(s, &s->slot[st->cur], &stage)) != CLM_OK)
             break;
-        memcpy(st->stage[st->cur] + st->fill, p, take);
+        clm_parallel_copy(stage + st->fill, p, take, s->io_threads);
         st->fill += take;
         p += take;
         len -= take;
         if (st->fill == full)
-            rc = stream_dispatch(st, st->s->slab, cb, ctx);
+            rc = stream_dispatch(st, s->slab, cb, ctx);
     }
-    st->s->stats.wall_seconds += clm_now() - t0;
+    s->stats.wall_seconds += clm_now() - t0;
     return stream_failed(st, rc);
 }
 
@@ -906,10 +1412,8 @@ int clm_stream_flush(clm_stream *st, clm_match_cb cb, void *ctx)
     double t0 = clm_now();
     if (st->fill > st->first + st->s->overlap)
         rc = stream_dispatch(st, st->fill - st->first - st->s->overlap, cb, ctx);
-    if (rc == CLM_OK && st->prev >= 0) {
-        rc = slot_finish(st->s, &st->s->slot[st->prev], cb, ctx, &st->total);
-        st->prev = -1;
-    }
+    if (rc == CLM_OK)
+        rc = stream_finish_all(st, cb, ctx);
     st->s->stats.wall_seconds += clm_now() - t0;
     return stream_failed(st, rc);
 }
@@ -923,8 +1427,8 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     double t0 = clm_now();
     if (rc == CLM_OK && !was_dead && st->fill > st->first) /* the tail owns all its starts */
         rc = stream_dispatch(st, st->fill - st->first, cb, ctx);
-    if (rc == CLM_OK && !was_dead && st->prev >= 0)
-        rc = slot_finish(st->s, &st->s->slot[st->prev], cb, ctx, &st->total);
+    if (rc == CLM_OK && !was_dead)
+        rc = stream_finish_all(st, cb, ctx);
     if (rc == CLM_OK && !was_dead && !(st->flags & CLM_STREAM_COUNT_ONLY)) {
         uint64_t before = st->s->stats.matches;
         rc = deliver_pending(st->s, cb, ctx);
@@ -932,15 +1436,15 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     }
     st->s->n_pending = 0;
     stream_failed(st, rc);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < SLOTS; i++) {
         if (st->s->slot[i].busy)
             slot_abandon(st->s, &st->s->slot[i]);
+        slot_unfill(st->s, &st->s->slot[i]);
+    }
     st->s->stats.wall_seconds += clm_now() - t0;
     if (total)
         *total = st->total;
     st->s->stream_open = 0;
-    free(st->stage[0]);
-    free(st->stage[1]);
     free(st);
     return rc;
 }

@@ -35,6 +35,9 @@
  *    (see "Tuning" below); CLMATCH_PROFILE_DIR: directory of tuning profiles (default
  *    $XDG_CONFIG_HOME/clmatch/profiles, else ~/.config/clmatch/profiles); CLMATCH_PROFILE=off:
  *    profiles are not read.
+ *  - CLMATCH_DATA_PATH: auto, copy, pinned, zero-copy or svm: the data path of new scratches
+ *    whose options leave it CLM_PATH_AUTO (clm_data_path); another value makes
+ *    clm_scratch_alloc fail with CLM_E_INVALID.
  */
 #ifndef CLMATCH_H
 #define CLMATCH_H
@@ -74,7 +77,8 @@ enum {
     CLM_E_BUILD = -10,           /**< OpenCL kernel build failed; detail holds the build log */
     CLM_E_DEVICE_MEMORY = -11,   /**< device memory allocation failed (out of device memory) */
     CLM_E_OPENCL = -12,          /**< any other OpenCL runtime error; detail names the call */
-    CLM_E_IO = -13,              /**< a file could not be read or written (kernel dir, cache) */
+    CLM_E_IO = -13,              /**< a file could not be read or written (kernel dir, cache,
+                                      clm_scan_fd input); detail has the errno text */
     CLM_E_PATTERN_SYNTAX = -14   /**< malformed pattern with CLM_CLASSES (e.g. "[AC"); detail
                                       names the pattern and the byte offset */
 };
@@ -465,6 +469,37 @@ typedef struct clm_scratch clm_scratch;
 /** Largest slab a scratch accepts (positions inside a slab are 32-bit on the device). */
 #define CLM_MAX_SLAB_BYTES (1u << 30)
 
+/** How the text gets from host memory to the kernels (clm_scratch_options.data_path). The
+ *  results are the same on every path; only the speed differs. */
+typedef enum {
+    CLM_PATH_AUTO = 0,      /**< by device type (the table is in the README; the choice and why
+                                 are in clm_scratch_info): GPU and accelerator -> pinned, CPU
+                                 -> zero-copy, other -> copy. CLMATCH_DATA_PATH overrides it. */
+    CLM_PATH_COPY = 1,      /**< clEnqueueWriteBuffer from the caller's (pageable) memory into a
+                                 device buffer */
+    CLM_PATH_PINNED = 2,    /**< the slab is copied (several threads for big slabs) into a
+                                 mapped CL_MEM_ALLOC_HOST_PTR staging buffer, then written to
+                                 the device buffer from there (pinned memory: the full bus
+                                 speed on discrete GPUs) */
+    CLM_PATH_ZERO_COPY = 3, /**< the kernels read host memory: a CL_MEM_ALLOC_HOST_PTR buffer
+                                 the slab is copied into, or, on devices with unified host
+                                 memory, the caller's memory itself (CL_MEM_USE_HOST_PTR) where
+                                 a slab starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN alignment: no
+                                 copy at all */
+    CLM_PATH_SVM = 4        /**< coarse-grained shared virtual memory (clSVMAlloc, OpenCL 2.0
+                                 and CL_DEVICE_SVM_COARSE_GRAIN_BUFFER): the slab is copied in
+                                 and the kernels read it through the SVM pointer. Devices
+                                 without it give CLM_E_UNSUPPORTED. */
+} clm_data_path;
+
+/** Name of a data path ("auto", "copy", "pinned", "zero-copy", "svm"); "?" if unknown. */
+const char *clm_data_path_name(clm_data_path path);
+/** Parse a data path name; returns CLM_E_INVALID if unknown. */
+int clm_data_path_from_name(const char *name, clm_data_path *out);
+
+/** Smallest slab a memory budget (clm_scratch_options.max_memory) may shrink the slab to. */
+#define CLM_MIN_BUDGET_SLAB_BYTES ((size_t)1 << 20)
+
 typedef struct clm_scratch_options {
     size_t slab_bytes;  /**< text per device transfer/launch; 0: default (CLMATCH_SLAB_BYTES,
                              else chosen from device memory). Inputs larger than a slab are
@@ -474,19 +509,53 @@ typedef struct clm_scratch_options {
     size_t match_capacity; /**< initial size of the device match buffer, in matches; 0:
                                 default. It grows (and the slab is rescanned) when full. */
     size_t match_capacity_limit; /**< the most it may grow to, in matches; 0: default (16 M,
-                                      bounded by the device's largest allocation). A range
-                                      with more matches is split and rescanned in pieces. */
+                                      bounded by the device's largest allocation, and by
+                                      max_memory when set). A range with more matches is
+                                      split and rescanned in pieces. */
+    clm_data_path data_path; /**< default CLM_PATH_AUTO (CLMATCH_DATA_PATH, else by device) */
+    size_t max_memory;  /**< budget in bytes for the device buffers, the host staging of every
+                             slot and the initial match buffers (clm_scratch_info.memory_bytes);
+                             0: none. The slab shrinks to fit (never below
+                             CLM_MIN_BUDGET_SLAB_BYTES, or the requested slab if smaller), and
+                             the match buffers grow only within it. A budget too small for that
+                             is CLM_E_INVALID, with the minimum in the detail. Host arrays for
+                             the matches of one slab (24 bytes per match) are not counted. */
 } clm_scratch_options;
 
 /**
  * Allocate the per-caller state for scanning with db: device buffers, queues, kernels.
- * opts may be NULL. Errors: CLM_E_INVALID, CLM_E_DEVICE_MEMORY, CLM_E_OPENCL, CLM_E_NOMEM.
+ * opts may be NULL (every field 0 gives the defaults; fields may be added at the end).
+ * Errors: CLM_E_INVALID (a bad option, CLMATCH_DATA_PATH or CLMATCH_SLAB_BYTES value, a
+ * max_memory below the minimum), CLM_E_UNSUPPORTED (a data path the device cannot do: detail
+ * names those it can), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL, CLM_E_NOMEM.
  */
 int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
                       clm_scratch **out);
 
 /** Release a scratch (waits for its device work). NULL is ignored. */
 void clm_scratch_free(clm_scratch *scratch);
+
+/** What a scratch ended up as (the choices auto and max_memory made). */
+typedef struct clm_scratch_info {
+    clm_data_path data_path;  /**< never CLM_PATH_AUTO */
+    char data_path_choice[160]; /**< why: "requested", "CLMATCH_DATA_PATH=...", or the
+                                     automatic rule that chose it */
+    size_t slab_bytes;        /**< owned bytes per slab */
+    size_t overlap_bytes;     /**< bytes a slab keeps besides: longest pattern - 1, plus the
+                                   lead of approximate search */
+    unsigned slots;           /**< slabs in flight at once (each with its buffers) */
+    unsigned io_threads;      /**< threads that copy or read a big slab (clm_scan_fd) */
+    size_t device_bytes;      /**< device buffers: text, packed text, counters, match buffers */
+    size_t host_bytes;        /**< host staging of every slot (pinned, zero-copy or SVM buffers,
+                                   or the heap buffers of streams and clm_scan_fd on the copy
+                                   path, allocated on first use) */
+    size_t memory_bytes;      /**< device_bytes + host_bytes: what max_memory bounds */
+    size_t max_memory;        /**< the budget (0: none) */
+    size_t match_capacity, match_capacity_limit; /**< initial and largest match buffer, in
+                                                      matches */
+} clm_scratch_info;
+
+int clm_scratch_get_info(const clm_scratch *scratch, clm_scratch_info *info);
 
 /**
  * Find every occurrence in data[0, len) and call cb for each, in text order.
@@ -501,10 +570,29 @@ int clm_scan(const clm_database *db, clm_scratch *scratch, const void *data, siz
 int clm_count(const clm_database *db, clm_scratch *scratch, const void *data, size_t len,
               uint64_t *count);
 
+/**
+ * Scan a regular file: bytes [0, size) of fd, size as fstat() gives it at the call (the file
+ * offset is not used or moved). Slab after slab is read with pread() by several threads
+ * (clm_scratch_info.io_threads), each a contiguous part, straight into the staging buffer of
+ * the free slot (pinned, zero-copy or SVM memory, or a heap buffer on the copy path), while
+ * the previous slab is transferred and searched. Matches and their order are those of one
+ * clm_scan over the whole file. The fd stays open.
+ * Errors as clm_scan, and CLM_E_IO (detail: the call, the offset and the errno text) when
+ * fstat or a read fails, the file shrinks while it is read (a short read), or fd is not a
+ * regular file (pipes and terminals: use clm_stream_write).
+ */
+int clm_scan_fd(const clm_database *db, clm_scratch *scratch, int fd, clm_match_cb cb,
+                void *ctx);
+
+/** clm_scan_fd counting every occurrence instead of delivering them (as clm_count). */
+int clm_count_fd(const clm_database *db, clm_scratch *scratch, int fd, uint64_t *count);
+
 /* Incremental scanning of input that arrives in pieces. Matches that straddle pieces are
  * found; offsets are counted from the first byte written. Matches are delivered in text
  * order, each as soon as it can no longer be affected by later input (so some arrive only
- * during a later write or at close). */
+ * during a later write or at close). A stream gathers its input in the staging buffers of
+ * the scratch's slots (on its data path): it allocates no text buffers of its own, so it
+ * stays within the scratch's max_memory. */
 
 typedef struct clm_stream clm_stream;
 

@@ -610,5 +610,46 @@ else
 fi
 expect_error "CLMATCH_TUNE with a bad item" 2 "CLMATCH_TUNE=wg=3: item 'wg=3'" \
     env CLMATCH_TUNE=wg=3 "$CLM" -c needle "$X"
+# ---- data paths and the memory budget ----------------------------------------------------
+# Every data path reads the file through the library's fd path (-n also maps it to print);
+# the output must be the default's. A 6M budget shrinks the slab to 1.3M (pinned, copy) or
+# 2.6M (zero-copy): the genome then crosses many slab boundaries, on files (clm_scan_fd) and
+# on stdin (streams).
+P=${G:-$X}
+PP=GATTACA
+[ -n "$G" ] || PP=needle
+"$CLM" -n "$PP" "$P" >"$T/dp_lines" 2>"$T/err"
+"$CLM" --count-matches -k 1 "$PP" "$P" >"$T/dp_fuzzy" 2>>"$T/err"
+for p in auto copy pinned zero-copy svm; do
+    "$CLM" --data-path=$p -n "$PP" "$P" >"$T/act" 2>"$T/err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -qi 'not supported' "$T/err" && grep -q 'pinned' "$T/err"; then
+        pass "--data-path $p (not supported on this device, reported with what works)"
+        continue
+    fi
+    same "--data-path $p: -n" "$T/dp_lines" "$T/act" "$T/err"
+    "$CLM" --data-path $p --count-matches -k 1 "$PP" "$P" >"$T/act" 2>"$T/err"
+    same "--data-path $p: --count-matches -k 1" "$T/dp_fuzzy" "$T/act" "$T/err"
+done
+"$CLM" --max-memory 6M -n "$PP" "$P" >"$T/act" 2>"$T/err"
+same "--max-memory 6M: -n" "$T/dp_lines" "$T/act" "$T/err"
+"$CLM" --max-memory 6M --count-matches -k 1 "$PP" "$P" >"$T/act" 2>"$T/err"
+same "--max-memory 6M: --count-matches -k 1" "$T/dp_fuzzy" "$T/act" "$T/err"
+cat "$P" | "$CLM" --max-memory 6M -n "$PP" >"$T/act" 2>"$T/err"
+same "--max-memory 6M: -n on stdin" "$T/dp_lines" "$T/act" "$T/err"
+"$CLM" --stats --max-memory 6M -c "$PP" "$P" >"$T/act" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'data path [a-z]' "$T/err" && grep -q 'slab [1-9][0-9]* bytes' "$T/err" \
+    && grep -q 'memory [1-9][0-9]* bytes.*6291456-byte budget' "$T/err"; then
+    pass "--stats: data path, slab and memory"
+else
+    fail "--stats: data path, slab and memory" "exit $rc; $(grep -i 'data path\|slab' "$T/err")"
+fi
+expect_error "--data-path bogus" 2 "unknown data path 'bogus'" "$CLM" --data-path bogus x "$S"
+expect_error "--max-memory without a size" 2 "invalid memory budget" "$CLM" --max-memory 3X x "$S"
+expect_error "--max-memory too small gives the minimum" 2 "too small.*at least [0-9]+ bytes" \
+    "$CLM" --max-memory 1K x "$S"
+expect_error "CLMATCH_DATA_PATH=bogus" 2 "CLMATCH_DATA_PATH=bogus" \
+    env CLMATCH_DATA_PATH=bogus "$CLM" x "$S"
 
 cli_summary

@@ -161,5 +161,6 @@ void register_fuzzy_tests(void);
 void register_algo_api_tests(void);
 void register_stage_tests(void);
 void register_tune_tests(void);
+void register_path_tests(void);
 
 #endif

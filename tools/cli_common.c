@@ -112,6 +112,8 @@ void cli_device_opts_init(cli_device_opts *o)
     o->variant = CLM_VARIANT_AUTO;
     o->table_memory = CLM_TABLE_AUTO;
     o->block_bytes = DEFAULT_BLOCK_BYTES;
+    o->data_path = CLM_PATH_AUTO;
+    o->max_memory = 0;
 }
 
 int cli_parse_index(const char *s, int *out_index)
@@ -193,6 +195,20 @@ int cli_device_option(int opt, const char *arg, cli_device_opts *o, unsigned blo
             return -1;
         }
         return 0;
+    case CLI_OPT_DATA_PATH:
+        if (clm_data_path_from_name(arg, &o->data_path) != CLM_OK) {
+            errmsg("unknown data path '%s' (expected auto, copy, pinned, zero-copy or svm)", arg);
+            return -1;
+        }
+        return 0;
+    case CLI_OPT_MAX_MEMORY:
+        if (parse_size(arg, &o->max_memory, 1) != 0) {
+            errmsg("invalid memory budget '%s' for --max-memory (expected bytes > 0, with K, M "
+                   "or G)",
+                   arg);
+            return -1;
+        }
+        return 0;
     default:
         return 1;
     }
@@ -258,9 +274,13 @@ int cli_open_device(const cli_device_opts *o, clm_device **dev)
     return 0;
 }
 
-int cli_alloc_scratch(clm_database *db, clm_scratch **scratch)
+int cli_alloc_scratch(clm_database *db, const cli_device_opts *o, clm_scratch **scratch)
 {
-    int st = clm_scratch_alloc(db, NULL, scratch);
+    clm_scratch_options so;
+    memset(&so, 0, sizeof so);
+    so.data_path = o->data_path;
+    so.max_memory = o->max_memory;
+    int st = clm_scratch_alloc(db, &so, scratch);
     if (st != CLM_OK) {
         *scratch = NULL;
         report_clm("cannot allocate device buffers", st);
@@ -324,4 +344,20 @@ void cli_stats_setup(double setup_s, double search_s)
 {
     fprintf(stderr, "clmatch: setup %.6f s (device, compile), search end-to-end %.6f s",
             setup_s, search_s);
+}
+
+void cli_stats_scratch(const clm_scratch *scratch)
+{
+    clm_scratch_info si;
+    if (clm_scratch_get_info(scratch, &si) != CLM_OK)
+        return;
+    fprintf(stderr, "clmatch: data path %s \xe2\x80\x94 %.*s\n", clm_data_path_name(si.data_path),
+            (int)sizeof si.data_path_choice, si.data_path_choice);
+    fprintf(stderr, "clmatch: slab %zu bytes + %zu overlap, %u slots, %u I/O threads, memory "
+                    "%zu bytes (device %zu, host staging %zu)",
+            si.slab_bytes, si.overlap_bytes, si.slots, si.io_threads, si.memory_bytes,
+            si.device_bytes, si.host_bytes);
+    if (si.max_memory)
+        fprintf(stderr, " of a %zu-byte budget", si.max_memory);
+    fputc('\n', stderr);
 }

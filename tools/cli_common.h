@@ -101,6 +101,8 @@ enum {
     CLI_OPT_VARIANT = 256,
     CLI_OPT_TABLE_MEMORY,
     CLI_OPT_BLOCK_SIZE,
+    CLI_OPT_DATA_PATH,
+    CLI_OPT_MAX_MEMORY,
     CLI_OPT_LOCAL
 };
 
@@ -111,16 +113,29 @@ enum {
     {"algorithm", required_argument, NULL, 'a'},                                             \
     {"variant", required_argument, NULL, CLI_OPT_VARIANT},                                   \
     {"table-memory", required_argument, NULL, CLI_OPT_TABLE_MEMORY},                         \
-    {"block-size", required_argument, NULL, CLI_OPT_BLOCK_SIZE}
+    {"block-size", required_argument, NULL, CLI_OPT_BLOCK_SIZE},                             \
+    {"data-path", required_argument, NULL, CLI_OPT_DATA_PATH},                               \
+    {"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY}
 
-/* Device and kernel options (-p -d -a --variant --table-memory --block-size). */
+/* Device and kernel options (-p -d -a --variant --table-memory --block-size --data-path
+ * --max-memory). */
 typedef struct {
     int platform, device; /* -1: automatic */
     clm_algorithm algorithm;
     clm_variant variant;
     clm_table_memory table_memory;
     size_t block_bytes;
+    clm_data_path data_path;
+    size_t max_memory; /* 0: no budget */
 } cli_device_opts;
+
+/* Help lines of --data-path and --max-memory (both modes print them). */
+#define CLI_DATA_PATH_HELP                                                                   \
+    "      --data-path=PATH      how text reaches the device: auto, copy, pinned, zero-copy\n" \
+    "                            or svm (default auto: CLMATCH_DATA_PATH, else pinned on\n"    \
+    "                            GPUs, zero-copy on CPUs)\n"                                   \
+    "      --max-memory=BYTES    bound the device buffers and host staging (K, M, G\n"         \
+    "                            suffixes); the slab shrinks to fit\n"
 
 void cli_device_opts_init(cli_device_opts *o);
 
@@ -152,8 +167,9 @@ int cli_operands(int argc, char **argv, int need_pattern, const char **pattern_a
  * message (*dev NULL). */
 int cli_open_device(const cli_device_opts *o, clm_device **dev);
 
-/* 0, or -1 after a message (*scratch NULL). */
-int cli_alloc_scratch(clm_database *db, clm_scratch **scratch);
+/* A scratch with the options' data path and memory budget. 0, or -1 after a message
+ * (*scratch NULL). */
+int cli_alloc_scratch(clm_database *db, const cli_device_opts *o, clm_scratch **scratch);
 
 double now_seconds(void);
 
@@ -168,5 +184,8 @@ void cli_stats_choice(const clm_database_info *dbi);
 void cli_stats_tuning(const clm_device *dev);
 void cli_stats_kernel(const clm_stats *s);
 void cli_stats_setup(double setup_s, double search_s);
+/* "clmatch: data path P — why" and "clmatch: slab N bytes + overlap, ..., memory M bytes
+ * (...) of a B-byte budget", each with its newline. */
+void cli_stats_scratch(const clm_scratch *scratch);
 
 #endif

@@ -4,10 +4,12 @@
  *
  *     clmatch [OPTIONS] PATTERN [FILE...]
  *
- * Regular files are memory-mapped and scanned with one clm_scan (or clm_count) call; stdin,
- * pipes and other non-mappable inputs are read in blocks and fed through the stream API.
+ * Regular files are scanned with one clm_scan_fd (or clm_count_fd) call: the library reads
+ * them with several threads straight into its pinned (or zero-copy) staging. Modes that print
+ * text (lines, -c, -o) also map the file, only to print from; stdin, pipes and other
+ * non-regular inputs are read in blocks and fed through the stream API.
  * Both paths share the match callbacks below, which see the text through a "window": the
- * bytes of absolute offsets [base, base + len). For a mapping the window is the whole file;
+ * bytes of absolute offsets [base, base + len). For a file the window is the whole file;
  * for a stream it is the unprocessed tail of the input, and text is dropped from its front
  * only once no later match can need it.
  */
@@ -128,10 +130,11 @@ static void print_help(void)
         "      --variant=NAME        kernel variant: auto, item, reduce or subgroup (bitap)\n"
         "      --table-memory=NAME   auto, global, local or constant (default auto)\n"
         "      --list-devices        list the OpenCL devices and exit (--json: as JSON)\n"
-        "      --stats               print device, algorithm (and why), bytes and timings to\n"
-        "                            stderr\n"
+        "      --stats               print device, algorithm (and why), data path (and why),\n"
+        "                            slab, memory, bytes and timings to stderr\n"
         "      --block-size=BYTES    read block for standard input and pipes (default 16M;\n"
         "                            K, M, G suffixes)\n"
+        CLI_DATA_PATH_HELP
         "\n"
         "  --help                    show this help and exit\n"
         "  -V, --version             show the version and exit\n"
@@ -668,16 +671,25 @@ static int count_fast_path(const config *cfg)
     return cfg->mode == MODE_COUNT_MATCHES && !cfg->non_overlapping;
 }
 
-/* Search one mapped regular file. Returns 0, -1 after reporting an error, or 1 when the file
- * could not be mapped (the caller then streams it). */
-static int scan_mapped(run_state *r, scan_ctx *c, int fd, size_t size, const char *name)
+/* The modes whose callbacks read the text (to print lines or matches, or find line ends). */
+static int needs_text(const config *cfg)
+{
+    return cfg->mode == MODE_LINES || cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_ONLY;
+}
+
+/* Search one regular file through the library's file path (clm_scan_fd: threaded reads into
+ * its staging buffers). Modes that print text map the file as well, only to print from: the
+ * scan itself never reads the mapping. Returns 0, -1 after reporting an error, or 1 when a
+ * needed mapping failed (the caller then streams the file). */
+static int scan_regular(run_state *r, scan_ctx *c, int fd, size_t size, const char *name)
 {
     int st, rc = 0;
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED)
-        return 1;
-    /* Only advice: a failure costs read-ahead at most, so its status is deliberately unused. */
-    (void)posix_madvise(map, size, POSIX_MADV_SEQUENTIAL);
+    void *map = NULL;
+    if (needs_text(&r->cfg)) {
+        map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED)
+            return 1;
+    }
 
     c->text = map;
     c->base = 0;
@@ -686,11 +698,11 @@ static int scan_mapped(run_state *r, scan_ctx *c, int fd, size_t size, const cha
     r->bytes_in += size;
     if (count_fast_path(&r->cfg)) {
         uint64_t n = 0;
-        st = clm_count(r->db, r->scratch, map, size, &n);
+        st = clm_count_fd(r->db, r->scratch, fd, &n);
         if (st == CLM_OK)
             c->selected = n;
     } else {
-        st = clm_scan(r->db, r->scratch, map, size, pick_callback(&r->cfg), c);
+        st = clm_scan_fd(r->db, r->scratch, fd, pick_callback(&r->cfg), c);
         if (st == CLM_OK && flush_cand(c))
             st = CLM_STOPPED;
     }
@@ -700,7 +712,7 @@ static int scan_mapped(run_state *r, scan_ctx *c, int fd, size_t size, const cha
     } else if (c->error) {
         rc = -1;
     }
-    if (munmap(map, size) != 0) {
+    if (map && munmap(map, size) != 0) {
         errmsg("%s: munmap: %s", name, strerror(errno));
         rc = -1;
     }
@@ -914,7 +926,7 @@ static void search_file(run_state *r, const char *path)
         scan_ctx_init(&c, cfg, cfg->with_filename ? name : NULL);
         /* Size 0 may still have content (/proc files): those are streamed. */
         if (S_ISREG(sb.st_mode) && sb.st_size > 0 && (uintmax_t)sb.st_size <= SIZE_MAX)
-            rc = scan_mapped(r, &c, fd, (size_t)sb.st_size, name);
+            rc = scan_regular(r, &c, fd, (size_t)sb.st_size, name);
         if (rc == 1)
             rc = scan_stream(r, &c, fd, name);
         if (rc == 0 && (cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_COUNT_MATCHES)) {
@@ -1131,6 +1143,7 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
         fputs("clmatch: ", stderr);
         cli_stats_kernel(&s);
     }
+    cli_stats_scratch(r->scratch);
     cli_stats_setup(setup_s, search_s);
     if (search_s > 0)
         fprintf(stderr, " (%" PRIu64 " bytes, %.2f GB/s)", r->bytes_in,
@@ -1197,7 +1210,7 @@ static int setup_device(run_state *r, const pattern *pats, size_t n)
         }
         return -1;
     }
-    return cli_alloc_scratch(r->db, &r->scratch);
+    return cli_alloc_scratch(r->db, &r->cfg.dev, &r->scratch);
 }
 
 int main(int argc, char **argv)

@@ -121,7 +121,9 @@ static void print_help(void)
         "      --variant=NAME        auto, item, reduce or subgroup\n"
         "      --table-memory=NAME   auto, global, local or constant\n"
         "      --block-size=BYTES    input read per stream write (default 16M; K, M, G)\n"
-        "      --stats               device, algorithm, packing, bytes and timings to stderr\n"
+        CLI_DATA_PATH_HELP
+        "      --stats               device, algorithm, packing, data path, bytes and timings\n"
+        "                            to stderr\n"
         "\n"
         "  --help                    show this help and exit\n"
         "\n"
@@ -1127,7 +1129,7 @@ static int setup_device(dna_run *r)
         report_clm("cannot compile the patterns", st);
         goto done;
     }
-    if (cli_alloc_scratch(r->db, &r->scratch) != 0)
+    if (cli_alloc_scratch(r->db, &cfg->dev, &r->scratch) != 0)
         st = CLM_E_NOMEM; /* only "not CLM_OK" counts below: the failure is reported */
 done:
     if (rc_seqs)
@@ -1179,6 +1181,7 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
                 s.bytes, s.slabs, s.rescans);
         cli_stats_kernel(&s);
     }
+    cli_stats_scratch(r->scratch);
     cli_stats_setup(setup_s, search_s);
     if (search_s > 0)
         fprintf(stderr, " (%.1f MB/s of input)", (double)r->bytes_in / search_s / 1e6);

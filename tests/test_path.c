@@ -1,0 +1,479 @@
+/*
+ * Data paths (copy, pinned, zero-copy, SVM), file scans (clm_scan_fd, clm_count_fd) and the
+ * memory budget (max_memory): every path and the fd scans give the reference's matches, with
+ * slabs small enough that matches straddle them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "t.h"
+#include "t_ref.h"
+
+/* ---- a case: patterns, a database, a scratch on one path ------------------------------- */
+
+typedef struct {
+    t_fset fs;
+    clm_algorithm algo;
+    unsigned extra_flags; /* compile flags the reference does not take (CLM_DNA, packing) */
+    clm_database *db;
+    clm_scratch *s;
+    t_matches got, want;
+    char tmp[4096]; /* a file holding the text, for the fd scans */
+} pcase;
+
+static void pcase_init(pcase *c)
+{
+    memset(c, 0, sizeof *c);
+    t_matches_init(&c->got);
+    t_matches_init(&c->want);
+}
+
+static void pcase_free(pcase *c)
+{
+    clm_scratch_free(c->s);
+    clm_database_free(c->db);
+    t_matches_free(&c->got);
+    t_matches_free(&c->want);
+    c->s = NULL;
+    c->db = NULL;
+}
+
+static int pcase_compile(pcase *c, const char *what)
+{
+    clm_compile_options o;
+    clm_compile_options_init(&o);
+    o.algorithm = c->algo;
+    o.flags = c->fs.flags | c->extra_flags;
+    o.max_errors = c->fs.k;
+    int rc = clm_compile(t_dev, (const char *const *)c->fs.pats, c->fs.lens, NULL, c->fs.count,
+                         &o, &c->db);
+    if (rc != CLM_OK) {
+        c->db = NULL;
+        return T_FAIL("%s: clm_compile: %s: %s", what, clm_strerror(rc), clm_last_error());
+    }
+    return 1;
+}
+
+/* A scratch on `path` with this slab (and budget); 0 after a failure, -1 when the device
+ * cannot do the path (the test is skipped with a note). */
+static int pcase_scratch(pcase *c, clm_data_path path, size_t slab, size_t budget)
+{
+    clm_scratch_options so;
+    clm_scratch_info info;
+    memset(&so, 0, sizeof so);
+    so.slab_bytes = slab;
+    so.data_path = path;
+    so.max_memory = budget;
+    clm_scratch_free(c->s);
+    c->s = NULL;
+    int rc = clm_scratch_alloc(c->db, &so, &c->s);
+    if (rc == CLM_E_UNSUPPORTED && path == CLM_PATH_SVM) {
+        /* only where the device lacks coarse-grained SVM buffers (CL_DEVICE_SVM_...: 1) */
+        if (!EXPECT((t_devinfo.svm_capabilities & 1u) == 0)
+            || !EXPECT(strstr(clm_last_error(), "copy") != NULL))
+            t_note("svm refused: %s", clm_last_error());
+        return -1;
+    }
+    if (rc != CLM_OK) {
+        c->s = NULL;
+        return T_FAIL("clm_scratch_alloc(path %s, slab %zu): %s: %s", clm_data_path_name(path),
+                      slab, clm_strerror(rc), clm_last_error());
+    }
+    if (EXPECT_RC(clm_scratch_get_info(c->s, &info), CLM_OK)
+        && (!EXPECT(info.data_path == path || (path == CLM_PATH_AUTO && info.data_path))
+            || !EXPECT(info.slab_bytes == slab || budget)))
+        t_note("asked for %s, slab %zu; info: %s, slab %zu", clm_data_path_name(path), slab,
+               clm_data_path_name(info.data_path), info.slab_bytes);
+    return 1;
+}
+
+static int write_file(const char *path, const unsigned char *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(p, 1, n, f) == n;
+    if (f && fclose(f) != 0) ok = 0;
+    return ok ? 1 : T_FAIL("cannot write %s: %s", path, strerror(errno));
+}
+
+/* clm_scan, clm_count, clm_scan_fd, clm_count_fd and a stream in uneven pieces, each against
+ * the reference. */
+static void pcase_check(pcase *c, const unsigned char *text, size_t n, const char *what)
+{
+    char diff[512], desc[160];
+    uint64_t count = 0, total = 0;
+    clm_scratch_info info;
+    clm_stream *st = NULL;
+    int fd;
+
+    if (!c->db || !c->s || clm_scratch_get_info(c->s, &info) != CLM_OK) return;
+    snprintf(desc, sizeof desc, "%s, path %s, slab %zu, n %zu, k %u", what,
+             clm_data_path_name(info.data_path), info.slab_bytes, n, c->fs.k);
+    t_matches_clear(&c->want);
+    if (t_reference_ex(text, n, &c->fs, &c->want) != 0) {
+        T_FAIL("%s: the reference cannot parse a pattern (test bug)", desc);
+        return;
+    }
+    t_matches_clear(&c->got);
+    if (EXPECT_RC(clm_scan(c->db, c->s, text, n, t_collect, &c->got), CLM_OK)
+        && t_matches_diff(&c->got, &c->want, diff, sizeof diff))
+        T_FAIL("%s: clm_scan: %s", desc, diff);
+    if (EXPECT_RC(clm_count(c->db, c->s, text, n, &count), CLM_OK) && count != c->want.n)
+        T_FAIL("%s: clm_count %llu, reference %zu", desc, (unsigned long long)count, c->want.n);
+
+    if (!write_file(c->tmp, text, n)) return;
+    fd = open(c->tmp, O_RDONLY);
+    if (fd < 0) {
+        T_FAIL("cannot open %s: %s", c->tmp, strerror(errno));
+        return;
+    }
+    t_matches_clear(&c->got);
+    if (EXPECT_RC(clm_scan_fd(c->db, c->s, fd, t_collect, &c->got), CLM_OK)
+        && t_matches_diff(&c->got, &c->want, diff, sizeof diff))
+        T_FAIL("%s: clm_scan_fd: %s", desc, diff);
+    count = 0;
+    if (EXPECT_RC(clm_count_fd(c->db, c->s, fd, &count), CLM_OK) && count != c->want.n)
+        T_FAIL("%s: clm_count_fd %llu, reference %zu", desc, (unsigned long long)count,
+               c->want.n);
+    close(fd);
+
+    /* pieces of 1 .. 5000 bytes: the stream fills the slots' staging in turn */
+    t_matches_clear(&c->got);
+    if (EXPECT_RC(clm_stream_open(c->db, c->s, 0, &st), CLM_OK)) {
+        size_t done = 0, step = 1;
+        int rc = CLM_OK;
+        while (done < n && rc == CLM_OK) {
+            size_t take = n - done < step ? n - done : step;
+            rc = clm_stream_write(st, text + done, take, t_collect, &c->got);
+            done += take;
+            step = step * 7 % 5003 + 1;
+        }
+        EXPECT_RC(rc, CLM_OK);
+        if (EXPECT_RC(clm_stream_close(st, t_collect, &c->got, &total), CLM_OK)
+            && t_matches_diff(&c->got, &c->want, diff, sizeof diff))
+            T_FAIL("%s: stream: %s", desc, diff);
+        EXPECT(total == c->want.n);
+    }
+}
+
+/* Random ACGT text (16-byte aligned, so zero-copy may read it in place) with runs of A and
+ * mutated copies of p planted. */
+static unsigned char *path_text(t_rng *r, size_t n, const unsigned char *p, size_t m)
+{
+    unsigned char *text = aligned_alloc(4096, (n + 4095) / 4096 * 4096);
+    if (!text) abort();
+    t_fill(r, text, n, 4);
+    for (size_t at = 0; at + 64 < n; at += 200 + t_below(r, 400)) {
+        size_t run = 4 + t_below(r, 20);
+        if (t_below(r, 2)) {
+            memset(text + at, 'A', run);
+        } else {
+            memcpy(text + at, p, m);
+            for (unsigned e = (unsigned)t_below(r, 3); e > 0; e--) /* substitutions */
+                text[at + t_below(r, m)] = t_symbol(4, t_below(r, 4));
+            if (t_below(r, 3) == 0) /* and an insertion or deletion */
+                memmove(text + at + 3, text + at + 2, m);
+        }
+    }
+    return text;
+}
+
+static const clm_data_path paths[] = {CLM_PATH_COPY, CLM_PATH_PINNED, CLM_PATH_ZERO_COPY,
+                                      CLM_PATH_SVM};
+
+/* One data path: exact search (two patterns, random and all-match text), edit distance
+ * k = 2 (LEAD bytes before each slab) and a packed DNA database, with slabs of 4096 (aligned
+ * slab starts: zero-copy reads them in place) and 4099 (unaligned: copied). */
+static void test_path(const void *arg)
+{
+    const clm_data_path path = *(const clm_data_path *)arg;
+    size_t n = t_smoke ? 9000 : 30000;
+    size_t lens[2] = {5, 4};
+    unsigned char *p5 = t_pattern(4, 5), *p12 = t_pattern(4, 12), *text = NULL, *all = NULL;
+    const unsigned char *pats[2];
+    char *dir = t_tempdir("path");
+    pcase c;
+    t_rng r;
+
+    pcase_init(&c);
+    t_rng_init(&r, "path", (uint64_t)path);
+    if (!dir) goto out;
+    snprintf(c.tmp, sizeof c.tmp, "%s/text", dir);
+    text = path_text(&r, n, p12, 12);
+    all = aligned_alloc(4096, (n + 4095) / 4096 * 4096);
+    if (!all) abort();
+    memset(all, 'A', n);
+
+    /* exact, two patterns */
+    pats[0] = p5;
+    pats[1] = (const unsigned char *)"AAAA";
+    c.fs.pats = pats;
+    c.fs.lens = lens;
+    c.fs.count = 2;
+    c.algo = CLM_ALGO_AUTO;
+    if (pcase_compile(&c, "exact")) {
+        for (size_t slab = 4096; slab <= 4099 && !t_failures(); slab += 3) {
+            int ok = pcase_scratch(&c, path, slab, 0);
+            if (ok < 0) {
+                t_note("skipped: the device cannot do data path %s (%s)",
+                       clm_data_path_name(path), t_devinfo.version);
+                goto out;
+            }
+            if (!ok) break;
+            pcase_check(&c, text, n, "exact random");
+            pcase_check(&c, all, n, "exact all-match");
+            pcase_check(&c, text + 1, n - 1, "exact random, unaligned start");
+        }
+    }
+    pcase_free(&c);
+    pcase_init(&c);
+    snprintf(c.tmp, sizeof c.tmp, "%s/text", dir);
+
+    /* edit distance k = 2: slabs keep k bytes of lead */
+    pats[0] = p12;
+    lens[0] = 12;
+    c.fs.pats = pats;
+    c.fs.lens = lens;
+    c.fs.count = 1;
+    c.fs.k = 2;
+    c.algo = CLM_ALGO_BITAP;
+    if (!t_failures() && pcase_compile(&c, "k=2")) {
+        for (size_t slab = 4096; slab <= 4099 && !t_failures(); slab += 3)
+            if (pcase_scratch(&c, path, slab, 0) > 0) pcase_check(&c, text, n, "edit k=2");
+    }
+    pcase_free(&c);
+    pcase_init(&c);
+    snprintf(c.tmp, sizeof c.tmp, "%s/text", dir);
+
+    /* packed DNA (CLM_PACKING: clm_pack reads the slab): an upper-case pattern matches the
+     * same bytes as the plain reference; a few lower-case bases and Ns match nothing */
+    if (!t_failures()) {
+        clm_database_info info;
+        for (size_t i = 0; i < n; i += 97) text[i] = i % 2 ? 'N' : 'a';
+        pats[0] = p12;
+        c.fs.pats = pats;
+        c.fs.lens = lens;
+        c.fs.count = 1;
+        c.algo = CLM_ALGO_DFA;
+        c.extra_flags = CLM_DNA | CLM_PACKING;
+        if (pcase_compile(&c, "packed") && EXPECT_RC(clm_database_get_info(c.db, &info), CLM_OK)
+            && EXPECT(info.packed == 1) && pcase_scratch(&c, path, 4099, 0) > 0)
+            pcase_check(&c, text, n, "packed DNA");
+    }
+out:
+    pcase_free(&c);
+    free(text);
+    free(all);
+    if (dir) t_rmtree(dir);
+    free(dir);
+    free(p5);
+    free(p12);
+}
+
+/* ---- file scans -------------------------------------------------------------------------- */
+
+/* Sizes that are no multiple of the slab, one shorter than the pattern, an empty file; and
+ * the errors: a directory, a closed fd, a pipe, a missing callback. */
+static void test_fd(const void *arg)
+{
+    static const size_t sizes[] = {3 * 4096 + 123, 4096, 4097, 3, 0};
+    size_t lens[1] = {5};
+    unsigned char *p5 = t_pattern(4, 5), *text;
+    const unsigned char *pats[1];
+    char *dir = t_tempdir("fd");
+    uint64_t count = 7;
+    pcase c;
+    t_rng r;
+    int fd, pipefd[2];
+
+    (void)arg;
+    pcase_init(&c);
+    t_rng_init(&r, "fd", 0);
+    if (!dir) goto out;
+    snprintf(c.tmp, sizeof c.tmp, "%s/text", dir);
+    pats[0] = p5;
+    c.fs.pats = pats;
+    c.fs.lens = lens;
+    c.fs.count = 1;
+    c.algo = CLM_ALGO_AUTO;
+    if (!pcase_compile(&c, "fd") || pcase_scratch(&c, CLM_PATH_AUTO, 4096, 0) <= 0) goto out;
+    text = path_text(&r, sizes[0], p5, 5);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "file of %zu bytes", sizes[i]);
+        pcase_check(&c, text, sizes[i], what);
+    }
+    free(text);
+
+    fd = open(dir, O_RDONLY);
+    if (EXPECT(fd >= 0)) {
+        if (EXPECT_RC(clm_count_fd(c.db, c.s, fd, &count), CLM_E_IO)
+            && !EXPECT(strstr(clm_last_error(), strerror(EISDIR)) != NULL))
+            t_note("directory: \"%s\"", clm_last_error());
+        close(fd);
+        /* fd is closed now */
+        if (EXPECT_RC(clm_scan_fd(c.db, c.s, fd, t_collect, &c.got), CLM_E_IO)
+            && !EXPECT(strstr(clm_last_error(), strerror(EBADF)) != NULL))
+            t_note("closed fd: \"%s\"", clm_last_error());
+    }
+    if (EXPECT(pipe(pipefd) == 0)) {
+        if (EXPECT_RC(clm_count_fd(c.db, c.s, pipefd[0], &count), CLM_E_IO)
+            && !EXPECT(strstr(clm_last_error(), "regular file") != NULL))
+            t_note("pipe: \"%s\"", clm_last_error());
+        close(pipefd[0]);
+        close(pipefd[1]);
+    }
+    EXPECT_RC(clm_scan_fd(c.db, c.s, 0, NULL, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_count_fd(c.db, c.s, -1, &count), CLM_E_INVALID);
+    /* the scratch still works after the errors */
+    {
+        unsigned char small[64];
+        t_fill(&r, small, sizeof small, 4);
+        memcpy(small + 30, p5, 5);
+        pcase_check(&c, small, sizeof small, "after errors");
+    }
+out:
+    pcase_free(&c);
+    if (dir) t_rmtree(dir);
+    free(dir);
+    free(p5);
+}
+
+/* ---- memory budget ------------------------------------------------------------------------ */
+
+static void test_budget(const void *arg)
+{
+    /* 8 MiB fits a slab over 1 MiB on every path (pinned and copy hold each slab twice) */
+    size_t lens[1] = {5}, n = 0, budget = (size_t)8 << 20;
+    unsigned char *p5 = t_pattern(4, 5), *text = NULL;
+    const unsigned char *pats[1];
+    char *dir = t_tempdir("budget");
+    clm_scratch_options so;
+    clm_scratch_info info;
+    clm_scratch *s = NULL;
+    clm_stats st;
+    pcase c;
+    t_rng r;
+
+    (void)arg;
+    pcase_init(&c);
+    t_rng_init(&r, "budget", 0);
+    if (!dir) goto out;
+    snprintf(c.tmp, sizeof c.tmp, "%s/text", dir);
+    pats[0] = p5;
+    c.fs.pats = pats;
+    c.fs.lens = lens;
+    c.fs.count = 1;
+    c.algo = CLM_ALGO_AUTO;
+    if (!pcase_compile(&c, "budget")) goto out;
+
+    /* too small: the detail gives the minimum */
+    memset(&so, 0, sizeof so);
+    so.max_memory = 100000;
+    if (EXPECT_RC(clm_scratch_alloc(c.db, &so, &s), CLM_E_INVALID)
+        && !EXPECT(strstr(clm_last_error(), "at least") != NULL))
+        t_note("detail: \"%s\"", clm_last_error());
+    EXPECT(s == NULL);
+
+    /* a 64 MiB slab asked for, 8 MiB allowed: the slab shrinks, the scans stay right */
+    if (pcase_scratch(&c, CLM_PATH_AUTO, (size_t)64 << 20, budget) <= 0) goto out;
+    if (EXPECT_RC(clm_scratch_get_info(c.s, &info), CLM_OK)) {
+        if (!EXPECT(info.slab_bytes < ((size_t)64 << 20) && info.slab_bytes >= CLM_MIN_BUDGET_SLAB_BYTES)
+            || !EXPECT(info.memory_bytes <= budget && info.max_memory == budget)
+            || !EXPECT(info.memory_bytes == info.device_bytes + info.host_bytes))
+            t_note("budget %zu: slab %zu, memory %zu (device %zu, host %zu)", budget,
+                   info.slab_bytes, info.memory_bytes, info.device_bytes, info.host_bytes);
+        if (!EXPECT(info.match_capacity_limit * 8 * info.slots <= budget))
+            t_note("match buffers may grow to %zu matches", info.match_capacity_limit);
+        n = 2 * info.slab_bytes + 777; /* three slabs */
+    }
+    if (!n) goto out;
+    text = path_text(&r, n, p5, 5);
+    clm_scratch_reset_stats(c.s);
+    pcase_check(&c, text, n, "under an 8 MiB budget");
+    if (EXPECT_RC(clm_scratch_get_stats(c.s, &st), CLM_OK) && !EXPECT(st.slabs >= 2 * 5))
+        t_note("%llu slabs over five scans", (unsigned long long)st.slabs);
+out:
+    free(text);
+    pcase_free(&c);
+    if (dir) t_rmtree(dir);
+    free(dir);
+    free(p5);
+}
+
+/* ---- names and CLMATCH_DATA_PATH ---------------------------------------------------------- */
+
+static int child_env(const char *arg)
+{
+    size_t m = 5;
+    unsigned char *p = t_pattern(4, m);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    clm_scratch_options so;
+    clm_scratch_info info;
+    if (!EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)) return 1;
+    if (EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) {
+        memset(&so, 0, sizeof so);
+        if (strcmp(arg, "bogus") == 0) {
+            if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_E_INVALID)
+                && !EXPECT(strstr(clm_last_error(), "CLMATCH_DATA_PATH=bogus") != NULL))
+                t_note("detail: \"%s\"", clm_last_error());
+        } else if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
+                   && EXPECT_RC(clm_scratch_get_info(s, &info), CLM_OK)) {
+            EXPECT(info.data_path == CLM_PATH_COPY);
+            EXPECT(strstr(info.data_path_choice, "CLMATCH_DATA_PATH") != NULL);
+            clm_scratch_free(s);
+            s = NULL;
+            /* an explicit option wins over the environment */
+            so.data_path = CLM_PATH_PINNED;
+            if (EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)
+                && EXPECT_RC(clm_scratch_get_info(s, &info), CLM_OK))
+                EXPECT(info.data_path == CLM_PATH_PINNED);
+        }
+    }
+    clm_scratch_free(s);
+    clm_database_free(db);
+    clm_device_close(t_dev);
+    t_dev = NULL;
+    free(p);
+    return 0;
+}
+
+static void test_env(const void *arg)
+{
+    static const char *const bogus[] = {"CLMATCH_DATA_PATH=bogus", NULL};
+    static const char *const copy[] = {"CLMATCH_DATA_PATH=copy", NULL};
+    clm_data_path p = CLM_PATH_AUTO;
+    clm_scratch_info info;
+    (void)arg;
+    for (int i = 0; i <= CLM_PATH_SVM; i++)
+        EXPECT(clm_data_path_from_name(clm_data_path_name((clm_data_path)i), &p) == CLM_OK
+               && p == (clm_data_path)i);
+    EXPECT_RC(clm_data_path_from_name("zero_copy", &p), CLM_E_INVALID);
+    EXPECT(strcmp(clm_data_path_name((clm_data_path)99), "?") == 0);
+    EXPECT_RC(clm_scratch_get_info(NULL, &info), CLM_E_INVALID);
+    if (t_run_child("data_path_env", "bogus", bogus) != 0)
+        T_FAIL("child with CLMATCH_DATA_PATH=bogus failed (see # lines above)");
+    if (t_run_child("data_path_env", "copy", copy) != 0)
+        T_FAIL("child with CLMATCH_DATA_PATH=copy failed (see # lines above)");
+}
+
+void register_path_tests(void)
+{
+    static char names[4][32];
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        snprintf(names[i], sizeof names[i], "path.%s", clm_data_path_name(paths[i]));
+        /* pinned and zero-copy also in --quick (ASan): the mapped staging and threads */
+        t_register(names[i], test_path, &paths[i],
+                   paths[i] == CLM_PATH_PINNED || paths[i] == CLM_PATH_ZERO_COPY);
+    }
+    t_register("path.fd", test_fd, NULL, 1);
+    t_register("path.budget", test_budget, NULL, 0);
+    t_register("path.env", test_env, NULL, 0);
+    t_register_child("data_path_env", child_env);
+}
