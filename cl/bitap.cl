@@ -178,29 +178,11 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
 #define BITAP_REPORT(byte, pos)                                                            \
     do {                                                                                   \
         D = ((D << 1) | STAGE_IN) & stab[(byte)];                                          \
-        if ((D >> (STAGE_BITS - 1)) && (pos) + 1 < end + M) {                              \
-            if (count_only)                                                                \
-                ++found;                                                                   \
-            else                                                                           \
-                clm_emit(counter, out, cap, (pos) + 1, info);                              \
-        }                                                                                  \
+        if ((D >> (STAGE_BITS - 1)) && (pos) + 1 < end + M)                                \
+            FOUND((pos) + 1, info);                                                        \
     } while (0)
     const uint end = begin + CHUNK;
-    for (uint r = 0; r < STAGE_CU; ++r) {
-        const uint4 v = mine[r];
-        const STAGE_T before = D;
-        STAGE_T hit = 0;
-        STEP_UINT4(BITAP_OR, v, 0u);
-        if (hit >> (STAGE_BITS - 1)) {
-            D = before;
-            STEP_UINT4(BITAP_REPORT, v, begin + 16u * r);
-        }
-    }
-    /* the M-1 bytes past the chunk: the next chunk's first uint4s */
-    for (uint r = 0; r < STAGE_TAIL; ++r) {
-        const uint4 v = mine[STAGE_CU + 1 + r];
-        STEP_UINT4(BITAP_REPORT, v, end + 16u * r);
-    }
+    STAGE_WALK(STAGE_T, D, BITAP_OR, hit >> (STAGE_BITS - 1), BITAP_REPORT);
 #undef BITAP_OR
 #undef BITAP_REPORT
     return found;

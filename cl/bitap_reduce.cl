@@ -38,11 +38,7 @@ uint clm_scan_group(__global const uchar *text, uint n, uint owned, uint first,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     const uint e = base + lid; /* inclusive end */
-    if (e < n && !((x[HALO + lid] >> (M - 1)) & 1ul) && e + 1 - M < owned) {
-        if (count_only)
-            ++found;
-        else
-            clm_emit(counter, out, cap, e + 1, info);
-    }
+    if (e < n && !((x[HALO + lid] >> (M - 1)) & 1ul) && e + 1 - M < owned)
+        FOUND(e + 1, info);
     return found;
 }

@@ -60,16 +60,21 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
     }
 }
 
+/* One match this range owns: counted (clm_count) or appended with its position and info. */
+#define FOUND(position, match_info)                                                        \
+    do {                                                                                   \
+        if (count_only)                                                                    \
+            ++found;                                                                       \
+        else                                                                               \
+            clm_emit(counter, out, cap, (position), (match_info));                         \
+    } while (0)
+
 /* Report a match starting at `start` unless a later range owns it. */
 #define REPORT(start)                                                                      \
     do {                                                                                   \
         uint start_ = (start);                                                             \
-        if (start_ < owned) {                                                              \
-            if (count_only)                                                                \
-                ++found;                                                                   \
-            else                                                                           \
-                clm_emit(counter, out, cap, start_, info);                                 \
-        }                                                                                  \
+        if (start_ < owned)                                                                \
+            FOUND(start_, info);                                                           \
     } while (0)
 
 /* End-reporting kernels (bitap) find a match when its last byte is read. Ownership goes by
@@ -82,13 +87,8 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
 #define REPORT_END_STRAND(e, edits, strand)                                                \
     do {                                                                                   \
         uint e_ = (e);                                                                     \
-        if ((e_ >= begin + M || begin == 0u) && e_ < begin + (CHUNK + M) && e_ < owned + M) { \
-            if (count_only)                                                                \
-                ++found;                                                                   \
-            else                                                                           \
-                clm_emit(counter, out, cap, e_,                                            \
-                         info | ((uint)(edits) << 24) | ((uint)(strand) << 31));           \
-        }                                                                                  \
+        if ((e_ >= begin + M || begin == 0u) && e_ < begin + (CHUNK + M) && e_ < owned + M) \
+            FOUND(e_, info | ((uint)(edits) << 24) | ((uint)(strand) << 31));              \
     } while (0)
 
 #ifndef PACKED
@@ -100,6 +100,28 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
 #endif
 #define STAGE_CU (CHUNK / 16)       /* staging (kernels.cl): uint4s per chunk */
 #define STAGE_TAIL ((M + 14) / 16)  /* uint4s that hold the M-1 bytes past a chunk */
+/* A work-item's staged walk (dfa.cl, bitap.cl): `mine` is its chunk in local memory, then the
+ * uint4s of the next chunk. Per 16-byte block the cheap step HIT folds a match test into `hit`
+ * (of type T, like `state`); only a block where HIT_TEST says a match ended runs again from the
+ * saved state with REPORT(byte, pos). The M-1 bytes past the chunk always take REPORT, which
+ * keeps only the matches starting before `end`. */
+#define STAGE_WALK(T, state, HIT, HIT_TEST, REPORT)                                        \
+    do {                                                                                   \
+        for (uint r_ = 0; r_ < STAGE_CU; ++r_) {                                           \
+            const uint4 v_ = mine[r_];                                                     \
+            const T before_ = (state);                                                     \
+            T hit = 0;                                                                     \
+            STEP_UINT4(HIT, v_, 0u);                                                       \
+            if (HIT_TEST) {                                                                \
+                (state) = before_;                                                         \
+                STEP_UINT4(REPORT, v_, begin + 16u * r_);                                  \
+            }                                                                              \
+        }                                                                                  \
+        for (uint r_ = 0; r_ < STAGE_TAIL; ++r_) {                                         \
+            const uint4 v_ = mine[STAGE_CU + 1 + r_];                                      \
+            STEP_UINT4(REPORT, v_, end + 16u * r_);                                        \
+        }                                                                                  \
+    } while (0)
 
 #if PACKED
 /* Packed slab: blocks of 128 bases, 48 bytes each (16-byte aligned): bytes 0..31 hold the

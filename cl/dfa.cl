@@ -86,29 +86,11 @@ uint clm_scan_staged(__local const uint4 *mine, __local const ushort *stab,
 #define DFA_REPORT(byte, pos)                                                              \
     do {                                                                                   \
         state = stab[state + pat[(byte)]];                                                 \
-        if (state == STAGE_FINAL && (pos) + 1 - M < end) {                                 \
-            if (count_only)                                                                \
-                ++found;                                                                   \
-            else                                                                           \
-                clm_emit(counter, out, cap, (pos) + 1 - M, info);                          \
-        }                                                                                  \
+        if (state == STAGE_FINAL && (pos) + 1 - M < end)                                   \
+            FOUND((pos) + 1 - M, info);                                                    \
     } while (0)
     const uint end = begin + CHUNK;
-    for (uint r = 0; r < STAGE_CU; ++r) {
-        const uint4 v = mine[r];
-        const uint before = state;
-        uint hit = 0;
-        STEP_UINT4(DFA_MAX, v, 0u);
-        if (hit == STAGE_FINAL) {
-            state = before;
-            STEP_UINT4(DFA_REPORT, v, begin + 16u * r);
-        }
-    }
-    /* the M-1 bytes past the chunk: the next chunk's first uint4s */
-    for (uint r = 0; r < STAGE_TAIL; ++r) {
-        const uint4 v = mine[STAGE_CU + 1 + r];
-        STEP_UINT4(DFA_REPORT, v, end + 16u * r);
-    }
+    STAGE_WALK(uint, state, DFA_MAX, hit == STAGE_FINAL, DFA_REPORT);
 #undef DFA_MAX
 #undef DFA_REPORT
     return found;

@@ -58,11 +58,7 @@ uint clm_scan_group(__global const uchar *text, uint n, uint owned, uint first,
                 dead[g] = 1u; /* several may write 1: same value */
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (t == 0 && !dead[g]) {
-        if (count_only)
-            ++found;
-        else
-            clm_emit(counter, out, cap, s, info);
-    }
+    if (t == 0 && !dead[g])
+        FOUND(s, info);
     return found;
 }

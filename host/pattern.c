@@ -209,17 +209,27 @@ static int finish_symbol(uint8_t set[32], int caseless, unsigned char *byte)
     return 0;
 }
 
+/* Room for the per-symbol sets and bytes of a pattern of len bytes (at most len symbols). */
+static int alloc_symbols(size_t len, unsigned index, uint8_t (**sets)[32],
+                         unsigned char **bytes)
+{
+    *sets = calloc(len ? len : 1, sizeof **sets);
+    *bytes = malloc(len ? len : 1);
+    if (*sets && *bytes)
+        return CLM_OK;
+    free(*sets);
+    free(*bytes);
+    return clm_fail(CLM_E_NOMEM, "out of memory parsing pattern %u", index);
+}
+
 int clm_parse_symbols(const unsigned char *src, size_t len, int classes, int caseless,
                       unsigned index, struct clm_symbols *out)
 {
     memset(out, 0, sizeof *out);
-    uint8_t(*sets)[32] = calloc(len ? len : 1, sizeof *sets);
-    unsigned char *bytes = malloc(len ? len : 1);
-    if (!sets || !bytes) {
-        free(sets);
-        free(bytes);
-        return clm_fail(CLM_E_NOMEM, "out of memory parsing pattern %u", index);
-    }
+    uint8_t(*sets)[32];
+    unsigned char *bytes;
+    if (alloc_symbols(len, index, &sets, &bytes) != CLM_OK)
+        return CLM_E_NOMEM;
     size_t m = 0, i = 0;
     int literal = 1;
     while (i < len) {
@@ -314,13 +324,10 @@ int clm_parse_dna(const unsigned char *src, size_t len, int caseless, int degene
             return syntax_error(src, len, index, i, what);
         }
     }
-    uint8_t(*sets)[32] = calloc(len ? len : 1, sizeof *sets);
-    unsigned char *bytes = malloc(len ? len : 1);
-    if (!sets || !bytes) {
-        free(sets);
-        free(bytes);
-        return clm_fail(CLM_E_NOMEM, "out of memory parsing pattern %u", index);
-    }
+    uint8_t(*sets)[32];
+    unsigned char *bytes;
+    if (alloc_symbols(len, index, &sets, &bytes) != CLM_OK)
+        return CLM_E_NOMEM;
     int literal = 1;
     for (size_t i = 0; i < len; i++) {
         unsigned bases = iupac_bases(src[i]);

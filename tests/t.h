@@ -136,6 +136,11 @@ int t_compile(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsi
 int t_compile_ex(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsigned flags,
                  unsigned wgs, unsigned bpi, clm_variant variant, unsigned max_errors,
                  clm_database **out);
+/* clm_scan and clm_count of text[0, n) with db and s against want (the reference, already
+ * computed); got is scratch space. A difference is recorded naming desc and what; returns 1
+ * when both agree, else 0. */
+int t_check_scan(const clm_database *db, clm_scratch *s, const unsigned char *text, size_t n,
+                 const t_matches *want, t_matches *got, const char *desc, const char *what);
 /* Replace *s by a scratch of db with this slab and match capacity (0: defaults); on failure
  * record it (naming desc), leave *s NULL and return 0; else 1. */
 int t_scratch_alloc(const clm_database *db, clm_scratch **s, size_t slab, size_t capacity,

@@ -116,28 +116,10 @@ void fcase_close(fcase *c)
 
 int fcase_check(fcase *c, const unsigned char *text, size_t n, const char *what)
 {
-    char diff[512];
-    uint64_t count = 0;
-    int rc;
-
     if (!c->db || !c->s) return 0;
     if (t_reference_ex(text, n, &c->fs, &c->want) != 0)
         return T_FAIL("%s: the test's reference cannot parse a pattern (test bug)", c->desc);
-    t_matches_clear(&c->got);
-    rc = clm_scan(c->db, c->s, text, n, t_collect, &c->got);
-    if (rc != CLM_OK)
-        return T_FAIL("%s n=%zu text=%s: clm_scan: %s: %s", c->desc, n, what, clm_strerror(rc),
-                      clm_last_error());
-    if (t_matches_diff(&c->got, &c->want, diff, sizeof diff))
-        return T_FAIL("%s n=%zu text=%s: %s", c->desc, n, what, diff);
-    rc = clm_count(c->db, c->s, text, n, &count);
-    if (rc != CLM_OK)
-        return T_FAIL("%s n=%zu text=%s: clm_count: %s: %s", c->desc, n, what, clm_strerror(rc),
-                      clm_last_error());
-    if (count != c->want.n)
-        return T_FAIL("%s n=%zu text=%s: clm_count gave %llu, expected %zu", c->desc, n, what,
-                      (unsigned long long)count, c->want.n);
-    return 1;
+    return t_check_scan(c->db, c->s, text, n, &c->want, &c->got, c->desc, what);
 }
 
 size_t t_mutate(t_rng *r, const unsigned char *p, size_t m, unsigned edits, int subs_only,

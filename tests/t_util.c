@@ -360,6 +360,28 @@ int t_copy_file(const char *from, const char *to)
     return rc;
 }
 
+int t_check_scan(const clm_database *db, clm_scratch *s, const unsigned char *text, size_t n,
+                 const t_matches *want, t_matches *got, const char *desc, const char *what)
+{
+    char diff[512];
+    uint64_t count = 0;
+    t_matches_clear(got);
+    int rc = clm_scan(db, s, text, n, t_collect, got);
+    if (rc != CLM_OK)
+        return T_FAIL("%s n=%zu text=%s: clm_scan: %s: %s", desc, n, what, clm_strerror(rc),
+                      clm_last_error());
+    if (t_matches_diff(got, want, diff, sizeof diff))
+        return T_FAIL("%s n=%zu text=%s: %s", desc, n, what, diff);
+    rc = clm_count(db, s, text, n, &count);
+    if (rc != CLM_OK)
+        return T_FAIL("%s n=%zu text=%s: clm_count: %s: %s", desc, n, what, clm_strerror(rc),
+                      clm_last_error());
+    if (count != want->n)
+        return T_FAIL("%s n=%zu text=%s: clm_count gave %llu, expected %zu", desc, n, what,
+                      (unsigned long long)count, want->n);
+    return 1;
+}
+
 int t_scratch_alloc(const clm_database *db, clm_scratch **s, size_t slab, size_t capacity,
                     const char *desc)
 {

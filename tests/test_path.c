@@ -58,6 +58,20 @@ static int pcase_compile(pcase *c, const char *what)
     return 1;
 }
 
+/* One exact pattern p (lens[0] bytes, pats and lens owned by the caller), auto algorithm, the
+ * text file in dir; compiled. */
+static int pcase_one(pcase *c, const char *dir, const unsigned char **pats, size_t *lens,
+                     const unsigned char *p, const char *what)
+{
+    snprintf(c->tmp, sizeof c->tmp, "%s/text", dir);
+    pats[0] = p;
+    c->fs.pats = pats;
+    c->fs.lens = lens;
+    c->fs.count = 1;
+    c->algo = CLM_ALGO_AUTO;
+    return pcase_compile(c, what);
+}
+
 /* A scratch on `path` with this slab (and budget); 0 after a failure, -1 when the device
  * cannot do the path (the test is skipped with a note). */
 static int pcase_scratch(pcase *c, clm_data_path path, size_t slab, size_t budget)
@@ -117,12 +131,7 @@ static void pcase_check(pcase *c, const unsigned char *text, size_t n, const cha
         T_FAIL("%s: the reference cannot parse a pattern (test bug)", desc);
         return;
     }
-    t_matches_clear(&c->got);
-    if (EXPECT_RC(clm_scan(c->db, c->s, text, n, t_collect, &c->got), CLM_OK)
-        && t_matches_diff(&c->got, &c->want, diff, sizeof diff))
-        T_FAIL("%s: clm_scan: %s", desc, diff);
-    if (EXPECT_RC(clm_count(c->db, c->s, text, n, &count), CLM_OK) && count != c->want.n)
-        T_FAIL("%s: clm_count %llu, reference %zu", desc, (unsigned long long)count, c->want.n);
+    t_check_scan(c->db, c->s, text, n, &c->want, &c->got, desc, "memory");
 
     if (!write_file(c->tmp, text, n)) return;
     fd = open(c->tmp, O_RDONLY);
@@ -293,13 +302,8 @@ static void test_fd(const void *arg)
     pcase_init(&c);
     t_rng_init(&r, "fd", 0);
     if (!dir) goto out;
-    snprintf(c.tmp, sizeof c.tmp, "%s/text", dir);
-    pats[0] = p5;
-    c.fs.pats = pats;
-    c.fs.lens = lens;
-    c.fs.count = 1;
-    c.algo = CLM_ALGO_AUTO;
-    if (!pcase_compile(&c, "fd") || pcase_scratch(&c, CLM_PATH_AUTO, 4096, 0) <= 0) goto out;
+    if (!pcase_one(&c, dir, pats, lens, p5, "fd") || pcase_scratch(&c, CLM_PATH_AUTO, 4096, 0) <= 0)
+        goto out;
     text = path_text(&r, sizes[0], p5, 5);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         char what[64];
@@ -362,13 +366,7 @@ static void test_budget(const void *arg)
     pcase_init(&c);
     t_rng_init(&r, "budget", 0);
     if (!dir) goto out;
-    snprintf(c.tmp, sizeof c.tmp, "%s/text", dir);
-    pats[0] = p5;
-    c.fs.pats = pats;
-    c.fs.lens = lens;
-    c.fs.count = 1;
-    c.algo = CLM_ALGO_AUTO;
-    if (!pcase_compile(&c, "budget")) goto out;
+    if (!pcase_one(&c, dir, pats, lens, p5, "budget")) goto out;
 
     /* too small: the detail gives the minimum */
     memset(&so, 0, sizeof so);

@@ -121,21 +121,10 @@ static void test_stage(const void *arg)
             slabs[0] = 0;
             slabs[1] = 2 * group + item + 48;
             for (sl = 0; sl < 2; sl++) {
-                char diff[512];
-                uint64_t count = 0;
+                char what[48];
                 if (!t_scratch_alloc(db, &s, slabs[sl], 0, desc)) break;
-                t_matches_clear(&got);
-                rc = clm_scan(db, s, text, n, t_collect, &got);
-                if (rc != CLM_OK)
-                    T_FAIL("%s slab=%zu: clm_scan: %s", desc, slabs[sl], clm_strerror(rc));
-                else if (t_matches_diff(&got, &want, diff, sizeof diff))
-                    T_FAIL("%s slab=%zu: %s", desc, slabs[sl], diff);
-                rc = clm_count(db, s, text, n, &count);
-                if (rc != CLM_OK)
-                    T_FAIL("%s slab=%zu: clm_count: %s", desc, slabs[sl], clm_strerror(rc));
-                else if (count != want.n)
-                    T_FAIL("%s slab=%zu: clm_count %llu, expected %zu", desc, slabs[sl],
-                           (unsigned long long)count, want.n);
+                snprintf(what, sizeof what, "slab=%zu", slabs[sl]);
+                t_check_scan(db, s, text, n, &want, &got, desc, what);
             }
             /* a match buffer of 16 entries: all-match texts overflow it, ranges are grown
              * and rescanned (pieces that no longer cover whole groups) */
