@@ -163,11 +163,14 @@ STAGE_T clm_stage_entry(uint i, __local const uchar *pat, __local const ulong *t
     return (STAGE_T)(tab[pat[i]] << (STAGE_BITS - M));
 }
 
-uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
-                     __local const uchar *pat, uint begin, __global uint *counter,
-                     __global uint *out, uint cap, uint info, const int count_only)
+uint clm_scan_staged(__global const uint4 *t4, int whole, __local uint4 *stage,
+                     __local const STAGE_T *stab, __local const uchar *pat,
+                     __local const ulong *tab, uint begin,
+                     __global uint *counter, __global uint *out, uint cap, uint info,
+                     const int count_only)
 {
     (void)pat;
+    (void)tab;
     uint found = 0;
     STAGE_T D = 0;
 #define BITAP_OR(byte, pos)                                                                \
@@ -175,16 +178,27 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
         D = ((D << 1) | STAGE_IN) & stab[(byte)];                                          \
         hit |= D;                                                                          \
     } while (0)
+#define BITAP_COUNT(byte, pos)                                                             \
+    do {                                                                                   \
+        D = ((D << 1) | STAGE_IN) & stab[(byte)];                                          \
+        found += (uint)(D >> (STAGE_BITS - 1));                                            \
+    } while (0)
 #define BITAP_REPORT(byte, pos)                                                            \
     do {                                                                                   \
         D = ((D << 1) | STAGE_IN) & stab[(byte)];                                          \
         if ((D >> (STAGE_BITS - 1)) && (pos) + 1 < end + M)                                \
             FOUND((pos) + 1, info);                                                        \
     } while (0)
+#define BITAP_HIT_BLOCK(v) STEP_UINT4(BITAP_OR, v, 0u)
+#define BITAP_COUNT_BLOCK(v) STEP_UINT4(BITAP_COUNT, v, 0u)
     const uint end = begin + CHUNK;
-    STAGE_WALK(STAGE_T, D, BITAP_OR, hit >> (STAGE_BITS - 1), BITAP_REPORT);
+    STAGE_WALK(STAGE_T, D, BITAP_HIT_BLOCK, hit >> (STAGE_BITS - 1), BITAP_REPORT,
+               BITAP_COUNT_BLOCK);
 #undef BITAP_OR
+#undef BITAP_COUNT
 #undef BITAP_REPORT
+#undef BITAP_HIT_BLOCK
+#undef BITAP_COUNT_BLOCK
     return found;
 }
 #endif

@@ -63,36 +63,49 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 /* Staged walk (kernels.cl): states premultiplied by SIGMA in stab, so the final state
  * M*SIGMA is the largest and a running max is the whole per-byte match test; a 16-byte block
  * whose max reached it runs again with the reporting step. H200: 2.5 vs 2.4 TB/s with a
- * compare per byte (bench/experiments). */
+ * compare per byte (bench/experiments). Stepping two bytes per lookup (a table of class
+ * pairs) measured slower on the H200 (1.9-2.0 vs 2.2 TB/s at m = 8-16, bench/results/h200-g):
+ * more lanes in different rows meet in one bank. */
 #define STAGE_T ushort
 #define STAGE_TAB_LEN TAB_LEN
-#define STAGE_FINAL (M * SIGMA)
 ushort clm_stage_entry(uint i, __local const uchar *pat, __local const ushort *tab)
 {
     (void)pat;
     return (ushort)(tab[i] * SIGMA);
 }
 
-uint clm_scan_staged(__local const uint4 *mine, __local const ushort *stab,
-                     __local const uchar *pat, uint begin, __global uint *counter,
+uint clm_scan_staged(__global const uint4 *t4, int whole, __local uint4 *stage,
+                     __local const ushort *stab, __local const uchar *pat,
+                     __local const ushort *tab, uint begin, __global uint *counter,
                      __global uint *out, uint cap, uint info, const int count_only)
 {
+    (void)tab;
     uint found = 0, state = 0;
+    const uint end = begin + CHUNK;
 #define DFA_MAX(byte, pos)                                                                 \
     do {                                                                                   \
         state = stab[state + pat[(byte)]];                                                 \
         hit = max(hit, state);                                                             \
     } while (0)
+#define DFA_COUNT(byte, pos)                                                               \
+    do {                                                                                   \
+        state = stab[state + pat[(byte)]];                                                 \
+        found += state == M * SIGMA;                                                       \
+    } while (0)
 #define DFA_REPORT(byte, pos)                                                              \
     do {                                                                                   \
         state = stab[state + pat[(byte)]];                                                 \
-        if (state == STAGE_FINAL && (pos) + 1 - M < end)                                   \
+        if (state == M * SIGMA && (pos) + 1 - M < end)                                     \
             FOUND((pos) + 1 - M, info);                                                    \
     } while (0)
-    const uint end = begin + CHUNK;
-    STAGE_WALK(uint, state, DFA_MAX, hit == STAGE_FINAL, DFA_REPORT);
+#define DFA_HIT_BLOCK(v) STEP_UINT4(DFA_MAX, v, 0u)
+#define DFA_COUNT_BLOCK(v) STEP_UINT4(DFA_COUNT, v, 0u)
+    STAGE_WALK(uint, state, DFA_HIT_BLOCK, hit == M * SIGMA, DFA_REPORT, DFA_COUNT_BLOCK);
 #undef DFA_MAX
+#undef DFA_COUNT
 #undef DFA_REPORT
+#undef DFA_HIT_BLOCK
+#undef DFA_COUNT_BLOCK
     return found;
 }
 #endif

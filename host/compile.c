@@ -189,20 +189,37 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         s->span = wg * s->chunk;
 }
 
-/* Local memory the staged kernels take on top of the tables (cl/kernels.cl STAGE): the
- * group's region with one padding uint4 per chunk, and the byte-indexed table. */
-static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned chunk)
+/* Local memory the staged kernels take on top of the tables (cl/kernels.cl STAGE): one round's
+ * segments of the group's chunks, each with a padding uint4, and the staged table (dfa: the
+ * premultiplied transitions; bitap: the byte-indexed masks). */
+static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned seg)
 {
     size_t table = s->algorithm == CLM_ALGO_DFA ? (size_t)s->tab_len * 2
                                                  : 256u * (s->m <= 32 ? 4u : 8u);
-    return ((size_t)wg + 1) * (chunk / 16 + 1) * 16 + table;
+    return (size_t)wg * (seg / 16 + 1) * 16 + table;
+}
+
+/* Bytes of each work-item's chunk staged per round: the whole chunk in one round up to 256
+ * bytes (measured best on the H200: the rounds' barriers cost 3-6 % at m <= 32, h200-g), else
+ * the largest power of two up to 256 that divides it, so long chunks (set by a profile or the
+ * options) keep a small local footprint. */
+static unsigned stage_segment(unsigned chunk)
+{
+    if (chunk <= 256)
+        return chunk;
+    unsigned seg = 256;
+    while (chunk % seg)
+        seg /= 2;
+    return seg;
 }
 
 /* Staging (cl/kernels.cl STAGE): exact dfa and one-word bitap item kernels with their tables
- * in local memory read each whole work-group region through local memory. Where the caller
- * left them open, the geometry is the one measured best with staging on the H200
- * (bench/experiments: dfa 128 bytes per item, bitap 256, at least 4 (m - 1) so the re-read
- * tail stays small); the work-group is halved until the region fits in local memory. */
+ * in local memory read each whole work-group region through local memory, a segment of every
+ * work-item's chunk per round (cl/common.cl STAGE_WALK). Where the caller left them open, the
+ * geometry is the one measured best with staging on the H200 (bench/experiments, h200-g: dfa
+ * 128 bytes per item, bitap 256, at least 4 (m - 1) so the re-read tail stays small; longer
+ * chunks in rounds were not faster); the work-group is halved until a round's segments fit in
+ * local memory. */
 static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
                          const clm_compile_options *o)
 {
@@ -226,8 +243,9 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     }
     if (16 * ((s->m + 14) / 16) > chunk) /* the tail must come from the next chunk */
         return;
+    unsigned seg = stage_segment(chunk);
     size_t budget = local_budget(dev), tables = table_bytes(s);
-    while (tables + stage_bytes(s, wg, chunk) > budget) {
+    while (tables + stage_bytes(s, wg, seg) > budget) {
         if (!wg_open || wg <= 16)
             return;
         wg /= 2;
@@ -235,6 +253,7 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     s->stage = 1;
     s->wg = wg;
     s->chunk = chunk;
+    s->seg = seg;
     s->span = wg * chunk;
 }
 
@@ -815,7 +834,7 @@ int clm_database_get_info(const clm_database *db, clm_database_info *info)
     info->max_length = db->max_len;
     info->work_group_size = db->engines[0].shape.wg;
     info->bytes_per_item = db->engines[0].shape.chunk;
-    info->staged = db->engines[0].shape.stage;
+    info->staged = db->engines[0].shape.stage != 0;
     snprintf(info->build_options, sizeof info->build_options, "%s", db->engines[0].options);
     snprintf(info->choice, sizeof info->choice, "%s", db->choice);
     info->packed = db->packed;

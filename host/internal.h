@@ -132,7 +132,8 @@ struct clm_kernel_shape {
     unsigned strands;  /* bitap item: 2 searches the reverse complement in the same pass
                           (masks of both, side by side per class), else 1 */
     int stage;         /* exact dfa / one-word bitap: whole work-group regions are staged in
-                          local memory (cl/kernels.cl STAGE) */
+                          local memory (cl/kernels.cl STAGE; 2: dfa two bytes per lookup) */
+    unsigned seg;      /* staging: bytes of each chunk staged per round */
 };
 
 /* The one place that turns a shape into build options; the string is also the cache key. */

@@ -2,9 +2,10 @@
  * Staged kernels (cl/kernels.cl STAGE): exact dfa and one-word bitap with local tables read
  * whole work-group regions through local memory; other groups (the last of a slab, ranges
  * split after a full match buffer) take the per-item path. Checked against the reference
- * with geometries like the GPU's (16-32 work-items of 64-256 bytes), every length class of
- * the staged kernels (32-bit and 64-bit bitap words, tails of one to four uint4s), matches
- * planted on item, group and slab edges, all-match and adversarial texts, scan and count.
+ * with geometries like the GPU's (16-32 work-items of 64-256 bytes, and 384 bytes staged in
+ * three rounds), every length class of the staged kernels (32-bit and 64-bit bitap words, tails
+ * of one to four uint4s), 4- and 64-letter alphabets, matches planted on item, group and slab
+ * edges, all-match and adversarial texts, scan and count (inline counting for m <= 5).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,19 +15,26 @@
 
 typedef struct {
     clm_algorithm algo;
-    const char *kind; /* "edges", "allmatch", "adversarial" */
+    const char *kind; /* "edges" (4 letters), "wide" (64 letters), "allmatch", "adversarial" */
 } stage_arg;
 
 static const stage_arg cases[] = {
     {CLM_ALGO_DFA, "edges"},         {CLM_ALGO_BITAP, "edges"},
     {CLM_ALGO_DFA, "allmatch"},      {CLM_ALGO_BITAP, "allmatch"},
     {CLM_ALGO_DFA, "adversarial"},   {CLM_ALGO_BITAP, "adversarial"},
+    {CLM_ALGO_DFA, "wide"},
 };
+
+/* Letters of the random texts and patterns ("edges", "wide"); 0: the all-a texts. */
+static int alphabet(const char *kind)
+{
+    return !strcmp(kind, "edges") ? 4 : !strcmp(kind, "wide") ? 64 : 0;
+}
 
 static const size_t lengths[] = {1, 2, 13, 16, 17, 31, 32, 33, 63, 64};
 static const struct {
     unsigned wg, bpi;
-} shapes[] = {{16, 64}, {32, 128}, {16, 256}};
+} shapes[] = {{16, 64}, {32, 128}, {16, 256}, {16, 384}}; /* 384: three rounds of 128 */
 
 /* Staging is on unless CLMATCH_STAGING turns it off. */
 static int staging_expected(void)
@@ -41,8 +49,8 @@ static unsigned char *make_text(const char *kind, size_t n, size_t m, const unsi
     unsigned char *t = malloc(n);
     size_t k;
     if (!t) abort();
-    if (!strcmp(kind, "edges")) {
-        t_fill(r, t, n, 4);
+    if (alphabet(kind)) {
+        t_fill(r, t, n, alphabet(kind));
         /* across item and group edges: ending 1 and m/2 bytes past, and starting on them */
         for (k = item; k + m < n; k += item) {
             size_t back = (k / item) % 3 == 0 ? 0 : (k / item) % 3 == 1 ? 1 : m / 2;
@@ -68,7 +76,7 @@ static void test_stage(const void *arg)
     t_rng_init(&r, a->kind, (uint64_t)a->algo);
     /* standard set (a kernel build each, ~1 s on PoCL): edges on every shape with a length of
      * each class, the all-a texts on one shape; --full: everything */
-    const int edges = !strcmp(a->kind, "edges");
+    const int edges = alphabet(a->kind) != 0;
     for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         if (!t_full && !edges && si > 0) break;
         for (li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
@@ -88,8 +96,8 @@ static void test_stage(const void *arg)
             int rc;
 
             if (!p) abort();
-            if (!strcmp(a->kind, "edges")) {
-                unsigned char *q = t_pattern(4, m);
+            if (alphabet(a->kind)) {
+                unsigned char *q = t_pattern(alphabet(a->kind), m);
                 memcpy(p, q, m);
                 free(q);
             } else {
