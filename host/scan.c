@@ -174,8 +174,8 @@ static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_m
 }
 
 /* The slot's queue, counters and match buffer (what any slab needs). What exists is kept, so
- * a failure can be retried. */
-static int slot_open(clm_scratch *s, struct clm_slot *sl)
+ * a failure can be retried. The time it takes is added to *alloc_s. */
+static int slot_open(clm_scratch *s, struct clm_slot *sl, double *alloc_s)
 {
     if (sl->queue && sl->counts && sl->counter && sl->matches)
         return CLM_OK;
@@ -203,7 +203,7 @@ static int slot_open(clm_scratch *s, struct clm_slot *sl)
         if (rc == CLM_OK)
             sl->cap = s->init_cap;
     }
-    s->stats.alloc_seconds += clm_now() - t0;
+    *alloc_s += clm_now() - t0;
     return rc;
 }
 
@@ -277,10 +277,10 @@ static size_t grown_room(size_t room, size_t need, size_t most)
 }
 
 /* The slot opened and its text buffers holding at least `need` bytes (at most text_bytes).
- * The slot is idle and not acquired. */
-static int slot_reserve(clm_scratch *s, struct clm_slot *sl, size_t need)
+ * The slot is idle and not acquired. The time it takes is added to *alloc_s. */
+static int slot_reserve(clm_scratch *s, struct clm_slot *sl, size_t need, double *alloc_s)
 {
-    int rc = slot_open(s, sl);
+    int rc = slot_open(s, sl, alloc_s);
     if (rc || sl->room >= need)
         return rc;
     double t0 = clm_now();
@@ -291,7 +291,7 @@ static int slot_reserve(clm_scratch *s, struct clm_slot *sl, size_t need)
         sl->room = room;
     else
         slot_free_text(s, sl);
-    s->stats.alloc_seconds += clm_now() - t0;
+    *alloc_s += clm_now() - t0;
     return rc;
 }
 
@@ -345,7 +345,7 @@ static int slot_acquire(clm_scratch *s, struct clm_slot *sl, size_t need, unsign
 {
     cl_int err = CL_SUCCESS;
     if (!sl->fill) {
-        int rc = slot_reserve(s, sl, need);
+        int rc = slot_reserve(s, sl, need, &s->stats.alloc_seconds);
         if (rc)
             return rc;
         double t0 = clm_now();
@@ -434,7 +434,7 @@ static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned 
     *shift = 0;
     sl->busy = 1;
     if (s->path == CLM_PATH_COPY) {
-        int rc = slot_reserve(s, sl, n);
+        int rc = slot_reserve(s, sl, n, &s->stats.alloc_seconds);
         if (rc)
             return rc;
         double t0 = clm_now();
@@ -450,7 +450,8 @@ static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned 
          * (no such fast path) may start the slab a few bytes early to get there. */
         size_t delta = (size_t)((uintptr_t)p % s->wrap_align);
         if (delta == 0 || (s->db->k > 0 && delta <= room)) {
-            int rc = slot_open(s, sl); /* no staging: the kernels read p itself */
+            /* no staging: the kernels read p itself */
+            int rc = slot_open(s, sl, &s->stats.alloc_seconds);
             if (rc)
                 return rc;
             cl_int err;
@@ -1275,14 +1276,14 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     }
     /* The first slot's queue and match buffer now (cheap; a match capacity the device cannot
      * allocate fails here); text buffers and the second slot when a scan needs them. */
+    double alloc_s = 0;
     if (rc == CLM_OK)
-        rc = slot_open(s, &s->slot[0]);
+        rc = slot_open(s, &s->slot[0], &alloc_s);
     if (rc != CLM_OK) {
         clm_scratch_free(s);
         return rc;
     }
     in->alloc_seconds = clm_now() - t0;
-    memset(&s->stats, 0, sizeof s->stats); /* slot_open counted its time there */
     *out = s;
     return CLM_OK;
 }
@@ -1333,6 +1334,65 @@ struct input {
     int fd;
 };
 
+/* The slab of an input of len bytes that owns the match starts from off: *owned of them,
+ * *pre bytes kept before, n bytes in all (returned). */
+static size_t slab_extent(const clm_scratch *s, uint64_t len, uint64_t off, size_t *owned,
+                          size_t *pre)
+{
+    *owned = len - off < s->slab ? (size_t)(len - off) : s->slab;
+    *pre = off < s->lead ? (size_t)off : s->lead;
+    uint64_t end = len - off - *owned < s->overlap ? len : off + *owned + s->overlap;
+    return (size_t)(end - (off - *pre));
+}
+
+/* Allocating a slot's buffers can take a while (pinning a 256 MiB staging buffer costs tens of
+ * milliseconds with a GPU driver): when a file has a second slab, the second slot's buffers
+ * are allocated on a thread of their own while the first slot's are made and the first slab is
+ * read. The caller waits for it before loading the second slab; only that wait counts as
+ * clm_stats.alloc_seconds. Below AHEAD_MIN bytes a thread costs more than it saves. */
+#define AHEAD_MIN ((size_t)4 << 20)
+
+struct reserve_ahead {
+    clm_scratch *s;
+    struct clm_slot *sl; /* the thread alone touches it until reserve_ahead_join */
+    size_t need;
+    int started;
+    double seconds; /* the thread's own allocation time (not on the caller's path) */
+    pthread_t tid;
+};
+
+/* A failure leaves the slot short of `need`: the caller's own slot_reserve then tries again
+ * and reports it (the detail recorded here is this thread's and goes with it). */
+static void *reserve_ahead_run(void *arg)
+{
+    struct reserve_ahead *a = arg;
+    slot_reserve(a->s, a->sl, a->need, &a->seconds);
+    return NULL;
+}
+
+static void reserve_ahead_start(struct reserve_ahead *a, clm_scratch *s, struct clm_slot *sl,
+                                size_t need)
+{
+    memset(a, 0, sizeof *a);
+    if (need < AHEAD_MIN || (sl->room >= need && sl->queue && sl->matches))
+        return;
+    a->s = s;
+    a->sl = sl;
+    a->need = need;
+    a->started = pthread_create(&a->tid, NULL, reserve_ahead_run, a) == 0;
+}
+
+/* Wait for the thread (the caller's wait counts as allocation time). */
+static void reserve_ahead_join(struct reserve_ahead *a, clm_scratch *s)
+{
+    if (!a->started)
+        return;
+    double t0 = clm_now();
+    pthread_join(a->tid, NULL);
+    s->stats.alloc_seconds += clm_now() - t0;
+    a->started = 0;
+}
+
 /* Slab after slab: each owns `slab` bytes of match starts, keeps `lead` bytes before them
  * (approximate search: alignments may begin before the nominal start) and `overlap` after
  * (the longest pattern - 1). Slab k+1 is loaded and launched before slab k is collected, so
@@ -1342,14 +1402,21 @@ static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int c
 {
     int rc = CLM_OK;
     uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
+    struct reserve_ahead ahead;
+    memset(&ahead, 0, sizeof ahead);
+    if (!in->data && len > s->slab) { /* a file of two slabs or more */
+        size_t owned, pre, n = slab_extent(s, len, s->slab, &owned, &pre);
+        if (n >= s->db->min_match)
+            reserve_ahead_start(&ahead, s, &s->slot[1 % SLOTS], n);
+    }
     for (uint64_t off = 0; off < len && rc == CLM_OK; off += s->slab, k++) {
-        size_t owned = len - off < s->slab ? (size_t)(len - off) : s->slab;
-        size_t pre = off < s->lead ? (size_t)off : s->lead;
-        uint64_t end = len - off - owned < s->overlap ? len : off + owned + s->overlap;
-        size_t n = (size_t)(end - (off - pre)), shift = 0;
+        size_t owned, pre, shift = 0;
+        size_t n = slab_extent(s, len, off, &owned, &pre);
         if (n < s->db->min_match)
             break; /* no match fits in what is left */
         struct clm_slot *sl = &s->slot[k % SLOTS];
+        if (ahead.started && sl == ahead.sl)
+            reserve_ahead_join(&ahead, s);
         /* its last slab is the oldest in flight: collect it (the others keep the device
          * busy meanwhile), then load this one while they run */
         if (sl->busy && (rc = slot_finish(s, sl, cb, ctx, total)) != CLM_OK)
@@ -1361,6 +1428,7 @@ static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int c
             rc = slot_launch(s, sl, n + shift, pre + shift, owned, off - pre - shift,
                              count_only);
     }
+    reserve_ahead_join(&ahead, s); /* a scan that ended early must not leave it running */
     for (uint64_t i = k > SLOTS ? k - SLOTS : 0; i < k && rc == CLM_OK; i++)
         rc = slot_finish(s, &s->slot[i % SLOTS], cb, ctx, total); /* in slab order */
     if (rc == CLM_OK && !count_only)
