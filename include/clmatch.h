@@ -664,7 +664,9 @@ typedef struct clm_stats {
     double read_seconds;      /**< putting input into staging: pread of the file (clm_scan_fd,
                                    clm_count_fd) or copies of the caller's bytes, by
                                    clm_scratch_info.io_threads threads */
-    double alloc_seconds;     /**< allocating slot buffers on their first use (or growth) */
+    double alloc_seconds;     /**< allocating slot buffers on their first use (or growth);
+                                   a file's second slot is allocated on a thread of its own
+                                   while the first slab is read: only waiting for it counts */
     double launch_seconds;    /**< enqueuing transfers and kernels (some drivers load or
                                    compile a kernel at its first launch) */
     double wait_seconds;      /**< waiting for the device: transfers and kernels not done yet,
