@@ -13,8 +13,14 @@
  * the page cache into the pinned staging buffer, the buffer split into one contiguous part
  * per thread. Set beside H2D pinned it says whether reading or the bus limits streaming.
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT: the CPUs clmatch counts */
+#endif
 #include <errno.h>
 #include <pthread.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -349,6 +355,11 @@ done:
 int host_read_thread_counts(unsigned counts[HOST_READ_COUNTS])
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+#if defined(__linux__) && defined(CPU_COUNT)
+    cpu_set_t set; /* as host/io.c: the CPUs this process may use */
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        cpus = CPU_COUNT(&set);
+#endif
     unsigned most = cpus < 1 ? 1u : cpus > 16 ? 16u : (unsigned)cpus;
     int n = 0;
     for (unsigned t = 1; t < most && n < HOST_READ_COUNTS - 1; t *= 2)
