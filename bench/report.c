@@ -341,8 +341,8 @@ static void print_host_reads(FILE *f, const bench_report *r)
         if (host <= 0 || d->bw.h2d_pinned_gbs <= 0)
             continue;
         fprintf(f, "- %d:%d: with %u thread%s (the default) the host reads %.1f GB/s, the bus "
-                   "takes %.1f GB/s from pinned memory: streaming a cached file is bound by the "
-                   "%s (at best %.1f GB/s%s).\n",
+                   "takes %.1f GB/s from pinned memory: on the pinned path, streaming a cached file "
+                   "is bound by the %s (at best %.1f GB/s%s).\n",
                 d->info.platform_index, d->info.device_index, d->bw.host_read_threads[last],
                 d->bw.host_read_threads[last] == 1 ? "" : "s", d->bw.host_read_gbs[last],
                 d->bw.h2d_pinned_gbs,
