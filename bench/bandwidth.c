@@ -8,9 +8,22 @@
  * negligible. Two access patterns are timed and the faster one kept: "interleaved" (work-item
  * i reads i, i+N, ...: coalesced on GPUs) and "blocked" (each work-item reads one contiguous
  * range: streams well on CPUs). Kernel time comes from profiling events; median of reps.
+ *
+ * Host read: what clm_scan_fd does before a transfer can start, alone: pread() of a file in
+ * the page cache into the pinned staging buffer, the buffer split into one contiguous part
+ * per thread. Set beside H2D pinned it says whether reading or the bus limits streaming.
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT: the CPUs clmatch counts */
+#endif
+#include <errno.h>
+#include <pthread.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <CL/cl.h>
 
@@ -290,7 +303,11 @@ static double time_writes(cl_state *s, cl_mem dst, const void *src, size_t bytes
     return gbs(bytes, median_of(times, (size_t)reps));
 }
 
-static void measure_h2d(cl_state *s, uint64_t want_bytes, double target_s, bw_result *out)
+static void measure_host_read(int fd, unsigned char *dst, size_t bytes, double target_s,
+                              bw_result *out);
+
+static void measure_h2d(cl_state *s, uint64_t want_bytes, int read_fd, double target_s,
+                        bw_result *out)
 {
     cl_int err;
     cl_mem dst = NULL, pinned = NULL;
@@ -319,6 +336,8 @@ static void measure_h2d(cl_state *s, uint64_t want_bytes, double target_s, bw_re
         FAIL(out, "clEnqueueMapBuffer: error %d", err);
     memset(mapped, 'C', bytes);
     out->h2d_pinned_gbs = time_writes(s, dst, mapped, bytes, target_s / 2, out);
+    if (read_fd >= 0)
+        measure_host_read(read_fd, mapped, bytes, target_s, out);
 done:
     free(pageable);
     if (mapped) {
@@ -331,8 +350,121 @@ done:
         clReleaseMemObject(dst);
 }
 
+/* ---- host read: pread of a cached file into pinned memory by n threads ------------------ */
+
+int host_read_thread_counts(unsigned counts[HOST_READ_COUNTS])
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+#if defined(__linux__) && defined(CPU_COUNT)
+    cpu_set_t set; /* as host/io.c: the CPUs this process may use */
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        cpus = CPU_COUNT(&set);
+#endif
+    unsigned most = cpus < 1 ? 1u : cpus > 16 ? 16u : (unsigned)cpus;
+    int n = 0;
+    for (unsigned t = 1; t < most && n < HOST_READ_COUNTS - 1; t *= 2)
+        counts[n++] = t;
+    counts[n++] = most;
+    return n;
+}
+
+double host_read_best(const bw_result *bw, unsigned *threads)
+{
+    double best = 0;
+    *threads = 0;
+    for (int i = 0; i < bw->host_read_counts; i++)
+        if (bw->host_read_gbs[i] > best) {
+            best = bw->host_read_gbs[i];
+            *threads = bw->host_read_threads[i];
+        }
+    return best;
+}
+
+typedef struct read_part {
+    int fd;
+    unsigned char *dst;
+    size_t n;
+    off_t offset;
+    int err; /* errno, or -1 for a short read */
+} read_part;
+
+static void *read_part_run(void *arg)
+{
+    read_part *p = arg;
+    size_t done = 0;
+    while (done < p->n) {
+        ssize_t got = pread(p->fd, p->dst + done, p->n - done, p->offset + (off_t)done);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            p->err = got < 0 ? errno : -1;
+            return NULL;
+        }
+        done += (size_t)got;
+    }
+    return NULL;
+}
+
+/* One read of bytes [0, n) of fd into dst by `threads` threads (page-aligned parts, the
+ * caller's thread reads the first, as clm_scan_fd does); 0, or an errno (-1: short read). */
+static int threaded_pread(int fd, unsigned char *dst, size_t n, unsigned threads)
+{
+    read_part parts[16];
+    pthread_t tid[16];
+    int started[16] = {0}, err = 0;
+    size_t step = ((n + threads - 1) / threads + 4095) & ~(size_t)4095;
+    for (unsigned i = 0; i < threads; i++) {
+        size_t a = (size_t)i * step < n ? (size_t)i * step : n;
+        size_t b = a + step < n ? a + step : n;
+        parts[i] = (read_part){fd, dst + a, b - a, (off_t)a, 0};
+    }
+    for (unsigned i = 1; i < threads; i++)
+        started[i] = parts[i].n && pthread_create(&tid[i], NULL, read_part_run, &parts[i]) == 0;
+    read_part_run(&parts[0]);
+    for (unsigned i = 1; i < threads; i++) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else if (parts[i].n)
+            read_part_run(&parts[i]);
+    }
+    for (unsigned i = 0; i < threads && !err; i++)
+        err = parts[i].err;
+    return err;
+}
+
+static void measure_host_read(int fd, unsigned char *dst, size_t bytes, double target_s,
+                              bw_result *out)
+{
+    unsigned counts[HOST_READ_COUNTS];
+    int n = host_read_thread_counts(counts);
+    for (int c = 0; c < n; c++) {
+        double times[200], t0 = now_seconds();
+        int reps = 0;
+        /* rep -1 warms up: the file's pages, the threads' first touch of the buffer */
+        for (int r = -1; !enough_reps(reps, now_seconds() - t0, target_s / n); r++) {
+            double t = now_seconds();
+            int err = threaded_pread(fd, dst, bytes, counts[c]);
+            t = now_seconds() - t;
+            if (err) {
+                snprintf(out->error, sizeof out->error, "host read: %s",
+                         err < 0 ? "short read (file smaller than --h2d-bytes?)" : strerror(err));
+                return;
+            }
+            if (r < 0)
+                t0 = now_seconds();
+            else
+                times[reps++] = t;
+        }
+        out->host_read_threads[c] = counts[c];
+        out->host_read_gbs[c] = gbs(bytes, median_of(times, (size_t)reps));
+        out->host_read_gbs_best[c] = gbs(bytes, min_of(times, (size_t)reps));
+        out->host_read_counts = c + 1;
+    }
+}
+
 void bw_measure(int platform_index, int device_index, const char *expected_name,
-                uint64_t read_bytes, uint64_t h2d_bytes, double target_s, bw_result *out)
+                uint64_t read_bytes, uint64_t h2d_bytes, int read_fd, double target_s,
+                bw_result *out)
 {
     cl_state s;
     memset(&s, 0, sizeof s);
@@ -343,10 +475,14 @@ void bw_measure(int platform_index, int device_index, const char *expected_name,
         /* Keep a read failure's message: it matters more than a transfer's. */
         bw_result h2d = *out;
         h2d.error[0] = '\0';
-        measure_h2d(&s, h2d_bytes, target_s, &h2d);
+        measure_h2d(&s, h2d_bytes, read_fd, target_s, &h2d);
         out->h2d_pageable_gbs = h2d.h2d_pageable_gbs;
         out->h2d_pinned_gbs = h2d.h2d_pinned_gbs;
         out->h2d_bytes = h2d.h2d_bytes;
+        out->host_read_counts = h2d.host_read_counts;
+        memcpy(out->host_read_threads, h2d.host_read_threads, sizeof out->host_read_threads);
+        memcpy(out->host_read_gbs, h2d.host_read_gbs, sizeof out->host_read_gbs);
+        memcpy(out->host_read_gbs_best, h2d.host_read_gbs_best, sizeof out->host_read_gbs_best);
         if (!out->error[0] && h2d.error[0])
             memcpy(out->error, h2d.error, sizeof out->error);
     }

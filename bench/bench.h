@@ -77,6 +77,10 @@ int host_reference(const char *text, size_t len, const char *pat, size_t m, ref_
 
 /* ---- bandwidth.c: the device's own bandwidths, measured with plain OpenCL --------------- */
 
+/* Thread counts of the host-read yardstick: 1, 2, 4, 8, 16, capped at the CPUs (the cap
+ * itself is the last one: it is what clmatch reads with by default). */
+#define HOST_READ_COUNTS 6
+
 typedef struct bw_result {
     int ok;                     /* 1 when the read bandwidth was measured */
     char error[256];            /* why not (or a warning) */
@@ -88,17 +92,31 @@ typedef struct bw_result {
     double h2d_pageable_gbs;    /* clEnqueueWriteBuffer from malloc memory, median; 0 if failed */
     double h2d_pinned_gbs;      /* ... from a mapped CL_MEM_ALLOC_HOST_PTR buffer */
     uint64_t h2d_bytes;
+    /* Host read: pread of a file in the page cache (h2d_bytes of it) into that mapped pinned
+     * buffer, split over n threads as clm_scan_fd reads a slab; 0 where not measured. */
+    int host_read_counts;
+    unsigned host_read_threads[HOST_READ_COUNTS];
+    double host_read_gbs[HOST_READ_COUNTS];      /* median */
+    double host_read_gbs_best[HOST_READ_COUNTS];
 } bw_result;
 
 /**
  * Measure the device's global-memory read bandwidth (buffer of at least read_bytes, raised to
  * 4x its cache, capped by its max allocation) and host->device bandwidth (h2d_bytes), each
- * for about target_s seconds. The device is platform_index:device_index in the order of
- * clGetPlatformIDs / clGetDeviceIDs(CL_DEVICE_TYPE_ALL), the order clm_list_devices uses;
- * expected_name guards that. Never exits; failures land in out->error.
+ * for about target_s seconds; with read_fd >= 0 (a file of at least h2d_bytes, in the page
+ * cache) also the host's read rate into pinned memory by 1, 2, 4, ... threads. The device is
+ * platform_index:device_index in the order of clGetPlatformIDs /
+ * clGetDeviceIDs(CL_DEVICE_TYPE_ALL), the order clm_list_devices uses; expected_name guards
+ * that. Never exits; failures land in out->error.
  */
 void bw_measure(int platform_index, int device_index, const char *expected_name,
-                uint64_t read_bytes, uint64_t h2d_bytes, double target_s, bw_result *out);
+                uint64_t read_bytes, uint64_t h2d_bytes, int read_fd, double target_s,
+                bw_result *out);
+/** The thread counts of the host-read yardstick on this host; returns how many (<=
+ *  HOST_READ_COUNTS). */
+int host_read_thread_counts(unsigned counts[HOST_READ_COUNTS]);
+/** The host-read row's best median and its thread count (0 when not measured). */
+double host_read_best(const bw_result *bw, unsigned *threads);
 
 /* ---- the scenarios ---------------------------------------------------------------------- */
 

@@ -303,7 +303,7 @@ measure() {  # size_bytes text_path pattern_id pattern tool config
         run "$tmp/out" "$tmp/err" cmd_of "$tool" "$cfg" "$pat" "$text"
         [ "$stopped" = 1 ] && break
         if [ "$rc" -ge 2 ]; then
-            err="exit $rc: $(grep -v '^clmatch: \(device\|algorithm\|[0-9]* pattern\|scanned\|kernel\|setup\)' "$tmp/err" | head -n 1 | tr '\t' ' ')"
+            err="exit $rc: $(grep -v '^clmatch: \(device\|tuning\|algorithm\|[0-9]* pattern\|scanned\|kernel\|data path\|slab\|setup\|start-up\|search\|teardown\)' "$tmp/err" | head -n 1 | tr '\t' ' ')"
             break
         fi
         c=$(head -n 1 "$tmp/out" | tr -d ' \r'); [ -n "$c" ] || c=0

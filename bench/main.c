@@ -343,6 +343,45 @@ static int parse_args(int argc, char **argv, options *o, int *time_set, int *siz
     return 0;
 }
 
+/* ---- the host-read yardstick's file --------------------------------------------------------- */
+
+/* A file of `bytes` bytes (copies of src, or 'a's) in $TMPDIR, already unlinked, its pages
+ * written back (no writeback during the timing) and in the page cache: what clm_scan_fd reads
+ * in a whole-process run on a file read before. Returns the fd, or -1 with a message. */
+static int host_read_file(const char *src, size_t src_len, uint64_t bytes)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/clmatch-bench-read.XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        fprintf(stderr, BENCH_PROG ": host read: cannot create %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    unlink(path);
+    static const char a[4096] = {0};
+    uint64_t done = 0;
+    while (done < bytes) {
+        const char *p = src && src_len ? src + done % src_len : a;
+        size_t left = src && src_len ? src_len - (size_t)(done % src_len) : sizeof a;
+        if (left > bytes - done)
+            left = (size_t)(bytes - done);
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            fprintf(stderr, BENCH_PROG ": host read: writing a %llu-byte file in %s: %s\n",
+                    (unsigned long long)bytes, dir && *dir ? dir : "/tmp",
+                    w < 0 ? strerror(errno) : "no space");
+            close(fd);
+            return -1;
+        }
+        done += (uint64_t)w;
+    }
+    fdatasync(fd);
+    return fd;
+}
+
 /* ---- the scenarios ---------------------------------------------------------------------- */
 
 static int scenario_wanted(const options *o, const bench_scenario *sc)
@@ -1136,6 +1175,12 @@ int main(int argc, char **argv)
     fprintf(stderr, BENCH_PROG ": host reference in %.1f s; %d rows over %d scenarios\n",
             now_seconds() - ref_started, row_count, scenario_count);
 
+    /* the host-read yardstick reads one file of --h2d-bytes into each device's pinned
+     * buffer */
+    int read_fd = -1;
+    if (o.measure_bandwidth)
+        read_fd = host_read_file(text, text ? (size_t)o.size : 0,
+                                 o.h2d_bytes ? o.h2d_bytes : 256 * MIB);
     double started = now_seconds();
     for (int d = 0; d < device_count; d++) {
         bench_device *bd = &devices[d];
@@ -1157,11 +1202,20 @@ int main(int argc, char **argv)
                                                : di->type == CLM_DEVICE_GPU ? GIB : 256 * MIB;
             uint64_t h2d_bytes = o.h2d_bytes ? o.h2d_bytes : 256 * MIB;
             bw_measure(di->platform_index, di->device_index, di->name, read_bytes, h2d_bytes,
-                       o.quick ? 0.2 : 0.5, &bd->bw);
+                       read_fd, o.quick ? 0.2 : 0.5, &bd->bw);
             fprintf(stderr, "  read %.1f GB/s (%s), host->device %.1f GB/s pageable, %.1f GB/s "
                     "pinned%s%s\n", bd->bw.read_gbs, bd->bw.read_kernel,
                     bd->bw.h2d_pageable_gbs, bd->bw.h2d_pinned_gbs,
                     bd->bw.error[0] ? "; " : "", bd->bw.error);
+            if (bd->bw.host_read_counts) {
+                fprintf(stderr, "  host read (pread of a cached %.0f MiB file into pinned "
+                        "memory):", (double)bd->bw.h2d_bytes / (double)MIB);
+                for (int c = 0; c < bd->bw.host_read_counts; c++)
+                    fprintf(stderr, "%s %u thread%s %.1f GB/s", c ? "," : "",
+                            bd->bw.host_read_threads[c], bd->bw.host_read_threads[c] == 1 ? "" : "s",
+                            bd->bw.host_read_gbs[c]);
+                fputc('\n', stderr);
+            }
         } else {
             snprintf(bd->bw.error, sizeof bd->bw.error, "not measured (--no-bandwidth)");
             bd->bw.read_kernel = "-";
@@ -1211,6 +1265,8 @@ int main(int argc, char **argv)
                 di->device_index, end_row - first_row, now_seconds() - dev_started);
         clm_device_close(dev);
     }
+    if (read_fd >= 0)
+        close(read_fd);
     double run_seconds = now_seconds() - started;
     fprintf(stderr, BENCH_PROG ": %d rows in %.1f s\n", row_count, run_seconds);
 

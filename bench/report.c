@@ -305,6 +305,55 @@ static void print_path_table(FILE *f, const bench_report *r, int dev)
     }
 }
 
+/* Host read by thread count beside the pinned transfer: which of the two bounds a file
+ * streamed by clm_scan_fd (read slab k+1 while slab k is transferred and searched). */
+static void print_host_reads(FILE *f, const bench_report *r)
+{
+    int any = 0;
+    for (int i = 0; i < r->device_count; i++)
+        any |= r->devices[i].bw.host_read_counts > 0;
+    if (!any)
+        return;
+    fputs("\n### Host read: pread of a cached file into pinned memory\n\n"
+          "What `clm_scan_fd` does before a slab can be transferred: `pread` of a file in the "
+          "page cache (H2D bytes of it) into the mapped pinned buffer of the H2D row, split in "
+          "one contiguous part per thread (the last count is clmatch's default, "
+          "`CLMATCH_IO_THREADS` sets it). GB/s median (best).\n\n"
+          "| device | threads | host read GB/s | ÷ H2D pinned |\n|---|---:|---:|---:|\n", f);
+    for (int i = 0; i < r->device_count; i++) {
+        const bench_device *d = &r->devices[i];
+        for (int c = 0; c < d->bw.host_read_counts; c++) {
+            fprintf(f, "| %d:%d | %u | %.2f (%.2f) |", d->info.platform_index,
+                    d->info.device_index, d->bw.host_read_threads[c], d->bw.host_read_gbs[c],
+                    d->bw.host_read_gbs_best[c]);
+            if (d->bw.h2d_pinned_gbs > 0)
+                fprintf(f, " %.2f |\n", d->bw.host_read_gbs[c] / d->bw.h2d_pinned_gbs);
+            else
+                fputs(" n/a |\n", f);
+        }
+    }
+    fputc('\n', f);
+    for (int i = 0; i < r->device_count; i++) {
+        const bench_device *d = &r->devices[i];
+        unsigned threads = 0;
+        double host = host_read_best(&d->bw, &threads);
+        int last = d->bw.host_read_counts - 1;
+        if (host <= 0 || d->bw.h2d_pinned_gbs <= 0)
+            continue;
+        fprintf(f, "- %d:%d: with %u thread%s (the default) the host reads %.1f GB/s, the bus "
+                   "takes %.1f GB/s from pinned memory: on the pinned path, streaming a cached file "
+                   "is bound by the %s (at best %.1f GB/s%s).\n",
+                d->info.platform_index, d->info.device_index, d->bw.host_read_threads[last],
+                d->bw.host_read_threads[last] == 1 ? "" : "s", d->bw.host_read_gbs[last],
+                d->bw.h2d_pinned_gbs,
+                d->bw.host_read_gbs[last] < d->bw.h2d_pinned_gbs ? "host read" : "transfer",
+                d->bw.host_read_gbs[last] < d->bw.h2d_pinned_gbs ? d->bw.host_read_gbs[last]
+                                                                 : d->bw.h2d_pinned_gbs,
+                threads != d->bw.host_read_threads[last] ? "; fewer threads read faster here"
+                                                          : "");
+    }
+}
+
 void report_markdown(FILE *f, const bench_report *r)
 {
     fprintf(f, "# clmatch bench: %s, %s%s\n\n", r->label, r->date, r->quick ? " (quick)" : "");
@@ -328,8 +377,8 @@ void report_markdown(FILE *f, const bench_report *r)
 
     fputs("\n## Devices\n\n"
           "| device | type | name | text scanned | all-'a' text | read BW GB/s | "
-          "H2D pageable GB/s | H2D pinned GB/s | notes |\n"
-          "|---|---|---|---|---|---|---|---|---|\n", f);
+          "H2D pageable GB/s | H2D pinned GB/s | host read GB/s | notes |\n"
+          "|---|---|---|---|---|---|---|---|---|---|\n", f);
     for (int i = 0; i < r->device_count; i++) {
         const bench_device *d = &r->devices[i];
         char name[160], err[200];
@@ -350,8 +399,15 @@ void report_markdown(FILE *f, const bench_report *r)
         fputs(" |", f);
         print_gbs_cell(f, 1, d->bw.h2d_pageable_gbs > 0 ? 1e-9 / d->bw.h2d_pageable_gbs : 0);
         print_gbs_cell(f, 1, d->bw.h2d_pinned_gbs > 0 ? 1e-9 / d->bw.h2d_pinned_gbs : 0);
+        unsigned threads = 0;
+        double host = host_read_best(&d->bw, &threads);
+        if (host > 0)
+            fprintf(f, " %.2f (%u thread%s) |", host, threads, threads == 1 ? "" : "s");
+        else
+            fputs(" n/a |", f);
         fprintf(f, " %s |\n", err);
     }
+    print_host_reads(f, r);
 
     fputs("\n## Scenarios\n\n"
           "| scenario | what | text | pattern | m | k | from | measured |\n"
@@ -482,7 +538,7 @@ void report_csv(FILE *f, const bench_report *r)
           "count_gbs_median,count_gbs_best,scan_gbs_median,scan_gbs_best,count_reps,scan_reps,"
           "matches,expected,matches_by_edits,mismatch,compile_s,warmup_count_s,warmup_scan_s,"
           "work_group_size,bytes_per_item,auto_choice,auto_vs_best,choice,note,data_path,"
-          "data_path_used\n", f);
+          "data_path_used,host_read_gbs,host_read_threads\n", f);
     for (int i = 0; i < r->row_count; i++) {
         const bench_row *row = &r->rows[i];
         const bench_device *d = &r->devices[row->device];
@@ -534,7 +590,16 @@ void report_csv(FILE *f, const bench_report *r)
         char note[512];
         one_line(note, sizeof note, row->note);
         csv_text(f, note);
-        fprintf(f, ",%s,%s\n", clm_data_path_name(row->data_path),
+        fprintf(f, ",%s,%s,", clm_data_path_name(row->data_path),
                 ok ? clm_data_path_name(row->got_path) : "");
+        /* the host read at the default thread count, and "threads:GB/s" for every count */
+        int last = d->bw.host_read_counts - 1;
+        if (last >= 0)
+            fprintf(f, "%.3f", d->bw.host_read_gbs[last]);
+        fputc(',', f);
+        for (int c = 0; c <= last; c++)
+            fprintf(f, "%s%u:%.3f", c ? "/" : "", d->bw.host_read_threads[c],
+                    d->bw.host_read_gbs[c]);
+        fputc('\n', f);
     }
 }

@@ -308,11 +308,15 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
     if (platform_index == -1 && device_index != -1)
         return clm_fail(CLM_E_INVALID, "a device index needs a platform index");
 
+    /* where the time goes (clm_device_info.open_*_seconds): the first OpenCL call loads
+     * every installed driver, a GPU driver's context takes a tenth of a second or more */
+    double t_start = clm_now();
     cl_platform_id *plats = NULL;
     cl_uint np = 0;
     int rc = get_platforms(&plats, &np);
     if (rc)
         return rc;
+    double t_platforms = clm_now();
 
     int pi = platform_index, di = device_index;
     if (pi == -1) {
@@ -383,6 +387,7 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
         free(dev);
         return rc;
     }
+    double t_devices = clm_now();
 
     cl_int err;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform,
@@ -392,6 +397,9 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
         free(dev);
         return clm_fail_cl(err, "clCreateContext");
     }
+    dev->info.open_platforms_seconds = t_platforms - t_start;
+    dev->info.open_devices_seconds = t_devices - t_platforms;
+    dev->info.open_context_seconds = clm_now() - t_devices;
     pthread_mutex_init(&dev->lock, NULL);
     *out = dev;
     return CLM_OK;

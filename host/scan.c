@@ -17,7 +17,13 @@
 #define SLOTS 2
 #endif
 #define BUDGET_STEP ((size_t)4096)    /* slabs a budget shrinks are multiples of this */
+#define ROOM_STEP ((size_t)65536)     /* slot buffers sized to the input: multiples of this */
 
+/* A slot's queue, counter and match buffer are created when a scan first uses it, its text
+ * buffers (staging, device text, packed text) then too, sized to that slab (`room` bytes):
+ * an input smaller than the slab gets small buffers and one slot, not two whole slabs of
+ * pinned memory. A later, larger slab grows them (to twice the room at least, at most
+ * text_bytes). */
 struct clm_slot {
     cl_command_queue queue;
     cl_mem text;    /* what the kernels read: a device buffer (copy, pinned) or a host-visible
@@ -26,6 +32,8 @@ struct clm_slot {
     cl_mem stage;   /* pinned: the CL_MEM_ALLOC_HOST_PTR staging buffer ... */
     unsigned char *stage_ptr; /* ... and its mapping, kept for the scratch's life */
     unsigned char *heap;      /* copy: staging for streams and fd scans (allocated on use) */
+    size_t room;              /* bytes text, stage, svm and heap hold (0: none yet) */
+    size_t packed_room;       /* text bytes the packed buffer covers */
     cl_mem wrap;    /* zero-copy: the caller's memory of the slab in flight (USE_HOST_PTR) */
     unsigned char *fill; /* writable host view of the staging while it is filled (mapped on
                             the zero-copy and SVM paths); NULL when not acquired */
@@ -57,6 +65,7 @@ struct clm_scratch {
     size_t wrap_align;           /* zero-copy: caller memory aligned to this is read in place
                                     (0: never; the device has no unified host memory) */
     unsigned io_threads;
+    size_t init_cap;             /* match buffer entries a slot starts with */
     clm_scratch_info info;
     struct clm_slot slot[SLOTS];
     cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
@@ -149,19 +158,202 @@ static void slot_abandon(clm_scratch *s, struct clm_slot *sl)
     sl->busy = 0;
 }
 
+/* ---- slot buffers: created on first use, sized to the slab at hand ------------------------- */
+
+static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_mem *out,
+                         const char *what)
+{
+    cl_int err;
+    *out = clCreateBuffer(dev->context, flags, bytes, NULL, &err);
+    if (err == CL_SUCCESS)
+        return CLM_OK;
+    *out = NULL;
+    int rc = clm_fail_cl(err, "clCreateBuffer");
+    return clm_fail(rc, "cannot allocate %zu bytes of device memory for the %s on %s: %s (%d)",
+                    bytes, what, dev->info.name, clm_cl_error_name(err), (int)err);
+}
+
+/* The slot's queue, counters and match buffer (what any slab needs). What exists is kept, so
+ * a failure can be retried. The time it takes is added to *alloc_s. */
+static int slot_open(clm_scratch *s, struct clm_slot *sl, double *alloc_s)
+{
+    if (sl->queue && sl->counts && sl->counter && sl->matches)
+        return CLM_OK;
+    clm_device *dev = s->dev;
+    size_t counters = 1 + (size_t)s->db->count;
+    double t0 = clm_now();
+    int rc = CLM_OK;
+    if (!sl->queue) {
+        cl_int err;
+        sl->queue = clCreateCommandQueue(dev->context, dev->device, CL_QUEUE_PROFILING_ENABLE,
+                                         &err);
+        if (err != CL_SUCCESS) {
+            sl->queue = NULL;
+            rc = clm_fail_cl(err, "clCreateCommandQueue");
+        }
+    }
+    if (rc == CLM_OK && !sl->counts && !(sl->counts = calloc(counters, sizeof *sl->counts)))
+        rc = clm_fail(CLM_E_NOMEM, "out of memory");
+    if (rc == CLM_OK && !sl->counter)
+        rc = create_buffer(dev, CL_MEM_READ_WRITE, counters * sizeof(cl_uint), &sl->counter,
+                           "match counter");
+    if (rc == CLM_OK && !sl->matches) {
+        rc = create_buffer(dev, CL_MEM_WRITE_ONLY, s->init_cap * 2 * sizeof(cl_uint),
+                           &sl->matches, "match buffer");
+        if (rc == CLM_OK)
+            sl->cap = s->init_cap;
+    }
+    *alloc_s += clm_now() - t0;
+    return rc;
+}
+
+/* Release the slot's text buffers (it is idle and not acquired). */
+static void slot_free_text(clm_scratch *s, struct clm_slot *sl)
+{
+    if (sl->svm) {
+        if (sl->queue)
+            clFinish(sl->queue); /* clSVMFree does not wait for commands that use it */
+        clSVMFree(s->dev->context, sl->svm);
+        sl->svm = NULL;
+    }
+    if (sl->stage && sl->stage_ptr)
+        clEnqueueUnmapMemObject(sl->queue, sl->stage, sl->stage_ptr, 0, NULL, NULL);
+    sl->stage_ptr = NULL;
+    if (sl->stage)
+        clReleaseMemObject(sl->stage);
+    sl->stage = NULL;
+    if (sl->text)
+        clReleaseMemObject(sl->text);
+    sl->text = NULL;
+    free(sl->heap);
+    sl->heap = NULL;
+    sl->room = 0;
+}
+
+/* The slot's text buffers of `room` bytes for the data path (none exist). */
+static int alloc_text(clm_scratch *s, struct clm_slot *sl, size_t room)
+{
+    clm_device *dev = s->dev;
+    cl_int err;
+    switch (s->path) {
+    case CLM_PATH_COPY: /* the heap staging of streams and fd scans comes with slot_acquire */
+        return create_buffer(dev, CL_MEM_READ_ONLY, room, &sl->text, "text slab");
+    case CLM_PATH_PINNED: {
+        int rc = create_buffer(dev, CL_MEM_READ_ONLY, room, &sl->text, "text slab");
+        if (rc == CLM_OK)
+            rc = create_buffer(dev, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, room, &sl->stage,
+                               "pinned staging buffer");
+        if (rc)
+            return rc;
+        sl->stage_ptr = clEnqueueMapBuffer(sl->queue, sl->stage, CL_TRUE,
+                                           CL_MAP_READ | CL_MAP_WRITE, 0, room, 0, NULL, NULL,
+                                           &err);
+        if (err) {
+            sl->stage_ptr = NULL;
+            return clm_fail_cl(err, "clEnqueueMapBuffer (pinned staging buffer)");
+        }
+        return CLM_OK;
+    }
+    case CLM_PATH_SVM:
+        sl->svm = clSVMAlloc(dev->context, CL_MEM_READ_ONLY, room, 0);
+        if (!sl->svm)
+            return clm_fail(CLM_E_DEVICE_MEMORY, "clSVMAlloc of %zu bytes for the text slab "
+                                                 "failed on %s",
+                            room, dev->info.name);
+        return CLM_OK;
+    default:
+        return create_buffer(dev, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_ONLY, room, &sl->text,
+                             "zero-copy text slab");
+    }
+}
+
+/* Bytes to allocate for `need` when `room` are there: at least twice the room (a growing
+ * input regrows a few times only), in ROOM_STEP multiples, at most `most`. */
+static size_t grown_room(size_t room, size_t need, size_t most)
+{
+    size_t want = room > need / 2 ? 2 * room : need;
+    want = clm_round_up(want, ROOM_STEP);
+    return want < most ? want : most;
+}
+
+/* The slot opened and its text buffers holding at least `need` bytes (at most text_bytes).
+ * The slot is idle and not acquired. The time it takes is added to *alloc_s. */
+static int slot_reserve(clm_scratch *s, struct clm_slot *sl, size_t need, double *alloc_s)
+{
+    int rc = slot_open(s, sl, alloc_s);
+    if (rc || sl->room >= need)
+        return rc;
+    double t0 = clm_now();
+    size_t room = grown_room(sl->room, need, s->text_bytes);
+    slot_free_text(s, sl);
+    rc = alloc_text(s, sl, room);
+    if (rc == CLM_OK)
+        sl->room = room;
+    else
+        slot_free_text(s, sl);
+    *alloc_s += clm_now() - t0;
+    return rc;
+}
+
+/* Packed databases: the packed buffer covers `n` text bytes (the slab, from its start). */
+static int slot_reserve_packed(clm_scratch *s, struct clm_slot *sl, size_t n)
+{
+    if (!s->db->packed || sl->packed_room >= n)
+        return CLM_OK;
+    double t0 = clm_now();
+    size_t room = grown_room(sl->packed_room, n, s->text_cap);
+    if (sl->packed)
+        clReleaseMemObject(sl->packed); /* commands that still use it keep it alive */
+    sl->packed = NULL;
+    sl->packed_room = 0;
+    /* 48 bytes per 128 bases (cl/common.cl) */
+    int rc = create_buffer(s->dev, CL_MEM_READ_WRITE, (room + 127) / 128 * 48, &sl->packed,
+                           "packed slab");
+    if (rc == CLM_OK)
+        sl->packed_room = room;
+    s->stats.alloc_seconds += clm_now() - t0;
+    return rc;
+}
+
+/* Device and host bytes the scratch's slots hold now. */
+static size_t allocated_bytes(const clm_scratch *s)
+{
+    size_t sum = 0;
+    for (int i = 0; i < SLOTS; i++) {
+        const struct clm_slot *sl = &s->slot[i];
+        if (sl->counter)
+            sum += (1 + (size_t)s->db->count) * sizeof(cl_uint);
+        if (sl->matches)
+            sum += sl->cap * 2 * sizeof(cl_uint);
+        if (sl->text)
+            sum += sl->room;
+        if (sl->stage || sl->svm)
+            sum += sl->room;
+        if (sl->heap)
+            sum += sl->room;
+        if (sl->packed)
+            sum += (sl->packed_room + 127) / 128 * 48;
+    }
+    return sum;
+}
+
 /* ---- data paths: how a slab gets from the host to the kernels ---------------------------- */
 
-/* A writable host view of the slot's staging, for a slab to be read or copied into (the slot
- * is idle). Idempotent until slot_commit or slot_unfill. */
-static int slot_acquire(clm_scratch *s, struct clm_slot *sl, unsigned char **out)
+/* A writable host view of the slot's staging, for a slab of up to `need` bytes to be read or
+ * copied into (the slot is idle). Idempotent until slot_commit or slot_unfill. */
+static int slot_acquire(clm_scratch *s, struct clm_slot *sl, size_t need, unsigned char **out)
 {
     cl_int err = CL_SUCCESS;
     if (!sl->fill) {
+        int rc = slot_reserve(s, sl, need, &s->stats.alloc_seconds);
+        if (rc)
+            return rc;
+        double t0 = clm_now();
         switch (s->path) {
         case CLM_PATH_COPY:
-            if (!sl->heap && !(sl->heap = malloc(s->text_bytes)))
+            if (!sl->heap && !(sl->heap = malloc(sl->room)))
                 return clm_fail(CLM_E_NOMEM, "out of host memory for a %zu-byte slab buffer",
-                                s->text_bytes);
+                                sl->room);
             sl->fill = sl->heap;
             break;
         case CLM_PATH_PINNED:
@@ -169,21 +361,22 @@ static int slot_acquire(clm_scratch *s, struct clm_slot *sl, unsigned char **out
             break;
         case CLM_PATH_SVM:
             err = clEnqueueSVMMap(sl->queue, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, sl->svm,
-                                  s->text_bytes, 0, NULL, NULL);
+                                  sl->room, 0, NULL, NULL);
             if (err)
                 return clm_fail_cl(err, "clEnqueueSVMMap (slab)");
             sl->fill = sl->svm;
             break;
         default: /* zero-copy: the buffer the kernels read, mapped while it is filled */
             sl->fill = clEnqueueMapBuffer(sl->queue, sl->text, CL_TRUE,
-                                          CL_MAP_WRITE_INVALIDATE_REGION, 0, s->text_bytes, 0,
-                                          NULL, NULL, &err);
+                                          CL_MAP_WRITE_INVALIDATE_REGION, 0, sl->room, 0, NULL,
+                                          NULL, &err);
             if (err) {
                 sl->fill = NULL;
                 return clm_fail_cl(err, "clEnqueueMapBuffer (zero-copy slab)");
             }
             break;
         }
+        s->stats.wait_seconds += clm_now() - t0;
     }
     *out = sl->fill;
     return CLM_OK;
@@ -203,12 +396,9 @@ static void slot_unfill(clm_scratch *s, struct clm_slot *sl)
 
 /* Hand the acquired staging's bytes [0, n) to the device (asynchronous: the staging stays
  * untouched until the slot is finished). */
-static int slot_commit(clm_scratch *s, struct clm_slot *sl, size_t n)
+static int commit_enqueue(clm_scratch *s, struct clm_slot *sl, unsigned char *p, size_t n)
 {
-    unsigned char *p = sl->fill;
     cl_int err;
-    sl->busy = 1;
-    sl->fill = NULL;
     switch (s->path) {
     case CLM_PATH_COPY:
     case CLM_PATH_PINNED: /* from pinned staging this runs at the bus speed */
@@ -225,6 +415,17 @@ static int slot_commit(clm_scratch *s, struct clm_slot *sl, size_t n)
     }
 }
 
+static int slot_commit(clm_scratch *s, struct clm_slot *sl, size_t n)
+{
+    unsigned char *p = sl->fill;
+    sl->busy = 1;
+    sl->fill = NULL;
+    double t0 = clm_now();
+    int rc = commit_enqueue(s, sl, p, n);
+    s->stats.launch_seconds += clm_now() - t0;
+    return rc;
+}
+
 /* Put the caller's bytes p[0, n) in the slot. room: input bytes before p (that the slab may
  * start earlier by). *shift gets how many bytes before p the slab starts. */
 static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned char *p,
@@ -233,8 +434,13 @@ static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned 
     *shift = 0;
     sl->busy = 1;
     if (s->path == CLM_PATH_COPY) {
+        int rc = slot_reserve(s, sl, n, &s->stats.alloc_seconds);
+        if (rc)
+            return rc;
+        double t0 = clm_now();
         cl_int err = clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, p, 0, NULL,
                                           &sl->ev_write);
+        s->stats.launch_seconds += clm_now() - t0;
         sl->host = p;
         return err ? clm_fail_cl(err, "clEnqueueWriteBuffer (text)") : CLM_OK;
     }
@@ -244,6 +450,10 @@ static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned 
          * (no such fast path) may start the slab a few bytes early to get there. */
         size_t delta = (size_t)((uintptr_t)p % s->wrap_align);
         if (delta == 0 || (s->db->k > 0 && delta <= room)) {
+            /* no staging: the kernels read p itself */
+            int rc = slot_open(s, sl, &s->stats.alloc_seconds);
+            if (rc)
+                return rc;
             cl_int err;
             cl_mem m = clCreateBuffer(s->dev->context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY,
                                       n + delta, (void *)(uintptr_t)(p - delta), &err);
@@ -257,10 +467,12 @@ static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned 
         }
     }
     unsigned char *dst;
-    int rc = slot_acquire(s, sl, &dst);
+    int rc = slot_acquire(s, sl, n, &dst);
     if (rc)
         return rc;
+    double t0 = clm_now();
     clm_parallel_copy(dst, p, n, s->io_threads);
+    s->stats.read_seconds += clm_now() - t0;
     rc = slot_commit(s, sl, n);
     sl->host = p; /* readable without mapping the staging */
     return rc;
@@ -271,9 +483,12 @@ static int slot_load_fd(clm_scratch *s, struct clm_slot *sl, int fd, uint64_t fr
 {
     unsigned char *dst;
     sl->busy = 1;
-    int rc = slot_acquire(s, sl, &dst);
-    if (rc == CLM_OK)
+    int rc = slot_acquire(s, sl, n, &dst);
+    if (rc == CLM_OK) {
+        double t0 = clm_now();
         rc = clm_parallel_pread(fd, dst, n, from, s->io_threads);
+        s->stats.read_seconds += clm_now() - t0;
+    }
     return rc ? rc : slot_commit(s, sl, n);
 }
 
@@ -394,7 +609,16 @@ static int ensure_host_cap(clm_scratch *s, size_t n)
 
 /* Enqueue: zero the counters, run every engine over match starts [first, end), read the
  * counters back (non-blocking; sl->ev_read completes when they are in sl->counts). */
+static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end);
 static int enqueue_pass(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end)
+{
+    double t0 = clm_now();
+    int rc = enqueue_pass_calls(s, sl, first, end);
+    s->stats.launch_seconds += clm_now() - t0;
+    return rc;
+}
+
+static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end)
 {
     const clm_database *db = s->db;
     /* a write from zeros rather than clEnqueueFillBuffer: oclgrind 21.10 treats filled
@@ -444,9 +668,11 @@ static int enqueue_pass(clm_scratch *s, struct clm_slot *sl, size_t first, size_
     return CLM_OK;
 }
 
-static int wait_pass(struct clm_slot *sl)
+static int wait_pass(clm_scratch *s, struct clm_slot *sl)
 {
+    double t0 = clm_now();
     cl_int err = clWaitForEvents(1, &sl->ev_read);
+    s->stats.wait_seconds += clm_now() - t0;
     return err ? clm_fail_cl(err, "waiting for the search kernels") : CLM_OK;
 }
 
@@ -551,9 +777,11 @@ static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t ran
     int rc = ensure_host_cap(s, found ? found : 1);
     if (rc)
         return rc;
+    double t0 = clm_now();
     cl_int err = found ? clEnqueueReadBuffer(sl->queue, sl->matches, CL_TRUE, 0,
                                              found * 2 * sizeof(cl_uint), s->raw, 0, NULL, NULL)
                        : CL_SUCCESS;
+    s->stats.wait_seconds += clm_now() - t0;
     if (err)
         return clm_fail_cl(err, "clEnqueueReadBuffer (matches)");
     if (s->db->indels)
@@ -644,7 +872,7 @@ static int collect_range(clm_scratch *s, struct clm_slot *sl, size_t first, size
 {
     int rc = enqueue_pass(s, sl, first, end);
     if (rc == CLM_OK)
-        rc = wait_pass(sl);
+        rc = wait_pass(s, sl);
     if (rc)
         return rc;
     size_t found = sl->counts[0];
@@ -666,7 +894,11 @@ static int slot_launch(clm_scratch *s, struct clm_slot *sl, size_t n, size_t fir
     sl->n = n;
     sl->first = first;
     sl->owned = owned;
+    int rc = slot_reserve_packed(s, sl, n);
+    if (rc)
+        return rc;
     if (s->db->packed) { /* 2 bits per base and a validity bit, for every pass over it */
+        double t0 = clm_now();
         cl_uint n32 = (cl_uint)n;
         cl_int err = set_text_arg(s, sl, s->k_pack);
         err |= clSetKernelArg(s->k_pack, 1, sizeof n32, &n32);
@@ -676,9 +908,10 @@ static int slot_launch(clm_scratch *s, struct clm_slot *sl, size_t n, size_t fir
         size_t global = (n + 15) / 16;
         cl_event ev;
         err = clEnqueueNDRangeKernel(sl->queue, s->k_pack, 1, NULL, &global, NULL, 0, NULL, &ev);
+        s->stats.launch_seconds += clm_now() - t0;
         if (err)
             return clm_fail_cl(err, "clEnqueueNDRangeKernel (pack)");
-        int rc = push_kernel_event(sl, ev);
+        rc = push_kernel_event(sl, ev);
         if (rc)
             return rc;
     }
@@ -693,7 +926,7 @@ static int slot_finish(clm_scratch *s, struct clm_slot *sl, clm_match_cb cb, voi
 {
     if (!sl->busy)
         return CLM_OK;
-    int rc = wait_pass(sl);
+    int rc = wait_pass(s, sl);
     if (rc == CLM_OK && sl->count_only) {
         uint64_t sum = 0;
         for (unsigned e = 0; e < s->db->count; e++)
@@ -806,6 +1039,28 @@ static int choose_path(const clm_device *dev, clm_data_path asked, clm_data_path
     return CLM_OK;
 }
 
+/* Threads per slab read or copy: CLMATCH_IO_THREADS, else clm_io_threads(). */
+static int choose_io_threads(unsigned *out, char *why, size_t why_cap)
+{
+    unsigned cpus = 1;
+    const char *env = getenv("CLMATCH_IO_THREADS");
+    *out = clm_io_threads(&cpus);
+    snprintf(why, why_cap, "auto: %u CPU%s, at most 16", cpus, cpus == 1 ? "" : "s");
+    if (!env || !*env || !strcmp(env, "auto"))
+        return CLM_OK;
+    unsigned long v = 0;
+    const char *p = env;
+    while (*p >= '0' && *p <= '9' && v <= CLM_MAX_IO_THREADS)
+        v = v * 10 + (unsigned long)(*p++ - '0');
+    if (*p || p == env || v < 1 || v > CLM_MAX_IO_THREADS)
+        return clm_fail(CLM_E_INVALID, "CLMATCH_IO_THREADS='%s' is not a thread count (1 to %d, "
+                                       "or auto)",
+                        env, CLM_MAX_IO_THREADS);
+    *out = (unsigned)v;
+    snprintf(why, why_cap, "CLMATCH_IO_THREADS=%lu", v);
+    return CLM_OK;
+}
+
 /* Memory a scratch with this slab uses (clm_scratch_info): device buffers and host staging
  * of every slot, match buffers at their initial capacity. */
 struct plan {
@@ -861,25 +1116,17 @@ void clm_scratch_free(clm_scratch *s)
             slot_abandon(s, sl);
         slot_unfill(s, sl);
         slot_unview(s, sl);
-        if (sl->stage && sl->stage_ptr)
-            clEnqueueUnmapMemObject(sl->queue, sl->stage, sl->stage_ptr, 0, NULL, NULL);
-        if (sl->queue)
+        slot_free_text(s, sl);
+        if (sl->queue) {
             clFinish(sl->queue);
-        if (sl->svm)
-            clSVMFree(s->dev->context, sl->svm);
-        if (sl->queue)
             clReleaseCommandQueue(sl->queue);
-        if (sl->text)
-            clReleaseMemObject(sl->text);
-        if (sl->stage)
-            clReleaseMemObject(sl->stage);
+        }
         if (sl->packed)
             clReleaseMemObject(sl->packed);
         if (sl->counter)
             clReleaseMemObject(sl->counter);
         if (sl->matches)
             clReleaseMemObject(sl->matches);
-        free(sl->heap);
         free(sl->counts);
         free(sl->ev_kernels);
     }
@@ -903,56 +1150,6 @@ void clm_scratch_free(clm_scratch *s)
     free(s);
 }
 
-static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_mem *out,
-                         const char *what)
-{
-    cl_int err;
-    *out = clCreateBuffer(dev->context, flags, bytes, NULL, &err);
-    if (err == CL_SUCCESS)
-        return CLM_OK;
-    *out = NULL;
-    int rc = clm_fail_cl(err, "clCreateBuffer");
-    return clm_fail(rc, "cannot allocate %zu bytes of device memory for the %s on %s: %s (%d)",
-                    bytes, what, dev->info.name, clm_cl_error_name(err), (int)err);
-}
-
-/* The slot's text buffers for the data path. */
-static int alloc_text(clm_scratch *s, struct clm_slot *sl)
-{
-    clm_device *dev = s->dev;
-    cl_int err;
-    switch (s->path) {
-    case CLM_PATH_COPY:
-        return create_buffer(dev, CL_MEM_READ_ONLY, s->text_bytes, &sl->text, "text slab");
-    case CLM_PATH_PINNED: {
-        int rc = create_buffer(dev, CL_MEM_READ_ONLY, s->text_bytes, &sl->text, "text slab");
-        if (rc == CLM_OK)
-            rc = create_buffer(dev, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, s->text_bytes,
-                               &sl->stage, "pinned staging buffer");
-        if (rc)
-            return rc;
-        sl->stage_ptr = clEnqueueMapBuffer(sl->queue, sl->stage, CL_TRUE,
-                                           CL_MAP_READ | CL_MAP_WRITE, 0, s->text_bytes, 0, NULL,
-                                           NULL, &err);
-        if (err) {
-            sl->stage_ptr = NULL;
-            return clm_fail_cl(err, "clEnqueueMapBuffer (pinned staging buffer)");
-        }
-        return CLM_OK;
-    }
-    case CLM_PATH_SVM:
-        sl->svm = clSVMAlloc(dev->context, CL_MEM_READ_ONLY, s->text_bytes, 0);
-        if (!sl->svm)
-            return clm_fail(CLM_E_DEVICE_MEMORY, "clSVMAlloc of %zu bytes for the text slab "
-                                                 "failed on %s",
-                            s->text_bytes, dev->info.name);
-        return CLM_OK;
-    default:
-        return create_buffer(dev, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_ONLY, s->text_bytes,
-                             &sl->text, "zero-copy text slab");
-    }
-}
-
 int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
                       clm_scratch **out)
 {
@@ -960,6 +1157,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         *out = NULL;
     if (!db || !out)
         return clm_fail(CLM_E_INVALID, "clm_scratch_alloc: database and out are required");
+    double t0 = clm_now();
     clm_device *dev = db->dev;
     clm_scratch_options o;
     memset(&o, 0, sizeof o);
@@ -967,7 +1165,11 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         o = *opts;
     clm_data_path path = CLM_PATH_COPY;
     char why[sizeof ((clm_scratch_info *)0)->data_path_choice];
+    char threads_why[sizeof ((clm_scratch_info *)0)->io_threads_choice];
+    unsigned threads = 0;
     int rc = choose_path(dev, o.data_path, &path, why, sizeof why);
+    if (rc == CLM_OK)
+        rc = choose_io_threads(&threads, threads_why, sizeof threads_why);
     if (rc)
         return rc;
     if (!o.slab_bytes)
@@ -1037,7 +1239,8 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     s->lead = db->lead;
     s->max_cap = max_cap > cap ? max_cap : cap;
     s->wrap_align = path == CLM_PATH_ZERO_COPY && dev->info.host_unified_memory ? align : 0;
-    s->io_threads = clm_io_threads();
+    s->io_threads = threads;
+    s->init_cap = cap;
     clm_scratch_info *in = &s->info;
     in->data_path = path;
     snprintf(in->data_path_choice, sizeof in->data_path_choice, "%s", why);
@@ -1045,6 +1248,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     in->overlap_bytes = pl.text_bytes - pl.slab;
     in->slots = SLOTS;
     in->io_threads = s->io_threads;
+    snprintf(in->io_threads_choice, sizeof in->io_threads_choice, "%s", threads_why);
     in->device_bytes = pl.device;
     in->host_bytes = pl.host;
     in->memory_bytes = pl.device + pl.host;
@@ -1070,36 +1274,16 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         if (err != CL_SUCCESS)
             rc = clm_fail_cl(err, "clCreateKernel (clm_pack)");
     }
-    for (int i = 0; i < SLOTS && rc == CLM_OK; i++) {
-        struct clm_slot *sl = &s->slot[i];
-        cl_int err;
-        sl->queue = clCreateCommandQueue(dev->context, dev->device, CL_QUEUE_PROFILING_ENABLE,
-                                         &err);
-        if (err != CL_SUCCESS) {
-            rc = clm_fail_cl(err, "clCreateCommandQueue");
-            break;
-        }
-        sl->counts = calloc(1 + (size_t)db->count, sizeof *sl->counts);
-        if (!sl->counts) {
-            rc = clm_fail(CLM_E_NOMEM, "out of memory");
-            break;
-        }
-        sl->cap = cap;
-        rc = alloc_text(s, sl);
-        if (rc == CLM_OK && db->packed)
-            rc = create_buffer(dev, CL_MEM_READ_WRITE, (s->text_cap + 127) / 128 * 48,
-                               &sl->packed, "packed slab");
-        if (rc == CLM_OK)
-            rc = create_buffer(dev, CL_MEM_READ_WRITE, (1 + (size_t)db->count) * sizeof(cl_uint),
-                               &sl->counter, "match counter");
-        if (rc == CLM_OK)
-            rc = create_buffer(dev, CL_MEM_WRITE_ONLY, cap * 2 * sizeof(cl_uint), &sl->matches,
-                               "match buffer");
-    }
+    /* The first slot's queue and match buffer now (cheap; a match capacity the device cannot
+     * allocate fails here); text buffers and the second slot when a scan needs them. */
+    double alloc_s = 0;
+    if (rc == CLM_OK)
+        rc = slot_open(s, &s->slot[0], &alloc_s);
     if (rc != CLM_OK) {
         clm_scratch_free(s);
         return rc;
     }
+    in->alloc_seconds = clm_now() - t0;
     *out = s;
     return CLM_OK;
 }
@@ -1109,6 +1293,7 @@ int clm_scratch_get_info(const clm_scratch *s, clm_scratch_info *info)
     if (!s || !info)
         return clm_fail(CLM_E_INVALID, "clm_scratch_get_info: NULL argument");
     *info = s->info;
+    info->allocated_bytes = allocated_bytes(s);
     return CLM_OK;
 }
 
@@ -1149,6 +1334,65 @@ struct input {
     int fd;
 };
 
+/* The slab of an input of len bytes that owns the match starts from off: *owned of them,
+ * *pre bytes kept before, n bytes in all (returned). */
+static size_t slab_extent(const clm_scratch *s, uint64_t len, uint64_t off, size_t *owned,
+                          size_t *pre)
+{
+    *owned = len - off < s->slab ? (size_t)(len - off) : s->slab;
+    *pre = off < s->lead ? (size_t)off : s->lead;
+    uint64_t end = len - off - *owned < s->overlap ? len : off + *owned + s->overlap;
+    return (size_t)(end - (off - *pre));
+}
+
+/* Allocating a slot's buffers can take a while (pinning a 256 MiB staging buffer costs tens of
+ * milliseconds with a GPU driver): when a file has a second slab, the second slot's buffers
+ * are allocated on a thread of their own while the first slot's are made and the first slab is
+ * read. The caller waits for it before loading the second slab; only that wait counts as
+ * clm_stats.alloc_seconds. Below AHEAD_MIN bytes a thread costs more than it saves. */
+#define AHEAD_MIN ((size_t)4 << 20)
+
+struct reserve_ahead {
+    clm_scratch *s;
+    struct clm_slot *sl; /* the thread alone touches it until reserve_ahead_join */
+    size_t need;
+    int started;
+    double seconds; /* the thread's own allocation time (not on the caller's path) */
+    pthread_t tid;
+};
+
+/* A failure leaves the slot short of `need`: the caller's own slot_reserve then tries again
+ * and reports it (the detail recorded here is this thread's and goes with it). */
+static void *reserve_ahead_run(void *arg)
+{
+    struct reserve_ahead *a = arg;
+    slot_reserve(a->s, a->sl, a->need, &a->seconds);
+    return NULL;
+}
+
+static void reserve_ahead_start(struct reserve_ahead *a, clm_scratch *s, struct clm_slot *sl,
+                                size_t need)
+{
+    memset(a, 0, sizeof *a);
+    if (need < AHEAD_MIN || (sl->room >= need && sl->queue && sl->matches))
+        return;
+    a->s = s;
+    a->sl = sl;
+    a->need = need;
+    a->started = pthread_create(&a->tid, NULL, reserve_ahead_run, a) == 0;
+}
+
+/* Wait for the thread (the caller's wait counts as allocation time). */
+static void reserve_ahead_join(struct reserve_ahead *a, clm_scratch *s)
+{
+    if (!a->started)
+        return;
+    double t0 = clm_now();
+    pthread_join(a->tid, NULL);
+    s->stats.alloc_seconds += clm_now() - t0;
+    a->started = 0;
+}
+
 /* Slab after slab: each owns `slab` bytes of match starts, keeps `lead` bytes before them
  * (approximate search: alignments may begin before the nominal start) and `overlap` after
  * (the longest pattern - 1). Slab k+1 is loaded and launched before slab k is collected, so
@@ -1158,14 +1402,21 @@ static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int c
 {
     int rc = CLM_OK;
     uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
+    struct reserve_ahead ahead;
+    memset(&ahead, 0, sizeof ahead);
+    if (!in->data && len > s->slab) { /* a file of two slabs or more */
+        size_t owned, pre, n = slab_extent(s, len, s->slab, &owned, &pre);
+        if (n >= s->db->min_match)
+            reserve_ahead_start(&ahead, s, &s->slot[1 % SLOTS], n);
+    }
     for (uint64_t off = 0; off < len && rc == CLM_OK; off += s->slab, k++) {
-        size_t owned = len - off < s->slab ? (size_t)(len - off) : s->slab;
-        size_t pre = off < s->lead ? (size_t)off : s->lead;
-        uint64_t end = len - off - owned < s->overlap ? len : off + owned + s->overlap;
-        size_t n = (size_t)(end - (off - pre)), shift = 0;
+        size_t owned, pre, shift = 0;
+        size_t n = slab_extent(s, len, off, &owned, &pre);
         if (n < s->db->min_match)
             break; /* no match fits in what is left */
         struct clm_slot *sl = &s->slot[k % SLOTS];
+        if (ahead.started && sl == ahead.sl)
+            reserve_ahead_join(&ahead, s);
         /* its last slab is the oldest in flight: collect it (the others keep the device
          * busy meanwhile), then load this one while they run */
         if (sl->busy && (rc = slot_finish(s, sl, cb, ctx, total)) != CLM_OK)
@@ -1177,6 +1428,7 @@ static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int c
             rc = slot_launch(s, sl, n + shift, pre + shift, owned, off - pre - shift,
                              count_only);
     }
+    reserve_ahead_join(&ahead, s); /* a scan that ended early must not leave it running */
     for (uint64_t i = k > SLOTS ? k - SLOTS : 0; i < k && rc == CLM_OK; i++)
         rc = slot_finish(s, &s->slot[i % SLOTS], cb, ctx, total); /* in slab order */
     if (rc == CLM_OK && !count_only)
@@ -1334,8 +1586,8 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     size_t keep_from = next_owned - next_lead, carry = st->fill - keep_from;
     if (carry) {
         unsigned char *src, *dst;
-        if ((rc = slot_acquire(s, cur, &src)) != CLM_OK ||
-            (rc = slot_acquire(s, &s->slot[other], &dst)) != CLM_OK)
+        if ((rc = slot_acquire(s, cur, s->text_bytes, &src)) != CLM_OK ||
+            (rc = slot_acquire(s, &s->slot[other], s->text_bytes, &dst)) != CLM_OK)
             return rc;
         memcpy(dst, src + keep_from, carry);
     }
@@ -1391,9 +1643,12 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         size_t full = st->first + s->slab + s->overlap;
         size_t take = full - st->fill < len ? full - st->fill : len;
         unsigned char *stage;
-        if ((rc = slot_acquire(s, &s->slot[st->cur], &stage)) != CLM_OK)
+        /* a stream does not know how much is coming: whole slabs */
+        if ((rc = slot_acquire(s, &s->slot[st->cur], s->text_bytes, &stage)) != CLM_OK)
             break;
+        double t1 = clm_now();
         clm_parallel_copy(stage + st->fill, p, take, s->io_threads);
+        s->stats.read_seconds += clm_now() - t1;
         st->fill += take;
         p += take;
         len -= take;

@@ -38,6 +38,9 @@
  *  - CLMATCH_DATA_PATH: auto, copy, pinned, zero-copy or svm: the data path of new scratches
  *    whose options leave it CLM_PATH_AUTO (clm_data_path); another value makes
  *    clm_scratch_alloc fail with CLM_E_INVALID.
+ *  - CLMATCH_IO_THREADS: 1 .. CLM_MAX_IO_THREADS, or auto: the threads with which new
+ *    scratches read files and copy slabs into staging (clm_scratch_info.io_threads); another
+ *    value makes clm_scratch_alloc fail with CLM_E_INVALID.
  */
 #ifndef CLMATCH_H
 #define CLMATCH_H
@@ -131,6 +134,11 @@ typedef struct clm_device_info {
     unsigned mem_base_align_bits;  /**< CL_DEVICE_MEM_BASE_ADDR_ALIGN */
     int available;                 /**< CL_DEVICE_AVAILABLE */
     char extensions[4096];
+    /* Where clm_device_open's time went, in seconds (0 in clm_list_devices entries): */
+    double open_platforms_seconds; /**< clGetPlatformIDs: on a process's first call the ICD
+                                        loader loads every installed OpenCL driver */
+    double open_devices_seconds;   /**< choosing the device, querying it, its tuning */
+    double open_context_seconds;   /**< clCreateContext */
 } clm_device_info;
 
 /** Flags for clm_list_devices. */
@@ -497,6 +505,9 @@ const char *clm_data_path_name(clm_data_path path);
 /** Parse a data path name; returns CLM_E_INVALID if unknown. */
 int clm_data_path_from_name(const char *name, clm_data_path *out);
 
+/** Most threads a scratch reads or copies one slab with (CLMATCH_IO_THREADS). */
+#define CLM_MAX_IO_THREADS 64
+
 /** Smallest slab a memory budget (clm_scratch_options.max_memory) may shrink the slab to. */
 #define CLM_MIN_BUDGET_SLAB_BYTES ((size_t)1 << 20)
 
@@ -523,11 +534,16 @@ typedef struct clm_scratch_options {
 } clm_scratch_options;
 
 /**
- * Allocate the per-caller state for scanning with db: device buffers, queues, kernels.
+ * Allocate the per-caller state for scanning with db: the plan of its device buffers and
+ * staging, and its kernels. The buffers of each slot (queue, text, staging, match buffer) are
+ * allocated when a scan first uses the slot, sized to the slab at hand: a small input gets
+ * small buffers and one slot, so a scan can fail with CLM_E_DEVICE_MEMORY where allocation
+ * used to fail here (a slab above the device's largest allocation still fails here).
  * opts may be NULL (every field 0 gives the defaults; fields may be added at the end).
- * Errors: CLM_E_INVALID (a bad option, CLMATCH_DATA_PATH or CLMATCH_SLAB_BYTES value, a
- * max_memory below the minimum), CLM_E_UNSUPPORTED (a data path the device cannot do: detail
- * names those it can), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL, CLM_E_NOMEM.
+ * Errors: CLM_E_INVALID (a bad option, CLMATCH_DATA_PATH, CLMATCH_IO_THREADS or
+ * CLMATCH_SLAB_BYTES value, a max_memory below the minimum), CLM_E_UNSUPPORTED (a data path
+ * the device cannot do: detail names those it can), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL,
+ * CLM_E_NOMEM.
  */
 int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
                       clm_scratch **out);
@@ -544,7 +560,10 @@ typedef struct clm_scratch_info {
     size_t overlap_bytes;     /**< bytes a slab keeps besides: longest pattern - 1, plus the
                                    lead of approximate search */
     unsigned slots;           /**< slabs in flight at once (each with its buffers) */
-    unsigned io_threads;      /**< threads that copy or read a big slab (clm_scan_fd) */
+    unsigned io_threads;      /**< threads that copy or read a big slab (clm_scan_fd):
+                                   CLMATCH_IO_THREADS, else the CPUs this process may use, at
+                                   most 16 (each thread reads the page cache at ~5-10 GB/s) */
+    char io_threads_choice[64]; /**< why: "CLMATCH_IO_THREADS=8" or "auto: 16 CPUs" */
     size_t device_bytes;      /**< device buffers: text, packed text, counters, match buffers */
     size_t host_bytes;        /**< host staging of every slot (pinned, zero-copy or SVM buffers,
                                    or the heap buffers of streams and clm_scan_fd on the copy
@@ -553,6 +572,13 @@ typedef struct clm_scratch_info {
     size_t max_memory;        /**< the budget (0: none) */
     size_t match_capacity, match_capacity_limit; /**< initial and largest match buffer, in
                                                       matches */
+    size_t allocated_bytes;   /**< device and host bytes allocated now. A slot's buffers are
+                                   allocated when a scan first uses it, sized to the slab at
+                                   hand (an input smaller than the slab gets smaller buffers
+                                   and one slot; a later, larger input grows them, up to the
+                                   plan above); streams take whole slabs. */
+    double alloc_seconds;     /**< wall time clm_scratch_alloc took (queues, kernels; the slot
+                                   buffers come later: clm_stats.alloc_seconds) */
 } clm_scratch_info;
 
 int clm_scratch_get_info(const clm_scratch *scratch, clm_scratch_info *info);
@@ -633,6 +659,18 @@ typedef struct clm_stats {
     double kernel_seconds;    /**< device time of search kernels (profiling events) */
     double transfer_seconds;  /**< device time of host→device transfers */
     double wall_seconds;      /**< wall-clock time inside scan/count/stream calls */
+    /* where that wall time went, on the calling thread (the rest: sorting and delivering
+     * matches, callbacks): */
+    double read_seconds;      /**< putting input into staging: pread of the file (clm_scan_fd,
+                                   clm_count_fd) or copies of the caller's bytes, by
+                                   clm_scratch_info.io_threads threads */
+    double alloc_seconds;     /**< allocating slot buffers on their first use (or growth);
+                                   a file's second slot is allocated on a thread of its own
+                                   while the first slab is read: only waiting for it counts */
+    double launch_seconds;    /**< enqueuing transfers and kernels (some drivers load or
+                                   compile a kernel at its first launch) */
+    double wait_seconds;      /**< waiting for the device: transfers and kernels not done yet,
+                                   match read-back, mapping staging */
 } clm_stats;
 
 /** Totals since the scratch was allocated or last reset. */

@@ -652,4 +652,43 @@ expect_error "--max-memory too small gives the minimum" 2 "too small.*at least [
 expect_error "CLMATCH_DATA_PATH=bogus" 2 "CLMATCH_DATA_PATH=bogus" \
     env CLMATCH_DATA_PATH=bogus "$CLM" x "$S"
 
+# ---- reader threads (CLMATCH_IO_THREADS), small files, the --stats breakdown -----------------
+# 3 MB slabs over the genome: its file slabs are read by several threads (each takes a
+# contiguous part of at least 1 MiB) and matches straddle the slab ends; every count must give
+# the default's output.
+for n in 1 2 5 64 auto; do
+    CLMATCH_IO_THREADS=$n CLMATCH_SLAB_BYTES=3000000 "$CLM" -n "$PP" "$P" >"$T/act" 2>"$T/err"
+    same "CLMATCH_IO_THREADS=$n, 3 MB slabs: -n" "$T/dp_lines" "$T/act" "$T/err"
+    CLMATCH_IO_THREADS=$n CLMATCH_SLAB_BYTES=3000000 "$CLM" --count-matches -k 1 "$PP" "$P" \
+        >"$T/act" 2>"$T/err"
+    same "CLMATCH_IO_THREADS=$n, 3 MB slabs: --count-matches -k 1" "$T/dp_fuzzy" "$T/act" "$T/err"
+done
+for v in 0 65 x 4x -1; do
+    expect_error "CLMATCH_IO_THREADS=$v is refused" 2 "=CLMATCH_IO_THREADS='$v' is not a thread count" \
+        env CLMATCH_IO_THREADS="$v" "$CLM" x "$S"
+done
+# A file far smaller than the slab gets staging of its size, one slot: less allocated than a
+# slab, and the same output.
+head -c 5000 "$P" >"$T/head5k"
+grep -F -c "$PP" "$T/head5k" >"$T/exp"
+CLMATCH_IO_THREADS=3 CLMATCH_SLAB_BYTES=33554432 "$CLM" --stats -c "$PP" "$T/head5k" >"$T/act" \
+    2>"$T/err"
+same "a 5000-byte file with a 32 MiB slab" "$T/exp" "$T/act" "$T/err"
+alloc=$(sed -n 's/^clmatch: slab .*, \([0-9][0-9]*\) allocated$/\1/p' "$T/err")
+if [ -n "$alloc" ] && [ "$alloc" -lt 33554432 ]; then
+    pass "--stats: a 5000-byte file allocates less than one 32 MiB slab ($alloc bytes)"
+else
+    fail "--stats: a 5000-byte file allocates less than one 32 MiB slab" "$(grep slab "$T/err")"
+fi
+if grep -q '3 I/O threads (CLMATCH_IO_THREADS=3)' "$T/err" \
+    && grep -q '^clmatch: start-up [0-9.]* s: platforms [0-9.]* s, devices [0-9.]* s, context [0-9.]* s' "$T/err" \
+    && grep -q 'compile [0-9.]* s (\(from cache\|built\)), scratch [0-9.]* s' "$T/err" \
+    && grep -q '^clmatch: search [0-9.]* s: read [0-9.]* s.*, buffers [0-9.]* s, launches [0-9.]* s, device waits [0-9.]* s' "$T/err" \
+    && grep -q '^clmatch: teardown [0-9.]* s: scratch [0-9.]* s, database [0-9.]* s, device [0-9.]* s; process [0-9.]* s' "$T/err"; then
+    pass "--stats: I/O threads and where start-up, search and teardown time went"
+else
+    fail "--stats: I/O threads and where start-up, search and teardown time went" \
+        "$(grep 'I/O\|start-up\|search\|teardown' "$T/err")"
+fi
+
 cli_summary

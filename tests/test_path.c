@@ -402,6 +402,226 @@ out:
     free(p5);
 }
 
+/* ---- slot buffers sized to the input --------------------------------------------------------- */
+
+/* clm_scan_fd of fd's file against the reference want; 1 when they agree. */
+static int fd_agrees(pcase *c, int fd, const char *desc)
+{
+    char diff[512];
+    t_matches_clear(&c->got);
+    if (!EXPECT_RC(clm_scan_fd(c->db, c->s, fd, t_collect, &c->got), CLM_OK))
+        return 0;
+    if (t_matches_diff(&c->got, &c->want, diff, sizeof diff))
+        return T_FAIL("%s: clm_scan_fd: %s", desc, diff);
+    return 1;
+}
+
+/* A file of n bytes of text, scanned with clm_scan_fd on c's scratch; its allocated bytes
+ * after the scan in *allocated. */
+static int grow_step(pcase *c, const unsigned char *text, size_t n, size_t *allocated,
+                     const char *desc)
+{
+    clm_scratch_info info;
+    int fd, ok;
+    t_matches_clear(&c->want);
+    if (t_reference_ex(text, n, &c->fs, &c->want) != 0)
+        return T_FAIL("%s: the reference cannot parse a pattern (test bug)", desc);
+    if (!write_file(c->tmp, text, n)) return 0;
+    fd = open(c->tmp, O_RDONLY);
+    if (fd < 0) return T_FAIL("cannot open %s: %s", c->tmp, strerror(errno));
+    ok = fd_agrees(c, fd, desc);
+    close(fd);
+    if (ok && EXPECT_RC(clm_scratch_get_info(c->s, &info), CLM_OK))
+        *allocated = info.allocated_bytes;
+    return ok;
+}
+
+/* A 4 MiB slab (1 MiB with --quick) with files of 3000 bytes, a sixth of a slab and 2.5
+ * slabs, in that order, on one scratch per data path: the small files get buffers of their
+ * size and one slot (less allocated than a quarter of a slab, then than a slab; the plan is
+ * still two whole slots), the larger ones grow them, the last takes both slots (its second
+ * allocated ahead on a thread); every scan gives the reference's matches. Then
+ * pcase_check (memory, fd, stream) on the last text. Exact search and a packed DNA database
+ * (its packed buffer grows too). */
+static void test_grow(const void *arg)
+{
+    const size_t slab = t_smoke ? (size_t)1 << 20 : (size_t)4 << 20;
+    const size_t sizes[] = {3000, slab / 6 + 1, 2 * slab + slab / 2 + 333};
+    const size_t big = sizes[2];
+    size_t lens[2] = {5, 4};
+    unsigned char *p5 = t_pattern(4, 5), *p12 = t_pattern(4, 12), *text;
+    const unsigned char *pats[2];
+    char *dir = t_tempdir("grow");
+    pcase c;
+    t_rng r;
+
+    (void)arg;
+    t_rng_init(&r, "grow", 0);
+    text = path_text(&r, big, p12, 12);
+    memcpy(text + slab - 2, p5, 5); /* across the first slab end */
+    for (int packed = 0; packed < 2 && dir && !t_failures(); packed++) {
+        pcase_init(&c);
+        snprintf(c.tmp, sizeof c.tmp, "%s/text", dir);
+        pats[0] = packed ? p12 : p5;
+        pats[1] = (const unsigned char *)"AAAA";
+        lens[0] = packed ? 12 : 5;
+        c.fs.pats = pats;
+        c.fs.lens = lens;
+        c.fs.count = packed ? 1 : 2;
+        c.algo = packed ? CLM_ALGO_DFA : CLM_ALGO_AUTO;
+        c.extra_flags = packed ? CLM_DNA | CLM_PACKING : 0;
+        if (!pcase_compile(&c, packed ? "grow, packed" : "grow")) break;
+        for (size_t pi = 0; pi < sizeof paths / sizeof paths[0] && !t_failures(); pi++) {
+            clm_scratch_options so;
+            clm_scratch_info info;
+            size_t allocated[3] = {0, 0, 0};
+            char desc[128];
+            memset(&so, 0, sizeof so);
+            so.slab_bytes = slab;
+            so.data_path = paths[pi];
+            so.match_capacity = 4096; /* so that the text buffers dominate what is held */
+            clm_scratch_free(c.s);
+            c.s = NULL;
+            int rc = clm_scratch_alloc(c.db, &so, &c.s);
+            if (rc == CLM_E_UNSUPPORTED && paths[pi] == CLM_PATH_SVM) {
+                c.s = NULL;
+                continue;
+            }
+            if (!EXPECT_RC(rc, CLM_OK) || !EXPECT_RC(clm_scratch_get_info(c.s, &info), CLM_OK))
+                break;
+            if (!EXPECT(info.memory_bytes >= 2 * slab) || !EXPECT(info.allocated_bytes < slab / 8))
+                t_note("before any scan: plan %zu bytes, allocated %zu", info.memory_bytes,
+                       info.allocated_bytes);
+            for (size_t i = 0; i < 3; i++) {
+                snprintf(desc, sizeof desc, "%s, path %s, slab %zu, file of %zu bytes",
+                         packed ? "packed DNA" : "exact", clm_data_path_name(paths[pi]), slab,
+                         sizes[i]);
+                if (!grow_step(&c, text, sizes[i], &allocated[i], desc)) break;
+            }
+            if (t_failures()) break;
+            /* a small file: buffers of its size, one slot; then growing; both slots last */
+            if (!EXPECT(allocated[0] < slab / 4) || !EXPECT(allocated[1] < slab)
+                || !EXPECT(allocated[0] < allocated[1]) || !EXPECT(allocated[1] < allocated[2])
+                || !EXPECT(allocated[2] >= 2 * slab))
+                t_note("path %s%s: allocated %zu, %zu, %zu after files of %zu, %zu, %zu bytes "
+                       "(slab %zu)",
+                       clm_data_path_name(paths[pi]), packed ? ", packed" : "", allocated[0],
+                       allocated[1], allocated[2], sizes[0], sizes[1], sizes[2], slab);
+            snprintf(desc, sizeof desc, "grown%s", packed ? ", packed DNA" : "");
+            pcase_check(&c, text, big, desc);
+        }
+        pcase_free(&c);
+    }
+    free(text);
+    if (dir) t_rmtree(dir);
+    free(dir);
+    free(p5);
+    free(p12);
+}
+
+/* ---- reader threads: CLMATCH_IO_THREADS ------------------------------------------------------ */
+
+/* In a child with CLMATCH_IO_THREADS set: arg "bad": clm_scratch_alloc refuses the value
+ * (CLM_E_INVALID naming it). Else arg is the count the scratch must take ("auto": the
+ * automatic one): slabs of 8 MiB + 4099 bytes (2 MiB + 4099 with --quick) over a file of 2.5
+ * slabs, with matches across both slab ends, so that each slab is read by up to 8 threads (a
+ * thread takes at least 1 MiB); clm_scan_fd, clm_count_fd, clm_scan and a stream give the
+ * reference's matches, and so does one clm_scan with a slab that holds the whole text. */
+static int child_io_threads(const char *arg)
+{
+    const char *env = getenv("CLMATCH_IO_THREADS");
+    const size_t slab = (t_smoke ? (size_t)2 << 20 : (size_t)8 << 20) + 4099;
+    const size_t n = 2 * slab + slab / 2 + 777;
+    size_t lens[2] = {5, 4};
+    unsigned char *p5 = t_pattern(4, 5), *text = NULL;
+    const unsigned char *pats[2];
+    char *dir = NULL, desc[128], diff[512];
+    clm_scratch_info info;
+    clm_scratch *one = NULL;
+    clm_scratch_options so;
+    pcase c;
+    t_rng r;
+
+    pcase_init(&c);
+    if (!EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)) goto out;
+    if (!EXPECT_RC(clm_device_get_info(t_dev, &t_devinfo), CLM_OK)) goto out;
+    if (!(dir = t_tempdir("iothreads"))) goto out;
+    if (!pcase_one(&c, dir, pats, lens, p5, "io threads")) goto out;
+    if (strcmp(arg, "bad") == 0) {
+        char want[96];
+        snprintf(want, sizeof want, "CLMATCH_IO_THREADS='%s'", env ? env : "");
+        if (EXPECT_RC(clm_scratch_alloc(c.db, NULL, &c.s), CLM_E_INVALID)
+            && !EXPECT(strstr(clm_last_error(), want) != NULL))
+            t_note("detail: \"%s\"", clm_last_error());
+        EXPECT(c.s == NULL);
+        goto out;
+    }
+    pats[1] = (const unsigned char *)"AAAA";
+    c.fs.count = 2;
+    clm_database_free(c.db);
+    c.db = NULL;
+    if (!pcase_compile(&c, "io threads, two patterns")) goto out;
+    if (pcase_scratch(&c, CLM_PATH_AUTO, slab, 0) <= 0) goto out;
+    if (EXPECT_RC(clm_scratch_get_info(c.s, &info), CLM_OK)) {
+        if (strcmp(arg, "auto") == 0) {
+            if (!EXPECT(info.io_threads >= 1 && info.io_threads <= 16)
+                || !EXPECT(strncmp(info.io_threads_choice, "auto", 4) == 0))
+                t_note("io_threads %u (%s)", info.io_threads, info.io_threads_choice);
+        } else if (!EXPECT(info.io_threads == (unsigned)atoi(arg))
+                   || !EXPECT(strstr(info.io_threads_choice, "CLMATCH_IO_THREADS") != NULL)) {
+            t_note("CLMATCH_IO_THREADS=%s: io_threads %u (%s)", env ? env : "(unset)",
+                   info.io_threads, info.io_threads_choice);
+        }
+    }
+    t_rng_init(&r, "iothreads", 0);
+    text = path_text(&r, n, p5, 5);
+    memcpy(text + slab - 2, p5, 5);      /* across the first slab end */
+    memcpy(text + 2 * slab - 3, "AAAAAAA", 7); /* and the second */
+    snprintf(desc, sizeof desc, "CLMATCH_IO_THREADS=%s", env ? env : "(unset)");
+    pcase_check(&c, text, n, desc);
+    /* one clm_scan over the whole text, one slab */
+    memset(&so, 0, sizeof so);
+    so.slab_bytes = (n + 4095) / 4096 * 4096;
+    if (!t_failures() && EXPECT_RC(clm_scratch_alloc(c.db, &so, &one), CLM_OK)) {
+        t_matches_clear(&c.got);
+        if (EXPECT_RC(clm_scan(c.db, one, text, n, t_collect, &c.got), CLM_OK)
+            && t_matches_diff(&c.got, &c.want, diff, sizeof diff))
+            T_FAIL("%s: one clm_scan of the whole text: %s", desc, diff);
+    }
+out:
+    clm_scratch_free(one);
+    pcase_free(&c);
+    free(text);
+    if (dir) t_rmtree(dir);
+    free(dir);
+    free(p5);
+    clm_device_close(t_dev);
+    t_dev = NULL;
+    return 0;
+}
+
+static void test_io_threads(const void *arg)
+{
+    static const char *const counts[][2] = {
+        {"CLMATCH_IO_THREADS=1", "1"}, {"CLMATCH_IO_THREADS=3", "3"},
+        {"CLMATCH_IO_THREADS=64", "64"}, {"CLMATCH_IO_THREADS=auto", "auto"},
+        {"CLMATCH_IO_THREADS", "auto"}};
+    static const char *const bad[] = {"0", "65", "x", "4x", "-2", " 3", "99999999999999999999"};
+    (void)arg;
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        const char *env[] = {counts[i][0], NULL};
+        if (t_run_child("io_threads", counts[i][1], env) != 0)
+            T_FAIL("child with %s failed (see # lines above)", counts[i][0]);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char set[64];
+        const char *env[] = {set, NULL};
+        snprintf(set, sizeof set, "CLMATCH_IO_THREADS=%s", bad[i]);
+        if (t_run_child("io_threads", "bad", env) != 0)
+            T_FAIL("child with %s failed (see # lines above)", set);
+    }
+}
+
 /* ---- names and CLMATCH_DATA_PATH ---------------------------------------------------------- */
 
 static int child_env(const char *arg)
@@ -474,4 +694,7 @@ void register_path_tests(void)
     t_register("path.budget", test_budget, NULL, 0);
     t_register("path.env", test_env, NULL, 0);
     t_register_child("data_path_env", child_env);
+    t_register("path.grow", test_grow, NULL, 1);
+    t_register("path.io_threads", test_io_threads, NULL, 1);
+    t_register_child("io_threads", child_io_threads);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 cli_output cli_out;
+cli_timings cli_time;
 
 /* ---------------------------------------------------------------------------------------- */
 /* Output                                                                                     */
@@ -261,7 +262,9 @@ int cli_open_device(const cli_device_opts *o, clm_device **dev)
     int p = o->platform, d = o->device, st;
     if (d >= 0 && p < 0)
         p = 0; /* -d alone: a device of the first platform */
+    double t0 = now_seconds();
     st = clm_device_open(p, p < 0 ? -1 : d, dev);
+    cli_time.open = now_seconds() - t0;
     if (st != CLM_OK) {
         *dev = NULL;
         report_clm("cannot open an OpenCL device", st);
@@ -280,7 +283,9 @@ int cli_alloc_scratch(clm_database *db, const cli_device_opts *o, clm_scratch **
     memset(&so, 0, sizeof so);
     so.data_path = o->data_path;
     so.max_memory = o->max_memory;
+    double t0 = now_seconds();
     int st = clm_scratch_alloc(db, &so, scratch);
+    cli_time.scratch = now_seconds() - t0;
     if (st != CLM_OK) {
         *scratch = NULL;
         report_clm("cannot allocate device buffers", st);
@@ -353,11 +358,63 @@ void cli_stats_scratch(const clm_scratch *scratch)
         return;
     fprintf(stderr, "clmatch: data path %s \xe2\x80\x94 %.*s\n", clm_data_path_name(si.data_path),
             (int)sizeof si.data_path_choice, si.data_path_choice);
-    fprintf(stderr, "clmatch: slab %zu bytes + %zu overlap, %u slots, %u I/O threads, memory "
-                    "%zu bytes (device %zu, host staging %zu)",
-            si.slab_bytes, si.overlap_bytes, si.slots, si.io_threads, si.memory_bytes,
+    fprintf(stderr, "clmatch: slab %zu bytes + %zu overlap, %u slots, %u I/O threads (%.*s), "
+                    "memory %zu bytes (device %zu, host staging %zu)",
+            si.slab_bytes, si.overlap_bytes, si.slots, si.io_threads,
+            (int)sizeof si.io_threads_choice, si.io_threads_choice, si.memory_bytes,
             si.device_bytes, si.host_bytes);
     if (si.max_memory)
         fprintf(stderr, " of a %zu-byte budget", si.max_memory);
-    fputc('\n', stderr);
+    fprintf(stderr, ", %zu allocated\n", si.allocated_bytes);
+}
+
+/* Where setup and search time went. The device's own split of clm_device_open, the
+ * scratch's of its scans; "rest" is what the named parts leave (arguments, patterns and
+ * output set-up; sorting and delivering matches, callbacks, printing). */
+void cli_stats_breakdown(const clm_device *dev, const clm_database *db,
+                         const clm_scratch *scratch, double setup_s, double search_s)
+{
+    clm_device_info di;
+    clm_database_info dbi;
+    clm_scratch_info si;
+    clm_stats st;
+    double named = cli_time.open + cli_time.compile + cli_time.scratch;
+    fprintf(stderr, "clmatch: start-up %.4f s:", setup_s);
+    if (dev && clm_device_get_info(dev, &di) == CLM_OK)
+        fprintf(stderr, " platforms %.4f s, devices %.4f s, context %.4f s (device open %.4f s),",
+                di.open_platforms_seconds, di.open_devices_seconds, di.open_context_seconds,
+                cli_time.open);
+    else
+        fprintf(stderr, " device open %.4f s,", cli_time.open);
+    fprintf(stderr, " compile %.4f s", cli_time.compile);
+    if (db && clm_database_get_info(db, &dbi) == CLM_OK)
+        fprintf(stderr, " (%s)", dbi.cache_hit ? "from cache" : "built");
+    fprintf(stderr, ", scratch %.4f s, rest %.4f s\n", cli_time.scratch,
+            setup_s > named ? setup_s - named : 0.0);
+    if (!scratch || clm_scratch_get_info(scratch, &si) != CLM_OK ||
+        clm_scratch_get_stats(scratch, &st) != CLM_OK)
+        return;
+    named = st.read_seconds + st.alloc_seconds + st.launch_seconds + st.wait_seconds;
+    fprintf(stderr, "clmatch: search %.4f s: read %.4f s", search_s, st.read_seconds);
+    if (st.read_seconds > 0)
+        fprintf(stderr, " (%.2f GB/s, %u I/O threads)", (double)st.bytes / st.read_seconds / 1e9,
+                si.io_threads);
+    fprintf(stderr, ", buffers %.4f s, launches %.4f s, device waits %.4f s, rest %.4f s\n",
+            st.alloc_seconds, st.launch_seconds, st.wait_seconds,
+            search_s > named ? search_s - named : 0.0);
+}
+
+void cli_teardown(clm_scratch *scratch, clm_database *db, clm_device *dev, int stats)
+{
+    double t0 = now_seconds();
+    clm_scratch_free(scratch);
+    double t1 = now_seconds();
+    clm_database_free(db);
+    double t2 = now_seconds();
+    clm_device_close(dev);
+    double t3 = now_seconds();
+    if (stats && dev)
+        fprintf(stderr, "clmatch: teardown %.4f s: scratch %.4f s, database %.4f s, device %.4f "
+                        "s; process %.4f s (main to here)\n",
+                t3 - t0, t1 - t0, t2 - t1, t3 - t2, t3 - cli_time.start);
 }

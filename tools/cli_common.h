@@ -163,6 +163,16 @@ int cli_operands(int argc, char **argv, int need_pattern, const char **pattern_a
 
 /* ---- device setup and timings ---- */
 
+/* Where the run's time went, for --stats (seconds). cli_open_device and cli_alloc_scratch
+ * fill their own; the modes fill the rest. */
+typedef struct cli_timings {
+    double start;   /* now_seconds() when main() began */
+    double open;    /* cli_open_device: clm_device_open */
+    double compile; /* clm_compile */
+    double scratch; /* cli_alloc_scratch: clm_scratch_alloc */
+} cli_timings;
+extern cli_timings cli_time;
+
 /* Open the device the options name (-d alone: a device of platform 0). 0, or -1 after a
  * message (*dev NULL). */
 int cli_open_device(const cli_device_opts *o, clm_device **dev);
@@ -187,5 +197,15 @@ void cli_stats_setup(double setup_s, double search_s);
 /* "clmatch: data path P — why" and "clmatch: slab N bytes + overlap, ..., memory M bytes
  * (...) of a B-byte budget", each with its newline. */
 void cli_stats_scratch(const clm_scratch *scratch);
+/* The breakdown of setup_s and search_s (cli_time, the device's open timings, the scratch's
+ * statistics): "clmatch: start-up S s: platforms S s, devices S s, context S s, compile S s,
+ * scratch S s, rest S s" and "clmatch: search S s: read S s (GB/s, N I/O threads), buffers
+ * S s, launches S s, device waits S s, rest S s", each with its newline. */
+void cli_stats_breakdown(const clm_device *dev, const clm_database *db,
+                         const clm_scratch *scratch, double setup_s, double search_s);
+/* Free the scratch, the database and the device (each may be NULL); with stats, then print
+ * "clmatch: teardown S s: scratch S s, database S s, device S s; process S s" (process: from
+ * cli_time.start to now). */
+void cli_teardown(clm_scratch *scratch, clm_database *db, clm_device *dev, int stats);
 
 #endif

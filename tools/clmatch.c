@@ -131,7 +131,8 @@ static void print_help(void)
         "      --table-memory=NAME   auto, global, local or constant (default auto)\n"
         "      --list-devices        list the OpenCL devices and exit (--json: as JSON)\n"
         "      --stats               print device, algorithm (and why), data path (and why),\n"
-        "                            slab, memory, bytes and timings to stderr\n"
+        "                            slab, memory, I/O threads, bytes and timings to stderr,\n"
+        "                            with where start-up, search and teardown time went\n"
         "      --block-size=BYTES    read block for standard input and pipes (default 16M;\n"
         "                            K, M, G suffixes)\n"
         CLI_DATA_PATH_HELP
@@ -1149,6 +1150,7 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
         fprintf(stderr, " (%" PRIu64 " bytes, %.2f GB/s)", r->bytes_in,
                 (double)r->bytes_in / search_s / 1e9);
     fputc('\n', stderr);
+    cli_stats_breakdown(r->dev, r->db, r->scratch, setup_s, search_s);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1190,7 +1192,9 @@ static int setup_device(run_state *r, const pattern *pats, size_t n)
         opts.flags |= CLM_CLASSES;
     if (r->cfg.mismatches_only)
         opts.flags |= CLM_MISMATCHES_ONLY;
+    double t0 = now_seconds();
     st = clm_compile(r->dev, ptrs, lens, NULL, (unsigned)n, &opts, &r->db);
+    cli_time.compile = now_seconds() - t0;
     free(ptrs);
     free(lens);
     if (st != CLM_OK) {
@@ -1221,9 +1225,10 @@ int main(int argc, char **argv)
     run_state r;
     pattern *pats = NULL;
     size_t n_pats = 0, i;
-    int status;
+    int status, stats_printed = 0;
     double t_search = 0.0;
 
+    cli_time.start = t_start;
     /* --dna anywhere before "--" selects the DNA mode (tools/dna.c), with its own options. */
     for (i = 1; i < (size_t)argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "--dna") == 0)
@@ -1265,14 +1270,14 @@ int main(int argc, char **argv)
     } else {
         status = r.failed ? EXIT_TROUBLE : r.matched ? EXIT_MATCH : EXIT_NO_MATCH;
     }
-    if (r.cfg.stats)
+    if (r.cfg.stats) {
         print_stats(&r, t_search > 0 ? (now_seconds() - t_start) - t_search : 0.0, t_search);
+        stats_printed = 1;
+    }
 
 done:
     status = cli_output_finish(status);
-    clm_scratch_free(r.scratch);
-    clm_database_free(r.db);
-    clm_device_close(r.dev);
+    cli_teardown(r.scratch, r.db, r.dev, stats_printed);
     free(r.win);
     free(pats);
     free(r.cfg.pattern_args);

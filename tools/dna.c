@@ -1123,7 +1123,9 @@ static int setup_device(dna_run *r)
         opts.flags |= CLM_DEGENERATE_TEXT;
     if (cfg->strands == STRAND_BOTH)
         opts.flags |= CLM_BOTH_STRANDS;
+    double t0 = now_seconds();
     st = clm_compile(r->dev, ptrs, lens, ids, (unsigned)r->pats.n, &opts, &r->db);
+    cli_time.compile = now_seconds() - t0;
     if (st != CLM_OK) {
         r->db = NULL;
         report_clm("cannot compile the patterns", st);
@@ -1186,6 +1188,7 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
     if (search_s > 0)
         fprintf(stderr, " (%.1f MB/s of input)", (double)r->bytes_in / search_s / 1e6);
     fputc('\n', stderr);
+    cli_stats_breakdown(r->dev, r->db, r->scratch, setup_s, search_s);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1197,9 +1200,10 @@ int dna_main(int argc, char **argv)
     static char *default_files[] = {default_file};
     dna_run r;
     size_t i;
-    int status;
+    int status, stats_printed = 0;
     double t_search = 0.0;
 
+    cli_time.start = t_start;
     memset(&r, 0, sizeof r);
     status = parse_args(argc, argv, &r.cfg);
     if (status >= 0)
@@ -1245,14 +1249,14 @@ int dna_main(int argc, char **argv)
     } else {
         status = r.failed ? EXIT_TROUBLE : r.total_matches > 0 ? EXIT_MATCH : EXIT_NO_MATCH;
     }
-    if (r.cfg.stats)
+    if (r.cfg.stats) {
         print_stats(&r, (now_seconds() - t_start) - t_search, t_search);
+        stats_printed = 1;
+    }
 
 done:
     status = cli_output_finish(status);
-    clm_scratch_free(r.scratch);
-    clm_database_free(r.db);
-    clm_device_close(r.dev);
+    cli_teardown(r.scratch, r.db, r.dev, stats_printed);
     free_patterns(&r.pats);
     free(r.win);
     free(r.q);
