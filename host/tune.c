@@ -1,7 +1,7 @@
 /* Per-device tuning: work-group size, bytes per work-item, slab size, staging and load
- * width, from generic defaults, a built-in table keyed by vendor and device type, the device's profile file
- * (written by clmatch-tune) and CLMATCH_TUNE, each overriding the one before (clmatch.h,
- * "Tuning"). */
+ * width, from generic defaults, a built-in table keyed by vendor and device type, the
+ * device's profile file (written by clmatch-tune), CLMATCH_STAGING and CLMATCH_TUNE, each
+ * overriding the one before (clmatch.h, "Tuning"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

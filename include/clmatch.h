@@ -254,7 +254,7 @@ typedef struct clm_tuning {
     int stage;                  /**< key stage: 1 on, 0 off */
     unsigned vector_width;      /**< key vec: bytes per load, 4, 8 or 16 */
     clm_tuning_source stage_source, vector_width_source;
-    int algorithm_stage[CLM_TUNING_ALGORITHMS];         /**< ALGO.stage: 1 on, 0 off; -1: stage */
+    int algorithm_stage[CLM_TUNING_ALGORITHMS]; /**< ALGO.stage: 1 on, 0 off; -1: stage */
     unsigned algorithm_vector_width[CLM_TUNING_ALGORITHMS]; /**< ALGO.vec; 0: vec */
 } clm_tuning;
 
