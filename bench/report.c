@@ -332,9 +332,10 @@ void report_markdown(FILE *f, const bench_report *r)
           "|---|---|---|---|---|---|---|---|---|\n", f);
     for (int i = 0; i < r->device_count; i++) {
         const bench_device *d = &r->devices[i];
-        char name[160], err[200];
+        char name[160], err[200], tuning[1024];
         one_line(name, sizeof name, d->info.name);
         one_line(err, sizeof err, d->bw.error);
+        one_line(tuning, sizeof tuning, d->tuning);
         fprintf(f, "| %d:%d | %s | %s | ", d->info.platform_index, d->info.device_index,
                 device_type_name(d->info.type), name);
         print_mib(f, d->text_bytes);
@@ -350,7 +351,7 @@ void report_markdown(FILE *f, const bench_report *r)
         fputs(" |", f);
         print_gbs_cell(f, 1, d->bw.h2d_pageable_gbs > 0 ? 1e-9 / d->bw.h2d_pageable_gbs : 0);
         print_gbs_cell(f, 1, d->bw.h2d_pinned_gbs > 0 ? 1e-9 / d->bw.h2d_pinned_gbs : 0);
-        fprintf(f, " %s |\n", err);
+        fprintf(f, " %s%s%s |\n", err, err[0] && tuning[0] ? "; " : "", tuning);
     }
 
     fputs("\n## Scenarios\n\n"
