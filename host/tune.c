@@ -175,6 +175,8 @@ static int check_value(int k, uint64_t v, const clm_device_info *d, char *why, s
             snprintf(why + used, cap - used, " (%s)", kn->why);
         return -1;
     }
+    if (kn->kind != KNOB_NUMBER) /* nothing more to check (no multiple: it would divide by 0) */
+        return 0;
     if (v < kn->min)
         snprintf(why, cap, "%s %llu is below the minimum %llu", kn->what, (unsigned long long)v,
                  (unsigned long long)kn->min);
