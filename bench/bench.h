@@ -157,6 +157,8 @@ typedef struct bench_device {
     uint64_t text_bytes;        /* bytes of the genome text this device scans */
     uint64_t worst_bytes;       /* bytes of the all-'a' text this device scans */
     bw_result bw;
+    char tuning[1024];          /* "tuning VALUES (SOURCES)" as clm_device_open resolved it:
+                                   CLMATCH_TUNE, e.g. stage=off or vec=8, shows here */
 } bench_device;
 
 typedef enum { ROW_OK, ROW_UNSUPPORTED, ROW_ERROR } row_status;

@@ -1229,6 +1229,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "  %s\n", rows[first_row].note);
             continue;
         }
+        clm_tuning tuning;
+        if (clm_device_get_tuning(dev, &tuning) == CLM_OK) {
+            snprintf(bd->tuning, sizeof bd->tuning, "tuning %.500s (%.500s)", tuning.values,
+                     tuning.source);
+            fprintf(stderr, "  %s\n", bd->tuning);
+        }
         double dev_started = now_seconds();
         for (int i = first_row; i < end_row; i++) {
             bench_row *row = &rows[i];

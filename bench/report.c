@@ -381,9 +381,10 @@ void report_markdown(FILE *f, const bench_report *r)
           "|---|---|---|---|---|---|---|---|---|---|\n", f);
     for (int i = 0; i < r->device_count; i++) {
         const bench_device *d = &r->devices[i];
-        char name[160], err[200];
+        char name[160], err[200], tuning[1024];
         one_line(name, sizeof name, d->info.name);
         one_line(err, sizeof err, d->bw.error);
+        one_line(tuning, sizeof tuning, d->tuning);
         fprintf(f, "| %d:%d | %s | %s | ", d->info.platform_index, d->info.device_index,
                 device_type_name(d->info.type), name);
         print_mib(f, d->text_bytes);
@@ -405,7 +406,7 @@ void report_markdown(FILE *f, const bench_report *r)
             fprintf(f, " %.2f (%u thread%s) |", host, threads, threads == 1 ? "" : "s");
         else
             fputs(" n/a |", f);
-        fprintf(f, " %s |\n", err);
+        fprintf(f, " %s%s%s |\n", err, err[0] && tuning[0] ? "; " : "", tuning);
     }
     print_host_reads(f, r);
 

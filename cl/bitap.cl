@@ -85,10 +85,10 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #if K == 0 && W == 1 && STRANDS == 1 && !PACKED && LITTLE_ENDIAN_DEVICE
     /* Fast path for a whole range of exact search (every range of a slab but the last):
      * every match ending in it starts at `begin` or later (the automaton starts empty there)
-     * and is owned, so one 64-bit row in a register runs CHUNK/16 aligned loads with no
+     * and is owned, so one 64-bit row in a register runs CHUNK/16 aligned blocks with no
      * per-byte checks (bench/experiments). The m - 1 bytes past the range follow. */
     if (begin + CHUNK <= owned && begin + CHUNK <= n) {
-        __global const uint4 *t4 = (__global const uint4 *)(text + begin);
+        __global const uchar *t16 = text + begin;
         ulong D = 0;
 #define BITAP_FAST(byte, pos)                                                              \
     do {                                                                                   \
@@ -99,7 +99,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
             clm_emit(counter, out, cap, (pos) + 1, info);                                  \
     } while (0)
         for (uint j = 0; j < CHUNK / 16; ++j) {
-            const uint4 v = t4[j];
+            const uint4 v = LOAD16(t16, j);
             const uint p = begin + 16 * j;
 #if HIT_CHECK
             /* CPUs (host's choice): the shift-or form E = ~D costs a shift, an or and an and

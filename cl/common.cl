@@ -21,6 +21,8 @@
  *              tables built for bytes work unchanged
  *   HIT_CHECK  1 on CPUs: exact bitap checks for a match once per 16 bytes (bitap.cl)
  *   STAGE      1: whole work-group regions are read through local memory (kernels.cl)
+ *   VEC        bytes per load of the unstaged range reads (LOAD16): 4 (uint), 8 (uint2) or
+ *              16 (uint4, the default); the tuning's vec
  *
  * Ownership: work-item g owns the match starts [first + g*CHUNK, first + (g+1)*CHUNK) that
  * are also < owned, and reads up to M-1 bytes past its range (never past n). A match is
@@ -206,9 +208,26 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
             PK_ONE(STEP, text, i_);                                                        \
     } while (0)
 #elif LITTLE_ENDIAN_DEVICE
+#ifndef VEC
+#define VEC 16
+#endif
+/* The 16 bytes of block j of p (16-byte aligned) as a uint4, read with loads of VEC bytes:
+ * one uint4, two uint2 or four uints (the host's choice: how wide a load serves a device
+ * best). A block stays 16 bytes whatever VEC is, so what runs per block does not change. */
+#if VEC == 4
+#define LOAD16_W(p, i) (((__global const uint *)(p))[i])
+#define LOAD16(p, j)                                                                       \
+    ((uint4)(LOAD16_W(p, 4u * (j)), LOAD16_W(p, 4u * (j) + 1u), LOAD16_W(p, 4u * (j) + 2u), \
+             LOAD16_W(p, 4u * (j) + 3u)))
+#elif VEC == 8
+#define LOAD16_W(p, i) (((__global const uint2 *)(p))[i])
+#define LOAD16(p, j) ((uint4)(LOAD16_W(p, 2u * (j)), LOAD16_W(p, 2u * (j) + 1u)))
+#else
+#define LOAD16(p, j) (((__global const uint4 *)(p))[j])
+#endif
 /* Feed every byte of text[i0, stop) to STEP(byte, position). Single bytes up to a 16-byte
- * boundary, aligned 16-byte loads where the device is little-endian, single bytes for the
- * tail. (Exact kernels start on a boundary: CHUNK and `first` are multiples of 16.) */
+ * boundary, aligned 16-byte blocks (LOAD16) where the device is little-endian, single bytes
+ * for the tail. (Exact kernels start on a boundary: CHUNK and `first` are multiples of 16.) */
 #define STEP_WORD(STEP, w, pos)                                                            \
     STEP((w) & 0xffu, (pos));                                                              \
     STEP(((w) >> 8) & 0xffu, (pos) + 1);                                                   \
@@ -225,9 +244,8 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
         uint i_ = (i0);                                                                    \
         for (; (i_ & 15u) && i_ < (stop); ++i_)                                            \
             STEP((uint)(text)[i_], i_);                                                    \
-        __global const uint4 *t4_ = (__global const uint4 *)(text);                        \
         for (; i_ + 16u <= (stop); i_ += 16u) {                                            \
-            uint4 v_ = t4_[i_ >> 4];                                                       \
+            uint4 v_ = LOAD16(text, i_ >> 4);                                              \
             STEP_UINT4(STEP, v_, i_);                                                      \
         }                                                                                  \
         for (; i_ < (stop); ++i_)                                                          \

@@ -213,6 +213,27 @@ static unsigned stage_segment(unsigned chunk)
     return seg;
 }
 
+/* Is staging asked for? The flags CLM_NO_STAGING (first) and CLM_STAGING, else the tuning's
+ * stage for the algorithm (ALGO.stage, else stage; CLMATCH_STAGING is one of its sources). */
+static int stage_wanted(const clm_device *dev, clm_algorithm algo, unsigned flags)
+{
+    if (flags & CLM_NO_STAGING)
+        return 0;
+    if (flags & CLM_STAGING)
+        return 1;
+    return clm_tune_get(dev, algo, CLM_KNOB_STAGE, NULL) == CLM_TUNE_ON;
+}
+
+/* Has this shape a staged kernel (cl/kernels.cl STAGE), given local tables: exact dfa and
+ * one-word bitap item kernels on bytes in memory order? */
+static int stageable(const clm_device *dev, const struct clm_kernel_shape *s)
+{
+    int dfa = s->algorithm == CLM_ALGO_DFA;
+    int bitap = s->algorithm == CLM_ALGO_BITAP && s->variant == CLM_VARIANT_ITEM;
+    return dev->little_endian && (dfa || bitap) && !s->k && !s->packed && s->strands <= 1 &&
+           s->m <= 64;
+}
+
 /* Staging (cl/kernels.cl STAGE): exact dfa and one-word bitap item kernels with their tables
  * in local memory read each whole work-group region through local memory, a segment of every
  * work-item's chunk per round (cl/common.cl STAGE_WALK). Where the caller left them open, the
@@ -225,9 +246,8 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
 {
     s->stage = 0;
     int dfa = s->algorithm == CLM_ALGO_DFA;
-    int bitap = s->algorithm == CLM_ALGO_BITAP && s->variant == CLM_VARIANT_ITEM;
-    if (!dev->staging || !dev->little_endian || s->table_memory != CLM_TABLE_LOCAL ||
-        !(dfa || bitap) || s->k || s->packed || s->strands > 1 || s->m > 64)
+    if (!stage_wanted(dev, s->algorithm, o->flags) || s->table_memory != CLM_TABLE_LOCAL ||
+        !stageable(dev, s))
         return;
     /* open: neither the options nor a profile or CLMATCH_TUNE set it */
     clm_tuning_source wsrc = CLM_TUNING_DEFAULT, csrc = CLM_TUNING_DEFAULT;
@@ -257,6 +277,19 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     s->span = wg * chunk;
 }
 
+/* Bytes per load of the unstaged range reads (cl/common.cl LOAD16): the option, else the
+ * tuning's vec for the algorithm; 0 for kernels that read single bytes (naive, bmh, witness
+ * and bitap reduce read bytes; packed text and big-endian devices are read otherwise). */
+static unsigned choose_vec(const clm_device *dev, const struct clm_kernel_shape *s,
+                           unsigned option)
+{
+    int blocks = s->algorithm == CLM_ALGO_KMP || s->algorithm == CLM_ALGO_DFA ||
+                 (s->algorithm == CLM_ALGO_BITAP && s->variant == CLM_VARIANT_ITEM);
+    if (!blocks || !dev->little_endian || s->packed)
+        return 0;
+    return option ? option : (unsigned)clm_tune_get(dev, s->algorithm, CLM_KNOB_VEC, NULL);
+}
+
 /* ---- the automatic choice (README "Automatic choice") ------------------------------------ */
 
 static int dfa_fits_fast(const clm_device *dev, const struct pattern_facts *f)
@@ -270,7 +303,8 @@ static int dfa_fits_fast(const clm_device *dev, const struct pattern_facts *f)
 }
 
 static clm_algorithm auto_algorithm(const clm_device *dev, const struct pattern_facts *worst,
-                                    int literal, unsigned k, char *why, size_t why_cap)
+                                    int literal, unsigned k, unsigned flags, char *why,
+                                    size_t why_cap)
 {
     if (!literal || k > 0) {
         snprintf(why, why_cap, "auto: %s needs bitap",
@@ -287,7 +321,8 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct pattern_
     /* GPUs with staging (cl/kernels.cl STAGE): the one-word bitap reads each byte with one
      * table lookup and measured 1.2-1.4x the staged DFA for m = 4-32 on the H200 (2.1-2.7 vs
      * 1.4-2.2 TB/s, bench/results/h200-e); the DFA wins at m = 64 (1.75 vs 1.66). */
-    if (dev->staging && dev->little_endian && dev->info.local_mem_dedicated && worst->m <= 32) {
+    if (stage_wanted(dev, CLM_ALGO_BITAP, flags) && dev->little_endian &&
+        dev->info.local_mem_dedicated && worst->m <= 32) {
         snprintf(why, why_cap,
                  "auto: exact, m=%zu <= 32 with staging in local memory: bitap", worst->m);
         return CLM_ALGO_BITAP;
@@ -311,11 +346,16 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct pattern_
  * scattered) -> local; kmp, naive, bmh, witness (threads mostly read the same entries, which
  * constant memory broadcasts) -> constant; each falls back to the other, then global.
  * Devices without on-chip local memory (CPUs): global (caches serve it; a copy to emulated
- * local memory only costs time). */
-static clm_table_memory auto_table(const clm_device *dev, const struct clm_kernel_shape *s)
+ * local memory only costs time), unless staging is asked for a kernel that has it: it reads
+ * its tables from local memory. */
+static clm_table_memory auto_table(const clm_device *dev, const struct clm_kernel_shape *s,
+                                   unsigned flags)
 {
     if (!dev->info.local_mem_dedicated)
-        return CLM_TABLE_GLOBAL;
+        return stage_wanted(dev, s->algorithm, flags) && stageable(dev, s) &&
+                       fits(dev, s, CLM_TABLE_LOCAL)
+                   ? CLM_TABLE_LOCAL
+                   : CLM_TABLE_GLOBAL;
     static const clm_table_memory scattered[] = {CLM_TABLE_LOCAL, CLM_TABLE_CONSTANT};
     static const clm_table_memory shared[] = {CLM_TABLE_CONSTANT, CLM_TABLE_LOCAL};
     int lookup = s->algorithm == CLM_ALGO_DFA || s->algorithm == CLM_ALGO_BITAP;
@@ -608,7 +648,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         opts = &defaults;
     const unsigned known_flags = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY | CLM_DNA |
                                  CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING |
-                                 CLM_PACKING;
+                                 CLM_PACKING | CLM_STAGING | CLM_NO_STAGING;
     if ((unsigned)opts->algorithm >= N_ALGORITHMS ||
         (unsigned)opts->table_memory > CLM_TABLE_CONSTANT ||
         (unsigned)opts->variant > CLM_VARIANT_SUBGROUP || (opts->flags & ~known_flags))
@@ -620,6 +660,12 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     if (opts->bytes_per_item > (1u << 20))
         return clm_fail(CLM_E_INVALID, "bytes per work-item %u exceeds 1 MiB",
                         opts->bytes_per_item);
+    if (opts->vector_width && opts->vector_width != 4 && opts->vector_width != 8 &&
+        opts->vector_width != 16)
+        return clm_fail(CLM_E_INVALID,
+                        "vector width %u: expected 4, 8 or 16 bytes per load (uint, uint2 or "
+                        "uint4), or 0 for the device's tuning",
+                        opts->vector_width);
     int dna = (opts->flags & CLM_DNA) != 0;
     if (dna && (opts->flags & CLM_CLASSES))
         return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DNA and CLM_CLASSES exclude each other "
@@ -710,7 +756,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
                      (opts->flags & CLM_DEGENERATE_TEXT) ? "CLM_DEGENERATE_TEXT"
                                                          : "a degenerate IUPAC code");
         } else if (db->algorithm == CLM_ALGO_AUTO)
-            db->algorithm = auto_algorithm(dev, &worst, literal, k, db->choice,
+            db->algorithm = auto_algorithm(dev, &worst, literal, k, opts->flags, db->choice,
                                            sizeof db->choice);
         else
             snprintf(db->choice, sizeof db->choice, "requested %s",
@@ -780,11 +826,12 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
             shape_tables(s, dev, f, wg, opts->bytes_per_item);
             s->table_memory = opts->table_memory;
             if (s->table_memory == CLM_TABLE_AUTO)
-                s->table_memory = auto_table(dev, s);
+                s->table_memory = auto_table(dev, s, opts->flags);
             else if (!fits(dev, s, s->table_memory))
                 rc = unsupported_table(dev, s, s->table_memory, i % count);
             if (rc == CLM_OK)
                 choose_stage(dev, s, opts);
+            s->vec = choose_vec(dev, s, opts->vector_width);
         }
         if (rc == CLM_OK)
             rc = clm_get_program(dev, s, &e->program, &e->cache_hit, e->options,
@@ -835,6 +882,7 @@ int clm_database_get_info(const clm_database *db, clm_database_info *info)
     info->work_group_size = db->engines[0].shape.wg;
     info->bytes_per_item = db->engines[0].shape.chunk;
     info->staged = db->engines[0].shape.stage != 0;
+    info->vector_width = db->engines[0].shape.vec;
     snprintf(info->build_options, sizeof info->build_options, "%s", db->engines[0].options);
     snprintf(info->choice, sizeof info->choice, "%s", db->choice);
     info->packed = db->packed;

@@ -373,16 +373,6 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
     dev->little_endian = little == CL_TRUE;
     dev->hit_check = dev->info.type == CLM_DEVICE_CPU;
     dev->no_funnel_shift = strstr(dev->info.name, "Oclgrind") != NULL;
-    const char *staging = getenv("CLMATCH_STAGING");
-    dev->staging = 1;
-    if (staging && *staging) {
-        if (!strcmp(staging, "off") || !strcmp(staging, "0"))
-            dev->staging = 0;
-        else if (strcmp(staging, "on") && strcmp(staging, "1")) {
-            free(dev);
-            return clm_fail(CLM_E_INVALID, "CLMATCH_STAGING='%s': expected on or off", staging);
-        }
-    }
     if ((rc = clm_tune_init(dev)) != CLM_OK) {
         free(dev);
         return rc;

@@ -46,7 +46,17 @@ unsigned clm_next_pow2(unsigned x);
 
 /* The tuning knobs; each has one row in tune.c's knob table (key, limits, per-algorithm or
  * not). A knob the kernels do not read yet does not belong here. */
-enum clm_knob { CLM_KNOB_WG, CLM_KNOB_CHUNK, CLM_KNOB_SLAB, CLM_KNOB_COUNT };
+enum clm_knob {
+    CLM_KNOB_WG,
+    CLM_KNOB_CHUNK,
+    CLM_KNOB_SLAB,
+    CLM_KNOB_STAGE, /* a switch: CLM_TUNE_ON or CLM_TUNE_OFF */
+    CLM_KNOB_VEC,
+    CLM_KNOB_COUNT
+};
+/* What a switch knob holds (0 means "not set" in every table, so off cannot be 0). */
+#define CLM_TUNE_OFF 1u
+#define CLM_TUNE_ON 2u
 
 /* A device's resolved tuning. Values 0 in algo[][] fall back to value[]. */
 struct clm_tune {
@@ -55,6 +65,8 @@ struct clm_tune {
     uint64_t algo[CLM_TUNING_ALGORITHMS][CLM_KNOB_COUNT];
     unsigned char algo_source[CLM_TUNING_ALGORITHMS][CLM_KNOB_COUNT];
     unsigned layers; /* bit per clm_tuning_source that set a value */
+    int staging_env; /* CLMATCH_STAGING (stage's old switch) set stage */
+    int tune_env;    /* CLMATCH_TUNE set something */
     char builtin[64];
     char profile_path[1024];
     int profile_used;
@@ -96,9 +108,8 @@ struct clm_device {
     /* kernel macros chosen per device when it is opened: HIT_CHECK (CPUs: bitap tests for
      * a match once per 16 bytes), NO_FUNNEL_SHIFT (oclgrind's interpreter lacks llvm.fshl) */
     int hit_check, no_funnel_shift;
-    int staging; /* kernels may stage text in local memory (CLMATCH_STAGING=off: never) */
-    /* tuning: work-group size and bytes per work-item are read through clm_tune_get;
-     * default_slab is tune's slab, kept as a field for the scratch code */
+    /* tuning: work-group size, bytes per work-item, staging and load width are read through
+     * clm_tune_get; default_slab is tune's slab, kept as a field for the scratch code */
     struct clm_tune tune;
     size_t default_slab;
     pthread_mutex_t lock; /* guards the program cache */
@@ -133,8 +144,10 @@ struct clm_kernel_shape {
     unsigned strands;  /* bitap item: 2 searches the reverse complement in the same pass
                           (masks of both, side by side per class), else 1 */
     int stage;         /* exact dfa / one-word bitap: whole work-group regions are staged in
-                          local memory (cl/kernels.cl STAGE; 2: dfa two bytes per lookup) */
+                          local memory (cl/kernels.cl STAGE) */
     unsigned seg;      /* staging: bytes of each chunk staged per round */
+    unsigned vec;      /* bytes per load of the unstaged range reads (cl/common.cl LOAD16):
+                          4, 8 or 16; 0 where the kernel reads no blocks (VEC=16 then) */
 };
 
 /* The one place that turns a shape into build options; the string is also the cache key. */

@@ -1,7 +1,7 @@
-/* Per-device tuning: work-group size, bytes per work-item and slab size, from generic
- * defaults, a built-in table keyed by vendor and device type, the device's profile file
- * (written by clmatch-tune) and CLMATCH_TUNE, each overriding the one before (clmatch.h,
- * "Tuning"). */
+/* Per-device tuning: work-group size, bytes per work-item, slab size, staging and load
+ * width, from generic defaults, a built-in table keyed by vendor and device type, the
+ * device's profile file (written by clmatch-tune), CLMATCH_STAGING and CLMATCH_TUNE, each
+ * overriding the one before (clmatch.h, "Tuning"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +27,12 @@ static uint64_t max_alloc(const clm_device_info *d)
     return d->max_alloc_bytes;
 }
 
+enum knob_kind {
+    KNOB_NUMBER, /* a number within [min, max], a multiple of `multiple` (or a power of two) */
+    KNOB_POW2,   /* a power of two within [min, max] */
+    KNOB_SWITCH  /* on or off (1 or 0): CLM_TUNE_ON or CLM_TUNE_OFF */
+};
+
 struct knob {
     const char *key;      /* CLMATCH_TUNE item and profile key; ALGO.key when per_algorithm */
     const char *what;     /* for messages */
@@ -34,9 +40,10 @@ struct knob {
     uint64_t min, max;    /* fixed limits */
     uint64_t multiple;    /* values must be multiples of this ... */
     int pow2_ok;          /* ... or powers of two */
-    const char *why;      /* why the multiple */
+    const char *why;      /* why the multiple (KNOB_POW2: what the values mean) */
     uint64_t (*device_max)(const clm_device_info *d); /* NULL: none; 0 returned: unknown */
     const char *device_max_what;
+    enum knob_kind kind;
 };
 
 static const struct knob knobs[CLM_KNOB_COUNT] = {
@@ -46,14 +53,23 @@ static const struct knob knobs[CLM_KNOB_COUNT] = {
                         "the kernels read 16-byte blocks", NULL, NULL},
     [CLM_KNOB_SLAB] = {"slab", "slab size", 0, 4096, CLM_MAX_SLAB_BYTES, 4096, 0,
                        "whole pages", max_alloc, "the device's largest allocation"},
+    /* exact dfa and one-word bitap with local tables stage work-group regions of text in
+     * local memory (cl/kernels.cl STAGE) where the shape allows it */
+    [CLM_KNOB_STAGE] = {"stage", "staging", 1, 0, 0, 0, 0, NULL, NULL, NULL, KNOB_SWITCH},
+    /* bytes per load of the unstaged range reads (cl/common.cl LOAD16) */
+    [CLM_KNOB_VEC] = {"vec", "bytes per load", 1, 4, 16, 0, 0, "uint, uint2 or uint4 loads",
+                      NULL, NULL, KNOB_POW2},
 };
 
 /* ---- the built-in table ------------------------------------------------------------------ */
 
-/* GPU: many small ranges keep every lane busy; CPU: long ranges per work-item amortise the
- * work-group loop PoCL runs and keep the per-range overlap small. */
-#define GPU_VALUES "wg=256,chunk=256,slab=256M"
-#define CPU_VALUES "wg=16,chunk=4096,slab=64M"
+/* GPU: many small ranges keep every lane busy, and staging the text through on-chip local
+ * memory coalesces the reads (H200: staged bitap 2.67 vs 1.68 TB/s, bench/results/h200-e);
+ * CPU: long ranges per work-item amortise the work-group loop PoCL runs and keep the
+ * per-range overlap small, and local memory is only a copy in the same caches, so no
+ * staging. Both read 16-byte loads (vec 16, the kernels' loads before vec was a knob). */
+#define GPU_VALUES "wg=256,chunk=256,slab=256M,stage=on,vec=16"
+#define CPU_VALUES "wg=16,chunk=4096,slab=64M,stage=off,vec=16"
 #define GENERIC_VALUES CPU_VALUES
 
 /* First row whose type and vendor match wins. match: '|'-separated lower-case substrings
@@ -119,6 +135,18 @@ static int parse_number(const char *s, size_t n, uint64_t *out)
     return 0;
 }
 
+/* on or 1, off or 0: CLM_TUNE_ON or CLM_TUNE_OFF. */
+static int parse_switch(const char *s, size_t n, uint64_t *out)
+{
+    if ((n == 2 && !memcmp(s, "on", 2)) || (n == 1 && s[0] == '1'))
+        *out = CLM_TUNE_ON;
+    else if ((n == 3 && !memcmp(s, "off", 3)) || (n == 1 && s[0] == '0'))
+        *out = CLM_TUNE_OFF;
+    else
+        return -1;
+    return 0;
+}
+
 static void known_keys(char *buf, size_t cap)
 {
     size_t n = 0;
@@ -136,6 +164,19 @@ static int check_value(int k, uint64_t v, const clm_device_info *d, char *why, s
     const struct knob *kn = &knobs[k];
     int pow2 = v && !(v & (v - 1));
     uint64_t dmax = d && kn->device_max ? kn->device_max(d) : 0;
+    if (kn->kind == KNOB_POW2 && (!pow2 || v < kn->min || v > kn->max)) {
+        size_t used = (size_t)snprintf(why, cap, "%s %llu is not ", kn->what,
+                                       (unsigned long long)v);
+        for (uint64_t c = kn->min; c <= kn->max && used < cap; c *= 2)
+            used += (size_t)snprintf(why + used, cap - used, "%s%llu",
+                                     c == kn->min ? "" : c * 2 > kn->max ? " or " : ", ",
+                                     (unsigned long long)c);
+        if (used < cap)
+            snprintf(why + used, cap - used, " (%s)", kn->why);
+        return -1;
+    }
+    if (kn->kind != KNOB_NUMBER) /* nothing more to check (no multiple: it would divide by 0) */
+        return 0;
     if (v < kn->min)
         snprintf(why, cap, "%s %llu is below the minimum %llu", kn->what, (unsigned long long)v,
                  (unsigned long long)kn->min);
@@ -206,13 +247,19 @@ static int parse_item(const char *s, size_t n, const clm_device_info *d, struct 
         return -1;
     }
     uint64_t v;
-    if (parse_number(val, vlen, &v) != 0) {
+    if (knobs[k].kind == KNOB_SWITCH) {
+        if (parse_switch(val, vlen, &v) != 0) {
+            snprintf(why, cap, "'%.*s' is not on, off, 1 or 0 for %.*s", (int)vlen, val,
+                     (int)klen, key);
+            return -1;
+        }
+    } else if (parse_number(val, vlen, &v) != 0) {
         snprintf(why, cap, "'%.*s' is no number for %.*s (digits, optionally K, M or G)",
                  (int)vlen, val, (int)klen, key);
         return -1;
-    }
-    if (check_value(k, v, d, why, cap) != 0)
+    } else if (check_value(k, v, d, why, cap) != 0) {
         return -1;
+    }
     uint64_t *slot = algo ? &l->algo[algo][k] : &l->value[k];
     if (*slot) {
         snprintf(why, cap, "'%.*s' is set twice", (int)klen, key);
@@ -290,7 +337,10 @@ static size_t format_layer(const struct layer *l, int lines, char *buf, size_t c
             if (a)
                 used = put(buf, cap, used, "%s.", clm_algorithm_name((clm_algorithm)a));
             used = put(buf, cap, used, "%s%s", knobs[k].key, assign);
-            used = put_number(buf, cap, used, v);
+            if (knobs[k].kind == KNOB_SWITCH)
+                used = put(buf, cap, used, "%s", v == CLM_TUNE_ON ? "on" : "off");
+            else
+                used = put_number(buf, cap, used, v);
             if (lines)
                 used = put(buf, cap, used, "\n");
         }
@@ -302,13 +352,15 @@ static size_t format_layer(const struct layer *l, int lines, char *buf, size_t c
 
 /* A source that sets a key globally replaces the per-algorithm values below it: a user's
  * CLMATCH_TUNE=chunk=512 means 512 for every algorithm. */
-static void apply(struct clm_tune *t, const struct layer *l, clm_tuning_source src)
+static int apply(struct clm_tune *t, const struct layer *l, clm_tuning_source src)
 {
+    int set = 0;
     for (int k = 0; k < CLM_KNOB_COUNT; k++) {
         if (l->value[k]) {
             t->value[k] = l->value[k];
             t->source[k] = (unsigned char)src;
             t->layers |= 1u << src;
+            set = 1;
             for (int a = 0; a < N_ALGOS; a++)
                 t->algo[a][k] = 0;
         }
@@ -317,9 +369,11 @@ static void apply(struct clm_tune *t, const struct layer *l, clm_tuning_source s
                 t->algo[a][k] = l->algo[a][k];
                 t->algo_source[a][k] = (unsigned char)src;
                 t->layers |= 1u << src;
+                set = 1;
             }
         }
     }
+    return set;
 }
 
 static int contains_ci(const char *hay, const char *needle, size_t n)
@@ -354,9 +408,12 @@ static int builtin_matches(const struct builtin *b, const clm_device_info *d)
 
 /* The built-in values are capped to the device rather than refused: a GPU whose maximum
  * work-group size is 128 gets 128; the slab stays within a quarter of the largest
- * allocation (at least 1 MiB). */
+ * allocation (at least 1 MiB); a device whose local memory is not on chip does not stage
+ * (it would only copy the text within the same memory). */
 static void cap_builtin(struct clm_tune *t, const clm_device_info *d)
 {
+    if (!d->local_mem_dedicated)
+        t->value[CLM_KNOB_STAGE] = CLM_TUNE_OFF;
     uint64_t wg = t->value[CLM_KNOB_WG];
     while (d->max_work_group_size && wg > d->max_work_group_size)
         wg >>= 1;
@@ -621,6 +678,18 @@ int clm_tune_init(clm_device *dev)
         }
     }
 
+    /* CLMATCH_STAGING, the switch staging had before it was a knob: a global stage item
+     * just before CLMATCH_TUNE, whose own stage and ALGO.stage items win over it */
+    const char *staging = getenv("CLMATCH_STAGING");
+    if (staging && *staging) {
+        memset(&l, 0, sizeof l);
+        if (parse_switch(staging, strlen(staging), &l.value[CLM_KNOB_STAGE]) != 0)
+            return clm_fail(CLM_E_INVALID, "CLMATCH_STAGING='%s': expected on or off (or 1, 0)",
+                            staging);
+        apply(t, &l, CLM_TUNING_ENV);
+        t->staging_env = 1;
+    }
+
     /* CLMATCH_TUNE: the user asked for it, so a bad item is an error */
     const char *env = getenv("CLMATCH_TUNE");
     if (env && *env) {
@@ -628,7 +697,7 @@ int clm_tune_init(clm_device *dev)
         if (parse_list(env, d, &l, why, sizeof why, &bad, &bad_len) != 0)
             return clm_fail(CLM_E_INVALID, "CLMATCH_TUNE=%s: item '%.*s': %s", env,
                             (int)bad_len, bad, why);
-        apply(t, &l, CLM_TUNING_ENV);
+        t->tune_env = apply(t, &l, CLM_TUNING_ENV);
     }
     dev->default_slab = (size_t)t->value[CLM_KNOB_SLAB];
     return CLM_OK;
@@ -674,9 +743,16 @@ int clm_device_get_tuning(const clm_device *dev, clm_tuning *out)
         for (int a = 1; a < N_ALGOS; a++)
             l.algo[a][k] = t->algo[a][k];
     }
-    for (int a = 1; a < N_ALGOS; a++) {
-        out->algorithm_work_group_size[a] = (unsigned)t->algo[a][CLM_KNOB_WG];
-        out->algorithm_bytes_per_item[a] = (unsigned)t->algo[a][CLM_KNOB_CHUNK];
+    out->stage = t->value[CLM_KNOB_STAGE] == CLM_TUNE_ON;
+    out->vector_width = (unsigned)t->value[CLM_KNOB_VEC];
+    out->stage_source = (clm_tuning_source)t->source[CLM_KNOB_STAGE];
+    out->vector_width_source = (clm_tuning_source)t->source[CLM_KNOB_VEC];
+    for (int a = 0; a < N_ALGOS; a++) {
+        uint64_t st = a ? t->algo[a][CLM_KNOB_STAGE] : 0;
+        out->algorithm_work_group_size[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_WG] : 0);
+        out->algorithm_bytes_per_item[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_CHUNK] : 0);
+        out->algorithm_stage[a] = st ? st == CLM_TUNE_ON : -1;
+        out->algorithm_vector_width[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_VEC] : 0);
     }
     format_layer(&l, 0, out->values, sizeof out->values);
     size_t used = 0, cap = sizeof out->source;
@@ -686,7 +762,9 @@ int clm_device_get_tuning(const clm_device *dev, clm_tuning *out)
         used = put(out->source, cap, used, "generic defaults");
     if (t->profile_used)
         used = put(out->source, cap, used, ", profile %s", t->profile_path);
-    if (t->layers & (1u << CLM_TUNING_ENV))
+    if (t->staging_env)
+        used = put(out->source, cap, used, ", CLMATCH_STAGING");
+    if (t->tune_env)
         put(out->source, cap, used, ", CLMATCH_TUNE");
     snprintf(out->builtin, sizeof out->builtin, "%s", t->builtin);
     snprintf(out->profile_path, sizeof out->profile_path, "%s", t->profile_path);

@@ -34,7 +34,8 @@
  *  - CLMATCH_TUNE: tuning values read by clm_device_open, e.g. "wg=128,chunk=512,dfa.chunk=1024"
  *    (see "Tuning" below); CLMATCH_PROFILE_DIR: directory of tuning profiles (default
  *    $XDG_CONFIG_HOME/clmatch/profiles, else ~/.config/clmatch/profiles); CLMATCH_PROFILE=off:
- *    profiles are not read.
+ *    profiles are not read; CLMATCH_STAGING=on|off: the tuning's stage (an alias of a
+ *    CLMATCH_TUNE item stage=on|off placed before CLMATCH_TUNE's own items).
  *  - CLMATCH_DATA_PATH: auto, copy, pinned, zero-copy or svm: the data path of new scratches
  *    whose options leave it CLM_PATH_AUTO (clm_data_path); another value makes
  *    clm_scratch_alloc fail with CLM_E_INVALID.
@@ -180,21 +181,26 @@ void clm_device_close(clm_device *dev);
 
 /*
  * The kernel shape a database gets when clm_compile_options leaves it open (work_group_size,
- * bytes_per_item 0) and the default slab of new scratches are the device's tuning, resolved
- * by clm_device_open from these sources, each overriding the one before:
- *   1. generic defaults (wg=16, chunk=4096, slab=64M);
+ * bytes_per_item, vector_width 0, no CLM_STAGING / CLM_NO_STAGING flag) and the default slab
+ * of new scratches are the device's tuning, resolved by clm_device_open from these sources,
+ * each overriding the one before:
+ *   1. generic defaults (wg=16, chunk=4096, slab=64M, stage=off, vec=16);
  *   2. a built-in row chosen by vendor and device type (NVIDIA, AMD, Intel and other GPUs:
- *      wg=256, chunk=256, slab=256M; PoCL, the Intel CPU runtime and other CPUs: wg=16,
- *      chunk=4096, slab=64M), capped to the device's limits;
+ *      wg=256, chunk=256, slab=256M, stage=on, vec=16; PoCL, the Intel CPU runtime and other
+ *      CPUs: wg=16, chunk=4096, slab=64M, stage=off, vec=16), capped to the device's limits
+ *      (stage=off where local memory is not on chip);
  *   3. the device's profile file, written by clmatch-tune: CLMATCH_PROFILE_DIR, else
  *      $XDG_CONFIG_HOME/clmatch/profiles, else ~/.config/clmatch/profiles, named after the
  *      device name and driver version (clm_tuning.profile_path). A profile measured on
  *      another device or driver, or with a bad line, is not used: the device still opens, and
  *      clm_tuning.profile_warning says which file, which line and what is wrong;
- *   4. CLMATCH_TUNE, e.g. "wg=128,chunk=512,dfa.chunk=1024". A bad item makes
+ *   4. CLMATCH_STAGING=on|off, the switch staging had before it was a knob: a global stage
+ *      item (a bad value: CLM_E_INVALID);
+ *   5. CLMATCH_TUNE, e.g. "wg=128,chunk=512,dfa.chunk=1024,bitap.stage=on". A bad item makes
  *      clm_device_open fail with CLM_E_INVALID, naming it.
- * clm_compile_options.work_group_size and bytes_per_item, when set, win over all of them;
- * clm_scratch_options.slab_bytes and CLMATCH_SLAB_BYTES win over the slab.
+ * clm_compile_options.work_group_size, bytes_per_item, vector_width and the flags CLM_STAGING
+ * and CLM_NO_STAGING, when set, win over all of them; clm_scratch_options.slab_bytes and
+ * CLMATCH_SLAB_BYTES win over the slab.
  *
  * Keys (CLMATCH_TUNE items and profile lines "key = value"; numbers may end in K, M or G):
  *   wg      work-group size: a power of two or a multiple of 16, at most the device maximum
@@ -203,12 +209,22 @@ void clm_device_close(clm_device *dev);
  *           whose work-items own m + 32 starts: only bmh.chunk changes that (as it is)
  *   slab    default slab bytes: a multiple of 4K, at most CLM_MAX_SLAB_BYTES and the device's
  *           largest allocation
- *   ALGO.wg, ALGO.chunk   for one algorithm only (naive, kmp, dfa, bitap, bmh, witness),
- *           e.g. dfa.chunk=1024; a source that sets a key globally replaces the per-algorithm
- *           values of that key from the sources below it.
+ *   stage   on or off (1 or 0): exact dfa and one-word bitap (m <= 64) with their tables in
+ *           local memory stage each work-group's text through local memory where the shape
+ *           fits (clm_database_info.staged). On a device without on-chip local memory, on
+ *           also puts those two algorithms' automatic tables in local memory, which staging
+ *           reads. Other algorithms ignore it
+ *   vec     bytes per load of the unstaged range reads: 4, 8 or 16 (uint, uint2 or uint4
+ *           loads of each 16-byte block). Read by kmp, dfa and bitap item on little-endian
+ *           devices (clm_database_info.vector_width); the other kernels read single bytes
+ *   ALGO.wg, ALGO.chunk, ALGO.stage, ALGO.vec   for one algorithm only (naive, kmp, dfa,
+ *           bitap, bmh, witness), e.g. dfa.chunk=1024; a source that sets a key globally
+ *           replaces the per-algorithm values of that key from the sources below it.
  * Profile file: "#" starts a comment; the first line is the header
  *   clmatch-profile 1 device="<CL_DEVICE_NAME>" driver="<CL_DRIVER_VERSION>"
- * (" and \ inside the quotes escaped with \), then one "key = value" per line.
+ * (" and \ inside the quotes escaped with \), then one "key = value" per line. A key a
+ * profile leaves out keeps the built-in value (profiles written before stage and vec existed
+ * stay valid).
  */
 
 /** Where a tuning value came from, lowest to highest precedence. */
@@ -216,7 +232,7 @@ typedef enum {
     CLM_TUNING_DEFAULT = 0, /**< generic default (no built-in row names the device) */
     CLM_TUNING_BUILTIN = 1, /**< the built-in row for the device's vendor and type */
     CLM_TUNING_PROFILE = 2, /**< the device's profile file */
-    CLM_TUNING_ENV = 3      /**< CLMATCH_TUNE */
+    CLM_TUNING_ENV = 3      /**< CLMATCH_TUNE (for stage also CLMATCH_STAGING) */
 } clm_tuning_source;
 
 /** Entries of the per-algorithm arrays, indexed by clm_algorithm ([CLM_ALGO_AUTO] unused). */
@@ -231,9 +247,10 @@ typedef struct clm_tuning {
     unsigned algorithm_work_group_size[CLM_TUNING_ALGORITHMS]; /**< ALGO.wg; 0: wg */
     unsigned algorithm_bytes_per_item[CLM_TUNING_ALGORITHMS];  /**< ALGO.chunk; 0: chunk */
     char values[512];      /**< every value in force, in CLMATCH_TUNE syntax, e.g.
-                                "wg=16,chunk=4096,slab=64M,dfa.chunk=1024" */
+                                "wg=16,chunk=4096,slab=64M,stage=off,vec=16,dfa.chunk=1024" */
     char source[1280];     /**< the sources applied, e.g. "built-in PoCL CPU, profile
-                                /home/u/.config/clmatch/profiles/X.profile, CLMATCH_TUNE" */
+                                /home/u/.config/clmatch/profiles/X.profile, CLMATCH_STAGING,
+                                CLMATCH_TUNE" */
     char builtin[64];      /**< the built-in row: "NVIDIA GPU", "PoCL CPU", "CPU", ...;
                                 "generic" when none matched */
     char profile_path[1024]; /**< this device's profile file, whether it exists or not (where
@@ -242,6 +259,11 @@ typedef struct clm_tuning {
     int profile_used;      /**< 1: profile_path was read and applied */
     char profile_warning[1024]; /**< why an existing profile was not used ("FILE line N:
                                      what"), "" otherwise; clmatch prints it on stderr */
+    int stage;                  /**< key stage: 1 on, 0 off */
+    unsigned vector_width;      /**< key vec: bytes per load, 4, 8 or 16 */
+    clm_tuning_source stage_source, vector_width_source;
+    int algorithm_stage[CLM_TUNING_ALGORITHMS]; /**< ALGO.stage: 1 on, 0 off; -1: stage */
+    unsigned algorithm_vector_width[CLM_TUNING_ALGORITHMS]; /**< ALGO.vec; 0: vec */
 } clm_tuning;
 
 /** The tuning of an open device (copies into *out). */
@@ -361,6 +383,14 @@ typedef enum {
  *  memory, and unpacking adds work (H200: 124 vs 300 GB/s of kernel time, PoCL: 0.94 vs
  *  3.2 GB/s, both strands, m = 13, 1 GB genome). CLM_NO_PACKING wins over it. */
 #define CLM_PACKING 128u
+/** Stage the text through local memory where the kernel can (exact dfa and one-word bitap,
+ *  tables in local memory: clm_database_info.staged), whatever the tuning's stage says; on
+ *  a device without on-chip local memory the automatic tables of those two go local for it
+ *  (as with the tuning's stage=on). */
+#define CLM_STAGING 256u
+/** Never stage the text (clm_database_info.staged is 0), whatever the tuning's stage says;
+ *  wins over CLM_STAGING. */
+#define CLM_NO_STAGING 512u
 
 typedef struct clm_compile_options {
     clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */
@@ -373,6 +403,8 @@ typedef struct clm_compile_options {
                                         at most CLM_MAX_ERRORS and less than the pattern
                                         length). Semantics at clm_match. */
     clm_variant variant;           /**< default CLM_VARIANT_AUTO */
+    unsigned vector_width;         /**< bytes per load of the unstaged range reads: 4, 8 or
+                                        16; 0: the device's tuning (key vec) */
 } clm_compile_options;
 
 /** Fill *opts with the defaults. Always call before setting fields (fields may be added). */
@@ -433,7 +465,12 @@ typedef struct clm_database_info {
     int staged;                    /**< 1: the first pattern's kernel stages whole
                                         work-group regions of text in local memory
                                         (exact dfa and bitap up to 64 symbols with tables
-                                        in local memory; CLMATCH_STAGING=off turns it off) */
+                                        in local memory, as the tuning's stage or the flags
+                                        CLM_STAGING / CLM_NO_STAGING ask) */
+    unsigned vector_width;         /**< bytes per load of the first pattern's unstaged range
+                                        reads (4, 8, 16); 0 where its kernel reads single
+                                        bytes (naive, bmh, witness, bitap reduce, packed
+                                        text, big-endian devices) */
 } clm_database_info;
 
 int clm_database_get_info(const clm_database *db, clm_database_info *info);

@@ -572,6 +572,17 @@ else
         fail "clmatch-tune --quick --dry-run prints a profile and a table, writes nothing" \
             "exit $rc; $(head -n 3 "$T/err")"
     fi
+    # the load width measured for kmp, dfa and bitap, staging for dfa and bitap (both can
+    # stage on every little-endian device): a vec line and stage lines, each noted
+    if grep -Eq '^vec = (4|8|16)$' "$T/act" \
+        && grep -Eq '^(dfa\.|bitap\.)?stage = (on|off)$' "$T/act" \
+        && grep -q '^# dfa loads of 4 / 8 / 16 bytes unstaged: ' "$T/act" \
+        && grep -q '^# bitap staged [0-9.]* GB/s, unstaged [0-9.]* GB/s' "$T/act"; then
+        pass "clmatch-tune measures vec and stage and writes them into the profile"
+    else
+        fail "clmatch-tune measures vec and stage and writes them into the profile" \
+            "$(grep -E '^(vec|stage|[a-z]+\.(vec|stage)) = |loads of|staged' "$T/act")"
+    fi
     CLMATCH_PROFILE_DIR=$PD "$TUNE" --quick --out "$PD/" >"$T/act" 2>"$T/err"
     rc=$?
     prof=$(ls "$PD"/*.profile 2>/dev/null | head -n 1)
@@ -610,6 +621,48 @@ else
 fi
 expect_error "CLMATCH_TUNE with a bad item" 2 "CLMATCH_TUNE=wg=3: item 'wg=3'" \
     env CLMATCH_TUNE=wg=3 "$CLM" -c needle "$X"
+# ---- staging and load width: knobs of the tuning -------------------------------------------
+grep -ciF needle "$X" >"$T/exp"
+CLMATCH_TUNE=stage=on,vec=8 "$CLM" --stats -a dfa -ci needle "$X" >"$T/act" 2>"$T/err"
+if grep -q '^clmatch: tuning .*,stage=on,vec=8.* from .*CLMATCH_TUNE' "$T/err" \
+    && grep -q 'text staged in local memory, 8-byte loads' "$T/err"; then
+    same "CLMATCH_TUNE=stage=on,vec=8: --stats shows a staged dfa with 8-byte loads" \
+        "$T/exp" "$T/act"
+else
+    fail "CLMATCH_TUNE=stage=on,vec=8: --stats shows a staged dfa with 8-byte loads" \
+        "$(grep -E 'tuning|bytes/item' "$T/err")"
+fi
+CLMATCH_TUNE=stage=off,dfa.vec=4 "$CLM" --stats -a dfa -ci needle "$X" >"$T/act" 2>"$T/err"
+if grep -q '^clmatch: tuning .*,stage=off,.*dfa.vec=4' "$T/err" \
+    && grep -q 'bytes/item, 4-byte loads' "$T/err" && ! grep -q 'staged' "$T/err"; then
+    same "CLMATCH_TUNE=stage=off,dfa.vec=4: an unstaged dfa with 4-byte loads" "$T/exp" "$T/act"
+else
+    fail "CLMATCH_TUNE=stage=off,dfa.vec=4: an unstaged dfa with 4-byte loads" \
+        "$(grep -E 'tuning|bytes/item' "$T/err")"
+fi
+CLMATCH_STAGING=on "$CLM" --stats -a bitap -ci needle "$X" >"$T/act" 2>"$T/err"
+if grep -q '^clmatch: tuning .*,stage=on,.* from .*CLMATCH_STAGING' "$T/err" \
+    && grep -q 'text staged in local memory' "$T/err"; then
+    same "CLMATCH_STAGING=on (the old switch) still stages, named as the source" "$T/exp" "$T/act"
+else
+    fail "CLMATCH_STAGING=on (the old switch) still stages, named as the source" \
+        "$(grep -E 'tuning|bytes/item' "$T/err")"
+fi
+CLMATCH_TUNE=bitap.stage=on,vec=16 "$(dirname "$CLM")/clmatch-devices" --json >"$T/act" 2>"$T/err"
+if grep -q '"tuning": {"values": {"wg": [0-9]*, "chunk": [0-9]*, "slab": [0-9]*, "stage": "o[nf]f*", "vec": 16, "bitap.stage": "on"}' "$T/act"; then
+    pass "clmatch-devices --json: stage as \"on\"/\"off\", vec as a number"
+else
+    fail "clmatch-devices --json: stage as \"on\"/\"off\", vec as a number" \
+        "$(grep -o '"tuning": {"values": {[^}]*}' "$T/act")"
+fi
+expect_error "CLMATCH_TUNE=vec=12 names the item and the widths" 2 \
+    "CLMATCH_TUNE=vec=12: item 'vec=12': bytes per load 12 is not 4, 8 or 16" \
+    env CLMATCH_TUNE=vec=12 "$CLM" -c needle "$X"
+expect_error "CLMATCH_TUNE=stage=maybe names the item" 2 \
+    "item 'stage=maybe': 'maybe' is not on, off, 1 or 0 for stage" \
+    env CLMATCH_TUNE=stage=maybe "$CLM" -c needle "$X"
+expect_error "CLMATCH_STAGING=sometimes is refused" 2 "CLMATCH_STAGING='sometimes': expected on or off" \
+    env CLMATCH_STAGING=sometimes "$CLM" -c needle "$X"
 # ---- data paths and the memory budget ----------------------------------------------------
 # Every data path reads the file through the library's fd path (-n also maps it to print);
 # the output must be the default's. A 6M budget shrinks the slab to 1.3M (pinned, copy) or

@@ -191,10 +191,17 @@ int t_compile_ex(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, u
                  clm_database **out)
 {
     clm_compile_options o;
+    const char *staging = getenv("CLMATCH_STAGING");
     clm_compile_options_init(&o);
     o.algorithm = algo;
     o.table_memory = mem;
     o.flags = flags | (ps->caseless ? CLM_CASELESS : 0u);
+    /* Local tables stage where the kernel can, as on the GPUs (their built-in stage=on), so
+     * the CPU test device runs the staged kernels too; CLMATCH_STAGING=off runs the suite
+     * without them. A caller's own CLM_STAGING / CLM_NO_STAGING stays. */
+    if (mem == CLM_TABLE_LOCAL && !(flags & (CLM_STAGING | CLM_NO_STAGING))
+        && !(staging && (!strcmp(staging, "off") || !strcmp(staging, "0"))))
+        o.flags |= CLM_STAGING;
     o.work_group_size = wgs;
     o.bytes_per_item = bpi;
     o.variant = variant;

@@ -177,7 +177,7 @@ static void test_compile_args(const void *arg)
     memset(big, 'x', biglen);
     clm_compile_options_init(&o);
     EXPECT(o.algorithm == CLM_ALGO_AUTO && o.table_memory == CLM_TABLE_AUTO && o.flags == 0
-           && o.work_group_size == 0 && o.bytes_per_item == 0);
+           && o.work_group_size == 0 && o.bytes_per_item == 0 && o.vector_width == 0);
 
     EXPECT_RC(clm_compile(NULL, pats, lens, NULL, 2, NULL, &db), CLM_E_INVALID);
     EXPECT_RC(clm_compile(t_dev, NULL, lens, NULL, 2, NULL, &db), CLM_E_INVALID);

@@ -2,8 +2,10 @@
  * Tuning (clmatch.h, "Tuning"): the built-in values by device type, CLMATCH_TUNE items, the
  * profile file (written by clm_tuning_write_profile, found in CLMATCH_PROFILE_DIR, ignored
  * with a reason when it is for another device or has a bad line), the precedence built-in <
- * profile < CLMATCH_TUNE < clm_compile_options, per-algorithm values, and that every tuned
- * shape still finds exactly the reference's matches.
+ * profile < CLMATCH_STAGING < CLMATCH_TUNE < clm_compile_options, per-algorithm values, and
+ * that every tuned shape still finds exactly the reference's matches. The stage and vec
+ * knobs: their sources, staged or unstaged kernels as asked, and every load width against
+ * the reference on texts whose matches straddle work-item, work-group and slab edges.
  *
  * The runner gives the suite an empty CLMATCH_PROFILE_DIR and no CLMATCH_TUNE; these tests
  * set both on their own for the devices they open, and put them back.
@@ -13,10 +15,12 @@
 #include <string.h>
 
 #include "t.h"
+#include "t_ref.h"
 
 /* ---- environment ------------------------------------------------------------------------ */
 
-static const char *const env_names[] = {"CLMATCH_TUNE", "CLMATCH_PROFILE_DIR", "CLMATCH_PROFILE"};
+static const char *const env_names[] = {"CLMATCH_TUNE", "CLMATCH_PROFILE_DIR", "CLMATCH_PROFILE",
+                                        "CLMATCH_STAGING"};
 #define N_ENV (sizeof env_names / sizeof env_names[0])
 
 typedef struct {
@@ -107,37 +111,81 @@ static void test_builtin(const void *arg)
            && strcmp(t.profile_path + strlen(t.profile_path) - 8, ".profile") == 0);
     EXPECT(t.algorithm_work_group_size[CLM_ALGO_DFA] == 0
            && t.algorithm_bytes_per_item[CLM_ALGO_DFA] == 0);
+    /* staging: on for GPUs whose local memory is on chip, off for CPUs; 16-byte loads */
+    {
+        int stage = gpu && t_devinfo.local_mem_dedicated;
+        const char *sv = getenv("CLMATCH_STAGING");
+        if (sv && *sv) /* the suite run with CLMATCH_STAGING: it wins over the built-in row */
+            stage = strcmp(sv, "off") != 0 && strcmp(sv, "0") != 0;
+        if (!EXPECT(t.stage == stage && t.vector_width == 16))
+            t_note("stage %d, vec %u; want %d, 16 (%s)", t.stage, t.vector_width, stage, t.values);
+        EXPECT(t.vector_width_source == CLM_TUNING_BUILTIN || t_devinfo.type == CLM_DEVICE_OTHER);
+        EXPECT(t.stage_source == (sv && *sv ? CLM_TUNING_ENV : CLM_TUNING_BUILTIN)
+               || t_devinfo.type == CLM_DEVICE_OTHER);
+        EXPECT(strstr(t.values, stage ? ",stage=on," : ",stage=off,") && strstr(t.values, ",vec=16"));
+        EXPECT(t.algorithm_stage[CLM_ALGO_BITAP] == -1 && t.algorithm_vector_width[CLM_ALGO_KMP] == 0);
+    }
     EXPECT_RC(clm_device_get_tuning(NULL, &t), CLM_E_INVALID);
     EXPECT_RC(clm_device_get_tuning(t_dev, NULL), CLM_E_INVALID);
 }
 
 /* ---- CLMATCH_TUNE ---------------------------------------------------------------------- */
 
+/* Does text contain every '|'-separated piece of pieces? */
+static int has_all(const char *text, const char *pieces)
+{
+    char piece[256];
+    while (*pieces) {
+        size_t n = strcspn(pieces, "|");
+        snprintf(piece, sizeof piece, "%.*s", (int)n, pieces);
+        if (!strstr(text, piece)) return 0;
+        pieces += n;
+        if (*pieces == '|') pieces++;
+    }
+    return 1;
+}
+
 static void test_env_items(const void *arg)
 {
     /* Each bad item: clm_device_open fails with CLM_E_INVALID and names it. */
-    static const char *const bad[][2] = {
-        {"wg=100", "wg=100"},            /* neither a power of two nor a multiple of 16 */
-        {"wg=0", "wg=0"},
-        {"chunk=100", "chunk=100"},      /* not a multiple of 16 */
-        {"chunk=2M", "chunk=2M"},        /* above 1 MiB */
-        {"slab=4097", "slab=4097"},      /* not whole pages */
-        {"slab=2G", "slab=2G"},          /* above CLM_MAX_SLAB_BYTES */
-        {"wg=64,foo=1", "foo=1"},
-        {"dfa.slab=4K", "dfa.slab"},     /* no per-algorithm slab */
-        {"auto.wg=16", "auto.wg"},
-        {"dfa2.chunk=64", "dfa2"},
-        {"wg", "'wg'"},
-        {"wg=", "wg="},
-        {"wg=16x", "16x"},
-        {"wg=99999999999999999999", "wg=99999999999999999999"},
-        {"chunk=64,chunk=128", "chunk=128"},
-        {"wg=1048576", "wg=1048576"},    /* above every device's maximum */
+    /* item, what the detail must quote, and the reason it must give ("" : any) */
+    static const char *const bad[][3] = {
+        {"wg=100", "wg=100", ""},            /* neither a power of two nor a multiple of 16 */
+        {"wg=0", "wg=0", ""},
+        {"chunk=100", "chunk=100", ""},      /* not a multiple of 16 */
+        {"chunk=2M", "chunk=2M", ""},        /* above 1 MiB */
+        {"slab=4097", "slab=4097", ""},      /* not whole pages */
+        {"slab=2G", "slab=2G", ""},          /* above CLM_MAX_SLAB_BYTES */
+        {"wg=64,foo=1", "foo=1", "unknown key 'foo' (known: wg, chunk, slab, stage, vec"},
+        {"dfa.slab=4K", "dfa.slab", ""},     /* no per-algorithm slab */
+        {"auto.wg=16", "auto.wg", ""},
+        {"dfa2.chunk=64", "dfa2", ""},
+        {"wg", "'wg'", ""},
+        {"wg=", "wg=", ""},
+        {"wg=16x", "16x", ""},
+        {"wg=99999999999999999999", "wg=99999999999999999999", ""},
+        {"chunk=64,chunk=128", "chunk=128", ""},
+        {"wg=1048576", "wg=1048576", ""},    /* above every device's maximum */
+        {"stage=maybe", "stage=maybe", "'maybe' is not on, off, 1 or 0 for stage"},
+        {"stage=2", "stage=2", "'2' is not on, off, 1 or 0"},
+        {"stage=", "stage=", "not on, off"},
+        {"stage=ON", "stage=ON", "not on, off"},
+        {"bitap.stage=yes", "bitap.stage=yes", "'yes' is not on, off, 1 or 0 for bitap.stage"},
+        {"stage=on,stage=off", "stage=off", "set twice"},
+        {"vec=12", "vec=12", "bytes per load 12 is not 4, 8 or 16 (uint, uint2 or uint4 loads)"},
+        {"vec=2", "vec=2", "bytes per load 2 is not 4, 8 or 16"},
+        {"vec=32", "vec=32", "bytes per load 32 is not 4, 8 or 16"},
+        {"vec=0", "vec=0", "is not 4, 8 or 16"},
+        {"vec=on", "vec=on", "is no number for vec"},
+        {"dfa.vec=3", "dfa.vec=3", "bytes per load 3 is not 4, 8 or 16"},
     };
     static const char *const good[][2] = {
         {"wg=32", "wg=32,"},
         {" wg = 48 , chunk=1K ,", "wg=48,chunk=1024,"},
-        {"slab=8M,bitap.chunk=8192,kmp.wg=16", "slab=8M,kmp.wg=16,bitap.chunk=8192"},
+        {"slab=8M,bitap.chunk=8192,kmp.wg=16", "slab=8M,|kmp.wg=16,bitap.chunk=8192"},
+        {"stage=on,vec=8", ",stage=on,vec=8"},
+        {"stage=0 , vec=4,dfa.stage=1,bitap.vec=16", ",stage=off,vec=4,|dfa.stage=on,bitap.vec=16"},
+        {"dfa.vec=8,kmp.stage=off", "kmp.stage=off,dfa.vec=8"},
     };
     env_saved saved;
     size_t i;
@@ -153,9 +201,10 @@ static void test_env_items(const void *arg)
             continue;
         }
         EXPECT(dev == NULL);
-        if (!EXPECT(strstr(clm_last_error(), "CLMATCH_TUNE") && strstr(clm_last_error(), bad[i][1])))
-            t_note("CLMATCH_TUNE=%s: detail \"%s\" does not name '%s'", bad[i][0],
-                   clm_last_error(), bad[i][1]);
+        if (!EXPECT(strstr(clm_last_error(), "CLMATCH_TUNE") && strstr(clm_last_error(), bad[i][1])
+                    && strstr(clm_last_error(), bad[i][2])))
+            t_note("CLMATCH_TUNE=%s: detail \"%s\" does not name '%s' and '%s'", bad[i][0],
+                   clm_last_error(), bad[i][1], bad[i][2]);
     }
     for (i = 0; i < sizeof good / sizeof good[0]; i++) {
         clm_device *dev = NULL;
@@ -163,7 +212,7 @@ static void test_env_items(const void *arg)
         env_set("CLMATCH_TUNE", good[i][0]);
         if (!EXPECT_RC(open_dev(&dev), CLM_OK)) continue;
         if (EXPECT_RC(clm_device_get_tuning(dev, &t), CLM_OK)
-            && !EXPECT(strstr(t.values, good[i][1]) && strstr(t.source, "CLMATCH_TUNE")))
+            && !EXPECT(has_all(t.values, good[i][1]) && strstr(t.source, "CLMATCH_TUNE")))
             t_note("CLMATCH_TUNE=\"%s\": values \"%s\" from \"%s\", want \"%s\"", good[i][0],
                    t.values, t.source, good[i][1]);
         clm_device_close(dev);
@@ -434,6 +483,407 @@ static void test_witness_wg(const void *arg)
     ref_case_free(&c);
 }
 
+
+/* ---- stage and vec ------------------------------------------------------------------------ */
+
+/* The device under test opened again; its tuning into *t. */
+static int open_tuning(clm_tuning *t)
+{
+    clm_device *dev = NULL;
+    int rc = open_dev(&dev);
+    if (rc == CLM_OK) {
+        clm_device_get_tuning(dev, t);
+        clm_device_close(dev);
+    }
+    return rc;
+}
+
+/* Where stage and vec come from: CLMATCH_TUNE (global and per algorithm), CLMATCH_STAGING
+ * (an alias of a stage item just before CLMATCH_TUNE: over the profile, under CLMATCH_TUNE),
+ * a profile with the new keys, a profile written before they existed, bad values. */
+static void test_stage_vec_sources(const void *arg)
+{
+    env_saved saved;
+    char *dir = t_tempdir("tune-sv");
+    clm_device *dev = NULL;
+    clm_tuning t;
+    char header[1024], body[2048];
+    (void)arg;
+    REQUIRE(dir != NULL);
+    env_save(&saved);
+    env_set("CLMATCH_PROFILE_DIR", dir);
+    env_set("CLMATCH_PROFILE", NULL);
+    env_set("CLMATCH_STAGING", NULL);
+
+    env_set("CLMATCH_TUNE", "stage=on,vec=8,dfa.vec=4,bitap.stage=off");
+    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+        && !EXPECT(t.stage == 1 && t.stage_source == CLM_TUNING_ENV && t.vector_width == 8
+                   && t.vector_width_source == CLM_TUNING_ENV
+                   && t.algorithm_vector_width[CLM_ALGO_DFA] == 4
+                   && t.algorithm_vector_width[CLM_ALGO_KMP] == 0
+                   && t.algorithm_stage[CLM_ALGO_BITAP] == 0
+                   && t.algorithm_stage[CLM_ALGO_DFA] == -1 && strstr(t.source, "CLMATCH_TUNE")
+                   && !strstr(t.source, "CLMATCH_STAGING")))
+        t_note("CLMATCH_TUNE: %s from %s", t.values, t.source);
+
+    /* CLMATCH_STAGING alone: stage from the environment, named as such */
+    env_set("CLMATCH_TUNE", NULL);
+    env_set("CLMATCH_STAGING", "off");
+    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+        && !EXPECT(t.stage == 0 && t.stage_source == CLM_TUNING_ENV
+                   && t.vector_width_source != CLM_TUNING_ENV
+                   && strstr(t.source, ", CLMATCH_STAGING") && !strstr(t.source, "CLMATCH_TUNE")
+                   && strstr(t.values, ",stage=off,")))
+        t_note("CLMATCH_STAGING=off: %s from %s", t.values, t.source);
+    env_set("CLMATCH_STAGING", "1");
+    if (EXPECT_RC(open_tuning(&t), CLM_OK) && !EXPECT(t.stage == 1))
+        t_note("CLMATCH_STAGING=1: %s from %s", t.values, t.source);
+    /* CLMATCH_TUNE wins over it: its global stage, its per-algorithm stage on top */
+    env_set("CLMATCH_STAGING", "on");
+    env_set("CLMATCH_TUNE", "stage=off");
+    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+        && !EXPECT(t.stage == 0 && strstr(t.source, "CLMATCH_STAGING, CLMATCH_TUNE")))
+        t_note("CLMATCH_STAGING=on, CLMATCH_TUNE=stage=off: %s from %s", t.values, t.source);
+    env_set("CLMATCH_STAGING", "off");
+    env_set("CLMATCH_TUNE", "bitap.stage=on");
+    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+        && !EXPECT(t.stage == 0 && t.algorithm_stage[CLM_ALGO_BITAP] == 1
+                   && t.algorithm_stage[CLM_ALGO_DFA] == -1))
+        t_note("CLMATCH_STAGING=off, CLMATCH_TUNE=bitap.stage=on: %s from %s", t.values,
+               t.source);
+    /* a bad CLMATCH_STAGING: the device does not open, and the detail says why */
+    env_set("CLMATCH_TUNE", NULL);
+    env_set("CLMATCH_STAGING", "sometimes");
+    if (EXPECT_RC(open_tuning(&t), CLM_E_INVALID)
+        && !EXPECT(strstr(clm_last_error(), "CLMATCH_STAGING='sometimes'")
+                   && strstr(clm_last_error(), "on or off")))
+        t_note("detail \"%s\"", clm_last_error());
+    env_set("CLMATCH_STAGING", NULL);
+
+    /* a profile with the new keys; the writer checks them */
+    if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
+    EXPECT_RC(clm_tuning_write_profile(dev, "vec=12", NULL, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_tuning_write_profile(dev, "stage=sometimes", NULL, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_tuning_format_profile(dev, "", NULL, header, sizeof header), CLM_OK);
+    if (EXPECT_RC(clm_tuning_format_profile(dev, "stage=1,vec=8,bitap.vec=4,dfa.stage=off",
+                                            NULL, body, sizeof body), CLM_OK))
+        EXPECT(strstr(body, "\nstage = on\nvec = 8\ndfa.stage = off\nbitap.vec = 4\n") != NULL);
+    EXPECT_RC(clm_tuning_write_profile(dev, "stage=on,vec=8,bitap.vec=4,dfa.stage=off", NULL,
+                                       NULL), CLM_OK);
+    clm_device_close(dev);
+    dev = NULL;
+    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+        && !EXPECT(t.profile_used && t.stage == 1 && t.stage_source == CLM_TUNING_PROFILE
+                   && t.vector_width == 8 && t.vector_width_source == CLM_TUNING_PROFILE
+                   && t.algorithm_vector_width[CLM_ALGO_BITAP] == 4
+                   && t.algorithm_stage[CLM_ALGO_DFA] == 0))
+        t_note("profile: %s from %s (%s)", t.values, t.source, t.profile_warning);
+    /* CLMATCH_STAGING over the profile: its global stage replaces the profile's dfa.stage */
+    env_set("CLMATCH_STAGING", "off");
+    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+        && !EXPECT(t.profile_used && t.stage == 0 && t.stage_source == CLM_TUNING_ENV
+                   && t.algorithm_stage[CLM_ALGO_DFA] == -1
+                   && t.vector_width_source == CLM_TUNING_PROFILE
+                   && t.algorithm_vector_width[CLM_ALGO_BITAP] == 4))
+        t_note("profile + CLMATCH_STAGING=off: %s from %s", t.values, t.source);
+    env_set("CLMATCH_STAGING", NULL);
+    /* a profile written before stage and vec existed is still used; they stay built-in */
+    {
+        clm_tuning builtin;
+        char path[1024];
+        env_set("CLMATCH_PROFILE", "off");
+        EXPECT_RC(open_tuning(&builtin), CLM_OK);
+        env_set("CLMATCH_PROFILE", NULL);
+        snprintf(path, sizeof path, "%s", builtin.profile_path);
+        snprintf(body, sizeof body, "%s# measured by an older clmatch-tune\nwg = 32\nchunk = 512\n",
+                 header);
+        if (EXPECT(write_file(path, body) == 0) && EXPECT_RC(open_tuning(&t), CLM_OK)
+            && !EXPECT(t.profile_used && t.work_group_size == 32
+                       && t.stage == builtin.stage && t.stage_source == builtin.stage_source
+                       && t.vector_width == 16 && t.vector_width_source == builtin.vector_width_source))
+            t_note("old profile: %s from %s (%s)", t.values, t.source, t.profile_warning);
+        /* bad values in a profile: not used, the line and the reason in the warning */
+        snprintf(body, sizeof body, "%swg = 32\nvec = 12\n", header);
+        if (EXPECT(write_file(path, body) == 0) && EXPECT_RC(open_tuning(&t), CLM_OK)
+            && !EXPECT(!t.profile_used && strstr(t.profile_warning, path)
+                       && strstr(t.profile_warning, "line 3: bytes per load 12 is not 4, 8 or 16")
+                       && t.vector_width == 16 && t.work_group_size == builtin.work_group_size))
+            t_note("vec = 12: %s (%s)", t.values, t.profile_warning);
+        snprintf(body, sizeof body, "%sstage = sometimes\n", header);
+        if (EXPECT(write_file(path, body) == 0) && EXPECT_RC(open_tuning(&t), CLM_OK)
+            && !EXPECT(!t.profile_used
+                       && strstr(t.profile_warning, "line 2: 'sometimes' is not on, off, 1 or 0 for stage")
+                       && t.stage == builtin.stage))
+            t_note("stage = sometimes: %s (%s)", t.values, t.profile_warning);
+    }
+out:
+    clm_device_close(dev);
+    env_restore(&saved);
+    t_rmtree(dir);
+    free(dir);
+}
+
+/* Compile c's pattern on dev with o and check the reference's matches on 16 KiB slabs; the
+ * database's info into *di. Returns 1 when it compiled. */
+static int compile_check(clm_device *dev, ref_case *c, const clm_compile_options *o,
+                         const char *what, clm_database_info *di)
+{
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    t_matches got;
+    int rc = clm_compile(dev, (const char *const *)c->pats, c->lens, NULL, 1, o, &db);
+    if (!EXPECT_RC(rc, CLM_OK)) {
+        t_note("%s: %s", what, clm_last_error());
+        return 0;
+    }
+    t_matches_init(&got);
+    EXPECT_RC(clm_database_get_info(db, di), CLM_OK);
+    if (t_scratch_alloc(db, &s, 16384, 0, what))
+        t_check_scan(db, s, c->text, c->n, &c->want, &got, what, "tune");
+    t_matches_free(&got);
+    clm_scratch_free(s);
+    clm_database_free(db);
+    return 1;
+}
+
+/* stage=off gives unstaged kernels, stage=on staged ones where the kernel can stage (exact dfa
+ * and one-word bitap with local tables; automatic tables go local for it on a CPU); the flags
+ * win over the tuning, CLM_NO_STAGING over CLM_STAGING; ALGO.stage for its algorithm only;
+ * CLMATCH_STAGING as a stage item under CLMATCH_TUNE. Every one finds the reference's
+ * matches. */
+static void test_stage_kernels(const void *arg)
+{
+    static const struct {
+        const char *tune, *staging; /* CLMATCH_TUNE, CLMATCH_STAGING (NULL: unset) */
+        unsigned flags;
+        clm_algorithm algo;
+        clm_table_memory mem;
+        int staged;
+    } cases[] = {
+        {"stage=off", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_AUTO, 0},
+        {"stage=off", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 0},
+        {"stage=off", NULL, CLM_STAGING, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 1},
+        {"stage=on", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_AUTO, 1},
+        {"stage=on", NULL, 0, CLM_ALGO_BITAP, CLM_TABLE_AUTO, 1},
+        {"stage=on", NULL, CLM_NO_STAGING, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 0},
+        {"stage=on", NULL, CLM_STAGING | CLM_NO_STAGING, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 0},
+        {"stage=on", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_GLOBAL, 0}, /* nothing local to stage */
+        {"stage=on", NULL, 0, CLM_ALGO_KMP, CLM_TABLE_AUTO, 0},   /* no staged kernel */
+        {"stage=off,bitap.stage=on", NULL, 0, CLM_ALGO_BITAP, CLM_TABLE_AUTO, 1},
+        {"stage=off,bitap.stage=on", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_AUTO, 0},
+        {"stage=on,dfa.stage=off", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 0},
+        {NULL, "off", 0, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 0},
+        {NULL, "on", 0, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 1},
+        {"bitap.stage=on", "off", 0, CLM_ALGO_BITAP, CLM_TABLE_AUTO, 1},
+        {"stage=off", "on", 0, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 0},
+    };
+    env_saved saved;
+    ref_case c;
+    size_t i;
+    (void)arg;
+    env_save(&saved);
+    env_set("CLMATCH_PROFILE", "off");
+    ref_case_init(&c, 13);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        clm_device *dev = NULL;
+        clm_compile_options o;
+        clm_database_info di;
+        char what[160];
+        snprintf(what, sizeof what, "CLMATCH_TUNE=%s CLMATCH_STAGING=%s flags %u %s/%s",
+                 cases[i].tune ? cases[i].tune : "", cases[i].staging ? cases[i].staging : "",
+                 cases[i].flags, clm_algorithm_name(cases[i].algo),
+                 clm_table_memory_name(cases[i].mem));
+        env_set("CLMATCH_TUNE", cases[i].tune);
+        env_set("CLMATCH_STAGING", cases[i].staging);
+        if (!EXPECT_RC(open_dev(&dev), CLM_OK)) continue;
+        clm_compile_options_init(&o);
+        o.algorithm = cases[i].algo;
+        o.table_memory = cases[i].mem;
+        o.flags = cases[i].flags;
+        o.work_group_size = 16; /* groups of 4 KiB: several whole ones per 16 KiB slab */
+        o.bytes_per_item = 256;
+        if (compile_check(dev, &c, &o, what, &di) && !EXPECT(di.staged == cases[i].staged))
+            t_note("%s: staged %d, want %d (table memory %s, %s)", what, di.staged,
+                   cases[i].staged, clm_table_memory_name(di.table_memory), di.build_options);
+        clm_device_close(dev);
+    }
+    ref_case_free(&c);
+    env_restore(&saved);
+}
+
+/* Is opt one of the space-separated words of the build options? */
+static int has_option(const char *options, const char *opt)
+{
+    size_t n = strlen(opt);
+    const char *p = options;
+    while ((p = strstr(p, opt)) != NULL) {
+        if ((p == options || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) return 1;
+        p += n;
+    }
+    return 0;
+}
+
+/* A text for the load widths: random DNA with the pattern planted across every work-item
+ * edge (ending 1 byte, m/2 bytes and 15 bytes past it, starting on it or 1 byte before) and
+ * across work-group edges; its length is no multiple of 16, so the tail is read by bytes. */
+static unsigned char *vec_text(size_t n, const unsigned char *p, size_t m, size_t item,
+                               size_t group, t_rng *r)
+{
+    unsigned char *t = malloc(n);
+    size_t k, j = 0;
+    if (!t) abort();
+    t_fill(r, t, n, 4);
+    for (k = item; k + m < n; k += item, j++) {
+        static const size_t back[] = {1, 0, 15, 2};
+        size_t b = k % group == 0 ? m - 1 : j % 5 == 4 ? m / 2 : back[j % 4];
+        if (b > m - 1) b = m - 1;
+        memcpy(t + k - b, p, m);
+    }
+    return t;
+}
+
+/* Every load width (4, 8, 16) gives the reference's matches with kmp, dfa and bitap (exact,
+ * and with one edit: ranges then start K bytes early, off the 16-byte grid), unstaged, with
+ * work-items of 64 bytes in groups of 16, on one slab and on slabs that end inside items;
+ * the database and its build say which width it got. Then the width from CLMATCH_TUNE, per
+ * algorithm, and none for kernels that read single bytes. */
+static void test_vec_edges(const void *arg)
+{
+    static const struct {
+        clm_algorithm algo;
+        unsigned k;
+    } algos[] = {{CLM_ALGO_KMP, 0}, {CLM_ALGO_DFA, 0}, {CLM_ALGO_BITAP, 0}, {CLM_ALGO_BITAP, 1}};
+    static const unsigned vecs[] = {4, 8, 16};
+    const size_t item = 64, wg = 16, group = item * wg, m = 13;
+    const size_t n = 9 * group + item / 2 + 5;
+    const size_t slabs[] = {0, 2 * group + item + 48, 3 * group + 5};
+    unsigned char *p = t_pattern(4, m), *text;
+    const unsigned char *pp = p;
+    t_matches want[2], got;
+    t_fset fs;
+    t_rng r;
+    env_saved saved;
+    size_t a, v, sl, kk;
+    (void)arg;
+    t_rng_init(&r, "vec", 0);
+    text = vec_text(n, p, m, item, group, &r);
+    t_matches_init(&got);
+    for (kk = 0; kk < 2; kk++) {
+        t_matches_init(&want[kk]);
+        memset(&fs, 0, sizeof fs);
+        fs.pats = &pp;
+        fs.lens = &m;
+        fs.count = 1;
+        fs.k = (unsigned)kk;
+        if (!EXPECT(t_reference_ex(text, n, &fs, &want[kk]) == 0)) goto out;
+    }
+    /* the planted copies are there: a reference that found nothing would prove nothing */
+    EXPECT(want[0].n >= n / item - 1);
+    for (a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        for (v = 0; v < sizeof vecs / sizeof vecs[0]; v++) {
+            clm_compile_options o;
+            clm_database *db = NULL;
+            clm_scratch *s = NULL;
+            clm_database_info di;
+            char desc[128], macro[16];
+            int rc;
+            snprintf(desc, sizeof desc, "%s k=%u vec=%u", clm_algorithm_name(algos[a].algo),
+                     algos[a].k, vecs[v]);
+            clm_compile_options_init(&o);
+            o.algorithm = algos[a].algo;
+            o.table_memory = CLM_TABLE_GLOBAL;
+            o.flags = CLM_NO_STAGING;
+            o.max_errors = algos[a].k;
+            o.work_group_size = (unsigned)wg;
+            o.bytes_per_item = (unsigned)item;
+            o.vector_width = vecs[v];
+            rc = clm_compile(t_dev, (const char *const *)&pp, &m, NULL, 1, &o, &db);
+            if (!EXPECT_RC(rc, CLM_OK)) {
+                t_note("%s: %s", desc, clm_last_error());
+                continue;
+            }
+            snprintf(macro, sizeof macro, "-D VEC=%u", vecs[v]);
+            if (EXPECT_RC(clm_database_get_info(db, &di), CLM_OK)
+                && !EXPECT(di.vector_width == vecs[v] && !di.staged
+                           && has_option(di.build_options, macro)))
+                t_note("%s: vector width %u, staged %d, build %s", desc, di.vector_width,
+                       di.staged, di.build_options);
+            for (sl = 0; sl < sizeof slabs / sizeof slabs[0]; sl++) {
+                char what[32];
+                if (!t_scratch_alloc(db, &s, slabs[sl], 0, desc)) break;
+                snprintf(what, sizeof what, "edges, slab %zu", slabs[sl]);
+                t_check_scan(db, s, text, n, &want[algos[a].k], &got, desc, what);
+            }
+            clm_scratch_free(s);
+            clm_database_free(db);
+        }
+    }
+    /* a bad width in the options */
+    {
+        clm_compile_options o;
+        clm_database *db = NULL;
+        clm_compile_options_init(&o);
+        o.vector_width = 12;
+        if (EXPECT_RC(clm_compile(t_dev, (const char *const *)&pp, &m, NULL, 1, &o, &db),
+                      CLM_E_INVALID))
+            EXPECT(strstr(clm_last_error(), "vector width 12") != NULL);
+        EXPECT(db == NULL);
+    }
+    /* the width from the tuning: global, per algorithm, and none where bytes are read */
+    env_save(&saved);
+    env_set("CLMATCH_PROFILE", "off");
+    env_set("CLMATCH_TUNE", "vec=8,dfa.vec=4");
+    {
+        static const struct {
+            clm_algorithm algo;
+            unsigned vec;
+        } want_vec[] = {{CLM_ALGO_DFA, 4}, {CLM_ALGO_KMP, 8}, {CLM_ALGO_BMH, 0}};
+        clm_device *dev = NULL;
+        ref_case c;
+        ref_case_init(&c, 13);
+        if (EXPECT_RC(open_dev(&dev), CLM_OK)) {
+            for (a = 0; a < sizeof want_vec / sizeof want_vec[0]; a++) {
+                clm_compile_options o;
+                clm_database_info di;
+                char what[64];
+                clm_compile_options_init(&o);
+                o.algorithm = want_vec[a].algo;
+                o.table_memory = CLM_TABLE_GLOBAL;
+                o.work_group_size = (unsigned)wg;
+                o.bytes_per_item = 256;
+                snprintf(what, sizeof what, "CLMATCH_TUNE=vec=8,dfa.vec=4 %s",
+                         clm_algorithm_name(want_vec[a].algo));
+                if (compile_check(dev, &c, &o, what, &di)
+                    && !EXPECT(di.vector_width == want_vec[a].vec))
+                    t_note("%s: vector width %u, want %u", what, di.vector_width,
+                           want_vec[a].vec);
+            }
+            /* an explicit width wins over the tuning */
+            {
+                clm_compile_options o;
+                clm_database_info di;
+                clm_compile_options_init(&o);
+                o.algorithm = CLM_ALGO_DFA;
+                o.table_memory = CLM_TABLE_GLOBAL;
+                o.work_group_size = (unsigned)wg;
+                o.bytes_per_item = 256;
+                o.vector_width = 16;
+                if (compile_check(dev, &c, &o, "dfa.vec=4, option 16", &di)
+                    && !EXPECT(di.vector_width == 16))
+                    t_note("option 16 over dfa.vec=4: vector width %u", di.vector_width);
+            }
+        }
+        clm_device_close(dev);
+        ref_case_free(&c);
+    }
+    env_restore(&saved);
+out:
+    for (kk = 0; kk < 2; kk++) t_matches_free(&want[kk]);
+    t_matches_free(&got);
+    free(text);
+    free(p);
+}
+
 void register_tune_tests(void)
 {
     t_register("tune.builtin", test_builtin, NULL, 1);
@@ -441,4 +891,7 @@ void register_tune_tests(void)
     t_register("tune.profile_precedence", test_profile_precedence, NULL, 1);
     t_register("tune.bad_profiles", test_bad_profiles, NULL, 1);
     t_register("tune.witness_wg", test_witness_wg, NULL, 1);
+    t_register("tune.stage_vec_sources", test_stage_vec_sources, NULL, 1);
+    t_register("tune.stage_kernels", test_stage_kernels, NULL, 1);
+    t_register("tune.vec_edges", test_vec_edges, NULL, 1);
 }

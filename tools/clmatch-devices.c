@@ -397,8 +397,9 @@ static void json_list(const char *text)
     putchar(']');
 }
 
-/* "wg=16,chunk=4096,slab=64M,dfa.chunk=1024" as a JSON object of numbers (K, M, G
- * expanded), so every knob the library has appears without this tool knowing it. */
+/* "wg=16,chunk=4096,slab=64M,stage=off,dfa.chunk=1024" as a JSON object of numbers (K, M,
+ * G expanded) and strings (a value that is no number: "on", "off"), so every knob the library
+ * has appears without this tool knowing it. */
 static void json_tuning_values(const char *values)
 {
     const char *p = values;
@@ -409,15 +410,21 @@ static void json_tuning_values(const char *values)
         if (k < n) {
             char *end;
             unsigned long long x = strtoull(p + k + 1, &end, 10);
+            int number = end > p + k + 1;
             switch (*end) {
-            case 'K': x <<= 10; break;
-            case 'M': x <<= 20; break;
-            case 'G': x <<= 30; break;
+            case 'K': x <<= 10, end++; break;
+            case 'M': x <<= 20, end++; break;
+            case 'G': x <<= 30, end++; break;
             default: break;
             }
+            number &= end == p + n;
             printf("%s", first ? "" : ", ");
             json_string_n(p, k);
-            printf(": %llu", x);
+            fputs(": ", stdout);
+            if (number)
+                printf("%llu", x);
+            else
+                json_string_n(p + k + 1, n - k - 1);
             first = 0;
         }
         p += n;

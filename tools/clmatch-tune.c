@@ -13,9 +13,13 @@
  * the four algorithms (the global wg and chunk: the geometric mean of each algorithm's time
  * relative to its built-in shape), then, unless --quick, for each algorithm alone from there.
  * An algorithm whose own best beats the global shape by more than 5 % gets ALGO.wg /
- * ALGO.chunk lines; naive and witness, not timed, are run once with the global shape. Every
- * count is checked against a count made on the host: a wrong answer stops the run, and
- * nothing is written.
+ * ALGO.chunk lines; naive and witness, not timed, are run once with the global shape. Then,
+ * at each algorithm's tuned shape, the load width (vec 4, 8, 16: kmp, dfa and bitap, read
+ * unstaged) and staging on or off (dfa and bitap, where the kernel can stage): a value other
+ * than the built-in one is taken when it is more than 2 % faster (the shared vec by the
+ * geometric mean; ALGO.vec where an algorithm's own beats it by more than 5 %). Every count
+ * is checked against a count made on the host: a wrong answer stops the run, and nothing is
+ * written.
  *
  * Exit status: 0 written (or printed), 1 a measurement failed or disagreed, 2 bad arguments
  * or no device.
@@ -38,12 +42,18 @@
 static const clm_algorithm algos[N_ALGOS] = {CLM_ALGO_DFA, CLM_ALGO_BITAP, CLM_ALGO_KMP,
                                              CLM_ALGO_BMH};
 
-/* One measured shape of one algorithm. wg 0 / chunk 0: the device's built-in choice. */
+/* Staging as a measurement asks for it: the built-in value, or forced by a compile flag. */
+enum { STAGE_TUNING, STAGE_OFF, STAGE_ON };
+
+/* One measured shape of one algorithm. wg 0 / chunk 0 / vec 0 / STAGE_TUNING: the device's
+ * built-in choice. */
 typedef struct {
-    unsigned wg, chunk;
+    unsigned wg, chunk, vec;
+    int stage;
     int status;        /* CLM_OK, or why it could not run (skipped as a candidate) */
     double seconds;    /* best kernel time */
-    unsigned real_wg, real_chunk; /* what the database got (clm_database_info) */
+    unsigned real_wg, real_chunk, real_vec; /* what the database got (clm_database_info) */
+    int real_staged;
 } point;
 
 typedef struct {
@@ -73,6 +83,10 @@ typedef struct {
     int n_wg, n_chunk;
     unsigned chunk_floor;   /* below it the library raises tuned chunks (4 x (m - 1)) */
     algo_state a[N_ALGOS];
+    /* each algorithm's result: shape, then load width and staging (0 / STAGE_TUNING: the
+     * built-in value) */
+    unsigned final_wg[N_ALGOS], final_chunk[N_ALGOS], final_vec[N_ALGOS];
+    int final_stage[N_ALGOS], own_shape[N_ALGOS];
 } tuner;
 
 static double now(void)
@@ -159,10 +173,11 @@ static int timed_count(tuner *T, int ai, clm_database *db, clm_scratch *s, doubl
         clm_database_info di;
         clm_database_get_info(db, &di);
         fprintf(stderr,
-                PROG ": %s with work-group size %u and %u bytes per work-item counted %llu "
-                "occurrences, the host %llu: wrong answer, no profile written\n",
+                PROG ": %s with work-group size %u, %u bytes per work-item, %u-byte loads%s "
+                "counted %llu occurrences, the host %llu: wrong answer, no profile written\n",
                 clm_algorithm_name(algos[ai]), di.work_group_size, di.bytes_per_item,
-                (unsigned long long)count, (unsigned long long)T->want);
+                di.vector_width, di.staged ? ", staged" : "", (unsigned long long)count,
+                (unsigned long long)T->want);
         exit(1);
     }
     if (rc == CLM_OK && (rc = clm_scratch_get_stats(s, &st)) == CLM_OK)
@@ -201,18 +216,35 @@ static int check_untimed(tuner *T, clm_algorithm algo, unsigned wg, unsigned chu
     return rc;
 }
 
-/* Measure algorithm ai at (wg, chunk), memoised; wg 0 and chunk 0 is the built-in shape,
- * kept open as the reference. Returns the point's index, or -1 when the time budget is
- * spent. Other programs share the machine (on a 2-core PoCL the load made identical kernels
- * differ 2x from one minute to the next), so each time is the candidate's best over the
- * reference's best in the same window, times the reference's time: runs alternate. */
-static int measure(tuner *T, int ai, unsigned wg, unsigned chunk)
+/* The built-in load width and staging are the same kernels as leaving them open: 0 and
+ * STAGE_TUNING, so that they are measured once. */
+static unsigned norm_vec(const tuner *T, unsigned vec)
+{
+    return vec == T->tuning.vector_width ? 0 : vec;
+}
+
+static int norm_stage(const tuner *T, int stage)
+{
+    return stage != STAGE_TUNING && (stage == STAGE_ON) == (T->tuning.stage != 0) ? STAGE_TUNING
+                                                                                   : stage;
+}
+
+/* Measure algorithm ai at (wg, chunk) with loads of vec bytes and staging as `stage` says,
+ * memoised; all 0 is the built-in shape, kept open as the reference. Returns the point's
+ * index, or -1 when the time budget is spent. Other programs share the machine (on a 2-core
+ * PoCL the load made identical kernels differ 2x from one minute to the next), so each time
+ * is the candidate's best over the reference's best in the same window, times the
+ * reference's time: runs alternate. */
+static int measure_ex(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned vec, int stage)
 {
     algo_state *A = &T->a[ai];
+    vec = norm_vec(T, vec);
+    stage = norm_stage(T, stage);
     for (int i = 0; i < A->n; i++)
-        if (A->pts[i].wg == wg && A->pts[i].chunk == chunk)
+        if (A->pts[i].wg == wg && A->pts[i].chunk == chunk && A->pts[i].vec == vec &&
+            A->pts[i].stage == stage)
             return i;
-    int ref = wg == 0 && chunk == 0;
+    int ref = wg == 0 && chunk == 0 && vec == 0 && stage == STAGE_TUNING;
     if (A->n == MAX_POINTS ||
         (T->budget > 0 && now() - T->t0 > T->budget && !ref && !T->force)) {
         T->out_of_time = A->n < MAX_POINTS;
@@ -222,6 +254,8 @@ static int measure(tuner *T, int ai, unsigned wg, unsigned chunk)
     memset(p, 0, sizeof *p);
     p->wg = wg;
     p->chunk = chunk;
+    p->vec = vec;
+    p->stage = stage;
     p->seconds = INFINITY;
 
     clm_compile_options o;
@@ -229,6 +263,8 @@ static int measure(tuner *T, int ai, unsigned wg, unsigned chunk)
     o.algorithm = algos[ai];
     o.work_group_size = wg;
     o.bytes_per_item = chunk;
+    o.vector_width = vec;
+    o.flags = stage == STAGE_ON ? CLM_STAGING : stage == STAGE_OFF ? CLM_NO_STAGING : 0u;
     clm_database *db = NULL;
     clm_scratch *s = NULL;
     clm_database_info di;
@@ -238,6 +274,8 @@ static int measure(tuner *T, int ai, unsigned wg, unsigned chunk)
     if (rc == CLM_OK && clm_database_get_info(db, &di) == CLM_OK) {
         p->real_wg = di.work_group_size;
         p->real_chunk = di.bytes_per_item;
+        p->real_vec = di.vector_width;
+        p->real_staged = di.staged;
     }
     double best = INFINITY, ref_best = INFINITY, t;
     for (int r = 0; rc == CLM_OK && r <= T->reps; r++) { /* r == 0: the warm-up */
@@ -250,8 +288,9 @@ static int measure(tuner *T, int ai, unsigned wg, unsigned chunk)
     if (rc == CLM_OK)
         p->seconds = ref ? best : best / ref_best * A->ref_seconds;
     if (rc != CLM_OK && T->verbose)
-        fprintf(stderr, PROG ": %s wg=%u chunk=%u unusable: %s: %s\n",
-                clm_algorithm_name(algos[ai]), wg, chunk, clm_strerror(rc), clm_last_error());
+        fprintf(stderr, PROG ": %s wg=%u chunk=%u vec=%u stage=%d unusable: %s: %s\n",
+                clm_algorithm_name(algos[ai]), wg, chunk, vec, stage, clm_strerror(rc),
+                clm_last_error());
     p->status = rc;
     if (ref && rc == CLM_OK) {
         A->ref_db = db;
@@ -262,10 +301,15 @@ static int measure(tuner *T, int ai, unsigned wg, unsigned chunk)
         clm_database_free(db);
     }
     if (T->verbose && rc == CLM_OK)
-        fprintf(stderr, PROG ": %-5s wg=%-4u chunk=%-5u %9.3f ms  (%.0f s)\n",
-                clm_algorithm_name(algos[ai]), p->real_wg, p->real_chunk, p->seconds * 1e3,
-                now() - T->t0);
+        fprintf(stderr, PROG ": %-5s wg=%-4u chunk=%-5u vec=%-2u %-6s %9.3f ms  (%.0f s)\n",
+                clm_algorithm_name(algos[ai]), p->real_wg, p->real_chunk, p->real_vec,
+                p->real_staged ? "staged" : "", p->seconds * 1e3, now() - T->t0);
     return A->n++;
+}
+
+static int measure(tuner *T, int ai, unsigned wg, unsigned chunk)
+{
+    return measure_ex(T, ai, wg, chunk, 0, STAGE_TUNING);
 }
 
 static double seconds_at(tuner *T, int ai, unsigned wg, unsigned chunk)
@@ -367,8 +411,8 @@ static int cmp_points(const void *x, const void *y)
 
 static void print_table(tuner *T, unsigned gwg, unsigned gchunk)
 {
-    printf("# %-6s %6s %7s %12s %9s %10s\n", "algo", "wg", "chunk", "kernel ms", "GB/s",
-           "vs built-in");
+    printf("# %-6s %6s %7s %4s %6s %12s %9s %10s\n", "algo", "wg", "chunk", "vec", "stage",
+           "kernel ms", "GB/s", "vs built-in");
     for (int ai = 0; ai < N_ALGOS; ai++) {
         algo_state *A = &T->a[ai];
         double base = A->pts[A->builtin].seconds;
@@ -377,22 +421,122 @@ static void print_table(tuner *T, unsigned gwg, unsigned gchunk)
         qsort(sorted, (size_t)A->n, sizeof *sorted, cmp_points);
         for (int i = 0; i < A->n; i++) {
             const point *p = &sorted[i];
-            const char *mark = !p->wg && !p->chunk                        ? " built-in"
-                               : p->wg == gwg && p->chunk == global_chunk(ai, gchunk)
+            int shape = !p->vec && p->stage == STAGE_TUNING;
+            const char *mark = !p->wg && !p->chunk && shape                 ? " built-in"
+                               : p->wg == T->final_wg[ai] && p->chunk == T->final_chunk[ai] &&
+                                       p->vec == norm_vec(T, T->final_vec[ai]) &&
+                                       p->stage == norm_stage(T, T->final_stage[ai])
+                                   ? " tuned"
+                               : shape && p->wg == gwg && p->chunk == global_chunk(ai, gchunk)
                                    ? " global"
-                               : p->wg == A->pts[A->best].wg &&
+                               : shape && p->wg == A->pts[A->best].wg &&
                                        p->chunk == A->pts[A->best].chunk ? " own best"
                                                                           : "";
             if (p->status != CLM_OK) {
-                printf("# %-6s %6u %7u %12s %9s %10s  %s\n", clm_algorithm_name(algos[ai]),
-                       p->wg, p->chunk, "-", "-", "-", clm_strerror(p->status));
+                printf("# %-6s %6u %7u %4u %6s %12s %9s %10s  %s\n",
+                       clm_algorithm_name(algos[ai]), p->wg, p->chunk, p->vec,
+                       p->stage == STAGE_ON ? "on" : p->stage == STAGE_OFF ? "off" : "-", "-",
+                       "-", "-", clm_strerror(p->status));
                 continue;
             }
-            printf("# %-6s %6u %7u %12.3f %9.2f %9.2fx%s\n", clm_algorithm_name(algos[ai]),
-                   p->real_wg, p->real_chunk, p->seconds * 1e3, gbps(T, p->seconds),
+            printf("# %-6s %6u %7u %4u %6s %12.3f %9.2f %9.2fx%s\n",
+                   clm_algorithm_name(algos[ai]), p->real_wg, p->real_chunk, p->real_vec,
+                   p->real_staged ? "staged" : "-", p->seconds * 1e3, gbps(T, p->seconds),
                    base / p->seconds, mark);
         }
     }
+}
+
+/* Can algorithm ai's kernel stage (exact dfa and one-word bitap, the tuner's patterns)? */
+static int may_stage(int ai)
+{
+    return algos[ai] == CLM_ALGO_DFA || algos[ai] == CLM_ALGO_BITAP;
+}
+
+static double point_seconds(const tuner *T, int ai, int i)
+{
+    return i < 0 || T->a[ai].pts[i].status != CLM_OK ? INFINITY : T->a[ai].pts[i].seconds;
+}
+
+/* At each algorithm's final shape: the load width (vec 4, 8, 16 read unstaged; bmh reads
+ * single bytes), shared by the geometric mean against the built-in width unless an
+ * algorithm's own is more than 5 % faster; then staging on against off (at its width) for
+ * the kernels that stage, where the library staged when asked. A value other than the
+ * built-in one must be more than 2 % faster. Fills final_vec (0: built-in), final_stage
+ * (STAGE_TUNING: not measured) and the notes for the profile; returns the shared width (0:
+ * not measured). */
+static unsigned tune_vec_stage(tuner *T, char *notes, size_t cap)
+{
+    static const unsigned vecs[3] = {4, 8, 16};
+    double t[N_ALGOS][3];
+    int measured[N_ALGOS], any = 0, base = 2;
+    size_t nl = 0;
+    for (int v = 0; v < 3; v++)
+        if (vecs[v] == T->tuning.vector_width)
+            base = v;
+    for (int ai = 0; ai < N_ALGOS; ai++) {
+        measured[ai] = 0;
+        T->final_vec[ai] = 0;
+        T->final_stage[ai] = STAGE_TUNING;
+        if (is_bmh(ai))
+            continue;
+        measured[ai] = 1;
+        for (int v = 0; v < 3; v++) {
+            int i = measure_ex(T, ai, T->final_wg[ai], T->final_chunk[ai], vecs[v],
+                               may_stage(ai) ? STAGE_OFF : STAGE_TUNING);
+            t[ai][v] = point_seconds(T, ai, i);
+            /* a kernel that reads single bytes (big-endian device) has no width to tune */
+            measured[ai] &= isfinite(t[ai][v]) && T->a[ai].pts[i].real_vec == vecs[v];
+        }
+        any |= measured[ai];
+    }
+    unsigned gvec = 0;
+    if (any) {
+        double best = 0.98; /* a width other than the built-in one: more than 2 % faster */
+        int gv = base;
+        for (int v = 0; v < 3; v++) {
+            double log_sum = 0;
+            int n = 0;
+            for (int ai = 0; ai < N_ALGOS; ai++)
+                if (measured[ai])
+                    log_sum += log(t[ai][v] / t[ai][base]), n++;
+            if (v != base && exp(log_sum / n) < best)
+                best = exp(log_sum / n), gv = v;
+        }
+        gvec = vecs[gv];
+        for (int ai = 0; ai < N_ALGOS; ai++) {
+            if (!measured[ai])
+                continue;
+            int own = gv;
+            for (int v = 0; v < 3; v++)
+                if (t[ai][v] < 0.95 * t[ai][own])
+                    own = v;
+            T->final_vec[ai] = vecs[own];
+            nl += (size_t)snprintf(notes + nl, nl < cap ? cap - nl : 0,
+                                   "\n%s loads of 4 / 8 / 16 bytes%s: %.2f / %.2f / %.2f GB/s",
+                                   clm_algorithm_name(algos[ai]), may_stage(ai) ? " unstaged" : "",
+                                   gbps(T, t[ai][0]), gbps(T, t[ai][1]), gbps(T, t[ai][2]));
+        }
+    }
+    for (int ai = 0; ai < N_ALGOS; ai++) {
+        if (!may_stage(ai))
+            continue;
+        unsigned v = T->final_vec[ai];
+        int on = measure_ex(T, ai, T->final_wg[ai], T->final_chunk[ai], v, STAGE_ON);
+        int off = measure_ex(T, ai, T->final_wg[ai], T->final_chunk[ai], v, STAGE_OFF);
+        double ton = point_seconds(T, ai, on), toff = point_seconds(T, ai, off);
+        if (!isfinite(ton) || !T->a[ai].pts[on].real_staged || !isfinite(toff)) {
+            nl += (size_t)snprintf(notes + nl, nl < cap ? cap - nl : 0,
+                                   "\n%s cannot stage here", clm_algorithm_name(algos[ai]));
+            continue;
+        }
+        int want_on = T->tuning.stage ? !(toff < 0.98 * ton) : ton < 0.98 * toff;
+        T->final_stage[ai] = want_on ? STAGE_ON : STAGE_OFF;
+        nl += (size_t)snprintf(notes + nl, nl < cap ? cap - nl : 0,
+                               "\n%s staged %.2f GB/s, unstaged %.2f GB/s",
+                               clm_algorithm_name(algos[ai]), gbps(T, ton), gbps(T, toff));
+    }
+    return gvec;
 }
 
 /* ---- main -------------------------------------------------------------------------------- */
@@ -416,7 +560,7 @@ static void usage(FILE *f)
             "      --genome FILE  search this text (FASTA: its sequence) instead of generated DNA\n"
             "  -v, --verbose      one line per measurement on stderr\n"
             "\n"
-            "CLMATCH_TUNE and an existing profile are ignored while measuring.\n"
+            "CLMATCH_TUNE, CLMATCH_STAGING and an existing profile are ignored while measuring.\n"
             "Exit status: 0 done, 1 a measurement failed or counted wrong, 2 bad arguments.\n");
 }
 
@@ -504,6 +648,11 @@ int main(int argc, char **argv)
     if (env_tune && *env_tune)
         fprintf(stderr, PROG ": note: CLMATCH_TUNE=%s is ignored while measuring\n", env_tune);
     unsetenv("CLMATCH_TUNE");
+    const char *env_staging = getenv("CLMATCH_STAGING");
+    if (env_staging && *env_staging)
+        fprintf(stderr, PROG ": note: CLMATCH_STAGING=%s is ignored while measuring\n",
+                env_staging);
+    unsetenv("CLMATCH_STAGING");
     setenv("CLMATCH_PROFILE", "off", 1);
 
     static tuner T;
@@ -618,52 +767,95 @@ int main(int argc, char **argv)
         }
         climb(&T, ai, 1, &w, &c, &t, patience, step);
     }
-    double spent = now() - T.t0;
 
     /* each algorithm's best measured shape (the library's own raise of small chunks
-     * respected); an override where it beats the global shape by more than 5 % */
-    char values[512], comment[2048], lines[1024];
-    size_t vl = (size_t)snprintf(values, sizeof values, "wg=%u,chunk=%u", gwg, gchunk), ll = 0;
-    double log_gain = 0;
-    lines[0] = '\0';
+     * respected); its own where it beats the global shape by more than 5 % */
     for (int ai = 0; ai < N_ALGOS; ai++) {
         algo_state *A = &T.a[ai];
         for (int i = 0; i < A->n; i++) {
             const point *p = &A->pts[i];
-            if (p->status == CLM_OK && (p->wg || p->chunk) && chunk_ok(&T, ai, p->chunk) &&
+            if (p->status == CLM_OK && (p->wg || p->chunk) && !p->vec &&
+                p->stage == STAGE_TUNING && chunk_ok(&T, ai, p->chunk) &&
                 p->seconds < A->pts[A->best].seconds)
                 A->best = i;
         }
         const point *b = &A->pts[A->best];
         unsigned gc = global_chunk(ai, gchunk);
-        double tg = seconds_at(&T, ai, gwg, gc), tb = A->pts[A->builtin].seconds;
+        double tg = seconds_at(&T, ai, gwg, gc);
+        T.own_shape[ai] = (b->wg || b->chunk) && b->seconds < 0.95 * tg;
+        T.final_wg[ai] = T.own_shape[ai] ? b->wg : gwg;
+        T.final_chunk[ai] = T.own_shape[ai] ? b->chunk : gc;
+    }
+
+    /* then load width and staging at those shapes: a few points, measured whatever the
+     * budget (they are what the wg and chunk search cannot see) */
+    char notes[1024];
+    notes[0] = '\0';
+    T.force = 1;
+    unsigned gvec = tune_vec_stage(&T, notes, sizeof notes);
+    T.force = 0;
+    double spent = now() - T.t0;
+
+    char values[512], comment[4096], lines[1024];
+    size_t vl = (size_t)snprintf(values, sizeof values, "wg=%u,chunk=%u", gwg, gchunk), ll = 0;
+    double log_gain = 0;
+    lines[0] = '\0';
+    if (gvec)
+        vl += (size_t)snprintf(values + vl, sizeof values - vl, ",vec=%u", gvec);
+    /* staging: one global item where the algorithms that stage agree, else one each */
+    int st_dfa = STAGE_TUNING, st_bitap = STAGE_TUNING;
+    for (int ai = 0; ai < N_ALGOS; ai++) {
+        if (algos[ai] == CLM_ALGO_DFA)
+            st_dfa = T.final_stage[ai];
+        else if (algos[ai] == CLM_ALGO_BITAP)
+            st_bitap = T.final_stage[ai];
+    }
+    if (st_dfa != STAGE_TUNING && st_dfa == st_bitap)
+        vl += (size_t)snprintf(values + vl, sizeof values - vl, ",stage=%s",
+                               st_dfa == STAGE_ON ? "on" : "off");
+    for (int ai = 0; ai < N_ALGOS; ai++) {
+        algo_state *A = &T.a[ai];
+        const point *b = &A->pts[A->best];
+        unsigned gc = global_chunk(ai, gchunk);
+        double tb = A->pts[A->builtin].seconds;
         const char *name = clm_algorithm_name(algos[ai]);
-        int i = measure(&T, ai, gwg, gc);
-        const point *tp = i >= 0 ? &A->pts[i] : &A->pts[A->builtin];
-        if ((b->wg || b->chunk) && b->seconds < 0.95 * tg) {
+        if (T.own_shape[ai]) {
             if (b->wg != gwg)
                 vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.wg=%u", name, b->wg);
             if (b->chunk != gc && b->chunk)
                 vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.chunk=%u", name,
                                        b->chunk);
-            tp = b;
         }
+        if (T.final_vec[ai] && T.final_vec[ai] != gvec)
+            vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.vec=%u", name,
+                                   T.final_vec[ai]);
+        if (T.final_stage[ai] != STAGE_TUNING && st_dfa != st_bitap)
+            vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.stage=%s", name,
+                                   T.final_stage[ai] == STAGE_ON ? "on" : "off");
+        int i = measure_ex(&T, ai, T.final_wg[ai], T.final_chunk[ai], T.final_vec[ai],
+                           T.final_stage[ai]);
+        const point *tp = i >= 0 && A->pts[i].status == CLM_OK ? &A->pts[i] : &A->pts[A->builtin];
         /* the built-in shape itself: its own time, not a second reading of it */
         const point *bp = &A->pts[A->builtin];
-        double tuned = tp->real_wg == bp->real_wg && tp->real_chunk == bp->real_chunk
+        double tuned = tp->real_wg == bp->real_wg && tp->real_chunk == bp->real_chunk &&
+                               tp->real_vec == bp->real_vec && tp->real_staged == bp->real_staged
                            ? tb
                            : tp->seconds;
         log_gain += log(tb / tuned);
+        char vec[24] = "";
+        if (tp->real_vec)
+            snprintf(vec, sizeof vec, ", vec %u", tp->real_vec);
         ll += (size_t)snprintf(lines + ll, sizeof lines - ll,
-                               "\n%s: %.2f GB/s tuned (wg %u, chunk %u), %.2f GB/s built-in", name,
-                               gbps(&T, tuned), tp->real_wg, tp->real_chunk, gbps(&T, tb));
+                               "\n%s: %.2f GB/s tuned (wg %u, chunk %u%s%s), %.2f GB/s built-in",
+                               name, gbps(&T, tuned), tp->real_wg, tp->real_chunk, vec,
+                               tp->real_staged ? ", staged" : "", gbps(&T, tb));
     }
     size_t cl = (size_t)snprintf(
         comment, sizeof comment,
         "measured by clmatch-tune %s%s in %.0f s: %zu bytes of %s, patterns of %s bytes,\n"
-        "kernel time best of %d; %.2fx the built-in speed (geometric mean):%s",
+        "kernel time best of %d; %.2fx the built-in speed (geometric mean):%s%s",
         clm_version(), quick ? " --quick" : "", spent, T.n, genome ? "a genome" : "generated DNA",
-        T.npats == 2 ? "13 and 32" : "13", T.reps, exp(log_gain / N_ALGOS), lines);
+        T.npats == 2 ? "13 and 32" : "13", T.reps, exp(log_gain / N_ALGOS), lines, notes);
     static const clm_algorithm untimed[] = {CLM_ALGO_NAIVE, CLM_ALGO_WITNESS};
     for (size_t u = 0; u < sizeof untimed / sizeof untimed[0]; u++) {
         const char *name = clm_algorithm_name(untimed[u]);

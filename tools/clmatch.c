@@ -1129,12 +1129,15 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
                 dbi.flags & CLM_CLASSES ? ", classes" : "",
                 dbi.flags & CLM_CASELESS ? ", caseless" : "");
         cli_stats_choice(&dbi);
+        char loads[32] = "";
+        if (dbi.vector_width)
+            snprintf(loads, sizeof loads, ", %u-byte loads", dbi.vector_width);
         fprintf(stderr,
-                "clmatch: %u pattern(s) of %zu..%zu symbols, work-group %u, %u bytes/item%s, "
+                "clmatch: %u pattern(s) of %zu..%zu symbols, work-group %u, %u bytes/item%s%s, "
                 "kernels %s\n",
                 dbi.pattern_count, dbi.min_length, dbi.max_length, dbi.work_group_size,
                 dbi.bytes_per_item, dbi.staged ? ", text staged in local memory" : "",
-                dbi.cache_hit ? "from cache" : "built");
+                loads, dbi.cache_hit ? "from cache" : "built");
     }
     if (clm_scratch_get_stats(r->scratch, &s) == CLM_OK) {
         fprintf(stderr,
