@@ -163,9 +163,8 @@ STAGE_T clm_stage_entry(uint i, __local const uchar *pat, __local const ulong *t
     return (STAGE_T)(tab[pat[i]] << (STAGE_BITS - M));
 }
 
-uint clm_scan_staged(__global const uint4 *t4, int whole, __local uint4 *stage,
-                     __local const STAGE_T *stab, __local const uchar *pat,
-                     __local const ulong *tab, uint begin,
+uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
+                     __local const uchar *pat, __local const ulong *tab, uint begin,
                      __global uint *counter, __global uint *out, uint cap, uint info,
                      const int count_only)
 {

@@ -100,72 +100,36 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
 #ifndef STAGE
 #define STAGE 0
 #endif
-#ifndef STAGE_SEG
-#define STAGE_SEG CHUNK
-#endif
-#define STAGE_CU (CHUNK / 16)         /* staging (kernels.cl): uint4s per chunk */
-#define STAGE_SEG_U (STAGE_SEG / 16)  /* uint4s of a chunk staged per round */
-#define STAGE_ROUNDS (CHUNK / STAGE_SEG)
-#define STAGE_TAIL ((M + 14) / 16)    /* uint4s that hold the M-1 bytes past a chunk */
+#define STAGE_CU (CHUNK / 16)       /* staging (kernels.cl): uint4s per chunk */
+#define STAGE_TAIL ((M + 14) / 16)  /* uint4s that hold the M-1 bytes past a chunk */
 /* Count frequent matches inline instead of re-running blocks (staged walks below): with a short
  * pattern on a small alphabet (a 4-mer in DNA: one match per ~256 bytes) most 16-byte blocks
  * of a SIMD group hold a match somewhere and the re-run doubled the work. */
 #ifndef STAGE_COUNT_INLINE
 #define STAGE_COUNT_INLINE (M <= 5)
 #endif
-/* One 16-byte block v at text position pos of a staged walk: the cheap walk HIT_BLOCK(v) folds
- * a match test into `hit` (of type T, like `state`); only a block where HIT_TEST says a match
- * ended runs again from the saved state with REPORT(byte, pos), which keeps the matches
- * starting in [begin, end). With `inline_count`, COUNT_BLOCK(v) counts instead. */
-#define STAGE_BLOCK(T, state, HIT_BLOCK, HIT_TEST, REPORT, COUNT_BLOCK, v, pos, inline_count) \
-    do {                                                                                   \
-        if (inline_count) {                                                                \
-            COUNT_BLOCK(v);                                                                \
-        } else {                                                                           \
-            const T before_ = (state);                                                     \
-            T hit = 0;                                                                     \
-            HIT_BLOCK(v);                                                                  \
-            if (HIT_TEST) {                                                                \
-                (state) = before_;                                                         \
-                STEP_UINT4(REPORT, v, (pos));                                              \
-            }                                                                              \
-        }                                                                                  \
-    } while (0)
-/* A work-item's staged walk (dfa.cl, bitap.cl) over its chunk [begin, end) of the group's
- * region t4 (kernels.cl), in rounds: each round the group loads the next STAGE_SEG bytes of
- * every work-item's chunk into `stage` with coalesced uint4 loads (a segment is whole cache
- * lines; one padding uint4 per segment keeps the lanes' strided reads in different banks),
- * and each work-item walks its segment there, keeping its state from round to round. So a
- * chunk can be long - the M-1 bytes past it, read straight from global memory and walked last,
- * are re-read once per chunk - while the local memory a group holds stays small. Counting
- * kernels with STAGE_COUNT_INLINE count the chunk's own blocks inline: every match ending
- * there starts in the chunk, as the walk starts empty at `begin`. Every work-item of every
- * group runs the rounds' barriers; only a group whose region is `whole` loads and walks
- * (barriers under a branch, even a uniform one, were miscompiled by PoCL 3.1: work-items
- * lost their state across them). */
+/* A work-item's staged walk (dfa.cl, bitap.cl): `mine` is its chunk in local memory, a padding
+ * uint4, then the uint4s of the next chunk. Per 16-byte block v the cheap walk HIT_BLOCK(v)
+ * folds a match test into `hit` (of type T, like `state`); only a block where HIT_TEST says a
+ * match ended runs again from the saved state with REPORT(byte, pos), which keeps the matches
+ * starting in [begin, end). The M-1 bytes past the chunk take the same two steps. Counting
+ * kernels with STAGE_COUNT_INLINE count the chunk's own blocks with COUNT_BLOCK(v) instead:
+ * every match ending there starts in the chunk, as the walk starts empty at `begin`. */
 #define STAGE_WALK(T, state, HIT_BLOCK, HIT_TEST, REPORT, COUNT_BLOCK)                      \
     do {                                                                                   \
-        const uint l_ = (uint)get_local_id(0);                                             \
-        __local const uint4 *mine_ = stage + l_ * (STAGE_SEG_U + 1);                       \
-        for (uint round_ = 0; round_ < STAGE_ROUNDS; ++round_) {                           \
-            if (whole)                                                                     \
-                for (uint q_ = l_; q_ < WG * STAGE_SEG_U; q_ += WG)                        \
-                    stage[q_ / STAGE_SEG_U * (STAGE_SEG_U + 1) + q_ % STAGE_SEG_U] =       \
-                        t4[q_ / STAGE_SEG_U * STAGE_CU + round_ * STAGE_SEG_U +            \
-                           q_ % STAGE_SEG_U];                                              \
-            barrier(CLK_LOCAL_MEM_FENCE);                                                  \
-            for (uint r_ = 0; whole && r_ < STAGE_SEG_U; ++r_) {                           \
-                const uint4 v_ = mine_[r_];                                                \
-                STAGE_BLOCK(T, state, HIT_BLOCK, HIT_TEST, REPORT, COUNT_BLOCK, v_,        \
-                            begin + round_ * STAGE_SEG + 16u * r_,                         \
-                            count_only && STAGE_COUNT_INLINE);                             \
+        for (uint r_ = 0; r_ < STAGE_CU + STAGE_TAIL; ++r_) {                              \
+            const uint4 v_ = mine[r_ < STAGE_CU ? r_ : r_ + 1u];                           \
+            if (count_only && STAGE_COUNT_INLINE && r_ < STAGE_CU) {                       \
+                COUNT_BLOCK(v_);                                                           \
+                continue;                                                                  \
             }                                                                              \
-            barrier(CLK_LOCAL_MEM_FENCE); /* the next round overwrites stage */            \
-        }                                                                                  \
-        for (uint r_ = 0; whole && r_ < STAGE_TAIL; ++r_) {                                \
-            const uint4 v_ = t4[(l_ + 1u) * STAGE_CU + r_];                                \
-            STAGE_BLOCK(T, state, HIT_BLOCK, HIT_TEST, REPORT, COUNT_BLOCK, v_,            \
-                        end + 16u * r_, 0);                                                \
+            const T before_ = (state);                                                     \
+            T hit = 0;                                                                     \
+            HIT_BLOCK(v_);                                                                 \
+            if (HIT_TEST) {                                                                \
+                (state) = before_;                                                         \
+                STEP_UINT4(REPORT, v_, begin + 16u * r_);                                  \
+            }                                                                              \
         }                                                                                  \
     } while (0)
 

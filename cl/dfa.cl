@@ -74,10 +74,10 @@ ushort clm_stage_entry(uint i, __local const uchar *pat, __local const ushort *t
     return (ushort)(tab[i] * SIGMA);
 }
 
-uint clm_scan_staged(__global const uint4 *t4, int whole, __local uint4 *stage,
-                     __local const ushort *stab, __local const uchar *pat,
-                     __local const ushort *tab, uint begin, __global uint *counter,
-                     __global uint *out, uint cap, uint info, const int count_only)
+uint clm_scan_staged(__local const uint4 *mine, __local const ushort *stab,
+                     __local const uchar *pat, __local const ushort *tab, uint begin,
+                     __global uint *counter, __global uint *out, uint cap, uint info,
+                     const int count_only)
 {
     (void)tab;
     uint found = 0, state = 0;

@@ -38,27 +38,31 @@
 #if STAGE
 /* Staging (host's choice: exact dfa and one-word bitap with tables in local memory). A
  * work-group whose whole region [g, g + WG*CHUNK) is owned, with the M-1 bytes past it in
- * the slab, reads it through local memory STAGE_SEG bytes per work-item at a time with
- * coalesced uint4 loads (STAGE_WALK, common.cl) and each work-item walks its own chunk there
- * (clm_scan_staged, in the algorithm's file, with its table STAGE_T stab[STAGE_TAB_LEN] built
- * from pat and tab by clm_stage_entry). H200: dfa 2.2-2.5 TB/s and bitap 2.8-3.3 TB/s at
- * m = 13-32 against 1.4-1.75 reading each range straight from global memory
- * (bench/experiments). Any other group takes the per-item path. */
+ * the slab, first loads the region into local memory with coalesced uint4 loads (lane l
+ * reads uint4s l, l + WG, ...; one padding uint4 per chunk so the lanes' strided reads fall
+ * in different banks), then each work-item walks its own chunk there (clm_scan_staged, in
+ * the algorithm's file, with its table STAGE_T stab[STAGE_TAB_LEN] built from pat and tab
+ * by clm_stage_entry). H200: dfa 2.2-2.5 TB/s and bitap 2.8-3.3 TB/s at m = 13-32 against
+ * 1.4-1.75 reading each range straight from global memory (bench/experiments). Any other
+ * group takes the per-item path. */
 #define CLM_STAGE_LOCALS                                                                   \
-    __local uint4 stage[WG * (STAGE_SEG_U + 1)];                                           \
+    __local uint4 stage[(WG + 1) * (STAGE_CU + 1)];                                        \
     __local STAGE_T stab[STAGE_TAB_LEN]
 
-uint clm_stage_scan(__global const uchar *text, uint gbegin, int whole, __local uint4 *stage,
+uint clm_stage_scan(__global const uchar *text, uint gbegin, __local uint4 *stage,
                     __local STAGE_T *stab, __local const uchar *pat, __local const TAB_T *tab,
                     __global uint *counter, __global uint *out, uint cap, uint info,
                     const int count_only)
 {
-    for (uint i = (uint)get_local_id(0); i < STAGE_TAB_LEN; i += WG)
+    const uint l = (uint)get_local_id(0);
+    for (uint i = l; i < STAGE_TAB_LEN; i += WG)
         stab[i] = clm_stage_entry(i, pat, tab);
-    /* the first round's barrier (STAGE_WALK) also publishes stab */
-    return clm_scan_staged((__global const uint4 *)(text + gbegin), whole, stage, stab, pat,
-                           tab, gbegin + (uint)get_local_id(0) * CHUNK, counter, out, cap,
-                           info, count_only);
+    __global const uint4 *t4 = (__global const uint4 *)(text + gbegin);
+    for (uint q = l; q < WG * STAGE_CU + STAGE_TAIL; q += WG)
+        stage[q / STAGE_CU * (STAGE_CU + 1) + q % STAGE_CU] = t4[q];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return clm_scan_staged(stage + l * (STAGE_CU + 1), stab, pat, tab, gbegin + l * CHUNK,
+                           counter, out, cap, info, count_only);
 }
 #endif
 
@@ -77,17 +81,15 @@ uint clm_stage_scan(__global const uchar *text, uint gbegin, int whole, __local 
                                              counter, out, cap, info, (count_only))        \
                             : 0u)
 #if STAGE
-/* Every work-item runs the staged walk's barriers; a group that does not cover a whole region
- * (the test is the same for all its work-items) scans per item after them. */
+/* the test is the same for every work-item of a group, so all or none reach the barrier */
 #define CLM_SCAN(count_only)                                                               \
     CLM_STAGE_LOCALS;                                                                      \
     const uint gbegin = first + (uint)get_group_id(0) * (WG * CHUNK);                      \
-    const int whole =                                                                      \
-        gbegin + WG * CHUNK <= owned && gbegin + WG * CHUNK + 16u * STAGE_TAIL <= n;       \
-    uint found = clm_stage_scan(text, gbegin, whole, stage, stab, pat, tab, counter, out, cap, \
-                                info, (count_only));                                       \
-    if (!whole)                                                                            \
-        found = CLM_ITEM_SCAN(count_only)
+    const uint found =                                                                     \
+        gbegin + WG * CHUNK <= owned && gbegin + WG * CHUNK + 16u * STAGE_TAIL <= n        \
+            ? clm_stage_scan(text, gbegin, stage, stab, pat, tab, counter, out, cap, info, \
+                             (count_only))                                                 \
+            : CLM_ITEM_SCAN(count_only)
 #else
 #define CLM_SCAN(count_only) const uint found = CLM_ITEM_SCAN(count_only)
 #endif

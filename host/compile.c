@@ -189,28 +189,13 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         s->span = wg * s->chunk;
 }
 
-/* Local memory the staged kernels take on top of the tables (cl/kernels.cl STAGE): one round's
- * segments of the group's chunks, each with a padding uint4, and the staged table (dfa: the
- * premultiplied transitions; bitap: the byte-indexed masks). */
-static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned seg)
+/* Local memory the staged kernels take on top of the tables (cl/kernels.cl STAGE): the
+ * group's region with one padding uint4 per chunk, and the byte-indexed table. */
+static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned chunk)
 {
     size_t table = s->algorithm == CLM_ALGO_DFA ? (size_t)s->tab_len * 2
                                                  : 256u * (s->m <= 32 ? 4u : 8u);
-    return (size_t)wg * (seg / 16 + 1) * 16 + table;
-}
-
-/* Bytes of each work-item's chunk staged per round: the whole chunk in one round up to 256
- * bytes (measured best on the H200: the rounds' barriers cost 3-6 % at m <= 32, h200-g), else
- * the largest power of two up to 256 that divides it, so long chunks (set by a profile or the
- * options) keep a small local footprint. */
-static unsigned stage_segment(unsigned chunk)
-{
-    if (chunk <= 256)
-        return chunk;
-    unsigned seg = 256;
-    while (chunk % seg)
-        seg /= 2;
-    return seg;
+    return ((size_t)wg + 1) * (chunk / 16 + 1) * 16 + table;
 }
 
 /* Is staging asked for? The flags CLM_NO_STAGING (first) and CLM_STAGING, else the tuning's
@@ -235,12 +220,10 @@ static int stageable(const clm_device *dev, const struct clm_kernel_shape *s)
 }
 
 /* Staging (cl/kernels.cl STAGE): exact dfa and one-word bitap item kernels with their tables
- * in local memory read each whole work-group region through local memory, a segment of every
- * work-item's chunk per round (cl/common.cl STAGE_WALK). Where the caller left them open, the
- * geometry is the one measured best with staging on the H200 (bench/experiments, h200-g: dfa
- * 128 bytes per item, bitap 256, at least 4 (m - 1) so the re-read tail stays small; longer
- * chunks in rounds were not faster); the work-group is halved until a round's segments fit in
- * local memory. */
+ * in local memory read each whole work-group region through local memory. Where the caller
+ * left them open, the geometry is the one measured best with staging on the H200
+ * (bench/experiments: dfa 128 bytes per item, bitap 256, at least 4 (m - 1) so the re-read
+ * tail stays small); the work-group is halved until the region fits in local memory. */
 static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
                          const clm_compile_options *o)
 {
@@ -263,9 +246,8 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     }
     if (16 * ((s->m + 14) / 16) > chunk) /* the tail must come from the next chunk */
         return;
-    unsigned seg = stage_segment(chunk);
     size_t budget = local_budget(dev), tables = table_bytes(s);
-    while (tables + stage_bytes(s, wg, seg) > budget) {
+    while (tables + stage_bytes(s, wg, chunk) > budget) {
         if (!wg_open || wg <= 16)
             return;
         wg /= 2;
@@ -273,7 +255,6 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     s->stage = 1;
     s->wg = wg;
     s->chunk = chunk;
-    s->seg = seg;
     s->span = wg * chunk;
 }
 

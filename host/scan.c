@@ -1334,12 +1334,13 @@ struct input {
     int fd;
 };
 
-/* The slab of an input of len bytes that owns the match starts from off: *owned of them,
+/* The slab (of `slab` owned bytes at most) of an input of len bytes that owns the match starts
+ * from off: *owned of them,
  * *pre bytes kept before, n bytes in all (returned). */
-static size_t slab_extent(const clm_scratch *s, uint64_t len, uint64_t off, size_t *owned,
-                          size_t *pre)
+static size_t slab_extent(const clm_scratch *s, size_t slab, uint64_t len, uint64_t off,
+                          size_t *owned, size_t *pre)
 {
-    *owned = len - off < s->slab ? (size_t)(len - off) : s->slab;
+    *owned = len - off < slab ? (size_t)(len - off) : slab;
     *pre = off < s->lead ? (size_t)off : s->lead;
     uint64_t end = len - off - *owned < s->overlap ? len : off + *owned + s->overlap;
     return (size_t)(end - (off - *pre));
@@ -1393,6 +1394,14 @@ static void reserve_ahead_join(struct reserve_ahead *a, clm_scratch *s)
     a->started = 0;
 }
 
+/* Files are read in slabs of at most 64 MiB, whatever the scratch's slab: on the H200 two slots
+ * of 256 MiB took 0.17 s to pin and 0.06 s to free, more than searching a 1 GiB file, and
+ * 64 MiB slabs streamed a cached 10 GiB file at 37 GB/s against 21 with 256 MiB (more time
+ * overlapped, less waiting for the first slab; bench/results/h200-h). Memory scans keep the
+ * whole slab: on resident text, kernels of 256 MiB ran 1.4x those of 64 MiB (launch and
+ * tail-wave cost). */
+#define FILE_SLAB_MAX ((size_t)64 << 20)
+
 /* Slab after slab: each owns `slab` bytes of match starts, keeps `lead` bytes before them
  * (approximate search: alignments may begin before the nominal start) and `overlap` after
  * (the longest pattern - 1). Slab k+1 is loaded and launched before slab k is collected, so
@@ -1404,14 +1413,15 @@ static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int c
     uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
     struct reserve_ahead ahead;
     memset(&ahead, 0, sizeof ahead);
-    if (!in->data && len > s->slab) { /* a file of two slabs or more */
-        size_t owned, pre, n = slab_extent(s, len, s->slab, &owned, &pre);
+    const size_t slab = in->data || s->slab <= FILE_SLAB_MAX ? s->slab : FILE_SLAB_MAX;
+    if (!in->data && len > slab) { /* a file of two slabs or more */
+        size_t owned, pre, n = slab_extent(s, slab, len, slab, &owned, &pre);
         if (n >= s->db->min_match)
             reserve_ahead_start(&ahead, s, &s->slot[1 % SLOTS], n);
     }
-    for (uint64_t off = 0; off < len && rc == CLM_OK; off += s->slab, k++) {
+    for (uint64_t off = 0; off < len && rc == CLM_OK; off += slab, k++) {
         size_t owned, pre, shift = 0;
-        size_t n = slab_extent(s, len, off, &owned, &pre);
+        size_t n = slab_extent(s, slab, len, off, &owned, &pre);
         if (n < s->db->min_match)
             break; /* no match fits in what is left */
         struct clm_slot *sl = &s->slot[k % SLOTS];

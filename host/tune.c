@@ -67,7 +67,9 @@ static const struct knob knobs[CLM_KNOB_COUNT] = {
  * memory coalesces the reads (H200: staged bitap 2.67 vs 1.68 TB/s, bench/results/h200-e);
  * CPU: long ranges per work-item amortise the work-group loop PoCL runs and keep the
  * per-range overlap small, and local memory is only a copy in the same caches, so no
- * staging. Both read 16-byte loads (vec 16, the kernels' loads before vec was a knob). */
+ * staging. Both read 16-byte loads (vec 16, the kernels' loads before vec was a knob). GPU
+ * slabs of 256 MiB: kernels of 64 MiB ran at 0.7x on the H200 (launch and tail-wave cost;
+ * bench/results/h200-h); files are read in slabs of at most 64 MiB anyway (host/scan.c). */
 #define GPU_VALUES "wg=256,chunk=256,slab=256M,stage=on,vec=16"
 #define CPU_VALUES "wg=16,chunk=4096,slab=64M,stage=off,vec=16"
 #define GENERIC_VALUES CPU_VALUES

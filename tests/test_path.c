@@ -346,6 +346,39 @@ out:
     free(p5);
 }
 
+/* Files are read in slabs of at most 64 MiB whatever the scratch's slab (host/scan.c
+ * FILE_SLAB_MAX): a scratch of 128 MiB slabs and a file of 64 MiB + 4099 bytes, with matches
+ * ending right before, straddling and starting right after the 64 MiB edge. */
+static void test_file_slab(const void *arg)
+{
+    const size_t edge = (size_t)64 << 20, n = edge + 4099, m = 13;
+    size_t lens[1] = {m};
+    unsigned char *p = t_pattern(4, m), *text;
+    const unsigned char *pats[1];
+    char *dir = t_tempdir("file_slab");
+    pcase c;
+    t_rng r;
+
+    (void)arg;
+    pcase_init(&c);
+    t_rng_init(&r, "file_slab", 0);
+    if (!dir) goto out;
+    if (!pcase_one(&c, dir, pats, lens, p, "file slab") ||
+        pcase_scratch(&c, CLM_PATH_AUTO, 2 * edge, 0) <= 0)
+        goto out;
+    text = path_text(&r, n, p, m);
+    memcpy(text + edge - 19, p, m);
+    memcpy(text + edge - 6, p, m);
+    memcpy(text + edge + 7, p, m);
+    pcase_check(&c, text, n, "file across the 64 MiB file slab");
+    free(text);
+out:
+    pcase_free(&c);
+    if (dir) t_rmtree(dir);
+    free(dir);
+    free(p);
+}
+
 /* ---- memory budget ------------------------------------------------------------------------ */
 
 static void test_budget(const void *arg)
@@ -691,6 +724,7 @@ void register_path_tests(void)
                    paths[i] == CLM_PATH_PINNED || paths[i] == CLM_PATH_ZERO_COPY);
     }
     t_register("path.fd", test_fd, NULL, 1);
+    t_register("path.file_slab", test_file_slab, NULL, 0);
     t_register("path.budget", test_budget, NULL, 0);
     t_register("path.env", test_env, NULL, 0);
     t_register_child("data_path_env", child_env);

@@ -2,10 +2,10 @@
  * Staged kernels (cl/kernels.cl STAGE): exact dfa and one-word bitap with local tables read
  * whole work-group regions through local memory; other groups (the last of a slab, ranges
  * split after a full match buffer) take the per-item path. Checked against the reference
- * with geometries like the GPU's (16-32 work-items of 64-256 bytes, and 384 bytes staged in
- * three rounds), every length class of the staged kernels (32-bit and 64-bit bitap words, tails
- * of one to four uint4s), 4- and 64-letter alphabets, matches planted on item, group and slab
- * edges, all-match and adversarial texts, scan and count (inline counting for m <= 5).
+ * with geometries like the GPU's (16-32 work-items of 64-256 bytes), every length class of
+ * the staged kernels (32-bit and 64-bit bitap words, tails of one to four uint4s), 4- and
+ * 64-letter alphabets, matches planted on item, group and slab edges, all-match and
+ * adversarial texts, scan and count (inline counting for m <= 5).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ static int alphabet(const char *kind)
 static const size_t lengths[] = {1, 2, 13, 16, 17, 31, 32, 33, 63, 64};
 static const struct {
     unsigned wg, bpi;
-} shapes[] = {{16, 64}, {32, 128}, {16, 256}, {16, 384}}; /* 384: three rounds of 128 */
+} shapes[] = {{16, 64}, {32, 128}, {16, 256}};
 
 /* Staging is on unless CLMATCH_STAGING turns it off. */
 static int staging_expected(void)
