@@ -164,12 +164,10 @@ STAGE_T clm_stage_entry(uint i, __local const uchar *pat, __local const ulong *t
 }
 
 uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
-                     __local const uchar *pat, __local const ulong *tab, uint begin,
-                     __global uint *counter, __global uint *out, uint cap, uint info,
-                     const int count_only)
+                     __local const uchar *pat, uint begin, __global uint *counter,
+                     __global uint *out, uint cap, uint info, const int count_only)
 {
     (void)pat;
-    (void)tab;
     uint found = 0;
     STAGE_T D = 0;
 #define BITAP_OR(byte, pos)                                                                \

@@ -75,11 +75,9 @@ ushort clm_stage_entry(uint i, __local const uchar *pat, __local const ushort *t
 }
 
 uint clm_scan_staged(__local const uint4 *mine, __local const ushort *stab,
-                     __local const uchar *pat, __local const ushort *tab, uint begin,
-                     __global uint *counter, __global uint *out, uint cap, uint info,
-                     const int count_only)
+                     __local const uchar *pat, uint begin, __global uint *counter,
+                     __global uint *out, uint cap, uint info, const int count_only)
 {
-    (void)tab;
     uint found = 0, state = 0;
     const uint end = begin + CHUNK;
 #define DFA_MAX(byte, pos)                                                                 \

@@ -61,8 +61,8 @@ uint clm_stage_scan(__global const uchar *text, uint gbegin, __local uint4 *stag
     for (uint q = l; q < WG * STAGE_CU + STAGE_TAIL; q += WG)
         stage[q / STAGE_CU * (STAGE_CU + 1) + q % STAGE_CU] = t4[q];
     barrier(CLK_LOCAL_MEM_FENCE);
-    return clm_scan_staged(stage + l * (STAGE_CU + 1), stab, pat, tab, gbegin + l * CHUNK,
-                           counter, out, cap, info, count_only);
+    return clm_scan_staged(stage + l * (STAGE_CU + 1), stab, pat, gbegin + l * CHUNK, counter,
+                           out, cap, info, count_only);
 }
 #endif
 
