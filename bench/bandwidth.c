@@ -9,18 +9,11 @@
  * i reads i, i+N, ...: coalesced on GPUs) and "blocked" (each work-item reads one contiguous
  * range: streams well on CPUs). Kernel time comes from profiling events; median of reps.
  *
- * Host read: what clm_scan_fd does before a transfer can start, alone: pread() of a file in
- * the page cache into the pinned staging buffer, the buffer split into one contiguous part
- * per thread. Set beside H2D pinned it says whether reading or the bus limits streaming.
+ * Host read: what clm_scan_fd does before a transfer can start, alone: the library's own
+ * threaded pread (clm_parallel_pread) of a file in the page cache into the pinned staging
+ * buffer, with 1, 2, 4, ... threads up to the library's default count (clm_io_threads). Set
+ * beside H2D pinned it says whether reading or the bus limits streaming.
  */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT: the CPUs clmatch counts */
-#endif
-#include <errno.h>
-#include <pthread.h>
-#if defined(__linux__)
-#include <sched.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +21,7 @@
 #include <CL/cl.h>
 
 #include "bench.h"
+#include "internal.h" /* clm_io_threads, clm_parallel_pread: the library's file reader */
 
 static const char read_source[] =
     "__kernel void read_interleaved(__global const uint4 *in, ulong n,\n"
@@ -354,13 +348,7 @@ done:
 
 int host_read_thread_counts(unsigned counts[HOST_READ_COUNTS])
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-#if defined(__linux__) && defined(CPU_COUNT)
-    cpu_set_t set; /* as host/io.c: the CPUs this process may use */
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        cpus = CPU_COUNT(&set);
-#endif
-    unsigned most = cpus < 1 ? 1u : cpus > 16 ? 16u : (unsigned)cpus;
+    unsigned most = clm_io_threads(NULL); /* the library's default: the last count */
     int n = 0;
     for (unsigned t = 1; t < most && n < HOST_READ_COUNTS - 1; t *= 2)
         counts[n++] = t;
@@ -380,58 +368,6 @@ double host_read_best(const bw_result *bw, unsigned *threads)
     return best;
 }
 
-typedef struct read_part {
-    int fd;
-    unsigned char *dst;
-    size_t n;
-    off_t offset;
-    int err; /* errno, or -1 for a short read */
-} read_part;
-
-static void *read_part_run(void *arg)
-{
-    read_part *p = arg;
-    size_t done = 0;
-    while (done < p->n) {
-        ssize_t got = pread(p->fd, p->dst + done, p->n - done, p->offset + (off_t)done);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            p->err = got < 0 ? errno : -1;
-            return NULL;
-        }
-        done += (size_t)got;
-    }
-    return NULL;
-}
-
-/* One read of bytes [0, n) of fd into dst by `threads` threads (page-aligned parts, the
- * caller's thread reads the first, as clm_scan_fd does); 0, or an errno (-1: short read). */
-static int threaded_pread(int fd, unsigned char *dst, size_t n, unsigned threads)
-{
-    read_part parts[16];
-    pthread_t tid[16];
-    int started[16] = {0}, err = 0;
-    size_t step = ((n + threads - 1) / threads + 4095) & ~(size_t)4095;
-    for (unsigned i = 0; i < threads; i++) {
-        size_t a = (size_t)i * step < n ? (size_t)i * step : n;
-        size_t b = a + step < n ? a + step : n;
-        parts[i] = (read_part){fd, dst + a, b - a, (off_t)a, 0};
-    }
-    for (unsigned i = 1; i < threads; i++)
-        started[i] = parts[i].n && pthread_create(&tid[i], NULL, read_part_run, &parts[i]) == 0;
-    read_part_run(&parts[0]);
-    for (unsigned i = 1; i < threads; i++) {
-        if (started[i])
-            pthread_join(tid[i], NULL);
-        else if (parts[i].n)
-            read_part_run(&parts[i]);
-    }
-    for (unsigned i = 0; i < threads && !err; i++)
-        err = parts[i].err;
-    return err;
-}
-
 static void measure_host_read(int fd, unsigned char *dst, size_t bytes, double target_s,
                               bw_result *out)
 {
@@ -443,11 +379,10 @@ static void measure_host_read(int fd, unsigned char *dst, size_t bytes, double t
         /* rep -1 warms up: the file's pages, the threads' first touch of the buffer */
         for (int r = -1; !enough_reps(reps, now_seconds() - t0, target_s / n); r++) {
             double t = now_seconds();
-            int err = threaded_pread(fd, dst, bytes, counts[c]);
+            int rc = clm_parallel_pread(fd, dst, bytes, 0, counts[c]);
             t = now_seconds() - t;
-            if (err) {
-                snprintf(out->error, sizeof out->error, "host read: %s",
-                         err < 0 ? "short read (file smaller than --h2d-bytes?)" : strerror(err));
+            if (rc != CLM_OK) {
+                snprintf(out->error, sizeof out->error, "host read: %s", clm_last_error());
                 return;
             }
             if (r < 0)
@@ -473,18 +408,12 @@ void bw_measure(int platform_index, int device_index, const char *expected_name,
     if (open_device(platform_index, device_index, expected_name, &s, out) == 0) {
         measure_read(&s, read_bytes, target_s, out);
         /* Keep a read failure's message: it matters more than a transfer's. */
-        bw_result h2d = *out;
-        h2d.error[0] = '\0';
-        measure_h2d(&s, h2d_bytes, read_fd, target_s, &h2d);
-        out->h2d_pageable_gbs = h2d.h2d_pageable_gbs;
-        out->h2d_pinned_gbs = h2d.h2d_pinned_gbs;
-        out->h2d_bytes = h2d.h2d_bytes;
-        out->host_read_counts = h2d.host_read_counts;
-        memcpy(out->host_read_threads, h2d.host_read_threads, sizeof out->host_read_threads);
-        memcpy(out->host_read_gbs, h2d.host_read_gbs, sizeof out->host_read_gbs);
-        memcpy(out->host_read_gbs_best, h2d.host_read_gbs_best, sizeof out->host_read_gbs_best);
-        if (!out->error[0] && h2d.error[0])
-            memcpy(out->error, h2d.error, sizeof out->error);
+        char read_error[sizeof out->error];
+        memcpy(read_error, out->error, sizeof read_error);
+        out->error[0] = '\0';
+        measure_h2d(&s, h2d_bytes, read_fd, target_s, out);
+        if (read_error[0])
+            memcpy(out->error, read_error, sizeof out->error);
     }
     close_device(&s);
 }
