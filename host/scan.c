@@ -160,6 +160,12 @@ static void slot_abandon(clm_scratch *s, struct clm_slot *sl)
 
 /* ---- slot buffers: created on first use, sized to the slab at hand ------------------------- */
 
+/* Bytes of the packed buffer for `bases` text bytes: 48 per block of 128 (cl/common.cl). */
+static size_t packed_bytes(size_t bases)
+{
+    return (bases + 127) / 128 * 48;
+}
+
 static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_mem *out,
                          const char *what)
 {
@@ -306,8 +312,7 @@ static int slot_reserve_packed(clm_scratch *s, struct clm_slot *sl, size_t n)
         clReleaseMemObject(sl->packed); /* commands that still use it keep it alive */
     sl->packed = NULL;
     sl->packed_room = 0;
-    /* 48 bytes per 128 bases (cl/common.cl) */
-    int rc = create_buffer(s->dev, CL_MEM_READ_WRITE, (room + 127) / 128 * 48, &sl->packed,
+    int rc = create_buffer(s->dev, CL_MEM_READ_WRITE, packed_bytes(room), &sl->packed,
                            "packed slab");
     if (rc == CLM_OK)
         sl->packed_room = room;
@@ -332,7 +337,7 @@ static size_t allocated_bytes(const clm_scratch *s)
         if (sl->heap)
             sum += sl->room;
         if (sl->packed)
-            sum += (sl->packed_room + 127) / 128 * 48;
+            sum += packed_bytes(sl->packed_room);
     }
     return sum;
 }
@@ -1077,8 +1082,8 @@ static void plan_memory(const clm_database *db, clm_data_path path, size_t align
     size_t dev = (1 + (size_t)db->count) * sizeof(cl_uint) + cap * 2 * sizeof(cl_uint);
     if (path == CLM_PATH_COPY || path == CLM_PATH_PINNED)
         dev += pl->text_bytes;
-    if (db->packed) /* 48 bytes per 128 bases (cl/common.cl) */
-        dev += (pl->text_cap + 127) / 128 * 48;
+    if (db->packed)
+        dev += packed_bytes(pl->text_cap);
     pl->device = SLOTS * dev;
     pl->host = SLOTS * pl->text_bytes; /* heap, pinned, zero-copy or SVM staging */
 }
@@ -1406,8 +1411,8 @@ static void reserve_ahead_join(struct reserve_ahead *a, clm_scratch *s)
  * (approximate search: alignments may begin before the nominal start) and `overlap` after
  * (the longest pattern - 1). Slab k+1 is loaded and launched before slab k is collected, so
  * reading or copying and the search overlap. */
-static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int count_only,
-                     clm_match_cb cb, void *ctx, uint64_t *total)
+static int run_slabs_untimed(clm_scratch *s, const struct input *in, uint64_t len,
+                             int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
 {
     int rc = CLM_OK;
     uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
@@ -1452,6 +1457,16 @@ static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int c
     return rc;
 }
 
+/* A one-shot scan, its wall time added to the scratch's stats. */
+static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int count_only,
+                     clm_match_cb cb, void *ctx, uint64_t *total)
+{
+    double t0 = clm_now();
+    int rc = run_slabs_untimed(s, in, len, count_only, cb, ctx, total);
+    s->stats.wall_seconds += clm_now() - t0;
+    return rc;
+}
+
 int clm_scan(const clm_database *db, clm_scratch *s, const void *data, size_t len,
              clm_match_cb cb, void *ctx)
 {
@@ -1460,11 +1475,8 @@ int clm_scan(const clm_database *db, clm_scratch *s, const void *data, size_t le
         return rc;
     if (!cb)
         return clm_fail(CLM_E_INVALID, "clm_scan: callback is required (use clm_count to count)");
-    double t0 = clm_now();
     struct input in = {data ? data : (const void *)"", -1};
-    rc = run_slabs(s, &in, len, 0, cb, ctx, NULL);
-    s->stats.wall_seconds += clm_now() - t0;
-    return rc;
+    return run_slabs(s, &in, len, 0, cb, ctx, NULL);
 }
 
 int clm_count(const clm_database *db, clm_scratch *s, const void *data, size_t len,
@@ -1476,15 +1488,13 @@ int clm_count(const clm_database *db, clm_scratch *s, const void *data, size_t l
     if (!count)
         return clm_fail(CLM_E_INVALID, "clm_count: count is required");
     *count = 0;
-    double t0 = clm_now();
     struct input in = {data ? data : (const void *)"", -1};
-    rc = run_slabs(s, &in, len, 1, NULL, NULL, count);
-    s->stats.wall_seconds += clm_now() - t0;
-    return rc;
+    return run_slabs(s, &in, len, 1, NULL, NULL, count);
 }
 
-/* The size of the regular file behind fd. */
-static int fd_size(int fd, const char *fn, uint64_t *size)
+/* A one-shot scan of the regular file behind fd (its size from fstat), read with pread. */
+static int run_file(clm_scratch *s, int fd, const char *fn, int count_only, clm_match_cb cb,
+                    void *ctx, uint64_t *total)
 {
     struct stat st;
     if (fd < 0)
@@ -1498,45 +1508,30 @@ static int fd_size(int fd, const char *fn, uint64_t *size)
                                   "it cannot be read with pread; stream it with "
                                   "clm_stream_write",
                         fn, fd);
-    *size = (uint64_t)st.st_size;
-    return CLM_OK;
+    struct input in = {NULL, fd};
+    return run_slabs(s, &in, (uint64_t)st.st_size, count_only, cb, ctx, total);
 }
 
 int clm_scan_fd(const clm_database *db, clm_scratch *s, int fd, clm_match_cb cb, void *ctx)
 {
-    uint64_t len = 0;
     int rc = check_scan_args(db, s, "", 0, "clm_scan_fd");
-    if (rc == CLM_OK && !cb)
-        rc = clm_fail(CLM_E_INVALID,
-                      "clm_scan_fd: callback is required (use clm_count_fd to count)");
-    if (rc == CLM_OK)
-        rc = fd_size(fd, "clm_scan_fd", &len);
     if (rc)
         return rc;
-    double t0 = clm_now();
-    struct input in = {NULL, fd};
-    rc = run_slabs(s, &in, len, 0, cb, ctx, NULL);
-    s->stats.wall_seconds += clm_now() - t0;
-    return rc;
+    if (!cb)
+        return clm_fail(CLM_E_INVALID,
+                        "clm_scan_fd: callback is required (use clm_count_fd to count)");
+    return run_file(s, fd, "clm_scan_fd", 0, cb, ctx, NULL);
 }
 
 int clm_count_fd(const clm_database *db, clm_scratch *s, int fd, uint64_t *count)
 {
-    uint64_t len = 0;
     int rc = check_scan_args(db, s, "", 0, "clm_count_fd");
-    if (rc == CLM_OK && !count)
-        rc = clm_fail(CLM_E_INVALID, "clm_count_fd: count is required");
-    if (rc == CLM_OK)
-        *count = 0;
-    if (rc == CLM_OK)
-        rc = fd_size(fd, "clm_count_fd", &len);
     if (rc)
         return rc;
-    double t0 = clm_now();
-    struct input in = {NULL, fd};
-    rc = run_slabs(s, &in, len, 1, NULL, NULL, count);
-    s->stats.wall_seconds += clm_now() - t0;
-    return rc;
+    if (!count)
+        return clm_fail(CLM_E_INVALID, "clm_count_fd: count is required");
+    *count = 0;
+    return run_file(s, fd, "clm_count_fd", 1, NULL, NULL, count);
 }
 
 /* ---- streams ------------------------------------------------------------------------------- */
