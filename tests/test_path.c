@@ -113,6 +113,18 @@ static int write_file(const char *path, const unsigned char *p, size_t n)
     return ok ? 1 : T_FAIL("cannot write %s: %s", path, strerror(errno));
 }
 
+/* clm_scan_fd of fd's file against the reference want; 1 when they agree. */
+static int fd_agrees(pcase *c, int fd, const char *desc)
+{
+    char diff[512];
+    t_matches_clear(&c->got);
+    if (!EXPECT_RC(clm_scan_fd(c->db, c->s, fd, t_collect, &c->got), CLM_OK))
+        return 0;
+    if (t_matches_diff(&c->got, &c->want, diff, sizeof diff))
+        return T_FAIL("%s: clm_scan_fd: %s", desc, diff);
+    return 1;
+}
+
 /* clm_scan, clm_count, clm_scan_fd, clm_count_fd and a stream in uneven pieces, each against
  * the reference. */
 static void pcase_check(pcase *c, const unsigned char *text, size_t n, const char *what)
@@ -139,10 +151,7 @@ static void pcase_check(pcase *c, const unsigned char *text, size_t n, const cha
         T_FAIL("cannot open %s: %s", c->tmp, strerror(errno));
         return;
     }
-    t_matches_clear(&c->got);
-    if (EXPECT_RC(clm_scan_fd(c->db, c->s, fd, t_collect, &c->got), CLM_OK)
-        && t_matches_diff(&c->got, &c->want, diff, sizeof diff))
-        T_FAIL("%s: clm_scan_fd: %s", desc, diff);
+    fd_agrees(c, fd, desc);
     count = 0;
     if (EXPECT_RC(clm_count_fd(c->db, c->s, fd, &count), CLM_OK) && count != c->want.n)
         T_FAIL("%s: clm_count_fd %llu, reference %zu", desc, (unsigned long long)count,
@@ -436,18 +445,6 @@ out:
 }
 
 /* ---- slot buffers sized to the input --------------------------------------------------------- */
-
-/* clm_scan_fd of fd's file against the reference want; 1 when they agree. */
-static int fd_agrees(pcase *c, int fd, const char *desc)
-{
-    char diff[512];
-    t_matches_clear(&c->got);
-    if (!EXPECT_RC(clm_scan_fd(c->db, c->s, fd, t_collect, &c->got), CLM_OK))
-        return 0;
-    if (t_matches_diff(&c->got, &c->want, diff, sizeof diff))
-        return T_FAIL("%s: clm_scan_fd: %s", desc, diff);
-    return 1;
-}
 
 /* A file of n bytes of text, scanned with clm_scan_fd on c's scratch; its allocated bytes
  * after the scan in *allocated. */
