@@ -74,8 +74,8 @@ struct clm_tune {
 };
 
 struct clm_device;
-/* Resolve dev->tune from dev->info and the environment (built-in row, profile, CLMATCH_TUNE)
- * and set dev->default_slab. Only a bad CLMATCH_TUNE fails (CLM_E_INVALID naming the item). */
+/* Resolve dev->tune from dev->info and the environment (built-in row, profile, CLMATCH_TUNE).
+ * Only a bad CLMATCH_TUNE fails (CLM_E_INVALID naming the item). */
 int clm_tune_init(struct clm_device *dev);
 /* The knob's value for an algorithm: its per-algorithm value, else the global one; *source
  * (may be NULL) gets where it came from. */
@@ -108,10 +108,8 @@ struct clm_device {
     /* kernel macros chosen per device when it is opened: HIT_CHECK (CPUs: bitap tests for
      * a match once per 16 bytes), NO_FUNNEL_SHIFT (oclgrind's interpreter lacks llvm.fshl) */
     int hit_check, no_funnel_shift;
-    /* tuning: work-group size, bytes per work-item, staging and load width are read through
-     * clm_tune_get; default_slab is tune's slab, kept as a field for the scratch code */
+    /* tuning: work-group size, bytes per work-item, slab, staging and load width */
     struct clm_tune tune;
-    size_t default_slab;
     pthread_mutex_t lock; /* guards the program cache */
     struct clm_program_entry *programs;
 };

@@ -1180,7 +1180,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     if (!o.slab_bytes)
         o.slab_bytes = env_size("CLMATCH_SLAB_BYTES");
     if (!o.slab_bytes)
-        o.slab_bytes = dev->default_slab;
+        o.slab_bytes = (size_t)dev->tune.value[CLM_KNOB_SLAB]; /* the tuning's slab */
     if (o.slab_bytes > CLM_MAX_SLAB_BYTES)
         return clm_fail(CLM_E_INVALID, "slab of %zu bytes exceeds the largest slab clmatch "
                                        "supports (%u bytes)",

@@ -701,7 +701,6 @@ int clm_tune_init(clm_device *dev)
                             (int)bad_len, bad, why);
         t->tune_env = apply(t, &l, CLM_TUNING_ENV);
     }
-    dev->default_slab = (size_t)t->value[CLM_KNOB_SLAB];
     return CLM_OK;
 }
 
