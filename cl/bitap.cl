@@ -158,9 +158,11 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #endif
 #define STAGE_TAB_LEN 256
 #define STAGE_IN ((STAGE_T)1 << (STAGE_BITS - M)) /* the start bit, shifted like the masks */
-STAGE_T clm_stage_entry(uint i, __local const uchar *pat, __local const ulong *tab)
+void clm_stage_build(uint l, __local STAGE_T *stab, __local const uchar *pat,
+                     __local const ulong *tab)
 {
-    return (STAGE_T)(tab[pat[i]] << (STAGE_BITS - M));
+    for (uint b = l; b < 256u; b += WG)
+        stab[b] = (STAGE_T)(tab[pat[b]] << (STAGE_BITS - M));
 }
 
 uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
@@ -169,33 +171,36 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
 {
     (void)pat;
     uint found = 0;
-    STAGE_T D = 0;
-#define BITAP_OR(byte, pos)                                                                \
+    const uint end = begin + CHUNK;
+    STAGE_T state = 0;
+#define BITAP_NEXT(S, byte) (S) = (((S) << 1) | STAGE_IN) & stab[(byte)]
+#define HIT_OP(S, H, byte)                                                                 \
     do {                                                                                   \
-        D = ((D << 1) | STAGE_IN) & stab[(byte)];                                          \
-        hit |= D;                                                                          \
+        BITAP_NEXT(S, byte);                                                               \
+        H |= S;                                                                            \
     } while (0)
-#define BITAP_COUNT(byte, pos)                                                             \
+#define COUNT_OP(S, H, byte)                                                               \
     do {                                                                                   \
-        D = ((D << 1) | STAGE_IN) & stab[(byte)];                                          \
-        found += (uint)(D >> (STAGE_BITS - 1));                                            \
+        BITAP_NEXT(S, byte);                                                               \
+        H += (uint)(S >> (STAGE_BITS - 1));                                                \
     } while (0)
-#define BITAP_REPORT(byte, pos)                                                            \
+#define HIT_TEST(H) ((H) >> (STAGE_BITS - 1))
+/* bit STAGE_BITS - M + j: the prefix of length j + 1 is open; one started in the chunk is
+ * longer than the t bytes read past it (a shift by the word's width would wrap: t >= M) */
+#define TAIL_DONE(t) ((t) >= M || !(state >> (STAGE_BITS - M + (t))))
+#define REPORT_OP(byte, pos)                                                                  \
     do {                                                                                   \
-        D = ((D << 1) | STAGE_IN) & stab[(byte)];                                          \
-        if ((D >> (STAGE_BITS - 1)) && (pos) + 1 < end + M)                                \
+        BITAP_NEXT(state, byte);                                                           \
+        if ((state >> (STAGE_BITS - 1)) && (pos) + 1 < end + M)                            \
             FOUND((pos) + 1, info);                                                        \
     } while (0)
-#define BITAP_HIT_BLOCK(v) STEP_UINT4(BITAP_OR, v, 0u)
-#define BITAP_COUNT_BLOCK(v) STEP_UINT4(BITAP_COUNT, v, 0u)
-    const uint end = begin + CHUNK;
-    STAGE_WALK(STAGE_T, D, BITAP_HIT_BLOCK, hit >> (STAGE_BITS - 1), BITAP_REPORT,
-               BITAP_COUNT_BLOCK);
-#undef BITAP_OR
-#undef BITAP_COUNT
-#undef BITAP_REPORT
-#undef BITAP_HIT_BLOCK
-#undef BITAP_COUNT_BLOCK
+    STAGE_WALK(STAGE_T);
+#undef BITAP_NEXT
+#undef HIT_OP
+#undef COUNT_OP
+#undef HIT_TEST
+#undef TAIL_DONE
+#undef REPORT_OP
     return found;
 }
 #endif

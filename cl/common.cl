@@ -108,28 +108,48 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
 #ifndef STAGE_COUNT_INLINE
 #define STAGE_COUNT_INLINE (M <= 5)
 #endif
-/* A work-item's staged walk (dfa.cl, bitap.cl): `mine` is its chunk in local memory, a padding
- * uint4, then the uint4s of the next chunk. Per 16-byte block v the cheap walk HIT_BLOCK(v)
- * folds a match test into `hit` (of type T, like `state`); only a block where HIT_TEST says a
- * match ended runs again from the saved state with REPORT(byte, pos), which keeps the matches
- * starting in [begin, end). The M-1 bytes past the chunk take the same two steps. Counting
- * kernels with STAGE_COUNT_INLINE count the chunk's own blocks with COUNT_BLOCK(v) instead:
- * every match ending there starts in the chunk, as the walk starts empty at `begin`. */
-#define STAGE_WALK(T, state, HIT_BLOCK, HIT_TEST, REPORT, COUNT_BLOCK)                      \
+/* The staged walk's per-byte operations OP(S, H, byte) over the 16 bytes of uint4 v: S is
+ * the walk's state, H its hit accumulator (or the match count). */
+#define SW_WORD(OP, S, H, w)                                                               \
+    OP(S, H, (w) & 0xffu);                                                                 \
+    OP(S, H, ((w) >> 8) & 0xffu);                                                          \
+    OP(S, H, ((w) >> 16) & 0xffu);                                                         \
+    OP(S, H, (w) >> 24)
+#define SW16(OP, S, H, v)                                                                  \
+    SW_WORD(OP, S, H, (v).x);                                                              \
+    SW_WORD(OP, S, H, (v).y);                                                              \
+    SW_WORD(OP, S, H, (v).z);                                                              \
+    SW_WORD(OP, S, H, (v).w)
+/* A work-item's staged walk (dfa.cl, bitap.cl): `mine` is its chunk [begin, begin + CHUNK)
+ * in local memory, a padding uint4, then the uint4s of the next chunk. Per 16-byte block the
+ * cheap walk HIT_OP folds a match test into `hit` (of type T, like the state); only a block
+ * where HIT_TEST(hit) says a match ended runs again from the saved state with the reporting
+ * step REPORT_OP(byte, pos), which reads and writes `state` and keeps the matches starting
+ * before begin + CHUNK. The M-1 bytes past the chunk take the same two steps, and stop after
+ * a block where TAIL_DONE(t) says no match that started in the chunk is still open t bytes
+ * past it (in random DNA, after the first block). Counting kernels with STAGE_COUNT_INLINE
+ * count the chunk's own blocks with COUNT_OP instead: every match ending there starts in the
+ * chunk, as the walk starts empty at `begin`. The caller declares `found` and `state` (uint,
+ * T) and #defines HIT_OP, HIT_TEST, COUNT_OP, REPORT_OP and TAIL_DONE. (Two interleaved
+ * walks per work-item, each over half the chunk, measured 0.9x on the H200:
+ * bench/experiments.) */
+#define STAGE_WALK(T)                                                                      \
     do {                                                                                   \
         for (uint r_ = 0; r_ < STAGE_CU + STAGE_TAIL; ++r_) {                              \
             const uint4 v_ = mine[r_ < STAGE_CU ? r_ : r_ + 1u];                           \
             if (count_only && STAGE_COUNT_INLINE && r_ < STAGE_CU) {                       \
-                COUNT_BLOCK(v_);                                                           \
+                SW16(COUNT_OP, state, found, v_);                                          \
                 continue;                                                                  \
             }                                                                              \
-            const T before_ = (state);                                                     \
+            const T before_ = state;                                                       \
             T hit = 0;                                                                     \
-            HIT_BLOCK(v_);                                                                 \
-            if (HIT_TEST) {                                                                \
-                (state) = before_;                                                         \
-                STEP_UINT4(REPORT, v_, begin + 16u * r_);                                  \
+            SW16(HIT_OP, state, hit, v_);                                                  \
+            if (HIT_TEST(hit)) {                                                           \
+                state = before_;                                                           \
+                STEP_UINT4(REPORT_OP, v_, begin + 16u * r_);                               \
             }                                                                              \
+            if (r_ >= STAGE_CU && TAIL_DONE(16u * (r_ + 1u - STAGE_CU)))                   \
+                break;                                                                     \
         }                                                                                  \
     } while (0)
 

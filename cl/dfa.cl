@@ -60,50 +60,83 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 }
 
 #if STAGE
-/* Staged walk (kernels.cl): states premultiplied by SIGMA in stab, so the final state
- * M*SIGMA is the largest and a running max is the whole per-byte match test; a 16-byte block
- * whose max reached it runs again with the reporting step. H200: 2.5 vs 2.4 TB/s with a
- * compare per byte (bench/experiments). Stepping two bytes per lookup (a table of class
- * pairs) measured slower on the H200 (1.9-2.0 vs 2.2 TB/s at m = 8-16, bench/results/h200-g):
- * more lanes in different rows meet in one bank. */
+/* Staged walk (kernels.cl). The final state is the largest, so a running max is the whole
+ * per-byte match test: a 16-byte block whose max reached it runs again with the reporting
+ * step. Two table forms, in local memory, built by each work-group (clm_stage_build):
+ * - DFA_BYTE_TABLE (M <= 32; host/compile.c stage_bytes mirrors the choice): one lookup per
+ *   byte, stab[byte * DFA_COL + state] = next state (uchar). Lanes reading one byte in
+ *   different states read neighbouring bytes; columns DFA_COL bytes apart (an odd number of
+ *   words) put the columns of bytes less than 32 apart in different banks. Built one column
+ *   per work-item (a division per entry cost more than the walk at m = 64).
+ * - else the class map and the transitions with states premultiplied by SIGMA: two lookups
+ *   per byte, but a table of (M+1) * SIGMA entries, cheap to build per work-group.
+ * (Stepping two bytes per lookup over class pairs measured slower on the H200, 1.9-2.0 vs
+ * 2.2 TB/s at m = 8-16, bench/results/h200-g: more bank conflicts.) */
+#ifndef DFA_BYTE_TABLE
+#define DFA_BYTE_TABLE (M <= 32)
+#endif
+#if DFA_BYTE_TABLE
+#define DFA_COL (4u * (((M + 4u) / 4u) | 1u))
+#define STAGE_T uchar
+#define STAGE_TAB_LEN (256u * DFA_COL)
+#define DFA_FINAL M
+#define DFA_NEXT(S, byte) (S) = stab[(byte) * DFA_COL + (S)]
+void clm_stage_build(uint l, __local uchar *stab, __local const uchar *pat,
+                     __local const ushort *tab)
+{
+    for (uint b = l; b < 256u; b += WG) {
+        const uint c = pat[b];
+        for (uint s = 0; s < DFA_COL; ++s)
+            stab[b * DFA_COL + s] = s <= M ? (uchar)tab[s * SIGMA + c] : (uchar)0;
+    }
+}
+#else
 #define STAGE_T ushort
 #define STAGE_TAB_LEN TAB_LEN
-ushort clm_stage_entry(uint i, __local const uchar *pat, __local const ushort *tab)
+#define DFA_FINAL (M * SIGMA)
+#define DFA_NEXT(S, byte) (S) = stab[(S) + pat[(byte)]]
+void clm_stage_build(uint l, __local ushort *stab, __local const uchar *pat,
+                     __local const ushort *tab)
 {
     (void)pat;
-    return (ushort)(tab[i] * SIGMA);
+    for (uint i = l; i < TAB_LEN; i += WG)
+        stab[i] = (ushort)(tab[i] * SIGMA);
 }
+#endif
 
-uint clm_scan_staged(__local const uint4 *mine, __local const ushort *stab,
+uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
                      __local const uchar *pat, uint begin, __global uint *counter,
                      __global uint *out, uint cap, uint info, const int count_only)
 {
+    (void)pat;
     uint found = 0, state = 0;
     const uint end = begin + CHUNK;
-#define DFA_MAX(byte, pos)                                                                 \
+#define HIT_OP(S, H, byte)                                                                 \
     do {                                                                                   \
-        state = stab[state + pat[(byte)]];                                                 \
-        hit = max(hit, state);                                                             \
+        DFA_NEXT(S, byte);                                                                 \
+        H = max(H, S);                                                                     \
     } while (0)
-#define DFA_COUNT(byte, pos)                                                               \
+#define COUNT_OP(S, H, byte)                                                               \
     do {                                                                                   \
-        state = stab[state + pat[(byte)]];                                                 \
-        found += state == M * SIGMA;                                                       \
+        DFA_NEXT(S, byte);                                                                 \
+        H += S == DFA_FINAL;                                                               \
     } while (0)
-#define DFA_REPORT(byte, pos)                                                              \
+#define HIT_TEST(H) ((H) == DFA_FINAL)
+/* the state is the length of the open prefix (times SIGMA in the class form): one started
+ * in the chunk is longer than the t bytes read past it */
+#define TAIL_DONE(t) (state <= (t) * (DFA_FINAL / M))
+#define REPORT_OP(byte, pos)                                                               \
     do {                                                                                   \
-        state = stab[state + pat[(byte)]];                                                 \
-        if (state == M * SIGMA && (pos) + 1 - M < end)                                     \
+        DFA_NEXT(state, byte);                                                             \
+        if (state == DFA_FINAL && (pos) + 1 - M < end)                                     \
             FOUND((pos) + 1 - M, info);                                                    \
     } while (0)
-#define DFA_HIT_BLOCK(v) STEP_UINT4(DFA_MAX, v, 0u)
-#define DFA_COUNT_BLOCK(v) STEP_UINT4(DFA_COUNT, v, 0u)
-    STAGE_WALK(uint, state, DFA_HIT_BLOCK, hit == M * SIGMA, DFA_REPORT, DFA_COUNT_BLOCK);
-#undef DFA_MAX
-#undef DFA_COUNT
-#undef DFA_REPORT
-#undef DFA_HIT_BLOCK
-#undef DFA_COUNT_BLOCK
+    STAGE_WALK(uint);
+#undef HIT_OP
+#undef COUNT_OP
+#undef HIT_TEST
+#undef TAIL_DONE
+#undef REPORT_OP
     return found;
 }
 #endif

@@ -42,7 +42,7 @@
  * reads uint4s l, l + WG, ...; one padding uint4 per chunk so the lanes' strided reads fall
  * in different banks), then each work-item walks its own chunk there (clm_scan_staged, in
  * the algorithm's file, with its table STAGE_T stab[STAGE_TAB_LEN] built from pat and tab
- * by clm_stage_entry). H200: dfa 2.2-2.5 TB/s and bitap 2.8-3.3 TB/s at m = 13-32 against
+ * by clm_stage_build). H200: dfa 2.2-2.5 TB/s and bitap 2.8-3.3 TB/s at m = 13-32 against
  * 1.4-1.75 reading each range straight from global memory (bench/experiments). Any other
  * group takes the per-item path. */
 #define CLM_STAGE_LOCALS                                                                   \
@@ -55,8 +55,7 @@ uint clm_stage_scan(__global const uchar *text, uint gbegin, __local uint4 *stag
                     const int count_only)
 {
     const uint l = (uint)get_local_id(0);
-    for (uint i = l; i < STAGE_TAB_LEN; i += WG)
-        stab[i] = clm_stage_entry(i, pat, tab);
+    clm_stage_build(l, stab, pat, tab);
     __global const uint4 *t4 = (__global const uint4 *)(text + gbegin);
     for (uint q = l; q < WG * STAGE_CU + STAGE_TAIL; q += WG)
         stage[q / STAGE_CU * (STAGE_CU + 1) + q % STAGE_CU] = t4[q];

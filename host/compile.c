@@ -190,11 +190,14 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
 }
 
 /* Local memory the staged kernels take on top of the tables (cl/kernels.cl STAGE): the
- * group's region with one padding uint4 per chunk, and the byte-indexed table. */
+ * group's region with one padding uint4 per chunk, and the walk's table: dfa.cl, m <= 32
+ * (DFA_BYTE_TABLE), 256 columns of DFA_COL one-byte states, else the transitions again
+ * (premultiplied); bitap.cl, 256 masks of 4 or 8 bytes. */
 static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned chunk)
 {
-    size_t table = s->algorithm == CLM_ALGO_DFA ? (size_t)s->tab_len * 2
-                                                 : 256u * (s->m <= 32 ? 4u : 8u);
+    size_t dfa_col = 4 * (((s->m + 4) / 4) | 1);
+    size_t dfa = s->m <= 32 ? 256 * dfa_col : (size_t)s->tab_len * 2;
+    size_t table = s->algorithm == CLM_ALGO_DFA ? dfa : 256u * (s->m <= 32 ? 4u : 8u);
     return ((size_t)wg + 1) * (chunk / 16 + 1) * 16 + table;
 }
 
