@@ -42,9 +42,9 @@
  * reads uint4s l, l + WG, ...; one padding uint4 per chunk so the lanes' strided reads fall
  * in different banks), then each work-item walks its own chunk there (clm_scan_staged, in
  * the algorithm's file, with its table STAGE_T stab[STAGE_TAB_LEN] built from pat and tab
- * by clm_stage_build). H200: dfa 2.2-2.5 TB/s and bitap 2.8-3.3 TB/s at m = 13-32 against
- * 1.4-1.75 reading each range straight from global memory (bench/experiments). Any other
- * group takes the per-item path. */
+ * by clm_stage_build). H200, 1 GiB: dfa 2.24-2.57 TB/s and bitap 2.37-2.65 at m = 4-32
+ * against 1.6-1.7 reading each range straight from global memory (bench/results/h200-j,
+ * h200-e). Any other group takes the per-item path. */
 #define CLM_STAGE_LOCALS                                                                   \
     __local uint4 stage[(WG + 1) * (STAGE_CU + 1)];                                        \
     __local STAGE_T stab[STAGE_TAB_LEN]

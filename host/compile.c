@@ -304,9 +304,9 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct pattern_
                  worst->m);
         return CLM_ALGO_BITAP;
     }
-    /* GPUs with staging (cl/kernels.cl STAGE): the one-word bitap reads each byte with one
-     * table lookup and measured 1.2-1.4x the staged DFA for m = 4-32 on the H200 (2.1-2.7 vs
-     * 1.4-2.2 TB/s, bench/results/h200-e); the DFA wins at m = 64 (1.75 vs 1.66). */
+    /* GPUs with staging (cl/kernels.cl STAGE): the one-word bitap measured 1.03-1.07x the
+     * staged DFA for m = 4-32 on the H200 (2.37-2.65 vs 2.24-2.57 TB/s, bench/results/h200-j);
+     * at m = 64 they tie (1.89 vs 1.91). */
     if (stage_wanted(dev, CLM_ALGO_BITAP, flags) && dev->little_endian &&
         dev->info.local_mem_dedicated && worst->m <= 32) {
         snprintf(why, why_cap,
