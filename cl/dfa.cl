@@ -67,7 +67,8 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
  *   byte, stab[byte * DFA_COL + state] = next state (uchar). Lanes reading one byte in
  *   different states read neighbouring bytes; columns DFA_COL bytes apart (an odd number of
  *   words) put the columns of bytes less than 32 apart in different banks. Built one column
- *   per work-item (a division per entry cost more than the walk at m = 64).
+ *   per work-item (entry by entry, a division each, the build cost as much as the walk:
+ *   bench/experiments).
  * - else the class map and the transitions with states premultiplied by SIGMA: two lookups
  *   per byte, but a table of (M+1) * SIGMA entries, cheap to build per work-group.
  * (Stepping two bytes per lookup over class pairs measured slower on the H200, 1.9-2.0 vs
