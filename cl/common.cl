@@ -21,6 +21,8 @@
  *              tables built for bytes work unchanged
  *   HIT_CHECK  1 on CPUs: exact bitap checks for a match once per 16 bytes (bitap.cl)
  *   STAGE      1: whole work-group regions are read through local memory (kernels.cl)
+ *   DFA_COL    staged dfa: bytes per column of its byte-indexed state table, 0: class map and
+ *              transitions (dfa.cl)
  *   VEC        bytes per load of the unstaged range reads (LOAD16): 4 (uint), 8 (uint2) or
  *              16 (uint4, the default); the tuning's vec
  *

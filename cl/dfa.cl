@@ -62,22 +62,21 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #if STAGE
 /* Staged walk (kernels.cl). The final state is the largest, so a running max is the whole
  * per-byte match test: a 16-byte block whose max reached it runs again with the reporting
- * step. Two table forms, in local memory, built by each work-group (clm_stage_build):
- * - DFA_BYTE_TABLE (M <= 32; host/compile.c stage_bytes mirrors the choice): one lookup per
- *   byte, stab[byte * DFA_COL + state] = next state (uchar). Lanes reading one byte in
- *   different states read neighbouring bytes; columns DFA_COL bytes apart (an odd number of
- *   words) put the columns of bytes less than 32 apart in different banks. Built one column
- *   per work-item (entry by entry, a division each, the build cost as much as the walk:
- *   bench/experiments).
- * - else the class map and the transitions with states premultiplied by SIGMA: two lookups
- *   per byte, but a table of (M+1) * SIGMA entries, cheap to build per work-group.
+ * step. Two table forms, in local memory, built by each work-group (clm_stage_build), the
+ * host's choice (host/compile.c dfa_stage_col):
+ * - DFA_COL > 0: one lookup per byte, stab[byte * DFA_COL + state] = next state (uchar).
+ *   Lanes reading one byte in different states read neighbouring bytes; columns DFA_COL
+ *   bytes apart (an odd number of words) put the columns of bytes less than 32 apart in
+ *   different banks. Built one column per work-item (entry by entry, a division each, the
+ *   build cost as much as the walk: bench/experiments).
+ * - DFA_COL 0: the class map and the transitions with states premultiplied by SIGMA: two
+ *   lookups per byte, but a table of (M+1) * SIGMA entries, cheap to build per work-group.
  * (Stepping two bytes per lookup over class pairs measured slower on the H200, 1.9-2.0 vs
  * 2.2 TB/s at m = 8-16, bench/results/h200-g: more bank conflicts.) */
-#ifndef DFA_BYTE_TABLE
-#define DFA_BYTE_TABLE (M <= 32)
+#ifndef DFA_COL
+#define DFA_COL 0
 #endif
-#if DFA_BYTE_TABLE
-#define DFA_COL (4u * (((M + 4u) / 4u) | 1u))
+#if DFA_COL
 #define STAGE_T uchar
 #define STAGE_TAB_LEN (256u * DFA_COL)
 #define DFA_FINAL M

@@ -189,14 +189,24 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         s->span = wg * s->chunk;
 }
 
+/* The staged DFA's state table (cl/dfa.cl DFA_COL): for m <= 32 one lookup per byte in 256
+ * columns of m + 1 one-byte states, each column an odd number of words long so that the
+ * columns of neighbouring bytes start in different banks (H200: 1.06-1.26x the class map and
+ * transitions, bench/experiments); 0 for longer patterns, whose 17 KiB table would halve the
+ * work-group. */
+static unsigned dfa_stage_col(unsigned m)
+{
+    return m <= 32 ? 4 * (((m + 4) / 4) | 1) : 0;
+}
+
 /* Local memory the staged kernels take on top of the tables (cl/kernels.cl STAGE): the
- * group's region with one padding uint4 per chunk, and the walk's table: dfa.cl, m <= 32
- * (DFA_BYTE_TABLE), 256 columns of DFA_COL one-byte states, else the transitions again
- * (premultiplied); bitap.cl, 256 masks of 4 or 8 bytes. */
+ * group's region with one padding uint4 per chunk, and the walk's table: dfa.cl, 256 columns
+ * of dfa_stage_col bytes, or the transitions again (premultiplied); bitap.cl, 256 masks of 4
+ * or 8 bytes. */
 static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned chunk)
 {
-    size_t dfa_col = 4 * (((s->m + 4) / 4) | 1);
-    size_t dfa = s->m <= 32 ? 256 * dfa_col : (size_t)s->tab_len * 2;
+    unsigned col = dfa_stage_col(s->m);
+    size_t dfa = col ? 256 * (size_t)col : (size_t)s->tab_len * 2;
     size_t table = s->algorithm == CLM_ALGO_DFA ? dfa : 256u * (s->m <= 32 ? 4u : 8u);
     return ((size_t)wg + 1) * (chunk / 16 + 1) * 16 + table;
 }
@@ -231,6 +241,7 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
                          const clm_compile_options *o)
 {
     s->stage = 0;
+    s->dfa_col = 0;
     int dfa = s->algorithm == CLM_ALGO_DFA;
     if (!stage_wanted(dev, s->algorithm, o->flags) || s->table_memory != CLM_TABLE_LOCAL ||
         !stageable(dev, s))
@@ -258,6 +269,7 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
         wg /= 2;
     }
     s->stage = 1;
+    s->dfa_col = dfa ? dfa_stage_col(s->m) : 0;
     s->wg = wg;
     s->chunk = chunk;
     s->span = wg * chunk;

@@ -143,6 +143,8 @@ struct clm_kernel_shape {
                           (masks of both, side by side per class), else 1 */
     int stage;         /* exact dfa / one-word bitap: whole work-group regions are staged in
                           local memory (cl/kernels.cl STAGE) */
+    unsigned dfa_col;  /* staged dfa: bytes per column of its byte-indexed state table
+                          (cl/dfa.cl DFA_COL); 0: the class map and transitions instead */
     unsigned vec;      /* bytes per load of the unstaged range reads (cl/common.cl LOAD16):
                           4, 8 or 16; 0 where the kernel reads no blocks (VEC=16 then) */
 };
