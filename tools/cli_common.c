@@ -277,6 +277,16 @@ int cli_open_device(const cli_device_opts *o, clm_device **dev)
     return 0;
 }
 
+int cli_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
+                const unsigned *ids, unsigned count, const clm_compile_options *opts,
+                clm_database **db)
+{
+    double t0 = now_seconds();
+    int st = clm_compile(dev, patterns, lengths, ids, count, opts, db);
+    cli_time.compile = now_seconds() - t0;
+    return st;
+}
+
 int cli_alloc_scratch(clm_database *db, const cli_device_opts *o, clm_scratch **scratch)
 {
     clm_scratch_options so;

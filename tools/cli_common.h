@@ -163,12 +163,12 @@ int cli_operands(int argc, char **argv, int need_pattern, const char **pattern_a
 
 /* ---- device setup and timings ---- */
 
-/* Where the run's time went, for --stats (seconds). cli_open_device and cli_alloc_scratch
- * fill their own; the modes fill the rest. */
+/* Where the run's time went, for --stats (seconds). cli_open_device, cli_compile and
+ * cli_alloc_scratch fill their own; the modes fill start. */
 typedef struct cli_timings {
     double start;   /* now_seconds() when main() began */
     double open;    /* cli_open_device: clm_device_open */
-    double compile; /* clm_compile */
+    double compile; /* cli_compile: clm_compile */
     double scratch; /* cli_alloc_scratch: clm_scratch_alloc */
 } cli_timings;
 extern cli_timings cli_time;
@@ -176,6 +176,11 @@ extern cli_timings cli_time;
 /* Open the device the options name (-d alone: a device of platform 0). 0, or -1 after a
  * message (*dev NULL). */
 int cli_open_device(const cli_device_opts *o, clm_device **dev);
+
+/* clm_compile, timed into cli_time.compile; its status (the caller reports a failure). */
+int cli_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
+                const unsigned *ids, unsigned count, const clm_compile_options *opts,
+                clm_database **db);
 
 /* A scratch with the options' data path and memory budget. 0, or -1 after a message
  * (*scratch NULL). */

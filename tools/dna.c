@@ -1123,9 +1123,7 @@ static int setup_device(dna_run *r)
         opts.flags |= CLM_DEGENERATE_TEXT;
     if (cfg->strands == STRAND_BOTH)
         opts.flags |= CLM_BOTH_STRANDS;
-    double t0 = now_seconds();
-    st = clm_compile(r->dev, ptrs, lens, ids, (unsigned)r->pats.n, &opts, &r->db);
-    cli_time.compile = now_seconds() - t0;
+    st = cli_compile(r->dev, ptrs, lens, ids, (unsigned)r->pats.n, &opts, &r->db);
     if (st != CLM_OK) {
         r->db = NULL;
         report_clm("cannot compile the patterns", st);
