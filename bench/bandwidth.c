@@ -61,13 +61,38 @@ typedef struct cl_state {
         goto done;                                                      \
     } while (0)
 
-/* Timed repetitions: at least min_reps and about target_s in total, at most max_reps. */
+enum { MIN_REPS = 5, MAX_REPS = 200 };
+
+/* Timed repetitions: at least MIN_REPS and about target_s in total, at most MAX_REPS. */
 static int enough_reps(int reps, double elapsed, double target_s)
 {
-    enum { MIN_REPS = 5, MAX_REPS = 200 };
     if (reps < MIN_REPS)
         return 0;
     return reps >= MAX_REPS || elapsed >= target_s;
+}
+
+/* One timed run of what is measured: its seconds, or a negative value after writing
+ * out->error. */
+typedef double (*timed_run)(void *ctx, bw_result *out);
+
+/* Runs of `run`: one warm-up (a first launch may compile; a file's pages and a buffer's first
+ * touch), then enough_reps of them, their seconds in times. Returns how many, or -1 after a
+ * failed run. */
+static int time_runs(timed_run run, void *ctx, double target_s, double times[MAX_REPS],
+                     bw_result *out)
+{
+    int reps = 0;
+    double t0 = now_seconds();
+    for (int r = -1; !enough_reps(reps, now_seconds() - t0, target_s); r++) {
+        double t = run(ctx, out);
+        if (t < 0)
+            return -1;
+        if (r < 0)
+            t0 = now_seconds();
+        else
+            times[reps++] = t;
+    }
+    return reps;
 }
 
 static int open_device(int pi, int di, const char *expected_name, cl_state *s, bw_result *out)
@@ -151,14 +176,43 @@ static double event_seconds(cl_event ev)
     return (double)(end - start) * 1e-9;
 }
 
+struct kernel_run {
+    cl_state *s;
+    cl_kernel k;
+    const char *name;
+    size_t global, local;
+};
+
+/* One launch of a read kernel: its device seconds (profiling events). */
+static double run_kernel(void *ctx, bw_result *out)
+{
+    struct kernel_run *kr = ctx;
+    cl_event ev;
+    cl_int err = clEnqueueNDRangeKernel(kr->s->queue, kr->k, 1, NULL, &kr->global, &kr->local,
+                                        0, NULL, &ev);
+    if (err != CL_SUCCESS) {
+        snprintf(out->error, sizeof out->error, "clEnqueueNDRangeKernel(%s): error %d", kr->name,
+                 err);
+        return -1;
+    }
+    err = clWaitForEvents(1, &ev);
+    double t = event_seconds(ev);
+    clReleaseEvent(ev);
+    if (err != CL_SUCCESS || t <= 0) {
+        snprintf(out->error, sizeof out->error, "%s: kernel failed or no profiling time",
+                 kr->name);
+        return -1;
+    }
+    return t;
+}
+
 /* Median and best GB/s of one read kernel; 0 on success. */
 static int time_read_kernel(cl_state *s, const char *kernel_name, cl_mem in, cl_ulong n16,
                             cl_mem out_buf, size_t global, size_t local, double target_s,
                             double *med_gbs, double *best_gbs, bw_result *out)
 {
-    double times[200];
-    int reps = 0, rc = -1;
-    double t0;
+    double times[MAX_REPS];
+    int reps, rc = -1;
     cl_int err;
     cl_kernel k = clCreateKernel(s->program, kernel_name, &err);
     if (!k) {
@@ -172,29 +226,9 @@ static int time_read_kernel(cl_state *s, const char *kernel_name, cl_mem in, cl_
         snprintf(out->error, sizeof out->error, "clSetKernelArg(%s) failed", kernel_name);
         goto done;
     }
-    t0 = now_seconds();
-    /* Rep -1 is the warm-up (first launch may compile for this work-group size). */
-    for (int r = -1; !enough_reps(reps, now_seconds() - t0, target_s); r++) {
-        cl_event ev;
-        err = clEnqueueNDRangeKernel(s->queue, k, 1, NULL, &global, &local, 0, NULL, &ev);
-        if (err != CL_SUCCESS) {
-            snprintf(out->error, sizeof out->error, "clEnqueueNDRangeKernel(%s): error %d",
-                     kernel_name, err);
-            goto done;
-        }
-        err = clWaitForEvents(1, &ev);
-        double t = event_seconds(ev);
-        clReleaseEvent(ev);
-        if (err != CL_SUCCESS || t <= 0) {
-            snprintf(out->error, sizeof out->error, "%s: kernel failed or no profiling time",
-                     kernel_name);
-            goto done;
-        }
-        if (r < 0)
-            t0 = now_seconds();
-        else
-            times[reps++] = t;
-    }
+    struct kernel_run kr = {s, k, kernel_name, global, local};
+    if ((reps = time_runs(run_kernel, &kr, target_s, times, out)) < 0)
+        goto done;
     uint64_t bytes = (uint64_t)n16 * 16;
     *best_gbs = gbs(bytes, min_of(times, (size_t)reps));
     *med_gbs = gbs(bytes, median_of(times, (size_t)reps));
@@ -273,28 +307,36 @@ done:
         clReleaseMemObject(sums);
 }
 
+struct write_run {
+    cl_state *s;
+    cl_mem dst;
+    const void *src;
+    size_t bytes;
+};
+
+/* One blocking clEnqueueWriteBuffer: its wall seconds. */
+static double run_write(void *ctx, bw_result *out)
+{
+    struct write_run *w = ctx;
+    double t = now_seconds();
+    cl_int err = clEnqueueWriteBuffer(w->s->queue, w->dst, CL_TRUE, 0, w->bytes, w->src, 0,
+                                      NULL, NULL);
+    if (err != CL_SUCCESS) {
+        snprintf(out->error, sizeof out->error, "clEnqueueWriteBuffer: error %d", err);
+        return -1;
+    }
+    return now_seconds() - t;
+}
+
 /* Median GB/s of blocking clEnqueueWriteBuffer calls from src, by wall clock (a pageable
  * write includes the driver's staging copy, which is part of what we want to see). */
 static double time_writes(cl_state *s, cl_mem dst, const void *src, size_t bytes,
                           double target_s, bw_result *out)
 {
-    double times[200], t0;
-    int reps = 0;
-    t0 = now_seconds();
-    for (int r = -1; !enough_reps(reps, now_seconds() - t0, target_s); r++) {
-        double t = now_seconds();
-        cl_int err = clEnqueueWriteBuffer(s->queue, dst, CL_TRUE, 0, bytes, src, 0, NULL, NULL);
-        t = now_seconds() - t;
-        if (err != CL_SUCCESS) {
-            snprintf(out->error, sizeof out->error, "clEnqueueWriteBuffer: error %d", err);
-            return 0.0;
-        }
-        if (r < 0)
-            t0 = now_seconds();
-        else
-            times[reps++] = t;
-    }
-    return gbs(bytes, median_of(times, (size_t)reps));
+    double times[MAX_REPS];
+    struct write_run w = {s, dst, src, bytes};
+    int reps = time_runs(run_write, &w, target_s, times, out);
+    return reps < 0 ? 0.0 : gbs(bytes, median_of(times, (size_t)reps));
 }
 
 static void measure_host_read(int fd, unsigned char *dst, size_t bytes, double target_s,
@@ -368,28 +410,36 @@ double host_read_best(const bw_result *bw, unsigned *threads)
     return best;
 }
 
+struct read_run {
+    int fd;
+    unsigned char *dst;
+    size_t bytes;
+    unsigned threads;
+};
+
+/* One clm_parallel_pread of the whole file: its wall seconds. */
+static double run_read(void *ctx, bw_result *out)
+{
+    struct read_run *rr = ctx;
+    double t = now_seconds();
+    if (clm_parallel_pread(rr->fd, rr->dst, rr->bytes, 0, rr->threads) != CLM_OK) {
+        snprintf(out->error, sizeof out->error, "host read: %s", clm_last_error());
+        return -1;
+    }
+    return now_seconds() - t;
+}
+
 static void measure_host_read(int fd, unsigned char *dst, size_t bytes, double target_s,
                               bw_result *out)
 {
     unsigned counts[HOST_READ_COUNTS];
     int n = host_read_thread_counts(counts);
     for (int c = 0; c < n; c++) {
-        double times[200], t0 = now_seconds();
-        int reps = 0;
-        /* rep -1 warms up: the file's pages, the threads' first touch of the buffer */
-        for (int r = -1; !enough_reps(reps, now_seconds() - t0, target_s / n); r++) {
-            double t = now_seconds();
-            int rc = clm_parallel_pread(fd, dst, bytes, 0, counts[c]);
-            t = now_seconds() - t;
-            if (rc != CLM_OK) {
-                snprintf(out->error, sizeof out->error, "host read: %s", clm_last_error());
-                return;
-            }
-            if (r < 0)
-                t0 = now_seconds();
-            else
-                times[reps++] = t;
-        }
+        double times[MAX_REPS];
+        struct read_run rr = {fd, dst, bytes, counts[c]};
+        int reps = time_runs(run_read, &rr, target_s / n, times, out);
+        if (reps < 0)
+            return;
         out->host_read_threads[c] = counts[c];
         out->host_read_gbs[c] = gbs(bytes, median_of(times, (size_t)reps));
         out->host_read_gbs_best[c] = gbs(bytes, min_of(times, (size_t)reps));
