@@ -4,9 +4,8 @@
  * split after a full match buffer) take the per-item path. Checked against the reference
  * with geometries like the GPU's (16-32 work-items of 64-256 bytes), every length class of
  * the staged kernels (32-bit and 64-bit bitap words, tails of one to four uint4s), 4- and
- * 64-letter alphabets, matches planted on item, half-item (where a second chain starts),
- * group and slab edges, all-match and adversarial texts, scan and count (inline counting for
- * m <= 5).
+ * 64-letter alphabets, matches planted on item, half-item, group and slab edges, all-match
+ * and adversarial texts, scan and count (inline counting for m <= 5).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +55,7 @@ static unsigned char *make_text(const char *kind, size_t n, size_t m, const unsi
         for (k = item; k + m < n; k += item) {
             size_t back = (k / item) % 3 == 0 ? 0 : (k / item) % 3 == 1 ? 1 : m / 2;
             if (k % group == 0 || (k / item) % 5 == 0) memcpy(t + k - (back < k ? back : 0), p, m);
-            /* and across the middle of an item, where the second of two chains starts */
+            /* and across the middle of an item */
             if ((k / item) % 5 == 2) memcpy(t + k - item / 2 - (back < k ? back : 0), p, m);
         }
     } else {
