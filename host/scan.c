@@ -179,11 +179,24 @@ static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_m
                     bytes, what, dev->info.name, clm_cl_error_name(err), (int)err);
 }
 
+/* Bytes of a slot's match counter: counter[0] the matches appended, counter[1 + e] engine e's
+ * count (cl/kernels.cl). */
+static size_t counter_bytes(const clm_database *db)
+{
+    return (1 + (size_t)db->count) * sizeof(cl_uint);
+}
+
+/* Has the slot its queue, counters and match buffer (slot_open)? */
+static int slot_is_open(const struct clm_slot *sl)
+{
+    return sl->queue && sl->counts && sl->counter && sl->matches;
+}
+
 /* The slot's queue, counters and match buffer (what any slab needs). What exists is kept, so
  * a failure can be retried. The time it takes is added to *alloc_s. */
 static int slot_open(clm_scratch *s, struct clm_slot *sl, double *alloc_s)
 {
-    if (sl->queue && sl->counts && sl->counter && sl->matches)
+    if (slot_is_open(sl))
         return CLM_OK;
     clm_device *dev = s->dev;
     size_t counters = 1 + (size_t)s->db->count;
@@ -201,7 +214,7 @@ static int slot_open(clm_scratch *s, struct clm_slot *sl, double *alloc_s)
     if (rc == CLM_OK && !sl->counts && !(sl->counts = calloc(counters, sizeof *sl->counts)))
         rc = clm_fail(CLM_E_NOMEM, "out of memory");
     if (rc == CLM_OK && !sl->counter)
-        rc = create_buffer(dev, CL_MEM_READ_WRITE, counters * sizeof(cl_uint), &sl->counter,
+        rc = create_buffer(dev, CL_MEM_READ_WRITE, counter_bytes(s->db), &sl->counter,
                            "match counter");
     if (rc == CLM_OK && !sl->matches) {
         rc = create_buffer(dev, CL_MEM_WRITE_ONLY, s->init_cap * 2 * sizeof(cl_uint),
@@ -327,7 +340,7 @@ static size_t allocated_bytes(const clm_scratch *s)
     for (int i = 0; i < SLOTS; i++) {
         const struct clm_slot *sl = &s->slot[i];
         if (sl->counter)
-            sum += (1 + (size_t)s->db->count) * sizeof(cl_uint);
+            sum += counter_bytes(s->db);
         if (sl->matches)
             sum += sl->cap * 2 * sizeof(cl_uint);
         if (sl->text)
@@ -628,9 +641,8 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
     const clm_database *db = s->db;
     /* a write from zeros rather than clEnqueueFillBuffer: oclgrind 21.10 treats filled
      * memory as uninitialised, which would hide real reports under false ones */
-    cl_int err = clEnqueueWriteBuffer(sl->queue, sl->counter, CL_FALSE, 0,
-                                      (1 + (size_t)db->count) * sizeof(cl_uint), s->zeros, 0,
-                                      NULL, NULL);
+    cl_int err = clEnqueueWriteBuffer(sl->queue, sl->counter, CL_FALSE, 0, counter_bytes(db),
+                                      s->zeros, 0, NULL, NULL);
     if (err)
         return clm_fail_cl(err, "clEnqueueWriteBuffer (match counter)");
     for (unsigned e = 0; e < db->count; e++) {
@@ -664,9 +676,8 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
             return rc;
     }
     release_event(&sl->ev_read);
-    err = clEnqueueReadBuffer(sl->queue, sl->counter, CL_FALSE, 0,
-                              (1 + (size_t)db->count) * sizeof(cl_uint), sl->counts, 0, NULL,
-                              &sl->ev_read);
+    err = clEnqueueReadBuffer(sl->queue, sl->counter, CL_FALSE, 0, counter_bytes(db),
+                              sl->counts, 0, NULL, &sl->ev_read);
     if (err)
         return clm_fail_cl(err, "clEnqueueReadBuffer (match counter)");
     clFlush(sl->queue);
@@ -1079,7 +1090,7 @@ static void plan_memory(const clm_database *db, clm_data_path path, size_t align
     pl->cap = cap;
     pl->text_bytes = slab + db->max_len - 1 + db->lead;
     pl->text_cap = pl->text_bytes + (path == CLM_PATH_ZERO_COPY ? align : 0);
-    size_t dev = (1 + (size_t)db->count) * sizeof(cl_uint) + cap * 2 * sizeof(cl_uint);
+    size_t dev = counter_bytes(db) + cap * 2 * sizeof(cl_uint);
     if (path == CLM_PATH_COPY || path == CLM_PATH_PINNED)
         dev += pl->text_bytes;
     if (db->packed)
@@ -1380,7 +1391,7 @@ static void reserve_ahead_start(struct reserve_ahead *a, clm_scratch *s, struct 
                                 size_t need)
 {
     memset(a, 0, sizeof *a);
-    if (need < AHEAD_MIN || (sl->room >= need && sl->queue && sl->matches))
+    if (need < AHEAD_MIN || (sl->room >= need && slot_is_open(sl)))
         return;
     a->s = s;
     a->sl = sl;
