@@ -21,6 +21,7 @@
  *              tables built for bytes work unchanged
  *   HIT_CHECK  1 on CPUs: exact bitap checks for a match once per 16 bytes (bitap.cl)
  *   STAGE      1: whole work-group regions are read through local memory (kernels.cl)
+ *   STAGE_PREFETCH  1: a staged group loads its next region into registers during a walk
  *   DFA_COL    staged dfa: bytes per column of its byte-indexed state table, 0: class map and
  *              transitions (dfa.cl)
  *   VEC        bytes per load of the unstaged range reads (LOAD16): 4 (uint), 8 (uint2) or
@@ -101,6 +102,9 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
 
 #ifndef STAGE
 #define STAGE 0
+#endif
+#ifndef STAGE_PREFETCH
+#define STAGE_PREFETCH 0
 #endif
 #define STAGE_CU (CHUNK / 16)       /* staging (kernels.cl): uint4s per chunk */
 #define STAGE_TAIL ((M + 14) / 16)  /* uint4s that hold the M-1 bytes past a chunk */

@@ -7,7 +7,8 @@
  *            16 except in approximate search, which starts LEAD bytes into the slab)
  *   pat_in   byte table (pattern or class map), PAT_LEN entries
  *   tab_in   TAB_T table (fail, transitions, masks, shifts or witnesses), TAB_LEN entries
- *   counter  clm_find: counter[0] = matches appended; clm_count: counter[1 + info] += count
+ *   counter  clm_find: counter[0] = matches appended; clm_count: counter[1 + 2 info] += count;
+ *            counter[2 + 2 info]: the region queue of STAGE_LOOP (zeroed by the host)
  *   out      match buffer of cap entries, two uints each: (start, info)
  *   cap      capacity of out
  *   info     pattern index, stored with each match (end-reporting kernels add the edit
@@ -37,31 +38,103 @@
 
 #if STAGE
 /* Staging (host's choice: exact dfa and one-word bitap with tables in local memory). A
- * work-group whose whole region [g, g + WG*CHUNK) is owned, with the M-1 bytes past it in
- * the slab, first loads the region into local memory with coalesced uint4 loads (lane l
- * reads uint4s l, l + WG, ...; one padding uint4 per chunk so the lanes' strided reads fall
- * in different banks), then each work-item walks its own chunk there (clm_scan_staged, in
- * the algorithm's file, with its table STAGE_T stab[STAGE_TAB_LEN] built from pat and tab
- * by clm_stage_build). H200, 1 GiB: dfa 2.24-2.57 TB/s and bitap 2.37-2.65 at m = 4-32
- * against 1.6-1.7 reading each range straight from global memory (bench/results/h200-j,
- * h200-e). Any other group takes the per-item path. */
+ * work-group loads a whole region of WG*CHUNK match starts, with the M-1 bytes past it, into
+ * local memory with coalesced uint4 loads (lane l reads uint4s l, l + WG, ...; one padding
+ * uint4 per chunk so the lanes' strided reads fall in different banks), then each work-item
+ * walks its own chunk there (clm_scan_staged, in the algorithm's file, with its table
+ * STAGE_T stab[STAGE_TAB_LEN] built from pat and tab by clm_stage_build). H200, 1 GiB: 1.6-1.7
+ * TB/s reading each range straight from global memory, 2.2-2.6 staged one region per group
+ * (bench/results/h200-j), 2.4-2.8 with the loop below (h200-k). */
 #define CLM_STAGE_LOCALS                                                                   \
     __local uint4 stage[(WG + 1) * (STAGE_CU + 1)];                                        \
-    __local STAGE_T stab[STAGE_TAB_LEN]
+    __local STAGE_T stab[STAGE_TAB_LEN];                                                   \
+    __local uint stage_next[1]
 
-uint clm_stage_scan(__global const uchar *text, uint gbegin, __local uint4 *stage,
-                    __local STAGE_T *stab, __local const uchar *pat, __local const TAB_T *tab,
+#define STAGE_SPAN (WG * CHUNK)
+/* Is region r (match starts from first + r * STAGE_SPAN) whole: all owned, and the M-1
+ * bytes past it (as whole uint4s) in the slab? Other regions (a slab's last) go per item. */
+#define STAGE_WHOLE(r)                                                                     \
+    (first + (r) * STAGE_SPAN + STAGE_SPAN <= owned &&                                     \
+     first + (r) * STAGE_SPAN + STAGE_SPAN + 16u * STAGE_TAIL <= n)
+/* uint4 q of a region goes to chunk q / STAGE_CU, after one padding uint4 per chunk */
+#define STAGE_AT(q) ((q) / STAGE_CU * (STAGE_CU + 1) + (q) % STAGE_CU)
+
+/* The host launches a few groups per compute unit (clm_compile_options.groups_per_unit,
+ * tuning key groups), not one per region: a group walks its own region (group id) first,
+ * then takes the next from a queue (counter[2 + 2 * pattern index], zeroed by the host, plus
+ * the number of groups) until the slab's are all taken, so the tables are built once per
+ * group instead of once per region (dfa: 256 columns of up to 36 states), and the queue's
+ * next index is fetched one region ahead. STAGE_PREFETCH: the next region's uint4s are
+ * loaded into registers while the group walks this one (CHUNK/16 + 1 uint4s per work-item,
+ * registers that cost occupancy: the host's choice). H200, staged kernels, m = 8-16: dfa
+ * 2.68 vs 2.46-2.54 TB/s one region per group; bitap with prefetch 2.81 vs 2.59-2.62
+ * (bench/results/h200-k). The loops that fill and drain the registers are unrolled: PoCL
+ * 3.1 lost part of the text kept in a private array indexed in a loop across barriers
+ * (oclgrind got it right). */
+uint clm_stage_loop(__global const uchar *text, uint n, uint owned, uint first,
+                    __local uint4 *stage, __local STAGE_T *stab, __local uint *next,
+                    __local const uchar *pat, __local const TAB_T *tab,
                     __global uint *counter, __global uint *out, uint cap, uint info,
                     const int count_only)
 {
-    const uint l = (uint)get_local_id(0);
+    const uint l = (uint)get_local_id(0), groups = (uint)get_num_groups(0);
+    const uint regions = (owned - first + STAGE_SPAN - 1u) / STAGE_SPAN;
+    __global uint *queue = counter + 2u + 2u * (info & 0xffffffu);
+    __global const uint4 *t4 = (__global const uint4 *)(text + first);
     clm_stage_build(l, stab, pat, tab);
-    __global const uint4 *t4 = (__global const uint4 *)(text + gbegin);
-    for (uint q = l; q < WG * STAGE_CU + STAGE_TAIL; q += WG)
-        stage[q / STAGE_CU * (STAGE_CU + 1) + q % STAGE_CU] = t4[q];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return clm_scan_staged(stage + l * (STAGE_CU + 1), stab, pat, gbegin + l * CHUNK, counter,
-                           out, cap, info, count_only);
+    uint found = 0, r = (uint)get_group_id(0), ahead = 0;
+    if (l == 0u)
+        ahead = groups + atomic_inc(queue);
+#if STAGE_PREFETCH
+    uint4 pre[STAGE_CU], pre_tail = (uint4)(0u);
+#define STAGE_FETCH(r)                                                                     \
+    do {                                                                                   \
+        __global const uint4 *src_ = t4 + (r) * (STAGE_SPAN / 16u);                        \
+        _Pragma("unroll") for (uint k_ = 0; k_ < STAGE_CU; ++k_)                           \
+            pre[k_] = src_[l + k_ * WG];                                                   \
+        if (l < STAGE_TAIL)                                                                \
+            pre_tail = src_[WG * STAGE_CU + l];                                            \
+    } while (0)
+    if (r < regions && STAGE_WHOLE(r))
+        STAGE_FETCH(r);
+#endif
+    /* r, whole and next are the same for every work-item: all reach each barrier */
+    while (r < regions) {
+        const int whole = STAGE_WHOLE(r);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the last walk is done with stage, all read next */
+        if (whole) {
+#if STAGE_PREFETCH
+#pragma unroll
+            for (uint k = 0; k < STAGE_CU; ++k)
+                stage[STAGE_AT(l + k * WG)] = pre[k];
+            if (l < STAGE_TAIL)
+                stage[STAGE_AT(WG * STAGE_CU + l)] = pre_tail;
+#else
+            __global const uint4 *src = t4 + r * (STAGE_SPAN / 16u);
+            for (uint q = l; q < WG * STAGE_CU + STAGE_TAIL; q += WG)
+                stage[STAGE_AT(q)] = src[q];
+#endif
+        }
+        if (l == 0u)
+            *next = ahead;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint rn = *next;
+        if (l == 0u && rn < regions)
+            ahead = groups + atomic_inc(queue);
+#if STAGE_PREFETCH
+        if (rn < regions && STAGE_WHOLE(rn))
+            STAGE_FETCH(rn);
+#endif
+        const uint begin = first + r * STAGE_SPAN + l * CHUNK;
+        if (whole)
+            found += clm_scan_staged(stage + l * (STAGE_CU + 1), stab, pat, begin, counter,
+                                     out, cap, info, count_only);
+        else if (begin < owned)
+            found += clm_scan_range(text, n, owned, begin, pat, tab, counter, out, cap, info,
+                                    count_only);
+        r = rn;
+    }
+    return found;
 }
 #endif
 
@@ -80,15 +153,10 @@ uint clm_stage_scan(__global const uchar *text, uint gbegin, __local uint4 *stag
                                              counter, out, cap, info, (count_only))        \
                             : 0u)
 #if STAGE
-/* the test is the same for every work-item of a group, so all or none reach the barrier */
 #define CLM_SCAN(count_only)                                                               \
     CLM_STAGE_LOCALS;                                                                      \
-    const uint gbegin = first + (uint)get_group_id(0) * (WG * CHUNK);                      \
-    const uint found =                                                                     \
-        gbegin + WG * CHUNK <= owned && gbegin + WG * CHUNK + 16u * STAGE_TAIL <= n        \
-            ? clm_stage_scan(text, gbegin, stage, stab, pat, tab, counter, out, cap, info, \
-                             (count_only))                                                 \
-            : CLM_ITEM_SCAN(count_only)
+    const uint found = clm_stage_loop(text, n, owned, first, stage, stab, stage_next, pat,  \
+                                      tab, counter, out, cap, info, (count_only))
 #else
 #define CLM_SCAN(count_only) const uint found = CLM_ITEM_SCAN(count_only)
 #endif
@@ -106,7 +174,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clm_count(CLM_KERN
     CLM_TABLES;
     CLM_SCAN(1);
     if (found)
-        atomic_add(counter + 1 + (info & 0xffffffu), found);
+        atomic_add(counter + 1 + 2 * (info & 0xffffffu), found);
 }
 
 #if PACKED

@@ -234,14 +234,19 @@ static int stageable(const clm_device *dev, const struct clm_kernel_shape *s)
 
 /* Staging (cl/kernels.cl STAGE): exact dfa and one-word bitap item kernels with their tables
  * in local memory read each whole work-group region through local memory. Where the caller
- * left them open, the geometry is the one measured best with staging on the H200
- * (bench/experiments: dfa 128 bytes per item, bitap 256, at least 4 (m - 1) so the re-read
- * tail stays small); the work-group is halved until the region fits in local memory. */
+ * left them open, the geometry is the one measured best with staging on the H200: 128 bytes
+ * per item (bitap: 2.63 vs 2.58-2.61 TB/s with 256 at m = 8-16, bench/results/h200-k), at
+ * least 4 (m - 1) so the re-read tail stays small; with prefetch (only for chunks of at most
+ * 8 uint4s: at m = 64, 256-byte chunks, it lost, 1.84-1.86 vs 1.90-1.94 TB/s for bitap)
+ * work-groups of at most 128 (bitap: 2.81 vs 2.73-2.75 with 256); the work-group is halved
+ * until the region fits in local memory. */
 static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
                          const clm_compile_options *o)
 {
     s->stage = 0;
     s->dfa_col = 0;
+    s->stage_groups = 0;
+    s->stage_prefetch = 0;
     int dfa = s->algorithm == CLM_ALGO_DFA;
     if (!stage_wanted(dev, s->algorithm, o->flags) || s->table_memory != CLM_TABLE_LOCAL ||
         !stageable(dev, s))
@@ -256,12 +261,18 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     int chunk_open = !o->bytes_per_item && csrc <= CLM_TUNING_BUILTIN;
     unsigned wg = s->wg, chunk = s->chunk;
     if (chunk_open && dev->info.type != CLM_DEVICE_CPU) {
-        chunk = dfa ? 128u : 256u;
+        chunk = 128u;
         unsigned need = (unsigned)clm_round_up(4 * (s->m - 1), 16);
         chunk = chunk > need ? chunk : need;
     }
     if (16 * ((s->m + 14) / 16) > chunk) /* the tail must come from the next chunk */
         return;
+    int prefetch = !(o->flags & CLM_NO_PREFETCH) &&
+                   ((o->flags & CLM_PREFETCH) ||
+                    clm_tune_get(dev, s->algorithm, CLM_KNOB_PREFETCH, NULL) == CLM_TUNE_ON) &&
+                   chunk <= 128;
+    if (prefetch && wg_open && wg > 128)
+        wg = 128;
     size_t budget = local_budget(dev), tables = table_bytes(s);
     while (tables + stage_bytes(s, wg, chunk) > budget) {
         if (!wg_open || wg <= 16)
@@ -269,7 +280,11 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
         wg /= 2;
     }
     s->stage = 1;
+    s->stage_prefetch = prefetch;
     s->dfa_col = dfa ? dfa_stage_col(s->m) : 0;
+    s->stage_groups = o->groups_per_unit
+                          ? o->groups_per_unit
+                          : (unsigned)clm_tune_get(dev, s->algorithm, CLM_KNOB_GROUPS, NULL);
     s->wg = wg;
     s->chunk = chunk;
     s->span = wg * chunk;
@@ -646,7 +661,8 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         opts = &defaults;
     const unsigned known_flags = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY | CLM_DNA |
                                  CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING |
-                                 CLM_PACKING | CLM_STAGING | CLM_NO_STAGING;
+                                 CLM_PACKING | CLM_STAGING | CLM_NO_STAGING | CLM_PREFETCH |
+                                 CLM_NO_PREFETCH;
     if ((unsigned)opts->algorithm >= N_ALGORITHMS ||
         (unsigned)opts->table_memory > CLM_TABLE_CONSTANT ||
         (unsigned)opts->variant > CLM_VARIANT_SUBGROUP || (opts->flags & ~known_flags))
@@ -664,6 +680,10 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
                         "vector width %u: expected 4, 8 or 16 bytes per load (uint, uint2 or "
                         "uint4), or 0 for the device's tuning",
                         opts->vector_width);
+    if (opts->groups_per_unit > 1024)
+        return clm_fail(CLM_E_INVALID,
+                        "%u work-groups per compute unit: at most 1024, or 0 for the device's "
+                        "tuning", opts->groups_per_unit);
     int dna = (opts->flags & CLM_DNA) != 0;
     if (dna && (opts->flags & CLM_CLASSES))
         return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DNA and CLM_CLASSES exclude each other "
@@ -880,6 +900,8 @@ int clm_database_get_info(const clm_database *db, clm_database_info *info)
     info->work_group_size = db->engines[0].shape.wg;
     info->bytes_per_item = db->engines[0].shape.chunk;
     info->staged = db->engines[0].shape.stage != 0;
+    info->prefetch = db->engines[0].shape.stage_prefetch;
+    info->groups_per_unit = db->engines[0].shape.stage_groups;
     info->vector_width = db->engines[0].shape.vec;
     snprintf(info->build_options, sizeof info->build_options, "%s", db->engines[0].options);
     snprintf(info->choice, sizeof info->choice, "%s", db->choice);

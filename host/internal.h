@@ -52,6 +52,8 @@ enum clm_knob {
     CLM_KNOB_SLAB,
     CLM_KNOB_STAGE, /* a switch: CLM_TUNE_ON or CLM_TUNE_OFF */
     CLM_KNOB_VEC,
+    CLM_KNOB_GROUPS,
+    CLM_KNOB_PREFETCH, /* a switch */
     CLM_KNOB_COUNT
 };
 /* What a switch knob holds (0 means "not set" in every table, so off cannot be 0). */
@@ -145,6 +147,9 @@ struct clm_kernel_shape {
                           local memory (cl/kernels.cl STAGE) */
     unsigned dfa_col;  /* staged dfa: bytes per column of its byte-indexed state table
                           (cl/dfa.cl DFA_COL); 0: the class map and transitions instead */
+    unsigned stage_groups; /* staged: work-groups launched per compute unit, which take
+                              regions from a queue (cl/kernels.cl clm_stage_loop) */
+    int stage_prefetch; /* staged: the next region's loads in flight during a walk */
     unsigned vec;      /* bytes per load of the unstaged range reads (cl/common.cl LOAD16):
                           4, 8 or 16; 0 where the kernel reads no blocks (VEC=16 then) */
 };

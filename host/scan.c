@@ -179,11 +179,11 @@ static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_m
                     bytes, what, dev->info.name, clm_cl_error_name(err), (int)err);
 }
 
-/* Bytes of a slot's match counter: counter[0] the matches appended, counter[1 + e] engine e's
- * count (cl/kernels.cl). */
+/* Bytes of a slot's match counter: counter[0] the matches appended, counter[1 + 2e] engine
+ * e's count, counter[2 + 2e] its staged kernel's region queue (cl/kernels.cl). */
 static size_t counter_bytes(const clm_database *db)
 {
-    return (1 + (size_t)db->count) * sizeof(cl_uint);
+    return (1 + 2 * (size_t)db->count) * sizeof(cl_uint);
 }
 
 /* Has the slot its queue, counters and match buffer (slot_open)? */
@@ -666,6 +666,9 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
         if (err)
             return clm_fail(CLM_E_OPENCL, "clSetKernelArg failed");
         size_t groups = (end - first + en->shape.span - 1) / en->shape.span;
+        size_t most = (size_t)s->dev->info.compute_units * en->shape.stage_groups;
+        if (en->shape.stage && most && groups > most)
+            groups = most; /* the groups take the other regions from a queue */
         size_t local = en->shape.wg, global = groups * local;
         cl_event ev;
         err = clEnqueueNDRangeKernel(sl->queue, k, 1, NULL, &global, &local, 0, NULL, &ev);
@@ -946,7 +949,7 @@ static int slot_finish(clm_scratch *s, struct clm_slot *sl, clm_match_cb cb, voi
     if (rc == CLM_OK && sl->count_only) {
         uint64_t sum = 0;
         for (unsigned e = 0; e < s->db->count; e++)
-            sum += sl->counts[1 + e];
+            sum += sl->counts[1 + 2 * e];
         s->stats.matches += sum;
         if (total)
             *total += sum;
@@ -1274,7 +1277,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
 
     s->k_find = calloc(db->count, sizeof *s->k_find);
     s->k_count = calloc(db->count, sizeof *s->k_count);
-    s->zeros = calloc(1 + (size_t)db->count, sizeof *s->zeros);
+    s->zeros = calloc(1 + 2 * (size_t)db->count, sizeof *s->zeros);
     rc = (s->k_find && s->k_count && s->zeros) ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
     for (unsigned e = 0; e < db->count && rc == CLM_OK; e++) {
         cl_int err;

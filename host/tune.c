@@ -1,5 +1,5 @@
-/* Per-device tuning: work-group size, bytes per work-item, slab size, staging and load
- * width, from generic defaults, a built-in table keyed by vendor and device type, the
+/* Per-device tuning: work-group size, bytes per work-item, slab size, staging, load width,
+ * staged work-groups per compute unit and prefetch, from generic defaults, a built-in table keyed by vendor and device type, the
  * device's profile file (written by clmatch-tune), CLMATCH_STAGING and CLMATCH_TUNE, each
  * overriding the one before (clmatch.h, "Tuning"). */
 #include <errno.h>
@@ -59,6 +59,13 @@ static const struct knob knobs[CLM_KNOB_COUNT] = {
     /* bytes per load of the unstaged range reads (cl/common.cl LOAD16) */
     [CLM_KNOB_VEC] = {"vec", "bytes per load", 1, 4, 16, 0, 0, "uint, uint2 or uint4 loads",
                       NULL, NULL, KNOB_POW2},
+    /* staged kernels: work-groups per compute unit, taking regions from a queue
+     * (cl/kernels.cl clm_stage_loop) */
+    [CLM_KNOB_GROUPS] = {"groups", "work-groups per compute unit", 1, 1, 1024, 1, 0, NULL,
+                         NULL, NULL},
+    /* staged kernels: the next region loaded into registers during a walk */
+    [CLM_KNOB_PREFETCH] = {"prefetch", "prefetch", 1, 0, 0, 0, 0, NULL, NULL, NULL,
+                           KNOB_SWITCH},
 };
 
 /* ---- the built-in table ------------------------------------------------------------------ */
@@ -67,11 +74,17 @@ static const struct knob knobs[CLM_KNOB_COUNT] = {
  * memory coalesces the reads (H200: staged bitap 2.67 vs 1.68 TB/s, bench/results/h200-e);
  * CPU: long ranges per work-item amortise the work-group loop PoCL runs and keep the
  * per-range overlap small, and local memory is only a copy in the same caches, so no
- * staging. Both read 16-byte loads (vec 16, the kernels' loads before vec was a knob). GPU
+ * staging. Both read 16-byte loads (vec 16, the kernels' loads before vec was a knob).
+ * Staged kernels: 8 work-groups per compute unit, more than fit at once on the H200 (5 of
+ * 256 work-items), so none idles while regions are left (4: 0.87-0.93x at m = 8-16); the
+ * next region prefetched for bitap (2.73-2.75 vs 2.63 TB/s at m = 8-16 with 128-byte
+ * chunks), not for the dfa (2.47-2.50 vs 2.68: its 80 registers let 3 groups in instead of
+ * 5), bench/results/h200-k. GPU
  * slabs of 256 MiB: kernels of 64 MiB ran at 0.7x on the H200 (launch and tail-wave cost;
  * bench/results/h200-h); files are read in slabs of at most 64 MiB anyway (host/scan.c). */
-#define GPU_VALUES "wg=256,chunk=256,slab=256M,stage=on,vec=16"
-#define CPU_VALUES "wg=16,chunk=4096,slab=64M,stage=off,vec=16"
+#define GPU_VALUES                                                                         \
+    "wg=256,chunk=256,slab=256M,stage=on,vec=16,groups=8,prefetch=off,bitap.prefetch=on"
+#define CPU_VALUES "wg=16,chunk=4096,slab=64M,stage=off,vec=16,groups=8,prefetch=off"
 #define GENERIC_VALUES CPU_VALUES
 
 /* First row whose type and vendor match wins. match: '|'-separated lower-case substrings
@@ -748,8 +761,15 @@ int clm_device_get_tuning(const clm_device *dev, clm_tuning *out)
     out->vector_width = (unsigned)t->value[CLM_KNOB_VEC];
     out->stage_source = (clm_tuning_source)t->source[CLM_KNOB_STAGE];
     out->vector_width_source = (clm_tuning_source)t->source[CLM_KNOB_VEC];
+    out->groups_per_unit = (unsigned)t->value[CLM_KNOB_GROUPS];
+    out->prefetch = t->value[CLM_KNOB_PREFETCH] == CLM_TUNE_ON;
+    out->groups_per_unit_source = (clm_tuning_source)t->source[CLM_KNOB_GROUPS];
+    out->prefetch_source = (clm_tuning_source)t->source[CLM_KNOB_PREFETCH];
     for (int a = 0; a < N_ALGOS; a++) {
         uint64_t st = a ? t->algo[a][CLM_KNOB_STAGE] : 0;
+        uint64_t pf = a ? t->algo[a][CLM_KNOB_PREFETCH] : 0;
+        out->algorithm_groups_per_unit[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_GROUPS] : 0);
+        out->algorithm_prefetch[a] = pf ? pf == CLM_TUNE_ON : -1;
         out->algorithm_work_group_size[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_WG] : 0);
         out->algorithm_bytes_per_item[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_CHUNK] : 0);
         out->algorithm_stage[a] = st ? st == CLM_TUNE_ON : -1;

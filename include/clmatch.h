@@ -184,10 +184,12 @@ void clm_device_close(clm_device *dev);
  * bytes_per_item, vector_width 0, no CLM_STAGING / CLM_NO_STAGING flag) and the default slab
  * of new scratches are the device's tuning, resolved by clm_device_open from these sources,
  * each overriding the one before:
- *   1. generic defaults (wg=16, chunk=4096, slab=64M, stage=off, vec=16);
+ *   1. generic defaults (wg=16, chunk=4096, slab=64M, stage=off, vec=16, groups=8,
+ *      prefetch=off);
  *   2. a built-in row chosen by vendor and device type (NVIDIA, AMD, Intel and other GPUs:
- *      wg=256, chunk=256, slab=256M, stage=on, vec=16; PoCL, the Intel CPU runtime and other
- *      CPUs: wg=16, chunk=4096, slab=64M, stage=off, vec=16), capped to the device's limits
+ *      wg=256, chunk=256, slab=256M, stage=on, vec=16, groups=8, prefetch=off,
+ *      bitap.prefetch=on; PoCL, the Intel CPU runtime and other CPUs: wg=16, chunk=4096,
+ *      slab=64M, stage=off, vec=16, groups=8, prefetch=off), capped to the device's limits
  *      (stage=off where local memory is not on chip);
  *   3. the device's profile file, written by clmatch-tune: CLMATCH_PROFILE_DIR, else
  *      $XDG_CONFIG_HOME/clmatch/profiles, else ~/.config/clmatch/profiles, named after the
@@ -198,8 +200,9 @@ void clm_device_close(clm_device *dev);
  *      item (a bad value: CLM_E_INVALID);
  *   5. CLMATCH_TUNE, e.g. "wg=128,chunk=512,dfa.chunk=1024,bitap.stage=on". A bad item makes
  *      clm_device_open fail with CLM_E_INVALID, naming it.
- * clm_compile_options.work_group_size, bytes_per_item, vector_width and the flags CLM_STAGING
- * and CLM_NO_STAGING, when set, win over all of them; clm_scratch_options.slab_bytes and
+ * clm_compile_options.work_group_size, bytes_per_item, vector_width, groups_per_unit and the
+ * flags CLM_STAGING, CLM_NO_STAGING, CLM_PREFETCH and CLM_NO_PREFETCH, when set, win over
+ * all of them; clm_scratch_options.slab_bytes and
  * CLMATCH_SLAB_BYTES win over the slab.
  *
  * Keys (CLMATCH_TUNE items and profile lines "key = value"; numbers may end in K, M or G):
@@ -217,14 +220,21 @@ void clm_device_close(clm_device *dev);
  *   vec     bytes per load of the unstaged range reads: 4, 8 or 16 (uint, uint2 or uint4
  *           loads of each 16-byte block). Read by kmp, dfa and bitap item on little-endian
  *           devices (clm_database_info.vector_width); the other kernels read single bytes
- *   ALGO.wg, ALGO.chunk, ALGO.stage, ALGO.vec   for one algorithm only (naive, kmp, dfa,
- *           bitap, bmh, witness), e.g. dfa.chunk=1024; a source that sets a key globally
+ *   groups  staged kernels: work-groups launched per compute unit, 1 to 1024; they take the
+ *           slab's regions from a queue, so more groups than fit at once only wait
+ *           (clm_database_info.groups_per_unit)
+ *   prefetch  on or off: a staged kernel loads its group's next region into registers while
+ *           it walks this one, where a work-item's chunk is at most 128 bytes (registers
+ *           cost occupancy); its work-group is then at most 128 unless wg is fixed by the
+ *           compile options (clm_database_info.prefetch)
+ *   ALGO.wg, ALGO.chunk, ALGO.stage, ALGO.vec, ALGO.groups, ALGO.prefetch   for one
+ *           algorithm only (naive, kmp, dfa, bitap, bmh, witness), e.g. dfa.chunk=1024; a source that sets a key globally
  *           replaces the per-algorithm values of that key from the sources below it.
  * Profile file: "#" starts a comment; the first line is the header
  *   clmatch-profile 1 device="<CL_DEVICE_NAME>" driver="<CL_DRIVER_VERSION>"
  * (" and \ inside the quotes escaped with \), then one "key = value" per line. A key a
- * profile leaves out keeps the built-in value (profiles written before stage and vec existed
- * stay valid).
+ * profile leaves out keeps the built-in value (profiles written before stage, vec, groups and
+ * prefetch existed stay valid).
  */
 
 /** Where a tuning value came from, lowest to highest precedence. */
@@ -264,6 +274,12 @@ typedef struct clm_tuning {
     clm_tuning_source stage_source, vector_width_source;
     int algorithm_stage[CLM_TUNING_ALGORITHMS]; /**< ALGO.stage: 1 on, 0 off; -1: stage */
     unsigned algorithm_vector_width[CLM_TUNING_ALGORITHMS]; /**< ALGO.vec; 0: vec */
+    unsigned groups_per_unit;   /**< key groups */
+    int prefetch;               /**< key prefetch: 1 on, 0 off */
+    clm_tuning_source groups_per_unit_source, prefetch_source;
+    unsigned algorithm_groups_per_unit[CLM_TUNING_ALGORITHMS]; /**< ALGO.groups; 0: groups */
+    int algorithm_prefetch[CLM_TUNING_ALGORITHMS]; /**< ALGO.prefetch: 1 on, 0 off; -1:
+                                                        prefetch */
 } clm_tuning;
 
 /** The tuning of an open device (copies into *out). */
@@ -391,6 +407,13 @@ typedef enum {
 /** Never stage the text (clm_database_info.staged is 0), whatever the tuning's stage says;
  *  wins over CLM_STAGING. */
 #define CLM_NO_STAGING 512u
+/** Staged kernels load their group's next region into registers while they walk this one
+ *  (clm_database_info.prefetch), whatever the tuning's prefetch says, where a work-item's
+ *  chunk is at most 128 bytes. */
+#define CLM_PREFETCH 1024u
+/** Staged kernels never prefetch, whatever the tuning's prefetch says; wins over
+ *  CLM_PREFETCH. */
+#define CLM_NO_PREFETCH 2048u
 
 typedef struct clm_compile_options {
     clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */
@@ -405,6 +428,8 @@ typedef struct clm_compile_options {
     clm_variant variant;           /**< default CLM_VARIANT_AUTO */
     unsigned vector_width;         /**< bytes per load of the unstaged range reads: 4, 8 or
                                         16; 0: the device's tuning (key vec) */
+    unsigned groups_per_unit;      /**< staged kernels: work-groups per compute unit (1 to
+                                        1024); 0: the device's tuning (key groups) */
 } clm_compile_options;
 
 /** Fill *opts with the defaults. Always call before setting fields (fields may be added). */
@@ -471,6 +496,10 @@ typedef struct clm_database_info {
                                         reads (4, 8, 16); 0 where its kernel reads single
                                         bytes (naive, bmh, witness, bitap reduce, packed
                                         text, big-endian devices) */
+    int prefetch;                  /**< 1: the first pattern's staged kernel loads the next
+                                        region into registers during a walk */
+    unsigned groups_per_unit;      /**< staged: work-groups launched per compute unit (0 when
+                                        not staged) */
 } clm_database_info;
 
 int clm_database_get_info(const clm_database *db, clm_database_info *info);

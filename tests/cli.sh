@@ -625,7 +625,7 @@ expect_error "CLMATCH_TUNE with a bad item" 2 "CLMATCH_TUNE=wg=3: item 'wg=3'" \
 grep -ciF needle "$X" >"$T/exp"
 CLMATCH_TUNE=stage=on,vec=8 "$CLM" --stats -a dfa -ci needle "$X" >"$T/act" 2>"$T/err"
 if grep -q '^clmatch: tuning .*,stage=on,vec=8.* from .*CLMATCH_TUNE' "$T/err" \
-    && grep -q 'text staged in local memory, 8-byte loads' "$T/err"; then
+    && grep -q 'text staged in local memory (8 groups per compute unit), 8-byte loads' "$T/err"; then
     same "CLMATCH_TUNE=stage=on,vec=8: --stats shows a staged dfa with 8-byte loads" \
         "$T/exp" "$T/act"
 else
@@ -640,6 +640,18 @@ else
     fail "CLMATCH_TUNE=stage=off,dfa.vec=4: an unstaged dfa with 4-byte loads" \
         "$(grep -E 'tuning|bytes/item' "$T/err")"
 fi
+CLMATCH_TUNE=stage=on,groups=2,bitap.prefetch=on,chunk=128 "$CLM" --stats -a bitap -ci needle "$X" \
+    >"$T/act" 2>"$T/err"
+if grep -q '^clmatch: tuning .*,groups=2,.*bitap.prefetch=on' "$T/err" \
+    && grep -q '(2 groups per compute unit, next region prefetched)' "$T/err"; then
+    same "CLMATCH_TUNE=groups=2,bitap.prefetch=on: a staged bitap that prefetches" "$T/exp" \
+        "$T/act"
+else
+    fail "CLMATCH_TUNE=groups=2,bitap.prefetch=on: a staged bitap that prefetches" \
+        "$(grep -E 'tuning|bytes/item' "$T/err")"
+fi
+expect_error "CLMATCH_TUNE with groups=0" 2 "CLMATCH_TUNE=groups=0: item 'groups=0'" \
+    env CLMATCH_TUNE=groups=0 "$CLM" -c needle "$X"
 CLMATCH_STAGING=on "$CLM" --stats -a bitap -ci needle "$X" >"$T/act" 2>"$T/err"
 if grep -q '^clmatch: tuning .*,stage=on,.* from .*CLMATCH_STAGING' "$T/err" \
     && grep -q 'text staged in local memory' "$T/err"; then

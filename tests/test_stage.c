@@ -5,7 +5,9 @@
  * with geometries like the GPU's (16-32 work-items of 64-256 bytes), every length class of
  * the staged kernels (32-bit and 64-bit bitap words, tails of one to four uint4s), 4- and
  * 64-letter alphabets, matches planted on item, half-item, group and slab edges, all-match
- * and adversarial texts, scan and count (inline counting for m <= 5).
+ * and adversarial texts, scan and count (inline counting for m <= 5). stage.queue.*: one
+ * work-group per compute unit, so every group takes many regions from the queue, with and
+ * without prefetching the next region.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +159,77 @@ static void test_stage(const void *arg)
     t_matches_free(&want);
 }
 
+/* Staged kernels launch groups_per_unit groups per compute unit, which take the regions
+ * from a queue (cl/kernels.cl clm_stage_loop): with one per compute unit and a text of at
+ * least 2 regions per group plus a partial one, every group walks several, its own first,
+ * prefetching the next or not; a tail of two uint4s (32-bit bitap word, dfa byte table) and
+ * of four (64-bit word, dfa class table). */
+static void test_stage_queue(const void *arg)
+{
+    const clm_algorithm algo = *(const clm_algorithm *)arg;
+    static const size_t qlengths[] = {17, 64};
+    static const unsigned prefetch_flags[] = {CLM_PREFETCH, CLM_NO_PREFETCH};
+    const unsigned wg = 16, bpi = 128;
+    const size_t group = (size_t)wg * bpi;
+    size_t units = t_devinfo.compute_units ? t_devinfo.compute_units : 1;
+    size_t regions = 2 * units + 5 > 40 ? 2 * units + 5 : 40;
+    size_t n = regions * group + group / 3, li, pi;
+    t_rng r;
+    t_matches got, want;
+
+    if (!staging_expected()) return; /* CLMATCH_STAGING=off: nothing stages */
+    t_matches_init(&got);
+    t_matches_init(&want);
+    t_rng_init(&r, "queue", (uint64_t)algo);
+    for (li = 0; li < sizeof qlengths / sizeof qlengths[0]; li++) {
+        size_t m = qlengths[li];
+        unsigned char *p = t_pattern(4, m);
+        const unsigned char *pp = p;
+        unsigned char *text = make_text("edges", n, m, p, bpi, group, &r);
+        t_patset ps = {&pp, &m, NULL, 1, 0};
+        t_reference(text, n, &ps, &want);
+        for (pi = 0; pi < 2; pi++) {
+            clm_compile_options o;
+            clm_database *db = NULL;
+            clm_scratch *s = NULL;
+            clm_database_info info;
+            char desc[160];
+            int rc;
+            clm_compile_options_init(&o);
+            o.algorithm = algo;
+            o.table_memory = CLM_TABLE_LOCAL;
+            o.flags = CLM_STAGING | prefetch_flags[pi];
+            o.work_group_size = wg;
+            o.bytes_per_item = bpi;
+            o.groups_per_unit = 1;
+            snprintf(desc, sizeof desc, "stage queue %s m=%zu %s, %zu regions on %zu units",
+                     clm_algorithm_name(algo), m, pi ? "no prefetch" : "prefetch", regions,
+                     units);
+            rc = clm_compile(t_dev, (const char *const *)&pp, &m, NULL, 1, &o, &db);
+            if (rc != CLM_OK) {
+                T_FAIL("%s: clm_compile: %s: %.300s", desc, clm_strerror(rc), clm_last_error());
+                continue;
+            }
+            if (EXPECT_RC(clm_database_get_info(db, &info), CLM_OK)
+                && !(EXPECT(info.staged) && EXPECT(info.groups_per_unit == 1)
+                     && EXPECT(info.prefetch == !pi)))
+                t_note("%s: staged=%d groups_per_unit=%u prefetch=%d", desc, info.staged,
+                       info.groups_per_unit, info.prefetch);
+            /* one slab; and slabs of 5 regions and a bit, each with its own queue pass */
+            if (t_scratch_alloc(db, &s, 0, 0, desc))
+                t_check_scan(db, s, text, n, &want, &got, desc, "slab=0");
+            if (t_scratch_alloc(db, &s, 5 * group + 48, 0, desc))
+                t_check_scan(db, s, text, n, &want, &got, desc, "slab=5 regions");
+            clm_scratch_free(s);
+            clm_database_free(db);
+        }
+        free(text);
+        free(p);
+    }
+    t_matches_free(&got);
+    t_matches_free(&want);
+}
+
 /* CLMATCH_STAGING: off gives unstaged kernels with the same results; a bad value is refused
  * when the device is opened. */
 static int child_staging_env(const char *arg)
@@ -191,6 +264,9 @@ void register_stage_tests(void)
                  cases[i].kind);
         t_register(names[i], test_stage, &cases[i], cases[i].kind[0] == 'e');
     }
+    static const clm_algorithm queue_algos[] = {CLM_ALGO_DFA, CLM_ALGO_BITAP};
+    t_register("stage.queue.dfa", test_stage_queue, &queue_algos[0], 1);
+    t_register("stage.queue.bitap", test_stage_queue, &queue_algos[1], 1);
     t_register("stage.env", test_staging_env, NULL, 1);
     t_register_child("staging_env", child_staging_env);
 }

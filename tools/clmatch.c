@@ -1129,15 +1129,18 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
                 dbi.flags & CLM_CLASSES ? ", classes" : "",
                 dbi.flags & CLM_CASELESS ? ", caseless" : "");
         cli_stats_choice(&dbi);
-        char loads[32] = "";
+        char loads[32] = "", staged[96] = "";
         if (dbi.vector_width)
             snprintf(loads, sizeof loads, ", %u-byte loads", dbi.vector_width);
+        if (dbi.staged)
+            snprintf(staged, sizeof staged,
+                     ", text staged in local memory (%u groups per compute unit%s)",
+                     dbi.groups_per_unit, dbi.prefetch ? ", next region prefetched" : "");
         fprintf(stderr,
                 "clmatch: %u pattern(s) of %zu..%zu symbols, work-group %u, %u bytes/item%s%s, "
                 "kernels %s\n",
                 dbi.pattern_count, dbi.min_length, dbi.max_length, dbi.work_group_size,
-                dbi.bytes_per_item, dbi.staged ? ", text staged in local memory" : "",
-                loads, dbi.cache_hit ? "from cache" : "built");
+                dbi.bytes_per_item, staged, loads, dbi.cache_hit ? "from cache" : "built");
     }
     if (clm_scratch_get_stats(r->scratch, &s) == CLM_OK) {
         fprintf(stderr,
