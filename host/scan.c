@@ -71,7 +71,7 @@ struct clm_scratch {
     cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
                                     both slots share them */
     cl_kernel k_pack;            /* packed databases: text -> packed */
-    cl_uint *zeros;              /* 1 + engines zeros: the counters' initial value */
+    cl_uint *zeros;              /* counter_words zeros: the counters' initial value */
     cl_uint *raw;                /* matches read back */
     uint64_t *keys, *tmp;        /* sort keys: start << 32 | engine << 8 | edits */
     clm_match *found;            /* approximate matches with indels, sorted after their
@@ -181,9 +181,14 @@ static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_m
 
 /* Bytes of a slot's match counter: counter[0] the matches appended, counter[1 + 2e] engine
  * e's count, counter[2 + 2e] its staged kernel's region queue (cl/kernels.cl). */
+static size_t counter_words(const clm_database *db)
+{
+    return 1 + 2 * (size_t)db->count;
+}
+
 static size_t counter_bytes(const clm_database *db)
 {
-    return (1 + 2 * (size_t)db->count) * sizeof(cl_uint);
+    return counter_words(db) * sizeof(cl_uint);
 }
 
 /* Has the slot its queue, counters and match buffer (slot_open)? */
@@ -199,7 +204,6 @@ static int slot_open(clm_scratch *s, struct clm_slot *sl, double *alloc_s)
     if (slot_is_open(sl))
         return CLM_OK;
     clm_device *dev = s->dev;
-    size_t counters = 1 + (size_t)s->db->count;
     double t0 = clm_now();
     int rc = CLM_OK;
     if (!sl->queue) {
@@ -211,7 +215,8 @@ static int slot_open(clm_scratch *s, struct clm_slot *sl, double *alloc_s)
             rc = clm_fail_cl(err, "clCreateCommandQueue");
         }
     }
-    if (rc == CLM_OK && !sl->counts && !(sl->counts = calloc(counters, sizeof *sl->counts)))
+    if (rc == CLM_OK && !sl->counts &&
+        !(sl->counts = calloc(counter_words(s->db), sizeof *sl->counts)))
         rc = clm_fail(CLM_E_NOMEM, "out of memory");
     if (rc == CLM_OK && !sl->counter)
         rc = create_buffer(dev, CL_MEM_READ_WRITE, counter_bytes(s->db), &sl->counter,
@@ -1277,7 +1282,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
 
     s->k_find = calloc(db->count, sizeof *s->k_find);
     s->k_count = calloc(db->count, sizeof *s->k_count);
-    s->zeros = calloc(1 + 2 * (size_t)db->count, sizeof *s->zeros);
+    s->zeros = calloc(counter_words(db), sizeof *s->zeros);
     rc = (s->k_find && s->k_count && s->zeros) ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
     for (unsigned e = 0; e < db->count && rc == CLM_OK; e++) {
         cl_int err;
