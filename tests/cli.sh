@@ -661,7 +661,7 @@ else
         "$(grep -E 'tuning|bytes/item' "$T/err")"
 fi
 CLMATCH_TUNE=bitap.stage=on,vec=16 "$(dirname "$CLM")/clmatch-devices" --json >"$T/act" 2>"$T/err"
-if grep -q '"tuning": {"values": {"wg": [0-9]*, "chunk": [0-9]*, "slab": [0-9]*, "stage": "o[nf]f*", "vec": 16, "bitap.stage": "on"}' "$T/act"; then
+if grep -q '"tuning": {"values": {"wg": [0-9]*, "chunk": [0-9]*, "slab": [0-9]*, "stage": "o[nf]f*", "vec": 16, "groups": [0-9]*, "prefetch": "o[nf]f*", [^}]*"bitap.stage": "on"' "$T/act"; then
     pass "clmatch-devices --json: stage as \"on\"/\"off\", vec as a number"
 else
     fail "clmatch-devices --json: stage as \"on\"/\"off\", vec as a number" \
