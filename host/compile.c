@@ -331,9 +331,10 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct pattern_
                  worst->m);
         return CLM_ALGO_BITAP;
     }
-    /* GPUs with staging (cl/kernels.cl STAGE): the one-word bitap measured 1.03-1.07x the
-     * staged DFA for m = 4-32 on the H200 (2.37-2.65 vs 2.24-2.57 TB/s, bench/results/h200-j);
-     * at m = 64 they tie (1.89 vs 1.91). */
+    /* GPUs with staging (cl/kernels.cl STAGE): the one-word bitap (prefetching) measured
+     * 1.05-1.10x the staged DFA for m = 4-16 on the H200 (2.61-2.82 vs 2.37-2.70 TB/s,
+     * bench/results/h200-k); they tie at m = 32 (2.39 vs 2.41); at m = 64 the DFA leads
+     * (2.01 vs 1.90). */
     if (stage_wanted(dev, CLM_ALGO_BITAP, flags) && dev->little_endian &&
         dev->info.local_mem_dedicated && worst->m <= 32) {
         snprintf(why, why_cap,
