@@ -8,7 +8,8 @@
  *   pat_in   byte table (pattern or class map), PAT_LEN entries
  *   tab_in   TAB_T table (fail, transitions, masks, shifts or witnesses), TAB_LEN entries
  *   counter  clm_find: counter[0] = matches appended; clm_count: counter[1 + 2 info] += count;
- *            counter[2 + 2 info]: the region queue of STAGE_LOOP (zeroed by the host)
+ *            counter[2 + 2 info]: the staged kernels' region queue (clm_stage_loop; zeroed
+ *            by the host)
  *   out      match buffer of cap entries, two uints each: (start, info)
  *   cap      capacity of out
  *   info     pattern index, stored with each match (end-reporting kernels add the edit

@@ -211,15 +211,23 @@ static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigne
     return ((size_t)wg + 1) * (chunk / 16 + 1) * 16 + table;
 }
 
-/* Is staging asked for? The flags CLM_NO_STAGING (first) and CLM_STAGING, else the tuning's
- * stage for the algorithm (ALGO.stage, else stage; CLMATCH_STAGING is one of its sources). */
+/* Is a switch knob on? The flag `off` (first) and the flag `on` of the compile options, else
+ * the tuning's value for the algorithm (ALGO.key, else key). */
+static int switch_wanted(const clm_device *dev, clm_algorithm algo, unsigned flags,
+                         unsigned on, unsigned off, enum clm_knob knob)
+{
+    if (flags & off)
+        return 0;
+    if (flags & on)
+        return 1;
+    return clm_tune_get(dev, algo, knob, NULL) == CLM_TUNE_ON;
+}
+
+/* Is staging asked for? CLM_NO_STAGING, CLM_STAGING, else the tuning's stage
+ * (CLMATCH_STAGING is one of its sources). */
 static int stage_wanted(const clm_device *dev, clm_algorithm algo, unsigned flags)
 {
-    if (flags & CLM_NO_STAGING)
-        return 0;
-    if (flags & CLM_STAGING)
-        return 1;
-    return clm_tune_get(dev, algo, CLM_KNOB_STAGE, NULL) == CLM_TUNE_ON;
+    return switch_wanted(dev, algo, flags, CLM_STAGING, CLM_NO_STAGING, CLM_KNOB_STAGE);
 }
 
 /* Has this shape a staged kernel (cl/kernels.cl STAGE), given local tables: exact dfa and
@@ -267,9 +275,8 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     }
     if (16 * ((s->m + 14) / 16) > chunk) /* the tail must come from the next chunk */
         return;
-    int prefetch = !(o->flags & CLM_NO_PREFETCH) &&
-                   ((o->flags & CLM_PREFETCH) ||
-                    clm_tune_get(dev, s->algorithm, CLM_KNOB_PREFETCH, NULL) == CLM_TUNE_ON) &&
+    int prefetch = switch_wanted(dev, s->algorithm, o->flags, CLM_PREFETCH, CLM_NO_PREFETCH,
+                                 CLM_KNOB_PREFETCH) &&
                    chunk <= 128;
     if (prefetch && wg_open && wg > 128)
         wg = 128;

@@ -1,7 +1,7 @@
 /* Per-device tuning: work-group size, bytes per work-item, slab size, staging, load width,
- * staged work-groups per compute unit and prefetch, from generic defaults, a built-in table keyed by vendor and device type, the
- * device's profile file (written by clmatch-tune), CLMATCH_STAGING and CLMATCH_TUNE, each
- * overriding the one before (clmatch.h, "Tuning"). */
+ * staged work-groups per compute unit and prefetch, from generic defaults, a built-in table
+ * keyed by vendor and device type, the device's profile file (written by clmatch-tune),
+ * CLMATCH_STAGING and CLMATCH_TUNE, each overriding the one before (clmatch.h, "Tuning"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -738,6 +738,12 @@ uint64_t clm_tune_own(const clm_device *dev, clm_algorithm algo, enum clm_knob k
     return a > 0 && a < N_ALGOS ? dev->tune.algo[a][knob] : 0;
 }
 
+/* A per-algorithm switch for clm_tuning: 1 on, 0 off, -1 not set (the global value holds). */
+static int algo_switch(uint64_t v)
+{
+    return v ? v == CLM_TUNE_ON : -1;
+}
+
 int clm_device_get_tuning(const clm_device *dev, clm_tuning *out)
 {
     if (!dev || !out)
@@ -766,13 +772,11 @@ int clm_device_get_tuning(const clm_device *dev, clm_tuning *out)
     out->groups_per_unit_source = (clm_tuning_source)t->source[CLM_KNOB_GROUPS];
     out->prefetch_source = (clm_tuning_source)t->source[CLM_KNOB_PREFETCH];
     for (int a = 0; a < N_ALGOS; a++) {
-        uint64_t st = a ? t->algo[a][CLM_KNOB_STAGE] : 0;
-        uint64_t pf = a ? t->algo[a][CLM_KNOB_PREFETCH] : 0;
         out->algorithm_groups_per_unit[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_GROUPS] : 0);
-        out->algorithm_prefetch[a] = pf ? pf == CLM_TUNE_ON : -1;
+        out->algorithm_prefetch[a] = a ? algo_switch(t->algo[a][CLM_KNOB_PREFETCH]) : -1;
         out->algorithm_work_group_size[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_WG] : 0);
         out->algorithm_bytes_per_item[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_CHUNK] : 0);
-        out->algorithm_stage[a] = st ? st == CLM_TUNE_ON : -1;
+        out->algorithm_stage[a] = a ? algo_switch(t->algo[a][CLM_KNOB_STAGE]) : -1;
         out->algorithm_vector_width[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_VEC] : 0);
     }
     format_layer(&l, 0, out->values, sizeof out->values);
