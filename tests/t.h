@@ -136,6 +136,12 @@ int t_compile(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsi
 int t_compile_ex(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, unsigned flags,
                  unsigned wgs, unsigned bpi, clm_variant variant, unsigned max_errors,
                  clm_database **out);
+/* t_compile_ex in two steps, for a test that sets further options in between: fill *o as
+ * t_compile_ex compiles, then compile ps with *o. */
+void t_compile_options(clm_compile_options *o, const t_patset *ps, clm_algorithm algo,
+                       clm_table_memory mem, unsigned flags, unsigned wgs, unsigned bpi,
+                       clm_variant variant, unsigned max_errors);
+int t_compile_with(const t_patset *ps, const clm_compile_options *o, clm_database **out);
 /* clm_scan and clm_count of text[0, n) with db and s against want (the reference, already
  * computed); got is scratch space. A difference is recorded naming desc and what; returns 1
  * when both agree, else 0. */

@@ -191,23 +191,35 @@ int t_compile_ex(const t_patset *ps, clm_algorithm algo, clm_table_memory mem, u
                  clm_database **out)
 {
     clm_compile_options o;
+    t_compile_options(&o, ps, algo, mem, flags, wgs, bpi, variant, max_errors);
+    return t_compile_with(ps, &o, out);
+}
+
+int t_compile_with(const t_patset *ps, const clm_compile_options *o, clm_database **out)
+{
+    return clm_compile(t_dev, (const char *const *)ps->pats, ps->lens, ps->ids, ps->count, o,
+                       out);
+}
+
+void t_compile_options(clm_compile_options *o, const t_patset *ps, clm_algorithm algo,
+                       clm_table_memory mem, unsigned flags, unsigned wgs, unsigned bpi,
+                       clm_variant variant, unsigned max_errors)
+{
     const char *staging = getenv("CLMATCH_STAGING");
-    clm_compile_options_init(&o);
-    o.algorithm = algo;
-    o.table_memory = mem;
-    o.flags = flags | (ps->caseless ? CLM_CASELESS : 0u);
+    clm_compile_options_init(o);
+    o->algorithm = algo;
+    o->table_memory = mem;
+    o->flags = flags | (ps->caseless ? CLM_CASELESS : 0u);
     /* Local tables stage where the kernel can, as on the GPUs (their built-in stage=on), so
      * the CPU test device runs the staged kernels too; CLMATCH_STAGING=off runs the suite
      * without them. A caller's own CLM_STAGING / CLM_NO_STAGING stays. */
     if (mem == CLM_TABLE_LOCAL && !(flags & (CLM_STAGING | CLM_NO_STAGING))
         && !(staging && (!strcmp(staging, "off") || !strcmp(staging, "0"))))
-        o.flags |= CLM_STAGING;
-    o.work_group_size = wgs;
-    o.bytes_per_item = bpi;
-    o.variant = variant;
-    o.max_errors = max_errors;
-    return clm_compile(t_dev, (const char *const *)ps->pats, ps->lens, ps->ids, ps->count, &o,
-                       out);
+        o->flags |= CLM_STAGING;
+    o->work_group_size = wgs;
+    o->bytes_per_item = bpi;
+    o->variant = variant;
+    o->max_errors = max_errors;
 }
 
 int t_has_extension(const char *name)

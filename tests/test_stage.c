@@ -195,17 +195,13 @@ static void test_stage_queue(const void *arg)
             clm_database_info info;
             char desc[160];
             int rc;
-            clm_compile_options_init(&o);
-            o.algorithm = algo;
-            o.table_memory = CLM_TABLE_LOCAL;
-            o.flags = CLM_STAGING | prefetch_flags[pi];
-            o.work_group_size = wg;
-            o.bytes_per_item = bpi;
+            t_compile_options(&o, &ps, algo, CLM_TABLE_LOCAL, CLM_STAGING | prefetch_flags[pi],
+                              wg, bpi, CLM_VARIANT_AUTO, 0);
             o.groups_per_unit = 1;
             snprintf(desc, sizeof desc, "stage queue %s m=%zu %s, %zu regions on %zu units",
                      clm_algorithm_name(algo), m, pi ? "no prefetch" : "prefetch", regions,
                      units);
-            rc = clm_compile(t_dev, (const char *const *)&pp, &m, NULL, 1, &o, &db);
+            rc = t_compile_with(&ps, &o, &db);
             if (rc != CLM_OK) {
                 T_FAIL("%s: clm_compile: %s: %.300s", desc, clm_strerror(rc), clm_last_error());
                 continue;
