@@ -145,10 +145,14 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 
 #if STAGE
 /* Staged walk (kernels.cl), exact search with one word: a byte-indexed mask table in local
- * memory (one lookup per byte instead of class, then mask), in a 32-bit word when M <= 32,
- * the masks shifted so the pattern's last position is the word's top bit, and a running OR
- * as the per-byte match test: a 16-byte block whose OR has the top bit runs again with the
- * reporting step. H200: 2.8-3.3 vs 2.1-2.6 TB/s (bench/experiments). */
+ * memory (one lookup per byte instead of class, then mask) and a running OR as the per-byte
+ * match test: a 16-byte block whose OR has the match bit runs again with the reporting step.
+ * H200: 2.8-3.3 vs 2.1-2.6 TB/s (bench/experiments). The word is 32 bits up to M = 32.
+ * Without a prefix walk the masks are shifted so the pattern's last position is the word's
+ * top bit. STAGE_PREFIX > 0 (longer patterns, the host's choice): a prefix walk (common.cl
+ * STAGE_WALK) with unshifted masks (bit j: position j) and, beside them, 32-bit masks of the
+ * first STAGE_PREFIX positions: a block whose state has no prefix that long open runs those,
+ * and only one where that prefix matched (rare in DNA) steps the whole word. */
 #if M <= 32
 #define STAGE_T uint
 #define STAGE_BITS 32
@@ -156,13 +160,34 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #define STAGE_T ulong
 #define STAGE_BITS 64
 #endif
+#if STAGE_PREFIX
+#define STAGE_SHIFT 0
+/* the whole word's masks, then 256 32-bit ones */
+#define STAGE_TAB_LEN (256 + 256 * 4 / (STAGE_BITS / 8))
+#undef FAST_T
+#undef FAST_OK
+#undef FAST_IN
+#undef FAST_OUT
+#define FAST_T(T) uint
+/* no prefix of STAGE_PREFIX open: the prefix walk's word carries nothing out */
+#define FAST_OK(S) (!((S) >> (STAGE_PREFIX - 1)))
+#define FAST_IN(S) ((uint)(S))
+#define FAST_OUT(F) ((STAGE_T)(F))
+#else
+#define STAGE_SHIFT (STAGE_BITS - M)
 #define STAGE_TAB_LEN 256
-#define STAGE_IN ((STAGE_T)1 << (STAGE_BITS - M)) /* the start bit, shifted like the masks */
+#endif
+#define STAGE_IN ((STAGE_T)1 << STAGE_SHIFT) /* the start bit, shifted like the masks */
+#define STAGE_MATCH(S) (((S) >> (STAGE_SHIFT + M - 1)) & 1u)
 void clm_stage_build(uint l, __local STAGE_T *stab, __local const uchar *pat,
                      __local const ulong *tab)
 {
-    for (uint b = l; b < 256u; b += WG)
-        stab[b] = (STAGE_T)(tab[pat[b]] << (STAGE_BITS - M));
+    for (uint b = l; b < 256u; b += WG) {
+        stab[b] = (STAGE_T)(tab[pat[b]] << STAGE_SHIFT);
+#if STAGE_PREFIX
+        ((__local uint *)(stab + 256))[b] = (uint)(tab[pat[b]] & ((1ul << STAGE_PREFIX) - 1ul));
+#endif
+    }
 }
 
 uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
@@ -174,24 +199,35 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
     const uint end = begin + CHUNK;
     STAGE_T state = 0;
 #define BITAP_NEXT(S, byte) (S) = (((S) << 1) | STAGE_IN) & stab[(byte)]
+#if STAGE_PREFIX
+    __local const uint *low = (__local const uint *)(stab + 256);
+    /* the first STAGE_PREFIX positions: their top bit set when that prefix matched */
+#define HIT_OP(S, H, byte)                                                                 \
+    do {                                                                                   \
+        (S) = (((S) << 1) | 1u) & low[(byte)];                                             \
+        H |= S;                                                                            \
+    } while (0)
+#define HIT_TEST(H) ((H) >> (STAGE_PREFIX - 1))
+#else
 #define HIT_OP(S, H, byte)                                                                 \
     do {                                                                                   \
         BITAP_NEXT(S, byte);                                                               \
         H |= S;                                                                            \
     } while (0)
+#define HIT_TEST(H) ((H) >> (STAGE_BITS - 1))
+#endif
 #define COUNT_OP(S, H, byte)                                                               \
     do {                                                                                   \
         BITAP_NEXT(S, byte);                                                               \
-        H += (uint)(S >> (STAGE_BITS - 1));                                                \
+        H += (uint)STAGE_MATCH(S);                                                         \
     } while (0)
-#define HIT_TEST(H) ((H) >> (STAGE_BITS - 1))
-/* bit STAGE_BITS - M + j: the prefix of length j + 1 is open; one started in the chunk is
+/* bit STAGE_SHIFT + j: the prefix of length j + 1 is open; one started in the chunk is
  * longer than the t bytes read past it (a shift by the word's width would wrap: t >= M) */
-#define TAIL_DONE(t) ((t) >= M || !(state >> (STAGE_BITS - M + (t))))
-#define REPORT_OP(byte, pos)                                                                  \
+#define TAIL_DONE(t) ((t) >= M || !(state >> (STAGE_SHIFT + (t))))
+#define REPORT_OP(byte, pos)                                                               \
     do {                                                                                   \
         BITAP_NEXT(state, byte);                                                           \
-        if ((state >> (STAGE_BITS - 1)) && (pos) + 1 < end + M)                            \
+        if (STAGE_MATCH(state) && (pos) + 1 < end + M)                                     \
             FOUND((pos) + 1, info);                                                        \
     } while (0)
     STAGE_WALK(STAGE_T);

@@ -128,32 +128,54 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
     SW_WORD(OP, S, H, (v).w)
 /* A work-item's staged walk (dfa.cl, bitap.cl): `mine` is its chunk [begin, begin + CHUNK)
  * in local memory, a padding uint4, then the uint4s of the next chunk. Per 16-byte block the
- * cheap walk HIT_OP folds a match test into `hit` (of type T, like the state); only a block
- * where HIT_TEST(hit) says a match ended runs again from the saved state with the reporting
- * step REPORT_OP(byte, pos), which reads and writes `state` and keeps the matches starting
- * before begin + CHUNK. The M-1 bytes past the chunk take the same two steps, and stop after
- * a block where TAIL_DONE(t) says no match that started in the chunk is still open t bytes
- * past it (in random DNA, after the first block). Counting kernels with STAGE_COUNT_INLINE
- * count the chunk's own blocks with COUNT_OP instead: every match ending there starts in the
- * chunk, as the walk starts empty at `begin`. The caller declares `found` and `state` (uint,
- * T) and #defines HIT_OP, HIT_TEST, COUNT_OP, REPORT_OP and TAIL_DONE. (Two interleaved
- * walks per work-item, each over half the chunk, measured 0.9x on the H200:
- * bench/experiments.) */
+ * cheap walk HIT_OP folds a match test into `hit` (of type FAST_T, like the state it walks);
+ * only a block where HIT_TEST(hit) says a match may have ended runs again from the saved
+ * state with the reporting step REPORT_OP(byte, pos), which reads and writes `state` and
+ * keeps the matches starting before begin + CHUNK. The M-1 bytes past the chunk take the same
+ * two steps, and stop after a block where TAIL_DONE(t) says no match that started in the
+ * chunk is still open t bytes past it (in random DNA, after the first block). Counting
+ * kernels with STAGE_COUNT_INLINE count the chunk's own blocks with COUNT_OP instead: every
+ * match ending there starts in the chunk, as the walk starts empty at `begin`.
+ * Prefix walks (longer patterns, the algorithm's choice): the cheap walk runs the automaton
+ * of the pattern's first bytes on a smaller state, FAST_IN(state) to FAST_OUT(fast), from
+ * blocks whose state FAST_OK says that automaton can hold; HIT_TEST then means the prefix
+ * matched, and only such blocks (rare in DNA) step the whole pattern's automaton. Without one
+ * FAST_T is T and FAST_IN, FAST_OUT pass the state through.
+ * The caller declares `found` and `state` (uint, T) and #defines HIT_OP, HIT_TEST, COUNT_OP,
+ * REPORT_OP and TAIL_DONE. (Two interleaved walks per work-item, each over half the chunk,
+ * measured 0.9x on the H200: bench/experiments.) */
+#ifndef STAGE_PREFIX
+#define STAGE_PREFIX 0 /* states or bits of the prefix walk (host's choice), 0: none */
+#endif
+#ifndef FAST_T
+#define FAST_T(T) T
+#define FAST_OK(S) 1
+#define FAST_IN(S) (S)
+#define FAST_OUT(F) (F)
+#endif
+#define STAGE_BLOCK(T, r)                                                                  \
+    do {                                                                                   \
+        const uint4 v_ = mine[(r) < STAGE_CU ? (r) : (r) + 1u];                            \
+        if (count_only && STAGE_COUNT_INLINE && (r) < STAGE_CU) {                          \
+            SW16(COUNT_OP, state, found, v_);                                              \
+        } else {                                                                           \
+            const T before_ = state;                                                       \
+            FAST_T(T) hit_ = 0;                                                            \
+            if (FAST_OK(before_)) {                                                        \
+                FAST_T(T) fast_ = FAST_IN(before_);                                        \
+                SW16(HIT_OP, fast_, hit_, v_);                                             \
+                state = FAST_OUT(fast_);                                                   \
+            }                                                                              \
+            if (!FAST_OK(before_) || HIT_TEST(hit_)) {                                     \
+                state = before_;                                                           \
+                STEP_UINT4(REPORT_OP, v_, begin + 16u * (r));                              \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
 #define STAGE_WALK(T)                                                                      \
     do {                                                                                   \
         for (uint r_ = 0; r_ < STAGE_CU + STAGE_TAIL; ++r_) {                              \
-            const uint4 v_ = mine[r_ < STAGE_CU ? r_ : r_ + 1u];                           \
-            if (count_only && STAGE_COUNT_INLINE && r_ < STAGE_CU) {                       \
-                SW16(COUNT_OP, state, found, v_);                                          \
-                continue;                                                                  \
-            }                                                                              \
-            const T before_ = state;                                                       \
-            T hit = 0;                                                                     \
-            SW16(HIT_OP, state, hit, v_);                                                  \
-            if (HIT_TEST(hit)) {                                                           \
-                state = before_;                                                           \
-                STEP_UINT4(REPORT_OP, v_, begin + 16u * r_);                               \
-            }                                                                              \
+            STAGE_BLOCK(T, r_);                                                            \
             if (r_ >= STAGE_CU && TAIL_DONE(16u * (r_ + 1u - STAGE_CU)))                   \
                 break;                                                                     \
         }                                                                                  \

@@ -62,8 +62,8 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #if STAGE
 /* Staged walk (kernels.cl). The final state is the largest, so a running max is the whole
  * per-byte match test: a 16-byte block whose max reached it runs again with the reporting
- * step. Two table forms, in local memory, built by each work-group (clm_stage_build), the
- * host's choice (host/compile.c dfa_stage_col):
+ * step. Table forms, in local memory, built by each work-group (clm_stage_build), the
+ * host's choice (host/compile.c dfa_stage_col, dfa_stage_prefix):
  * - DFA_COL > 0: one lookup per byte, stab[byte * DFA_COL + state] = next state (uchar).
  *   Lanes reading one byte in different states read neighbouring bytes; columns DFA_COL
  *   bytes apart (an odd number of words) put the columns of bytes less than 32 apart in
@@ -71,16 +71,53 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
  *   build cost as much as the walk: bench/experiments).
  * - DFA_COL 0: the class map and the transitions with states premultiplied by SIGMA: two
  *   lookups per byte, but a table of (M+1) * SIGMA entries, cheap to build per work-group.
+ * - both, STAGE_PREFIX > 0: below.
  * (Stepping two bytes per lookup over class pairs measured slower on the H200, 1.9-2.0 vs
  * 2.2 TB/s at m = 8-16, bench/results/h200-g: more bank conflicts.) */
 #ifndef DFA_COL
 #define DFA_COL 0
 #endif
-#if DFA_COL
+#if DFA_COL && STAGE_PREFIX
+/* - STAGE_PREFIX > 0 (longer patterns, the host's choice): a prefix walk (common.cl
+ *   STAGE_WALK). Below state STAGE_PREFIX the automaton is the one of the pattern's first
+ *   STAGE_PREFIX bytes (the same transitions: a prefix that fits in the text read so far is a
+ *   prefix of that one), so blocks whose state is below it run the byte-major table of those
+ *   states, and only a block that reached it (the prefix matched: rare in DNA) steps the
+ *   whole automaton in the class form. Both tables are built per work-group: the byte-major
+ *   columns (uchar) in the first 128 * DFA_COL ushorts, the premultiplied transitions after. */
+#define STAGE_T ushort
+#define STAGE_TAB_LEN (128u * DFA_COL + TAB_LEN)
+#define DFA_FINAL (M * SIGMA)
+#define DFA_NEXT(S, byte) (S) = stab[128u * DFA_COL + (S) + pat[(byte)]]
+#define DFA_FAST_NEXT(S, byte) (S) = cols[(byte) * DFA_COL + (S)]
+#define DFA_FAST_FINAL STAGE_PREFIX
+#undef FAST_T
+#undef FAST_OK
+#undef FAST_IN
+#undef FAST_OUT
+#define FAST_T(T) uint
+#define FAST_OK(S) ((S) < STAGE_PREFIX * SIGMA)
+#define FAST_IN(S) ((S) / SIGMA)
+#define FAST_OUT(F) ((F) * SIGMA)
+void clm_stage_build(uint l, __local ushort *stab, __local const uchar *pat,
+                     __local const ushort *tab)
+{
+    __local uchar *cols = (__local uchar *)stab;
+    for (uint b = l; b < 256u; b += WG) {
+        const uint c = pat[b];
+        for (uint s = 0; s < DFA_COL; ++s)
+            cols[b * DFA_COL + s] = s <= STAGE_PREFIX ? (uchar)tab[s * SIGMA + c] : (uchar)0;
+    }
+    for (uint i = l; i < TAB_LEN; i += WG)
+        stab[128u * DFA_COL + i] = (ushort)(tab[i] * SIGMA);
+}
+#elif DFA_COL
 #define STAGE_T uchar
 #define STAGE_TAB_LEN (256u * DFA_COL)
 #define DFA_FINAL M
 #define DFA_NEXT(S, byte) (S) = stab[(byte) * DFA_COL + (S)]
+#define DFA_FAST_NEXT DFA_NEXT
+#define DFA_FAST_FINAL DFA_FINAL
 void clm_stage_build(uint l, __local uchar *stab, __local const uchar *pat,
                      __local const ushort *tab)
 {
@@ -95,6 +132,8 @@ void clm_stage_build(uint l, __local uchar *stab, __local const uchar *pat,
 #define STAGE_TAB_LEN TAB_LEN
 #define DFA_FINAL (M * SIGMA)
 #define DFA_NEXT(S, byte) (S) = stab[(S) + pat[(byte)]]
+#define DFA_FAST_NEXT DFA_NEXT
+#define DFA_FAST_FINAL DFA_FINAL
 void clm_stage_build(uint l, __local ushort *stab, __local const uchar *pat,
                      __local const ushort *tab)
 {
@@ -111,9 +150,12 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
     (void)pat;
     uint found = 0, state = 0;
     const uint end = begin + CHUNK;
+#if DFA_COL && STAGE_PREFIX
+    __local const uchar *cols = (__local const uchar *)stab;
+#endif
 #define HIT_OP(S, H, byte)                                                                 \
     do {                                                                                   \
-        DFA_NEXT(S, byte);                                                                 \
+        DFA_FAST_NEXT(S, byte);                                                            \
         H = max(H, S);                                                                     \
     } while (0)
 #define COUNT_OP(S, H, byte)                                                               \
@@ -121,7 +163,7 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
         DFA_NEXT(S, byte);                                                                 \
         H += S == DFA_FINAL;                                                               \
     } while (0)
-#define HIT_TEST(H) ((H) == DFA_FINAL)
+#define HIT_TEST(H) ((H) >= DFA_FAST_FINAL)
 /* the state is the length of the open prefix (times SIGMA in the class form): one started
  * in the chunk is longer than the t bytes read past it */
 #define TAIL_DONE(t) (state <= (t) * (DFA_FINAL / M))

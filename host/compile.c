@@ -189,25 +189,44 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         s->span = wg * s->chunk;
 }
 
-/* The staged DFA's state table (cl/dfa.cl DFA_COL): for m <= 32 one lookup per byte in 256
- * columns of m + 1 one-byte states, each column an odd number of words long so that the
+/* The staged DFA's state table (cl/dfa.cl DFA_COL): one lookup per byte in 256 columns of
+ * m + 1 one-byte states (m <= 32), each column an odd number of words long so that the
  * columns of neighbouring bytes start in different banks (H200: 1.06-1.26x the class map and
  * transitions, bench/experiments); 0 for longer patterns, whose 17 KiB table would halve the
- * work-group. */
+ * work-group: they walk the table of their prefix (dfa_stage_prefix). */
 static unsigned dfa_stage_col(unsigned m)
 {
     return m <= 32 ? 4 * (((m + 4) / 4) | 1) : 0;
 }
 
+/* Longer patterns' staged walks (cl/common.cl STAGE_WALK, STAGE_PREFIX): the DFA walks the
+ * byte-major table of its first CLM_DFA_STAGE_PREFIX states, bitap a 32-bit word of its first
+ * CLM_BITAP_STAGE_PREFIX positions, and each steps the whole pattern only in the blocks where
+ * that prefix matched; 0: no prefix walk. */
+#ifndef CLM_DFA_STAGE_PREFIX
+#define CLM_DFA_STAGE_PREFIX 16u
+#endif
+#ifndef CLM_BITAP_STAGE_PREFIX
+#define CLM_BITAP_STAGE_PREFIX 32u
+#endif
+static unsigned stage_prefix(const struct clm_kernel_shape *s)
+{
+    unsigned p = s->algorithm == CLM_ALGO_DFA ? CLM_DFA_STAGE_PREFIX : CLM_BITAP_STAGE_PREFIX;
+    return p && s->m > p ? p : 0;
+}
+
 /* Local memory the staged kernels take on top of the tables (cl/kernels.cl STAGE): the
- * group's region with one padding uint4 per chunk, and the walk's table: dfa.cl, 256 columns
- * of dfa_stage_col bytes, or the transitions again (premultiplied); bitap.cl, 256 masks of 4
- * or 8 bytes. */
+ * group's region with one padding uint4 per chunk, and the walk's tables: dfa.cl, 256 columns
+ * of dfa_stage_col bytes (of the prefix's states, when it walks one), the transitions again
+ * (premultiplied) where it has no such columns or walks a prefix; bitap.cl, 256 masks of 4
+ * or 8 bytes, and 256 of 4 for a prefix walk. */
 static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned chunk)
 {
-    unsigned col = dfa_stage_col(s->m);
-    size_t dfa = col ? 256 * (size_t)col : (size_t)s->tab_len * 2;
-    size_t table = s->algorithm == CLM_ALGO_DFA ? dfa : 256u * (s->m <= 32 ? 4u : 8u);
+    unsigned prefix = stage_prefix(s);
+    unsigned col = dfa_stage_col(prefix ? prefix : s->m);
+    size_t dfa = 256 * (size_t)col + (!col || prefix ? (size_t)s->tab_len * 2 : 0);
+    size_t bitap = 256u * (s->m <= 32 ? 4u : 8u) + (prefix ? 256u * 4u : 0);
+    size_t table = s->algorithm == CLM_ALGO_DFA ? dfa : bitap;
     return ((size_t)wg + 1) * (chunk / 16 + 1) * 16 + table;
 }
 
@@ -253,6 +272,7 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
 {
     s->stage = 0;
     s->dfa_col = 0;
+    s->stage_prefix = 0;
     s->stage_groups = 0;
     s->stage_prefetch = 0;
     int dfa = s->algorithm == CLM_ALGO_DFA;
@@ -269,9 +289,10 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     int chunk_open = !o->bytes_per_item && csrc <= CLM_TUNING_BUILTIN;
     unsigned wg = s->wg, chunk = s->chunk;
     if (chunk_open && dev->info.type != CLM_DEVICE_CPU) {
-        chunk = 128u;
-        unsigned need = (unsigned)clm_round_up(4 * (s->m - 1), 16);
-        chunk = chunk > need ? chunk : need;
+        /* past 32 a walk of the whole pattern (no prefix walk) keeps its tail small */
+        int whole_walk = s->m > 32 && !stage_prefix(s);
+        unsigned need = whole_walk ? (unsigned)clm_round_up(4 * (s->m - 1), 16) : 0;
+        chunk = need > 128u ? need : 128u;
     }
     if (16 * ((s->m + 14) / 16) > chunk) /* the tail must come from the next chunk */
         return;
@@ -288,7 +309,8 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     }
     s->stage = 1;
     s->stage_prefetch = prefetch;
-    s->dfa_col = dfa ? dfa_stage_col(s->m) : 0;
+    s->stage_prefix = stage_prefix(s);
+    s->dfa_col = dfa ? dfa_stage_col(s->stage_prefix ? s->stage_prefix : s->m) : 0;
     s->stage_groups = o->groups_per_unit
                           ? o->groups_per_unit
                           : (unsigned)clm_tune_get(dev, s->algorithm, CLM_KNOB_GROUPS, NULL);
@@ -339,13 +361,13 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct pattern_
         return CLM_ALGO_BITAP;
     }
     /* GPUs with staging (cl/kernels.cl STAGE): the one-word bitap (prefetching) measured
-     * 1.05-1.10x the staged DFA for m = 4-16 on the H200 (2.61-2.82 vs 2.37-2.70 TB/s,
-     * bench/results/h200-k); they tie at m = 32 (2.39 vs 2.41); at m = 64 the DFA leads
-     * (2.01 vs 1.90). */
+     * 1.04-1.10x the staged DFA for m = 4-16 on the H200 (2.55-2.83 vs 2.30-2.69 TB/s); past
+     * 16 the DFA's prefix walk leads (m = 32: 2.59-2.61 vs 2.12-2.42, m = 64: 2.59-2.61 vs
+     * 2.21-2.27; bench/experiments "Staging, fourth round"). */
     if (stage_wanted(dev, CLM_ALGO_BITAP, flags) && dev->little_endian &&
-        dev->info.local_mem_dedicated && worst->m <= 32) {
+        dev->info.local_mem_dedicated && worst->m <= 16) {
         snprintf(why, why_cap,
-                 "auto: exact, m=%zu <= 32 with staging in local memory: bitap", worst->m);
+                 "auto: exact, m=%zu <= 16 with staging in local memory: bitap", worst->m);
         return CLM_ALGO_BITAP;
     }
     /* Else the DFA. BMH is faster on DNA when m >= 8 (1.2-1.5x, 2.9x when the pattern's

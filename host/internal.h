@@ -147,6 +147,8 @@ struct clm_kernel_shape {
                           local memory (cl/kernels.cl STAGE) */
     unsigned dfa_col;  /* staged dfa: bytes per column of its byte-indexed state table
                           (cl/dfa.cl DFA_COL); 0: the class map and transitions instead */
+    unsigned stage_prefix; /* staged: length of the prefix its cheap walk runs (cl/common.cl
+                              STAGE_PREFIX); 0: the whole pattern */
     unsigned stage_groups; /* staged: work-groups launched per compute unit, which take
                               regions from a queue (cl/kernels.cl clm_stage_loop) */
     int stage_prefetch; /* staged: the next region's loads in flight during a walk */

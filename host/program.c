@@ -48,14 +48,14 @@ int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, c
                      "-D LITTLE_ENDIAN_DEVICE=%d -D PACKED=%d -D PACK_CASE=%u "
                      "-D PACK_LETTERS=%s -D PACK_SENTINEL=0 -D STRANDS=%u -D HIT_CHECK=%d "
                      "-D NO_FUNNEL_SHIFT=%d -D STAGE=%d -D DFA_COL=%u -D VEC=%u "
-                     "-D STAGE_PREFETCH=%d",
+                     "-D STAGE_PREFETCH=%d -D STAGE_PREFIX=%u",
                      algo[s->algorithm], s->variant == CLM_VARIANT_REDUCE ? "REDUCE" : "ITEM",
                      s->m, s->sigma, s->pat_len, s->tab_len, s->tab_elem == 8 ? "ulong" : "ushort",
                      s->wg, s->chunk, table_macro(s->table_memory), s->caseless, s->k,
                      s->hamming, s->words, s->lead, s->pi, s->gs, s->halo, dev->little_endian,
                      s->packed, s->pack_case, s->pack_case == 1 ? "0x74676361u" : "0x54474341u",
                      s->strands ? s->strands : 1, dev->hit_check, dev->no_funnel_shift, s->stage,
-                     s->dfa_col, s->vec ? s->vec : 16u, s->stage_prefetch);
+                     s->dfa_col, s->vec ? s->vec : 16u, s->stage_prefetch, s->stage_prefix);
     if (n < 0 || (size_t)n >= cap)
         return clm_fail(CLM_E_INVALID, "build options do not fit");
     return CLM_OK;

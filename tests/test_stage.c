@@ -4,7 +4,8 @@
  * split after a full match buffer) take the per-item path. Checked against the reference
  * with geometries like the GPU's (16-32 work-items of 64-256 bytes), every length class of
  * the staged kernels (32-bit and 64-bit bitap words, tails of one to four uint4s), 4- and
- * 64-letter alphabets, matches planted on item, half-item, group and slab edges, all-match
+ * 64-letter alphabets, matches and near misses (the long patterns' prefix walks) planted on
+ * item, half-item, group and slab edges, all-match
  * and adversarial texts, scan and count (inline counting for m <= 5). stage.queue.*: one
  * work-group per compute unit, so every group takes many regions from the queue, with and
  * without prefetching the next region.
@@ -59,6 +60,12 @@ static unsigned char *make_text(const char *kind, size_t n, size_t m, const unsi
             if (k % group == 0 || (k / item) % 5 == 0) memcpy(t + k - (back < k ? back : 0), p, m);
             /* and across the middle of an item */
             if ((k / item) % 5 == 2) memcpy(t + k - item / 2 - (back < k ? back : 0), p, m);
+            /* near misses across an edge (all but the last byte): the long patterns' prefix
+             * walks meet their prefix and step the whole automaton without a match */
+            if ((k / item) % 5 == 3 && k >= m / 3) {
+                memcpy(t + k - m / 3, p, m);
+                t[k - m / 3 + m - 1] ^= 1;
+            }
         }
     } else {
         memset(t, 'a', n);
