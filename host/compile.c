@@ -262,9 +262,10 @@ static int stageable(const clm_device *dev, const struct clm_kernel_shape *s)
 /* Staging (cl/kernels.cl STAGE): exact dfa and one-word bitap item kernels with their tables
  * in local memory read each whole work-group region through local memory. Where the caller
  * left them open, the geometry is the one measured best with staging on the H200: 128 bytes
- * per item (bitap: 2.63 vs 2.58-2.61 TB/s with 256 at m = 8-16, bench/results/h200-k), at
- * least 4 (m - 1) so the re-read tail stays small; with prefetch (only for chunks of at most
- * 8 uint4s: at m = 64, 256-byte chunks, it lost, 1.84-1.86 vs 1.90-1.94 TB/s for bitap)
+ * per item (bitap: 2.63 vs 2.58-2.61 TB/s with 256 at m = 8-16, bench/results/h200-k; with
+ * the prefix walks 256 lost at every m, h200-l), at least 4 (m - 1) for a walk of a whole
+ * pattern longer than 32 so the re-read tail stays small; with prefetch (only for chunks of
+ * at most 8 uint4s: at m = 64, 256-byte chunks, it lost, 1.84-1.86 vs 1.90-1.94 TB/s for bitap)
  * work-groups of at most 128 (bitap: 2.81 vs 2.73-2.75 with 256); the work-group is halved
  * until the region fits in local memory. */
 static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
