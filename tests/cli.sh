@@ -573,15 +573,26 @@ else
             "exit $rc; $(head -n 3 "$T/err")"
     fi
     # the load width measured for kmp, dfa and bitap, staging for dfa and bitap (both can
-    # stage on every little-endian device): a vec line and stage lines, each noted
+    # stage on every little-endian device): a vec line and stage lines, each noted; staged,
+    # the groups per compute unit and prefetch (noted; written only where the tuned kernel
+    # stages, which a CPU's does not)
+    gp='staged, 4 / 8 / 16 groups per compute unit: [0-9.]+ / [0-9.]+ / [0-9.]+ GB/s; prefetch (on|off): [0-9.]+ GB/s$'
+    unstaged_keys=
+    for a in dfa bitap; do
+        if grep -Eq "^$a\.(groups|prefetch) = " "$T/act" && ! grep -Eq "^($a\.)?stage = on" "$T/act"; then
+            unstaged_keys="$unstaged_keys $a"
+        fi
+    done
     if grep -Eq '^vec = (4|8|16)$' "$T/act" \
         && grep -Eq '^(dfa\.|bitap\.)?stage = (on|off)$' "$T/act" \
         && grep -q '^# dfa loads of 4 / 8 / 16 bytes unstaged: ' "$T/act" \
-        && grep -q '^# bitap staged [0-9.]* GB/s, unstaged [0-9.]* GB/s' "$T/act"; then
-        pass "clmatch-tune measures vec and stage and writes them into the profile"
+        && grep -q '^# bitap staged [0-9.]* GB/s, unstaged [0-9.]* GB/s' "$T/act" \
+        && grep -Eq "^# dfa $gp" "$T/act" && grep -Eq "^# bitap $gp" "$T/act" \
+        && [ -z "$unstaged_keys" ]; then
+        pass "clmatch-tune measures vec, stage, groups and prefetch and writes them into the profile"
     else
-        fail "clmatch-tune measures vec and stage and writes them into the profile" \
-            "$(grep -E '^(vec|stage|[a-z]+\.(vec|stage)) = |loads of|staged' "$T/act")"
+        fail "clmatch-tune measures vec, stage, groups and prefetch and writes them into the profile" \
+            "$(grep -E '^(vec|stage|[a-z]+\.(vec|stage|groups|prefetch)) = |loads of|staged' "$T/act")"
     fi
     CLMATCH_PROFILE_DIR=$PD "$TUNE" --quick --out "$PD/" >"$T/act" 2>"$T/err"
     rc=$?

@@ -17,7 +17,9 @@
  * at each algorithm's tuned shape, the load width (vec 4, 8, 16: kmp, dfa and bitap, read
  * unstaged) and staging on or off (dfa and bitap, where the kernel can stage): a value other
  * than the built-in one is taken when it is more than 2 % faster (the shared vec by the
- * geometric mean; ALGO.vec where an algorithm's own beats it by more than 5 %). Every count
+ * geometric mean; ALGO.vec where an algorithm's own beats it by more than 5 %); staged, the
+ * work-groups per compute unit (4, 8, 16) and prefetch on or off, written as ALGO.groups /
+ * ALGO.prefetch where the tuned kernel stages, by the same 2 % rule. Every count
  * is checked against a count made on the host: a wrong answer stops the run, and nothing is
  * written.
  *
@@ -50,10 +52,14 @@ enum { STAGE_TUNING, STAGE_OFF, STAGE_ON };
 typedef struct {
     unsigned wg, chunk, vec;
     int stage;
+    unsigned groups;   /* staged kernels' work-groups per compute unit; 0: built-in */
+    int prefetch;      /* STAGE_TUNING (built-in), STAGE_OFF or STAGE_ON */
     int status;        /* CLM_OK, or why it could not run (skipped as a candidate) */
     double seconds;    /* best kernel time */
     unsigned real_wg, real_chunk, real_vec; /* what the database got (clm_database_info) */
     int real_staged;
+    unsigned real_groups;
+    int real_prefetch;
 } point;
 
 typedef struct {
@@ -87,6 +93,8 @@ typedef struct {
      * built-in value) */
     unsigned final_wg[N_ALGOS], final_chunk[N_ALGOS], final_vec[N_ALGOS];
     int final_stage[N_ALGOS], own_shape[N_ALGOS];
+    unsigned final_groups[N_ALGOS]; /* staged: 0 built-in */
+    int final_prefetch[N_ALGOS];    /* staged: STAGE_TUNING built-in */
 } tuner;
 
 static double now(void)
@@ -229,22 +237,26 @@ static int norm_stage(const tuner *T, int stage)
                                                                                    : stage;
 }
 
-/* Measure algorithm ai at (wg, chunk) with loads of vec bytes and staging as `stage` says,
- * memoised; all 0 is the built-in shape, kept open as the reference. Returns the point's
+/* Measure algorithm ai at (wg, chunk) with loads of vec bytes, staging as `stage` says and,
+ * staged, `groups` per compute unit and prefetch as `prefetch` says, memoised; all 0 is the
+ * built-in shape, kept open as the reference. Returns the point's
  * index, or -1 when the time budget is spent. Other programs share the machine (on a 2-core
  * PoCL the load made identical kernels differ 2x from one minute to the next), so each time
  * is the candidate's best over the reference's best in the same window, times the
  * reference's time: runs alternate. */
-static int measure_ex(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned vec, int stage)
+static int measure_full(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned vec, int stage,
+                        unsigned groups, int prefetch)
 {
     algo_state *A = &T->a[ai];
     vec = norm_vec(T, vec);
     stage = norm_stage(T, stage);
     for (int i = 0; i < A->n; i++)
         if (A->pts[i].wg == wg && A->pts[i].chunk == chunk && A->pts[i].vec == vec &&
-            A->pts[i].stage == stage)
+            A->pts[i].stage == stage && A->pts[i].groups == groups &&
+            A->pts[i].prefetch == prefetch)
             return i;
-    int ref = wg == 0 && chunk == 0 && vec == 0 && stage == STAGE_TUNING;
+    int ref = wg == 0 && chunk == 0 && vec == 0 && stage == STAGE_TUNING && groups == 0 &&
+              prefetch == STAGE_TUNING;
     if (A->n == MAX_POINTS ||
         (T->budget > 0 && now() - T->t0 > T->budget && !ref && !T->force)) {
         T->out_of_time = A->n < MAX_POINTS;
@@ -256,6 +268,8 @@ static int measure_ex(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned ve
     p->chunk = chunk;
     p->vec = vec;
     p->stage = stage;
+    p->groups = groups;
+    p->prefetch = prefetch;
     p->seconds = INFINITY;
 
     clm_compile_options o;
@@ -265,6 +279,8 @@ static int measure_ex(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned ve
     o.bytes_per_item = chunk;
     o.vector_width = vec;
     o.flags = stage == STAGE_ON ? CLM_STAGING : stage == STAGE_OFF ? CLM_NO_STAGING : 0u;
+    o.flags |= prefetch == STAGE_ON ? CLM_PREFETCH : prefetch == STAGE_OFF ? CLM_NO_PREFETCH : 0u;
+    o.groups_per_unit = groups;
     clm_database *db = NULL;
     clm_scratch *s = NULL;
     clm_database_info di;
@@ -276,6 +292,8 @@ static int measure_ex(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned ve
         p->real_chunk = di.bytes_per_item;
         p->real_vec = di.vector_width;
         p->real_staged = di.staged;
+        p->real_groups = di.groups_per_unit;
+        p->real_prefetch = di.prefetch;
     }
     double best = INFINITY, ref_best = INFINITY, t;
     for (int r = 0; rc == CLM_OK && r <= T->reps; r++) { /* r == 0: the warm-up */
@@ -305,6 +323,11 @@ static int measure_ex(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned ve
                 clm_algorithm_name(algos[ai]), p->real_wg, p->real_chunk, p->real_vec,
                 p->real_staged ? "staged" : "", p->seconds * 1e3, now() - T->t0);
     return A->n++;
+}
+
+static int measure_ex(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned vec, int stage)
+{
+    return measure_full(T, ai, wg, chunk, vec, stage, 0, STAGE_TUNING);
 }
 
 static int measure(tuner *T, int ai, unsigned wg, unsigned chunk)
@@ -537,6 +560,52 @@ static unsigned tune_vec_stage(tuner *T, char *notes, size_t cap)
                                clm_algorithm_name(algos[ai]), gbps(T, ton), gbps(T, toff));
     }
     return gvec;
+}
+
+/* Staged kernels, at each algorithm's final shape, width and staging forced on: work-groups
+ * per compute unit (4, 8, 16) and then prefetch against its built-in setting, for the kernels
+ * that stage, where the library staged when asked. A value other than the built-in one must
+ * be more than 2 % faster. Measured wherever the kernel can stage (so a CPU, where staging
+ * stays off, still shows them in the notes); the caller writes them only for an algorithm
+ * whose tuned kernel stages. Fills final_groups (0: built-in) and final_prefetch
+ * (STAGE_TUNING: built-in). */
+static void tune_groups_prefetch(tuner *T, char *notes, size_t cap)
+{
+    static const unsigned groups[3] = {4, 8, 16};
+    size_t nl = strlen(notes);
+    for (int ai = 0; ai < N_ALGOS; ai++) {
+        T->final_groups[ai] = 0;
+        T->final_prefetch[ai] = STAGE_TUNING;
+        if (!may_stage(ai))
+            continue;
+        unsigned w = T->final_wg[ai], c = T->final_chunk[ai], v = T->final_vec[ai];
+        int b = measure_full(T, ai, w, c, v, STAGE_ON, 0, STAGE_TUNING);
+        double tb = point_seconds(T, ai, b);
+        if (!isfinite(tb) || !T->a[ai].pts[b].real_staged)
+            continue;
+        unsigned builtin = T->a[ai].pts[b].real_groups, best_g = 0;
+        int builtin_pf = T->a[ai].pts[b].real_prefetch;
+        double t[3], best = tb;
+        for (int g = 0; g < 3; g++) {
+            int i = groups[g] == builtin ? b
+                                         : measure_full(T, ai, w, c, v, STAGE_ON, groups[g],
+                                                        STAGE_TUNING);
+            t[g] = point_seconds(T, ai, i);
+            if (groups[g] != builtin && t[g] < 0.98 * best)
+                best = t[g], best_g = groups[g];
+        }
+        int flip = builtin_pf ? STAGE_OFF : STAGE_ON;
+        int i = measure_full(T, ai, w, c, v, STAGE_ON, best_g, flip);
+        double tf = point_seconds(T, ai, i);
+        T->final_groups[ai] = best_g;
+        if (tf < 0.98 * best)
+            T->final_prefetch[ai] = flip;
+        nl += (size_t)snprintf(notes + nl, nl < cap ? cap - nl : 0,
+                               "\n%s staged, 4 / 8 / 16 groups per compute unit: %.2f / %.2f / "
+                               "%.2f GB/s; prefetch %s: %.2f GB/s",
+                               clm_algorithm_name(algos[ai]), gbps(T, t[0]), gbps(T, t[1]),
+                               gbps(T, t[2]), flip == STAGE_ON ? "on" : "off", gbps(T, tf));
+    }
 }
 
 /* ---- main -------------------------------------------------------------------------------- */
@@ -795,10 +864,11 @@ int main(int argc, char **argv)
 
     /* then load width and staging at those shapes: a few points, measured whatever the
      * budget (they are what the wg and chunk search cannot see) */
-    char notes[1024];
+    char notes[2048];
     notes[0] = '\0';
     T.force = 1;
     unsigned gvec = tune_vec_stage(&T, notes, sizeof notes);
+    tune_groups_prefetch(&T, notes, sizeof notes);
     T.force = 0;
     double spent = now() - T.t0;
 
@@ -840,21 +910,40 @@ int main(int argc, char **argv)
                                    T.final_stage[ai] == STAGE_ON ? "on" : "off");
         int i = measure_ex(&T, ai, T.final_wg[ai], T.final_chunk[ai], T.final_vec[ai],
                            T.final_stage[ai]);
+        /* groups and prefetch where the tuned kernel stages */
+        if (i >= 0 && A->pts[i].status == CLM_OK && A->pts[i].real_staged &&
+            (T.final_groups[ai] || T.final_prefetch[ai] != STAGE_TUNING)) {
+            if (T.final_groups[ai])
+                vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.groups=%u", name,
+                                       T.final_groups[ai]);
+            if (T.final_prefetch[ai] != STAGE_TUNING)
+                vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.prefetch=%s",
+                                       name, T.final_prefetch[ai] == STAGE_ON ? "on" : "off");
+            i = measure_full(&T, ai, T.final_wg[ai], T.final_chunk[ai], T.final_vec[ai],
+                             T.final_stage[ai], T.final_groups[ai], T.final_prefetch[ai]);
+        }
         const point *tp = i >= 0 && A->pts[i].status == CLM_OK ? &A->pts[i] : &A->pts[A->builtin];
         /* the built-in shape itself: its own time, not a second reading of it */
         const point *bp = &A->pts[A->builtin];
         double tuned = tp->real_wg == bp->real_wg && tp->real_chunk == bp->real_chunk &&
-                               tp->real_vec == bp->real_vec && tp->real_staged == bp->real_staged
+                               tp->real_vec == bp->real_vec &&
+                               tp->real_staged == bp->real_staged &&
+                               tp->real_groups == bp->real_groups &&
+                               tp->real_prefetch == bp->real_prefetch
                            ? tb
                            : tp->seconds;
         log_gain += log(tb / tuned);
         char vec[24] = "";
         if (tp->real_vec)
             snprintf(vec, sizeof vec, ", vec %u", tp->real_vec);
+        char staged[48] = "";
+        if (tp->real_staged)
+            snprintf(staged, sizeof staged, ", staged, %u groups%s", tp->real_groups,
+                     tp->real_prefetch ? ", prefetch" : "");
         ll += (size_t)snprintf(lines + ll, sizeof lines - ll,
                                "\n%s: %.2f GB/s tuned (wg %u, chunk %u%s%s), %.2f GB/s built-in",
-                               name, gbps(&T, tuned), tp->real_wg, tp->real_chunk, vec,
-                               tp->real_staged ? ", staged" : "", gbps(&T, tb));
+                               name, gbps(&T, tuned), tp->real_wg, tp->real_chunk, vec, staged,
+                               gbps(&T, tb));
     }
     size_t cl = (size_t)snprintf(
         comment, sizeof comment,
