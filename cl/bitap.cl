@@ -164,6 +164,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #define STAGE_SHIFT 0
 /* the whole word's masks, then 256 32-bit ones */
 #define STAGE_TAB_LEN (256 + 256 * 4 / (STAGE_BITS / 8))
+#define STAGE_LOW(stab) ((__local uint *)((stab) + 256))
 #undef FAST_T
 #undef FAST_OK
 #undef FAST_IN
@@ -185,7 +186,7 @@ void clm_stage_build(uint l, __local STAGE_T *stab, __local const uchar *pat,
     for (uint b = l; b < 256u; b += WG) {
         stab[b] = (STAGE_T)(tab[pat[b]] << STAGE_SHIFT);
 #if STAGE_PREFIX
-        ((__local uint *)(stab + 256))[b] = (uint)(tab[pat[b]] & ((1ul << STAGE_PREFIX) - 1ul));
+        STAGE_LOW(stab)[b] = (uint)(tab[pat[b]] & ((1ul << STAGE_PREFIX) - 1ul));
 #endif
     }
 }
@@ -200,7 +201,7 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
     STAGE_T state = 0;
 #define BITAP_NEXT(S, byte) (S) = (((S) << 1) | STAGE_IN) & stab[(byte)]
 #if STAGE_PREFIX
-    __local const uint *low = (__local const uint *)(stab + 256);
+    __local const uint *low = STAGE_LOW(stab);
     /* the first STAGE_PREFIX positions: their top bit set when that prefix matched */
 #define HIT_OP(S, H, byte)                                                                 \
     do {                                                                                   \

@@ -160,13 +160,14 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
             SW16(COUNT_OP, state, found, v_);                                              \
         } else {                                                                           \
             const T before_ = state;                                                       \
+            const int fast_ok_ = FAST_OK(before_);                                         \
             FAST_T(T) hit_ = 0;                                                            \
-            if (FAST_OK(before_)) {                                                        \
+            if (fast_ok_) {                                                                \
                 FAST_T(T) fast_ = FAST_IN(before_);                                        \
                 SW16(HIT_OP, fast_, hit_, v_);                                             \
                 state = FAST_OUT(fast_);                                                   \
             }                                                                              \
-            if (!FAST_OK(before_) || HIT_TEST(hit_)) {                                     \
+            if (!fast_ok_ || HIT_TEST(hit_)) {                                             \
                 state = before_;                                                           \
                 STEP_UINT4(REPORT_OP, v_, begin + 16u * (r));                              \
             }                                                                              \

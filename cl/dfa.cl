@@ -63,7 +63,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 /* Staged walk (kernels.cl). The final state is the largest, so a running max is the whole
  * per-byte match test: a 16-byte block whose max reached it runs again with the reporting
  * step. Table forms, in local memory, built by each work-group (clm_stage_build), the
- * host's choice (host/compile.c dfa_stage_col, dfa_stage_prefix):
+ * host's choice (host/compile.c dfa_stage_col, stage_prefix):
  * - DFA_COL > 0: one lookup per byte, stab[byte * DFA_COL + state] = next state (uchar).
  *   Lanes reading one byte in different states read neighbouring bytes; columns DFA_COL
  *   bytes apart (an odd number of words) put the columns of bytes less than 32 apart in
@@ -77,6 +77,8 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #ifndef DFA_COL
 #define DFA_COL 0
 #endif
+/* The walk's tables in stab: byte-major columns of the states 0..DFA_COL_LAST (uchar), and
+ * the transitions premultiplied by SIGMA from ushort DFA_CLASSES_AT on, where defined. */
 #if DFA_COL && STAGE_PREFIX
 /* - STAGE_PREFIX > 0 (longer patterns, the host's choice): a prefix walk (common.cl
  *   STAGE_WALK). Below state STAGE_PREFIX the automaton is the one of the pattern's first
@@ -87,10 +89,8 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
  *   columns (uchar) in the first 128 * DFA_COL ushorts, the premultiplied transitions after. */
 #define STAGE_T ushort
 #define STAGE_TAB_LEN (128u * DFA_COL + TAB_LEN)
-#define DFA_FINAL (M * SIGMA)
-#define DFA_NEXT(S, byte) (S) = stab[128u * DFA_COL + (S) + pat[(byte)]]
-#define DFA_FAST_NEXT(S, byte) (S) = cols[(byte) * DFA_COL + (S)]
-#define DFA_FAST_FINAL STAGE_PREFIX
+#define DFA_COL_LAST STAGE_PREFIX
+#define DFA_CLASSES_AT (128u * DFA_COL)
 #undef FAST_T
 #undef FAST_OK
 #undef FAST_IN
@@ -99,49 +99,48 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #define FAST_OK(S) ((S) < STAGE_PREFIX * SIGMA)
 #define FAST_IN(S) ((S) / SIGMA)
 #define FAST_OUT(F) ((F) * SIGMA)
-void clm_stage_build(uint l, __local ushort *stab, __local const uchar *pat,
+#elif DFA_COL
+#define STAGE_T uchar
+#define STAGE_TAB_LEN (256u * DFA_COL)
+#define DFA_COL_LAST M
+#else
+#define STAGE_T ushort
+#define STAGE_TAB_LEN TAB_LEN
+#define DFA_CLASSES_AT 0u
+#endif
+#if DFA_COL /* one lookup per byte */
+#define DFA_FAST_NEXT(S, byte) (S) = ((__local const uchar *)stab)[(byte) * DFA_COL + (S)]
+#define DFA_FAST_FINAL DFA_COL_LAST
+#endif
+#ifdef DFA_CLASSES_AT /* class map, then the transitions */
+#define DFA_FINAL (M * SIGMA)
+#define DFA_NEXT(S, byte)                                                                  \
+    (S) = ((__local const ushort *)stab)[DFA_CLASSES_AT + (S) + pat[(byte)]]
+#else
+#define DFA_FINAL M
+#define DFA_NEXT DFA_FAST_NEXT
+#endif
+#ifndef DFA_FAST_NEXT
+#define DFA_FAST_NEXT DFA_NEXT
+#define DFA_FAST_FINAL DFA_FINAL
+#endif
+void clm_stage_build(uint l, __local STAGE_T *stab, __local const uchar *pat,
                      __local const ushort *tab)
 {
+    (void)pat;
+#if DFA_COL
     __local uchar *cols = (__local uchar *)stab;
     for (uint b = l; b < 256u; b += WG) {
         const uint c = pat[b];
         for (uint s = 0; s < DFA_COL; ++s)
-            cols[b * DFA_COL + s] = s <= STAGE_PREFIX ? (uchar)tab[s * SIGMA + c] : (uchar)0;
+            cols[b * DFA_COL + s] = s <= DFA_COL_LAST ? (uchar)tab[s * SIGMA + c] : (uchar)0;
     }
-    for (uint i = l; i < TAB_LEN; i += WG)
-        stab[128u * DFA_COL + i] = (ushort)(tab[i] * SIGMA);
-}
-#elif DFA_COL
-#define STAGE_T uchar
-#define STAGE_TAB_LEN (256u * DFA_COL)
-#define DFA_FINAL M
-#define DFA_NEXT(S, byte) (S) = stab[(byte) * DFA_COL + (S)]
-#define DFA_FAST_NEXT DFA_NEXT
-#define DFA_FAST_FINAL DFA_FINAL
-void clm_stage_build(uint l, __local uchar *stab, __local const uchar *pat,
-                     __local const ushort *tab)
-{
-    for (uint b = l; b < 256u; b += WG) {
-        const uint c = pat[b];
-        for (uint s = 0; s < DFA_COL; ++s)
-            stab[b * DFA_COL + s] = s <= M ? (uchar)tab[s * SIGMA + c] : (uchar)0;
-    }
-}
-#else
-#define STAGE_T ushort
-#define STAGE_TAB_LEN TAB_LEN
-#define DFA_FINAL (M * SIGMA)
-#define DFA_NEXT(S, byte) (S) = stab[(S) + pat[(byte)]]
-#define DFA_FAST_NEXT DFA_NEXT
-#define DFA_FAST_FINAL DFA_FINAL
-void clm_stage_build(uint l, __local ushort *stab, __local const uchar *pat,
-                     __local const ushort *tab)
-{
-    (void)pat;
-    for (uint i = l; i < TAB_LEN; i += WG)
-        stab[i] = (ushort)(tab[i] * SIGMA);
-}
 #endif
+#ifdef DFA_CLASSES_AT
+    for (uint i = l; i < TAB_LEN; i += WG)
+        ((__local ushort *)stab)[DFA_CLASSES_AT + i] = (ushort)(tab[i] * SIGMA);
+#endif
+}
 
 uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
                      __local const uchar *pat, uint begin, __global uint *counter,
@@ -150,9 +149,6 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
     (void)pat;
     uint found = 0, state = 0;
     const uint end = begin + CHUNK;
-#if DFA_COL && STAGE_PREFIX
-    __local const uchar *cols = (__local const uchar *)stab;
-#endif
 #define HIT_OP(S, H, byte)                                                                 \
     do {                                                                                   \
         DFA_FAST_NEXT(S, byte);                                                            \

@@ -37,6 +37,12 @@
     TABLE_SPACE const TAB_T *tab = tab_in
 #endif
 
+/* The per-item path: the range of match starts [begin, begin + CHUNK), if any is owned. */
+#define CLM_RANGE_SCAN(begin, count_only)                                                  \
+    ((begin) < owned ? clm_scan_range(text, n, owned, (begin), pat, tab, counter, out, cap, \
+                                      info, (count_only))                                  \
+                     : 0u)
+
 #if STAGE
 /* Staging (host's choice: exact dfa and one-word bitap with tables in local memory). A
  * work-group loads a whole region of WG*CHUNK match starts, with the M-1 bytes past it, into
@@ -130,9 +136,8 @@ uint clm_stage_loop(__global const uchar *text, uint n, uint owned, uint first,
         if (whole)
             found += clm_scan_staged(stage + l * (STAGE_CU + 1), stab, pat, begin, counter,
                                      out, cap, info, count_only);
-        else if (begin < owned)
-            found += clm_scan_range(text, n, owned, begin, pat, tab, counter, out, cap, info,
-                                    count_only);
+        else
+            found += CLM_RANGE_SCAN(begin, count_only);
         r = rn;
     }
     return found;
@@ -147,19 +152,15 @@ uint clm_stage_loop(__global const uchar *text, uint n, uint owned, uint first,
     uint found = clm_scan_group(text, n, owned, first, pat, tab, counter, out, cap, info,  \
                                 (count_only)GROUP_LOCAL_ARGS)
 #else
-/* Work-item g owns the match starts [first + g*CHUNK, first + (g+1)*CHUNK). */
-#define CLM_ITEM_BEGIN (first + (uint)get_global_id(0) * CHUNK)
-#define CLM_ITEM_SCAN(count_only)                                                          \
-    (CLM_ITEM_BEGIN < owned ? clm_scan_range(text, n, owned, CLM_ITEM_BEGIN, pat, tab,     \
-                                             counter, out, cap, info, (count_only))        \
-                            : 0u)
 #if STAGE
 #define CLM_SCAN(count_only)                                                               \
     CLM_STAGE_LOCALS;                                                                      \
     const uint found = clm_stage_loop(text, n, owned, first, stage, stab, stage_next, pat,  \
                                       tab, counter, out, cap, info, (count_only))
 #else
-#define CLM_SCAN(count_only) const uint found = CLM_ITEM_SCAN(count_only)
+/* Work-item g owns the match starts [first + g*CHUNK, first + (g+1)*CHUNK). */
+#define CLM_SCAN(count_only)                                                               \
+    const uint found = CLM_RANGE_SCAN(first + (uint)get_global_id(0) * CHUNK, count_only)
 #endif
 #endif
 
