@@ -215,6 +215,13 @@ static unsigned stage_prefix(const struct clm_kernel_shape *s)
     return p && s->m > p ? p : 0;
 }
 
+/* The columns the staged DFA walks: of its prefix's states when it walks one. */
+static unsigned dfa_walk_col(const struct clm_kernel_shape *s)
+{
+    unsigned prefix = stage_prefix(s);
+    return dfa_stage_col(prefix ? prefix : s->m);
+}
+
 /* Local memory the staged kernels take on top of the tables (cl/kernels.cl STAGE): the
  * group's region with one padding uint4 per chunk, and the walk's tables: dfa.cl, 256 columns
  * of dfa_stage_col bytes (of the prefix's states, when it walks one), the transitions again
@@ -222,8 +229,7 @@ static unsigned stage_prefix(const struct clm_kernel_shape *s)
  * or 8 bytes, and 256 of 4 for a prefix walk. */
 static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned chunk)
 {
-    unsigned prefix = stage_prefix(s);
-    unsigned col = dfa_stage_col(prefix ? prefix : s->m);
+    unsigned prefix = stage_prefix(s), col = dfa_walk_col(s);
     size_t dfa = 256 * (size_t)col + (!col || prefix ? (size_t)s->tab_len * 2 : 0);
     size_t bitap = 256u * (s->m <= 32 ? 4u : 8u) + (prefix ? 256u * 4u : 0);
     size_t table = s->algorithm == CLM_ALGO_DFA ? dfa : bitap;
@@ -288,10 +294,10 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, &csrc);
     int wg_open = !o->work_group_size;
     int chunk_open = !o->bytes_per_item && csrc <= CLM_TUNING_BUILTIN;
-    unsigned wg = s->wg, chunk = s->chunk;
+    unsigned wg = s->wg, chunk = s->chunk, prefix = stage_prefix(s);
     if (chunk_open && dev->info.type != CLM_DEVICE_CPU) {
         /* past 32 a walk of the whole pattern (no prefix walk) keeps its tail small */
-        int whole_walk = s->m > 32 && !stage_prefix(s);
+        int whole_walk = s->m > 32 && !prefix;
         unsigned need = whole_walk ? (unsigned)clm_round_up(4 * (s->m - 1), 16) : 0;
         chunk = need > 128u ? need : 128u;
     }
@@ -310,8 +316,8 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     }
     s->stage = 1;
     s->stage_prefetch = prefetch;
-    s->stage_prefix = stage_prefix(s);
-    s->dfa_col = dfa ? dfa_stage_col(s->stage_prefix ? s->stage_prefix : s->m) : 0;
+    s->stage_prefix = prefix;
+    s->dfa_col = dfa ? dfa_walk_col(s) : 0;
     s->stage_groups = o->groups_per_unit
                           ? o->groups_per_unit
                           : (unsigned)clm_tune_get(dev, s->algorithm, CLM_KNOB_GROUPS, NULL);
