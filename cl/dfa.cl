@@ -157,8 +157,16 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
 #define COUNT_OP(S, H, byte)                                                               \
     do {                                                                                   \
         DFA_NEXT(S, byte);                                                                 \
-        H += S == DFA_FINAL;                                                               \
+        H += DFA_IS_FINAL(S);                                                              \
     } while (0)
+/* No state is above the final one, so where that is a power of two (a 4-mer's 4) the
+ * quotient is the match bit: a shift folded into the add (one LEA.HI on the H200 instead of a
+ * compare and an add: m = 4 counting 2.33 -> 2.53 TB/s, bench/experiments). */
+#if (DFA_FINAL & (DFA_FINAL - 1)) == 0
+#define DFA_IS_FINAL(S) ((S) / DFA_FINAL)
+#else
+#define DFA_IS_FINAL(S) ((S) == DFA_FINAL)
+#endif
 #define HIT_TEST(H) ((H) >= DFA_FAST_FINAL)
 /* the state is the length of the open prefix (times SIGMA in the class form): one started
  * in the chunk is longer than the t bytes read past it */
