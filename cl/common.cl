@@ -147,6 +147,11 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
 #ifndef STAGE_PREFIX
 #define STAGE_PREFIX 0 /* states or bits of the prefix walk (host's choice), 0: none */
 #endif
+/* FAST_ALWAYS 1: the prefix walk runs whatever FAST_OK says (its state and hit are then
+ * dropped), sparing a branch per block where FAST_IN of any state is harmless (bitap) */
+#ifndef FAST_ALWAYS
+#define FAST_ALWAYS 0
+#endif
 #ifndef FAST_T
 #define FAST_T(T) T
 #define FAST_OK(S) 1
@@ -162,7 +167,7 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
             const T before_ = state;                                                       \
             const int fast_ok_ = FAST_OK(before_);                                         \
             FAST_T(T) hit_ = 0;                                                            \
-            if (fast_ok_) {                                                                \
+            if (FAST_ALWAYS || fast_ok_) {                                                 \
                 FAST_T(T) fast_ = FAST_IN(before_);                                        \
                 SW16(HIT_OP, fast_, hit_, v_);                                             \
                 state = FAST_OUT(fast_);                                                   \
