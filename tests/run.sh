@@ -118,16 +118,28 @@ tally() {
     fi
 }
 
-# The DNA mode of the CLI (FASTA, IUPAC, strands; seqkit locate when installed) runs beside
-# the library suite, its output shown after it: on 2 cores the suites took 17-18 min one
-# after the other, close to CI's 20. Under the sanitizer with the CLI's options (below).
+# The CLI suites (tests/cli.sh, and the DNA mode's tests/cli_dna.sh: FASTA, IUPAC, strands;
+# seqkit locate when installed) run beside the library suite, their output shown after it:
+# the library suite builds its kernels one after the other and keeps one of CI's two cores
+# busy (one after the other the suites took 17.5-22 min cold on 2 cores, close to CI's 20).
+# cli.sh gets a kernel cache of its own unless the caller set one. Under the sanitizer with
+# the CLI's options (below); under oclgrind only the library's kernels are checked.
+cli_env=""
+[ "$mode" = asan ] && cli_env="ASAN_OPTIONS=$cli_asan_options"
 dna_bg=""
 if [ -f tests/cli_dna.sh ] && [ "$mode" != oclgrind ]; then
-    dna_env=""
-    [ "$mode" = asan ] && dna_env="ASAN_OPTIONS=$cli_asan_options"
-    # shellcheck disable=SC2086 # $dna_env is empty or one assignment for env
-    { env $dna_env sh tests/cli_dna.sh "$B" >"$tmp/cli_dna.log" 2>&1; echo $? >"$tmp/rc_dna"; } &
+    # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
+    { env $cli_env sh tests/cli_dna.sh "$B" >"$tmp/cli_dna.log" 2>&1; echo $? >"$tmp/rc_dna"; } &
     dna_bg=$!
+fi
+cli_bg=""
+if [ -f tests/cli.sh ] && [ "$mode" != oclgrind ]; then
+    cli_cache=$CLMATCH_CACHE_DIR
+    [ "$cli_cache" = "$tmp/cache" ] && cli_cache=$tmp/cache-cli
+    # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
+    { env $cli_env CLMATCH_CACHE_DIR="$cli_cache" sh tests/cli.sh "$B" >"$tmp/cli.log" 2>&1
+      echo $? >"$tmp/rc_cli"; } &
+    cli_bg=$!
 fi
 
 tests_bin=$B/clmatch-tests
@@ -157,14 +169,10 @@ else
     fi
 fi
 
-# The CLI tests need no simulator; under oclgrind only the library's kernels are checked.
-if [ -f tests/cli.sh ] && [ "$mode" != oclgrind ]; then
-    if [ "$mode" = asan ]; then
-        ASAN_OPTIONS=$cli_asan_options
-        export ASAN_OPTIONS
-    fi
-    { sh tests/cli.sh "$B" 2>&1; echo $? >"$tmp/rc"; } | tee "$tmp/cli.log"
-    tally "$tmp/cli.log" "$(cat "$tmp/rc")" cli.sh
+if [ -n "$cli_bg" ]; then
+    wait "$cli_bg"
+    cat "$tmp/cli.log"
+    tally "$tmp/cli.log" "$(cat "$tmp/rc_cli")" cli.sh
 fi
 if [ -n "$dna_bg" ]; then
     wait "$dna_bg"
