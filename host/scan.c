@@ -1424,7 +1424,10 @@ static void reserve_ahead_join(struct reserve_ahead *a, clm_scratch *s)
  * overlapped, less waiting for the first slab; bench/results/h200-h). Memory scans keep the
  * whole slab: on resident text, kernels of 256 MiB ran 1.4x those of 64 MiB (launch and
  * tail-wave cost). */
-#define FILE_SLAB_MAX ((size_t)64 << 20)
+#ifndef CLM_FILE_SLAB_MIB /* a build-time knob for such measurements; 32 and 128 lost to 64 */
+#define CLM_FILE_SLAB_MIB 64
+#endif
+#define FILE_SLAB_MAX ((size_t)CLM_FILE_SLAB_MIB << 20)
 
 /* Slab after slab: each owns `slab` bytes of match starts, keeps `lead` bytes before them
  * (approximate search: alignments may begin before the nominal start) and `overlap` after
