@@ -306,8 +306,8 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     int prefetch = switch_wanted(dev, s->algorithm, o->flags, CLM_PREFETCH, CLM_NO_PREFETCH,
                                  CLM_KNOB_PREFETCH) &&
                    chunk <= 128;
-    if (prefetch && wg_open && wg > 128)
-        wg = 128;
+    if (prefetch && wg_open && wg > CLM_PREFETCH_WG_MAX)
+        wg = CLM_PREFETCH_WG_MAX;
     size_t budget = local_budget(dev), tables = table_bytes(s);
     while (tables + stage_bytes(s, wg, chunk) > budget) {
         if (!wg_open || wg <= 16)

@@ -193,6 +193,23 @@ static int timed_count(tuner *T, int ai, clm_database *db, clm_scratch *s, doubl
     return rc;
 }
 
+/* Compile the patterns with options o as a profile holding o's shape would: the library caps a
+ * work-group size that comes from the tuning where the kernel prefetches (clmatch.h
+ * CLM_PREFETCH_WG_MAX), not one the options set, so a size above the cap is compiled at it. */
+static int compile_as_profile(tuner *T, clm_compile_options *o, clm_database **db)
+{
+    clm_database_info di;
+    int rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, o, db);
+    if (rc == CLM_OK && o->work_group_size > CLM_PREFETCH_WG_MAX &&
+        clm_database_get_info(*db, &di) == CLM_OK && di.staged && di.prefetch) {
+        clm_database_free(*db);
+        *db = NULL;
+        o->work_group_size = CLM_PREFETCH_WG_MAX;
+        rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, o, db);
+    }
+    return rc;
+}
+
 /* The algorithms not timed get the global shape too: count once with it. A wrong count
  * ends the program; one that cannot run (a work-group size above what its kernel allows)
  * returns the status, and the caller keeps the built-in work-group size for it. */
@@ -206,7 +223,7 @@ static int check_untimed(tuner *T, clm_algorithm algo, unsigned wg, unsigned chu
     o.algorithm = algo;
     o.work_group_size = wg;
     o.bytes_per_item = chunk;
-    int rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, &o, &db);
+    int rc = compile_as_profile(T, &o, &db);
     if (rc == CLM_OK)
         rc = clm_scratch_alloc(db, NULL, &s);
     if (rc == CLM_OK)
@@ -284,7 +301,7 @@ static int measure_full(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned 
     clm_database *db = NULL;
     clm_scratch *s = NULL;
     clm_database_info di;
-    int rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, &o, &db);
+    int rc = compile_as_profile(T, &o, &db);
     if (rc == CLM_OK)
         rc = clm_scratch_alloc(db, NULL, &s);
     if (rc == CLM_OK && clm_database_get_info(db, &di) == CLM_OK) {
