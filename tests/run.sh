@@ -156,8 +156,6 @@ else
     limit=${CLMATCH_TEST_TIMEOUT:-$limit}
     tmo=""
     command -v timeout >/dev/null 2>&1 && tmo="timeout $limit"
-    # stdout+stderr to the terminal and to a log; the status through a file (POSIX sh has
-    # no pipefail).
     # The standard and full sets run as two processes, the differential cases (diff.*) beside
     # the rest, each with a kernel cache of its own unless the caller set one: PoCL builds
     # a kernel on one thread, so one process left a core of CI's two idle once the CLI suites
@@ -172,6 +170,8 @@ else
         diff_bg=$!
         set -- "$@" --skip diff.
     fi
+    # stdout+stderr to the terminal and to a log; the status through a file (POSIX sh has
+    # no pipefail).
     # shellcheck disable=SC2086 # $tmo and $wrap are command prefixes, split on purpose
     { $tmo $wrap "$tests_bin" "$@" 2>&1; echo $? >"$tmp/rc"; } | tee "$tmp/tests.log"
     rc=$(cat "$tmp/rc")
