@@ -193,7 +193,7 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
  * m + 1 one-byte states (m <= 32), each column an odd number of words long so that the
  * columns of neighbouring bytes start in different banks (H200: 1.06-1.26x the class map and
  * transitions, bench/experiments); 0 for longer patterns, whose 17 KiB table would halve the
- * work-group: they walk the table of their prefix (dfa_stage_prefix). */
+ * work-group: they walk the table of their prefix (stage_prefix). */
 static unsigned dfa_stage_col(unsigned m)
 {
     return m <= 32 ? 4 * (((m + 4) / 4) | 1) : 0;
@@ -287,12 +287,13 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
         !stageable(dev, s))
         return;
     /* chunk open: neither the options nor a profile or CLMATCH_TUNE set it. The work-group
-     * may be halved unless the options fixed it: a profile's size, measured at m = 13 and
-     * 32, must not turn staging off for a longer pattern (H200, m = 64 with a profile's
-     * wg=256: 1.43 unstaged vs 1.90 TB/s staged with 128). */
+     * may be halved unless the options fixed it (CLM_WG_AS_TUNING: clmatch-tune's sizes, taken
+     * as its profile's will be): a profile's size, measured at m = 13 and 32, must not turn
+     * staging off for a longer pattern (H200, m = 64 with a profile's wg=256: 1.43 unstaged
+     * vs 1.90 TB/s staged with 128). */
     clm_tuning_source csrc = CLM_TUNING_DEFAULT;
     clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, &csrc);
-    int wg_open = !o->work_group_size;
+    int wg_open = !o->work_group_size || (o->flags & CLM_WG_AS_TUNING);
     int chunk_open = !o->bytes_per_item && csrc <= CLM_TUNING_BUILTIN;
     unsigned wg = s->wg, chunk = s->chunk, prefix = stage_prefix(s);
     if (chunk_open && dev->info.type != CLM_DEVICE_CPU) {
@@ -699,7 +700,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     const unsigned known_flags = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY | CLM_DNA |
                                  CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING |
                                  CLM_PACKING | CLM_STAGING | CLM_NO_STAGING | CLM_PREFETCH |
-                                 CLM_NO_PREFETCH;
+                                 CLM_NO_PREFETCH | CLM_WG_AS_TUNING;
     if ((unsigned)opts->algorithm >= N_ALGORITHMS ||
         (unsigned)opts->table_memory > CLM_TABLE_CONSTANT ||
         (unsigned)opts->variant > CLM_VARIANT_SUBGROUP || (opts->flags & ~known_flags))

@@ -414,11 +414,16 @@ typedef enum {
 #define CLM_PREFETCH 1024u
 /** The largest work-group of a prefetching staged kernel whose size the options leave open
  *  (the registers each work-item holds: on the H200 bitap ran 2.81 vs 2.73-2.75 TB/s with
- *  256). clmatch-tune measures such kernels at the size they would get from its profile. */
+ *  256). */
 #define CLM_PREFETCH_WG_MAX 128u
 /** Staged kernels never prefetch, whatever the tuning's prefetch says; wins over
  *  CLM_PREFETCH. */
 #define CLM_NO_PREFETCH 2048u
+/** The options' work_group_size is taken as a tuning value would be: where it is too large
+ *  for a staged kernel's region it is halved, and where the kernel prefetches it is capped at
+ *  CLM_PREFETCH_WG_MAX (without the flag a size the options set is kept, or the kernel does
+ *  not stage). For clmatch-tune, which times the shapes its profile will give. */
+#define CLM_WG_AS_TUNING 4096u
 
 typedef struct clm_compile_options {
     clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */

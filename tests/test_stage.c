@@ -233,6 +233,57 @@ static void test_stage_queue(const void *arg)
     t_matches_free(&want);
 }
 
+/* The shape a staged bitap kernel of 128-byte chunks gets with work-group size wg and flags;
+ * 0 when it could not be compiled (a failure is recorded). */
+static int staged_shape(const t_patset *ps, unsigned flags, unsigned wg, clm_database_info *info)
+{
+    clm_compile_options o;
+    clm_database *db = NULL;
+    t_compile_options(&o, ps, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, CLM_STAGING | flags, wg, 128,
+                      CLM_VARIANT_AUTO, 0);
+    int rc = t_compile_with(ps, &o, &db);
+    int ok = EXPECT_RC(rc, CLM_OK) && EXPECT_RC(clm_database_get_info(db, info), CLM_OK);
+    clm_database_free(db);
+    return ok;
+}
+
+/* CLM_WG_AS_TUNING: the options' work-group size is taken as a tuning's would be, capped at
+ * CLM_PREFETCH_WG_MAX where the kernel prefetches and halved where the region does not fit in
+ * local memory; without it the size is kept (and a region too large is not staged). */
+static void test_wg_as_tuning(const void *arg)
+{
+    size_t m = 13;
+    unsigned char *p = t_pattern(4, m);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database_info kept, tuned;
+    unsigned big = 16;
+    (void)arg;
+    if (!staging_expected()) { /* CLMATCH_STAGING=off: nothing stages */
+        free(p);
+        return;
+    }
+    if (t_devinfo.max_work_group_size >= 256
+        && staged_shape(&ps, CLM_PREFETCH, 256, &kept)
+        && staged_shape(&ps, CLM_PREFETCH | CLM_WG_AS_TUNING, 256, &tuned)
+        && !(EXPECT(kept.staged && kept.prefetch && kept.work_group_size == 256)
+             && EXPECT(tuned.staged && tuned.prefetch
+                       && tuned.work_group_size == CLM_PREFETCH_WG_MAX)))
+        t_note("prefetch, wg 256: kept staged=%d wg=%u, as tuning staged=%d wg=%u",
+               kept.staged, kept.work_group_size, tuned.staged, tuned.work_group_size);
+    /* the largest power-of-two size the device allows; tested where its region (144 bytes
+     * an item) is larger than local memory */
+    while (2u * big <= t_devinfo.max_work_group_size) big *= 2;
+    if ((big + 1u) * 144u > t_devinfo.local_mem_bytes
+        && staged_shape(&ps, CLM_NO_PREFETCH, big, &kept)
+        && staged_shape(&ps, CLM_NO_PREFETCH | CLM_WG_AS_TUNING, big, &tuned)
+        && !(EXPECT(!kept.staged && kept.work_group_size == big)
+             && EXPECT(tuned.staged && tuned.work_group_size < big)))
+        t_note("wg %u: kept staged=%d wg=%u, as tuning staged=%d wg=%u", big, kept.staged,
+               kept.work_group_size, tuned.staged, tuned.work_group_size);
+    free(p);
+}
+
 /* CLMATCH_STAGING: off gives unstaged kernels with the same results; a bad value is refused
  * when the device is opened. */
 static int child_staging_env(const char *arg)
@@ -271,5 +322,6 @@ void register_stage_tests(void)
     t_register("stage.queue.dfa", test_stage_queue, &queue_algos[0], 1);
     t_register("stage.queue.bitap", test_stage_queue, &queue_algos[1], 1);
     t_register("stage.env", test_staging_env, NULL, 1);
+    t_register("stage.wg_as_tuning", test_wg_as_tuning, NULL, 1);
     t_register_child("staging_env", child_staging_env);
 }

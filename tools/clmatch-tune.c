@@ -193,23 +193,6 @@ static int timed_count(tuner *T, int ai, clm_database *db, clm_scratch *s, doubl
     return rc;
 }
 
-/* Compile the patterns with options o as a profile holding o's shape would: the library caps a
- * work-group size that comes from the tuning where the kernel prefetches (clmatch.h
- * CLM_PREFETCH_WG_MAX), not one the options set, so a size above the cap is compiled at it. */
-static int compile_as_profile(tuner *T, clm_compile_options *o, clm_database **db)
-{
-    clm_database_info di;
-    int rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, o, db);
-    if (rc == CLM_OK && o->work_group_size > CLM_PREFETCH_WG_MAX &&
-        clm_database_get_info(*db, &di) == CLM_OK && di.staged && di.prefetch) {
-        clm_database_free(*db);
-        *db = NULL;
-        o->work_group_size = CLM_PREFETCH_WG_MAX;
-        rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, o, db);
-    }
-    return rc;
-}
-
 /* The algorithms not timed get the global shape too: count once with it. A wrong count
  * ends the program; one that cannot run (a work-group size above what its kernel allows)
  * returns the status, and the caller keeps the built-in work-group size for it. */
@@ -223,7 +206,8 @@ static int check_untimed(tuner *T, clm_algorithm algo, unsigned wg, unsigned chu
     o.algorithm = algo;
     o.work_group_size = wg;
     o.bytes_per_item = chunk;
-    int rc = compile_as_profile(T, &o, &db);
+    o.flags = CLM_WG_AS_TUNING; /* the size its profile will give */
+    int rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, &o, &db);
     if (rc == CLM_OK)
         rc = clm_scratch_alloc(db, NULL, &s);
     if (rc == CLM_OK)
@@ -295,13 +279,15 @@ static int measure_full(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned 
     o.work_group_size = wg;
     o.bytes_per_item = chunk;
     o.vector_width = vec;
-    o.flags = stage == STAGE_ON ? CLM_STAGING : stage == STAGE_OFF ? CLM_NO_STAGING : 0u;
+    /* the work-group size as its profile will give it (capped where the kernel prefetches) */
+    o.flags = CLM_WG_AS_TUNING;
+    o.flags |= stage == STAGE_ON ? CLM_STAGING : stage == STAGE_OFF ? CLM_NO_STAGING : 0u;
     o.flags |= prefetch == STAGE_ON ? CLM_PREFETCH : prefetch == STAGE_OFF ? CLM_NO_PREFETCH : 0u;
     o.groups_per_unit = groups;
     clm_database *db = NULL;
     clm_scratch *s = NULL;
     clm_database_info di;
-    int rc = compile_as_profile(T, &o, &db);
+    int rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, &o, &db);
     if (rc == CLM_OK)
         rc = clm_scratch_alloc(db, NULL, &s);
     if (rc == CLM_OK && clm_database_get_info(db, &di) == CLM_OK) {
