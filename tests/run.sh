@@ -119,11 +119,27 @@ tally() {
     fi
 }
 
+# A suite run in the background gets a kernel cache of its own ($tmp/cache-$1) unless the
+# caller set one.
+own_cache() {
+    if [ "$CLMATCH_CACHE_DIR" = "$tmp/cache" ]; then echo "$tmp/cache-$1"; else echo "$CLMATCH_CACHE_DIR"; fi
+}
+
+# Wait for the background suite $1 (pid), show its log $2 and count it, its status in file
+# $3, as $4.
+collect() {
+    wait "$1"
+    cat "$2"
+    bg_rc=$(cat "$3")
+    [ "$bg_rc" -eq 124 ] && echo "not ok - $4: killed after ${limit:-?} s"
+    tally "$2" "$bg_rc" "$4"
+}
+
 # The CLI suites (tests/cli.sh, and the DNA mode's tests/cli_dna.sh: FASTA, IUPAC, strands;
 # seqkit locate when installed) run beside the library suite, their output shown after it:
 # the library suite builds its kernels one after the other and keeps one of CI's two cores
 # busy (one after the other the suites took 17.5-22 min cold on 2 cores, close to CI's 20).
-# cli.sh gets a kernel cache of its own unless the caller set one. Under the sanitizer with
+# cli.sh gets a kernel cache of its own (own_cache). Under the sanitizer with
 # the CLI's options (below); under oclgrind only the library's kernels are checked.
 cli_env=""
 [ "$mode" = asan ] && cli_env="ASAN_OPTIONS=$cli_asan_options"
@@ -135,10 +151,8 @@ if [ -f tests/cli_dna.sh ] && [ "$mode" != oclgrind ]; then
 fi
 cli_bg=""
 if [ -f tests/cli.sh ] && [ "$mode" != oclgrind ]; then
-    cli_cache=$CLMATCH_CACHE_DIR
-    [ "$cli_cache" = "$tmp/cache" ] && cli_cache=$tmp/cache-cli
     # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
-    { env $cli_env CLMATCH_CACHE_DIR="$cli_cache" sh tests/cli.sh "$B" >"$tmp/cli.log" 2>&1
+    { env $cli_env CLMATCH_CACHE_DIR="$(own_cache cli)" sh tests/cli.sh "$B" >"$tmp/cli.log" 2>&1
       echo $? >"$tmp/rc_cli"; } &
     cli_bg=$!
 fi
@@ -157,15 +171,13 @@ else
     tmo=""
     command -v timeout >/dev/null 2>&1 && tmo="timeout $limit"
     # The standard and full sets run as two processes, the differential cases (diff.*) beside
-    # the rest, each with a kernel cache of its own unless the caller set one: PoCL builds
+    # the rest, each with a kernel cache of its own (own_cache): PoCL builds
     # a kernel on one thread, so one process left a core of CI's two idle once the CLI suites
     # were done. A run narrowed by arguments (--filter, --skip, ...) stays one process.
     diff_bg=""
     if [ "$user_args" -eq 0 ] && { [ "$mode" = default ] || [ "$mode" = full ]; }; then
-        diff_cache=$CLMATCH_CACHE_DIR
-        [ "$diff_cache" = "$tmp/cache" ] && diff_cache=$tmp/cache-diff
         # shellcheck disable=SC2086 # $tmo and $wrap are command prefixes, split on purpose
-        { CLMATCH_CACHE_DIR=$diff_cache $tmo $wrap "$tests_bin" "$@" --filter diff. \
+        { CLMATCH_CACHE_DIR=$(own_cache diff) $tmo $wrap "$tests_bin" "$@" --filter diff. \
               >"$tmp/tests-diff.log" 2>&1; echo $? >"$tmp/rc_diff"; } &
         diff_bg=$!
         set -- "$@" --skip diff.
@@ -177,13 +189,8 @@ else
     rc=$(cat "$tmp/rc")
     [ "$rc" -eq 124 ] && echo "not ok - clmatch-tests: killed after $limit s"
     tally "$tmp/tests.log" "$rc" clmatch-tests
-    if [ -n "$diff_bg" ]; then
-        wait "$diff_bg"
-        cat "$tmp/tests-diff.log"
-        rc=$(cat "$tmp/rc_diff")
-        [ "$rc" -eq 124 ] && echo "not ok - clmatch-tests --filter diff.: killed after $limit s"
-        tally "$tmp/tests-diff.log" "$rc" "clmatch-tests --filter diff."
-    fi
+    [ -n "$diff_bg" ] &&
+        collect "$diff_bg" "$tmp/tests-diff.log" "$tmp/rc_diff" "clmatch-tests --filter diff."
     if [ "$mode" = oclgrind ] && [ -s "$tmp/oclgrind.log" ]; then
         echo "not ok - oclgrind: kernel errors reported (first lines below)"
         sed -n '1,60p' "$tmp/oclgrind.log" | sed 's/^/#   /'
@@ -191,16 +198,8 @@ else
     fi
 fi
 
-if [ -n "$cli_bg" ]; then
-    wait "$cli_bg"
-    cat "$tmp/cli.log"
-    tally "$tmp/cli.log" "$(cat "$tmp/rc_cli")" cli.sh
-fi
-if [ -n "$dna_bg" ]; then
-    wait "$dna_bg"
-    cat "$tmp/cli_dna.log"
-    tally "$tmp/cli_dna.log" "$(cat "$tmp/rc_dna")" cli_dna.sh
-fi
+[ -n "$cli_bg" ] && collect "$cli_bg" "$tmp/cli.log" "$tmp/rc_cli" cli.sh
+[ -n "$dna_bg" ] && collect "$dna_bg" "$tmp/cli_dna.log" "$tmp/rc_dna" cli_dna.sh
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
