@@ -165,12 +165,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 /* the whole word's masks, then 256 32-bit ones */
 #define STAGE_TAB_LEN (256 + 256 * 4 / (STAGE_BITS / 8))
 #define STAGE_LOW(stab) ((__local uint *)((stab) + 256))
-#undef FAST_T
-#undef FAST_OK
-#undef FAST_IN
-#undef FAST_OUT
 #define FAST_T(T) uint
-#undef FAST_ALWAYS
 #define FAST_ALWAYS 1 /* a shift of any state: the branch cost m = 64 6 % on the H200 */
 /* no prefix of STAGE_PREFIX open: the prefix walk's word carries nothing out */
 #define FAST_OK(S) (!((S) >> (STAGE_PREFIX - 1)))

@@ -147,16 +147,15 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
 #ifndef STAGE_PREFIX
 #define STAGE_PREFIX 0 /* states or bits of the prefix walk (host's choice), 0: none */
 #endif
-/* FAST_ALWAYS 1: the prefix walk runs whatever FAST_OK says (its state and hit are then
- * dropped), sparing a branch per block where FAST_IN of any state is harmless (bitap) */
-#ifndef FAST_ALWAYS
-#define FAST_ALWAYS 0
-#endif
-#ifndef FAST_T
+/* An algorithm's prefix walk (STAGE_PREFIX > 0) defines FAST_T, FAST_OK, FAST_IN, FAST_OUT and
+ * FAST_ALWAYS (1: the prefix walk runs whatever FAST_OK says, its state and hit then dropped,
+ * sparing a branch per block where FAST_IN of any state is harmless); without one: */
+#if !STAGE_PREFIX
 #define FAST_T(T) T
 #define FAST_OK(S) 1
 #define FAST_IN(S) (S)
 #define FAST_OUT(F) (F)
+#define FAST_ALWAYS 0
 #endif
 #define STAGE_BLOCK(T, r)                                                                  \
     do {                                                                                   \

@@ -91,14 +91,11 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #define STAGE_TAB_LEN (128u * DFA_COL + TAB_LEN)
 #define DFA_COL_LAST STAGE_PREFIX
 #define DFA_CLASSES_AT (128u * DFA_COL)
-#undef FAST_T
-#undef FAST_OK
-#undef FAST_IN
-#undef FAST_OUT
 #define FAST_T(T) uint
 #define FAST_OK(S) ((S) < STAGE_PREFIX * SIGMA)
 #define FAST_IN(S) ((S) / SIGMA)
 #define FAST_OUT(F) ((F) * SIGMA)
+#define FAST_ALWAYS 0 /* a state past the prefix would index past its columns */
 #elif DFA_COL
 #define STAGE_T uchar
 #define STAGE_TAB_LEN (256u * DFA_COL)
