@@ -97,6 +97,28 @@ void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads);
  * the offset and errno text on a failed or short read. */
 int clm_parallel_pread(int fd, void *dst, size_t n, uint64_t offset, unsigned threads);
 
+/* A pool of threads that read a file in pieces of a queue of reads, so that they go on with
+ * the next read (the next slab) without waiting for each other. */
+typedef struct clm_reader clm_reader;
+#define CLM_READER_QUEUE 4
+struct clm_read { /* one read, the caller's until clm_reader_wait returns */
+    unsigned char *dst;
+    uint64_t offset;
+    size_t n, handed, left; /* bytes handed to threads; bytes not read yet */
+    int failed, err;        /* the failure nearest the start: errno (0: short read), at */
+    uint64_t at;
+};
+/* Start up to `threads` readers of fd (none started is no error: waiters read). */
+int clm_reader_open(int fd, unsigned threads, clm_reader **out);
+/* Queue n bytes of the file at offset into dst (at most CLM_READER_QUEUE reads at once). */
+int clm_reader_submit(clm_reader *r, struct clm_read *rd, void *dst, size_t n, uint64_t offset);
+/* Wait for a read, reading its pieces not yet taken on the caller's thread. CLM_E_IO as
+ * clm_parallel_pread's. */
+int clm_reader_wait(clm_reader *r, struct clm_read *rd);
+/* Stop: pieces not begun are dropped, those being read finish first. Returns the wall time
+ * the pool had reads queued or in progress. r may be NULL. */
+double clm_reader_close(clm_reader *r);
+
 /* ---- devices (device.c) ------------------------------------------------------------- */
 
 struct clm_program_entry;

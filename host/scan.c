@@ -1370,54 +1370,6 @@ static size_t slab_extent(const clm_scratch *s, size_t slab, uint64_t len, uint6
     return (size_t)(end - (off - *pre));
 }
 
-/* Allocating a slot's buffers can take a while (pinning a 256 MiB staging buffer costs tens of
- * milliseconds with a GPU driver): when a file has a second slab, the second slot's buffers
- * are allocated on a thread of their own while the first slot's are made and the first slab is
- * read. The caller waits for it before loading the second slab; only that wait counts as
- * clm_stats.alloc_seconds. Below AHEAD_MIN bytes a thread costs more than it saves. */
-#define AHEAD_MIN ((size_t)4 << 20)
-
-struct reserve_ahead {
-    clm_scratch *s;
-    struct clm_slot *sl; /* the thread alone touches it until reserve_ahead_join */
-    size_t need;
-    int started;
-    double seconds; /* the thread's own allocation time (not on the caller's path) */
-    pthread_t tid;
-};
-
-/* A failure leaves the slot short of `need`: the caller's own slot_reserve then tries again
- * and reports it (the detail recorded here is this thread's and goes with it). */
-static void *reserve_ahead_run(void *arg)
-{
-    struct reserve_ahead *a = arg;
-    slot_reserve(a->s, a->sl, a->need, &a->seconds);
-    return NULL;
-}
-
-static void reserve_ahead_start(struct reserve_ahead *a, clm_scratch *s, struct clm_slot *sl,
-                                size_t need)
-{
-    memset(a, 0, sizeof *a);
-    if (need < AHEAD_MIN || (sl->room >= need && slot_is_open(sl)))
-        return;
-    a->s = s;
-    a->sl = sl;
-    a->need = need;
-    a->started = pthread_create(&a->tid, NULL, reserve_ahead_run, a) == 0;
-}
-
-/* Wait for the thread (the caller's wait counts as allocation time). */
-static void reserve_ahead_join(struct reserve_ahead *a, clm_scratch *s)
-{
-    if (!a->started)
-        return;
-    double t0 = clm_now();
-    pthread_join(a->tid, NULL);
-    s->stats.alloc_seconds += clm_now() - t0;
-    a->started = 0;
-}
-
 /* Files are read in slabs of at most 64 MiB, whatever the scratch's slab: on the H200 two slots
  * of 256 MiB took 0.17 s to pin and 0.06 s to free, more than searching a 1 GiB file, and
  * 64 MiB slabs streamed a cached 10 GiB file at 37 GB/s against 21 with 256 MiB (more time
@@ -1429,43 +1381,16 @@ static void reserve_ahead_join(struct reserve_ahead *a, clm_scratch *s)
 #endif
 #define FILE_SLAB_MAX ((size_t)CLM_FILE_SLAB_MIB << 20)
 
-/* Slab after slab: each owns `slab` bytes of match starts, keeps `lead` bytes before them
- * (approximate search: alignments may begin before the nominal start) and `overlap` after
- * (the longest pattern - 1). Slab k+1 is loaded and launched before slab k is collected, so
- * reading or copying and the search overlap. */
-static int run_slabs_untimed(clm_scratch *s, const struct input *in, uint64_t len,
-                             int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
+static size_t file_slab(const clm_scratch *s)
 {
-    int rc = CLM_OK;
-    uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
-    struct reserve_ahead ahead;
-    memset(&ahead, 0, sizeof ahead);
-    const size_t slab = in->data || s->slab <= FILE_SLAB_MAX ? s->slab : FILE_SLAB_MAX;
-    if (!in->data && len > slab) { /* a file of two slabs or more */
-        size_t owned, pre, n = slab_extent(s, slab, len, slab, &owned, &pre);
-        if (n >= s->db->min_match)
-            reserve_ahead_start(&ahead, s, &s->slot[1 % SLOTS], n);
-    }
-    for (uint64_t off = 0; off < len && rc == CLM_OK; off += slab, k++) {
-        size_t owned, pre, shift = 0;
-        size_t n = slab_extent(s, slab, len, off, &owned, &pre);
-        if (n < s->db->min_match)
-            break; /* no match fits in what is left */
-        struct clm_slot *sl = &s->slot[k % SLOTS];
-        if (ahead.started && sl == ahead.sl)
-            reserve_ahead_join(&ahead, s);
-        /* its last slab is the oldest in flight: collect it (the others keep the device
-         * busy meanwhile), then load this one while they run */
-        if (sl->busy && (rc = slot_finish(s, sl, cb, ctx, total)) != CLM_OK)
-            break;
-        rc = in->data ? slot_load_memory(s, sl, in->data + (off - pre), n, (size_t)(off - pre),
-                                         &shift)
-                      : slot_load_fd(s, sl, in->fd, off - pre, n);
-        if (rc == CLM_OK)
-            rc = slot_launch(s, sl, n + shift, pre + shift, owned, off - pre - shift,
-                             count_only);
-    }
-    reserve_ahead_join(&ahead, s); /* a scan that ended early must not leave it running */
+    return s->slab < FILE_SLAB_MAX ? s->slab : FILE_SLAB_MAX;
+}
+
+/* After the last launch (k slabs launched): the slabs still in flight collected in slab order
+ * and held matches delivered, or, after a stop or failure, what the slots hold dropped. */
+static int end_slabs(clm_scratch *s, uint64_t k, int rc, int count_only, clm_match_cb cb,
+                     void *ctx, uint64_t *total)
+{
     for (uint64_t i = k > SLOTS ? k - SLOTS : 0; i < k && rc == CLM_OK; i++)
         rc = slot_finish(s, &s->slot[i % SLOTS], cb, ctx, total); /* in slab order */
     if (rc == CLM_OK && !count_only)
@@ -1479,12 +1404,144 @@ static int run_slabs_untimed(clm_scratch *s, const struct input *in, uint64_t le
     return rc;
 }
 
+/* Slab after slab: each owns `slab` bytes of match starts, keeps `lead` bytes before them
+ * (approximate search: alignments may begin before the nominal start) and `overlap` after
+ * (the longest pattern - 1). Slab k+1 is loaded and launched before slab k is collected, so
+ * copying and the search overlap. Memory, and files of one slab. */
+static int run_slabs_untimed(clm_scratch *s, const struct input *in, uint64_t len,
+                             int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
+{
+    int rc = CLM_OK;
+    uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
+    const size_t slab = in->data ? s->slab : file_slab(s);
+    for (uint64_t off = 0; off < len && rc == CLM_OK; off += slab, k++) {
+        size_t owned, pre, shift = 0;
+        size_t n = slab_extent(s, slab, len, off, &owned, &pre);
+        if (n < s->db->min_match)
+            break; /* no match fits in what is left */
+        struct clm_slot *sl = &s->slot[k % SLOTS];
+        /* its last slab is the oldest in flight: collect it (the others keep the device
+         * busy meanwhile), then load this one while they run */
+        if (sl->busy && (rc = slot_finish(s, sl, cb, ctx, total)) != CLM_OK)
+            break;
+        rc = in->data ? slot_load_memory(s, sl, in->data + (off - pre), n, (size_t)(off - pre),
+                                         &shift)
+                      : slot_load_fd(s, sl, in->fd, off - pre, n);
+        if (rc == CLM_OK)
+            rc = slot_launch(s, sl, n + shift, pre + shift, owned, off - pre - shift,
+                             count_only);
+    }
+    return end_slabs(s, k, rc, count_only, cb, ctx, total);
+}
+
+/* ---- files of several slabs: a pool of reader threads ---------------------------------- */
+
+/* Slab k of a file: its bytes [from, from + n), the `owned` match starts after `pre` bytes. */
+struct extent {
+    uint64_t from;
+    size_t n, owned, pre;
+};
+
+/* 0 when the file has no slab k (or none a match fits in). */
+static int extent_of(const clm_scratch *s, size_t slab, uint64_t len, uint64_t k,
+                     struct extent *e)
+{
+    uint64_t off = k * slab;
+    if (off >= len)
+        return 0;
+    e->n = slab_extent(s, slab, len, off, &e->owned, &e->pre);
+    e->from = off - e->pre;
+    return e->n >= s->db->min_match;
+}
+
+/* Queue the read of a slab into the slot's staging. The slab the slot held goes first: its
+ * transfer done where `early` (the device has its copy; its search may still run), else all
+ * of it collected. Every slot's staging holds `most` bytes, so one in flight never regrows. */
+static int file_prepare(clm_scratch *s, clm_reader *pool, struct clm_read *rd,
+                        struct clm_slot *sl, const struct extent *e, size_t most, int early,
+                        clm_match_cb cb, void *ctx, uint64_t *total)
+{
+    int rc = CLM_OK;
+    if (sl->busy && !early) {
+        rc = slot_finish(s, sl, cb, ctx, total);
+    } else if (sl->busy) {
+        double t0 = clm_now();
+        cl_int err = clWaitForEvents(1, &sl->ev_write);
+        s->stats.wait_seconds += clm_now() - t0;
+        if (err)
+            rc = clm_fail_cl(err, "clWaitForEvents (text transfer)");
+    }
+    unsigned char *dst;
+    if (rc == CLM_OK)
+        rc = slot_acquire(s, sl, most, &dst);
+    return rc ? rc : clm_reader_submit(pool, rd, dst, e->n, e->from);
+}
+
+/* Launch a slab once its read is complete (after collecting the slot's last slab, where
+ * file_prepare left it in flight). */
+static int file_launch(clm_scratch *s, clm_reader *pool, struct clm_read *rd,
+                       struct clm_slot *sl, const struct extent *e, int count_only,
+                       clm_match_cb cb, void *ctx, uint64_t *total)
+{
+    double t0 = clm_now();
+    int rc = clm_reader_wait(pool, rd);
+    s->stats.read_seconds += clm_now() - t0;
+    if (rc == CLM_OK && sl->busy)
+        rc = slot_finish(s, sl, cb, ctx, total);
+    if (rc == CLM_OK)
+        rc = slot_commit(s, sl, e->n);
+    return rc ? rc : slot_launch(s, sl, e->n, e->pre, e->owned, e->from, count_only);
+}
+
+/* A file of more than one slab. Its reads go to a pool of threads that take them in pieces,
+ * so they go on with slab k + 1 while the caller waits for slab k, launches it and collects
+ * older ones, and buffers for slot 1 are made while slab 0 is read. On the copy and pinned
+ * paths the device has its own copy of a slab once its transfer is done, so the next read
+ * goes into its staging while its search still runs (not with indels: their matches' best
+ * starts are found in the staging when the slab is collected). */
+static int run_file_slabs(clm_scratch *s, int fd, uint64_t len, int count_only,
+                          clm_match_cb cb, void *ctx, uint64_t *total)
+{
+    const size_t slab = file_slab(s);
+    const int early = (s->path == CLM_PATH_COPY || s->path == CLM_PATH_PINNED) &&
+                      !s->db->indels;
+    struct extent ext[SLOTS];
+    struct clm_read reads[SLOTS];
+    /* the largest slab: the second (it keeps the lead and the overlap) */
+    size_t most = extent_of(s, slab, len, 1, &ext[1]) ? ext[1].n : 0;
+    int have = extent_of(s, slab, len, 0, &ext[0]);
+    if (ext[0].n > most)
+        most = ext[0].n;
+    clm_reader *pool = NULL;
+    int rc = clm_reader_open(fd, s->io_threads, &pool);
+    if (rc == CLM_OK && have)
+        rc = file_prepare(s, pool, &reads[0], &s->slot[0], &ext[0], most, early, cb, ctx,
+                          total);
+    uint64_t k = 0; /* slabs launched */
+    while (rc == CLM_OK && have) {
+        unsigned now = k % SLOTS, next = (k + 1) % SLOTS;
+        have = extent_of(s, slab, len, k + 1, &ext[next]);
+        if (have)
+            rc = file_prepare(s, pool, &reads[next], &s->slot[next], &ext[next], most, early,
+                              cb, ctx, total);
+        if (rc == CLM_OK)
+            rc = file_launch(s, pool, &reads[now], &s->slot[now], &ext[now], count_only, cb,
+                             ctx, total);
+        if (rc == CLM_OK)
+            k++;
+    }
+    s->stats.reader_seconds += clm_reader_close(pool); /* before the slots are dropped */
+    return end_slabs(s, k, rc, count_only, cb, ctx, total);
+}
+
 /* A one-shot scan, its wall time added to the scratch's stats. */
 static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int count_only,
                      clm_match_cb cb, void *ctx, uint64_t *total)
 {
     double t0 = clm_now();
-    int rc = run_slabs_untimed(s, in, len, count_only, cb, ctx, total);
+    int rc = !in->data && len > file_slab(s)
+                 ? run_file_slabs(s, in->fd, len, count_only, cb, ctx, total)
+                 : run_slabs_untimed(s, in, len, count_only, cb, ctx, total);
     s->stats.wall_seconds += clm_now() - t0;
     return rc;
 }

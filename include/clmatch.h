@@ -739,14 +739,19 @@ typedef struct clm_stats {
      * matches, callbacks): */
     double read_seconds;      /**< putting input into staging: pread of the file (clm_scan_fd,
                                    clm_count_fd) or copies of the caller's bytes, by
-                                   clm_scratch_info.io_threads threads */
+                                   clm_scratch_info.io_threads threads; for a file of more
+                                   than one slab, waiting for its reader threads */
     double alloc_seconds;     /**< allocating slot buffers on their first use (or growth);
-                                   a file's second slot is allocated on a thread of its own
-                                   while the first slab is read: only waiting for it counts */
+                                   a file's second slot is allocated while reader threads
+                                   read its first slab */
     double launch_seconds;    /**< enqueuing transfers and kernels (some drivers load or
                                    compile a kernel at its first launch) */
     double wait_seconds;      /**< waiting for the device: transfers and kernels not done yet,
                                    match read-back, mapping staging */
+    /* not on the calling thread: */
+    double reader_seconds;    /**< files of more than one slab: wall time their reader threads
+                                   had reads queued or under way (bytes / this: the host's
+                                   read rate) */
 } clm_stats;
 
 /** Totals since the scratch was allocated or last reset. */

@@ -355,6 +355,71 @@ out:
     free(p5);
 }
 
+/* A file of many slabs read by the reader threads (host/io.c clm_reader), on every path: a
+ * callback that stops after the first, 7th and middle match gets exactly those first matches;
+ * an fd open for writing only fails with CLM_E_IO naming offset 0 (every piece fails); after
+ * each, a full clm_scan_fd on the same scratch gives all the reference's matches. */
+static void test_fd_stop(const void *arg)
+{
+    const size_t n = 40000, m = 5;
+    size_t lens[1] = {m};
+    unsigned char *p = t_pattern(4, m), *text = NULL;
+    const unsigned char *pats[1];
+    char *dir = t_tempdir("fd_stop"), desc[128];
+    pcase c;
+    t_rng r;
+
+    (void)arg;
+    pcase_init(&c);
+    t_rng_init(&r, "fd_stop", 0);
+    if (!dir || !pcase_one(&c, dir, pats, lens, p, "fd stop")) goto out;
+    text = path_text(&r, n, p, m);
+    if (!write_file(c.tmp, text, n) || t_reference_ex(text, n, &c.fs, &c.want) != 0
+        || !EXPECT(c.want.n > 40))
+        goto out;
+    for (size_t pi = 0; pi < sizeof paths / sizeof paths[0] && !t_failures(); pi++) {
+        int ok = pcase_scratch(&c, paths[pi], 4096, 0), fd = -1;
+        if (ok < 0) continue;
+        if (!ok || (fd = open(c.tmp, O_RDONLY)) < 0) break;
+        const size_t limits[3] = {1, 7, c.want.n / 2};
+        for (int i = 0; i < 3; i++) {
+            t_matches prefix = c.want;
+            char diff[512];
+            snprintf(desc, sizeof desc, "path %s, stop after %zu of %zu",
+                     clm_data_path_name(paths[pi]), limits[i], c.want.n);
+            t_matches_clear(&c.got);
+            c.got.limit = limits[i];
+            int rc = clm_scan_fd(c.db, c.s, fd, t_collect, &c.got);
+            c.got.limit = 0;
+            prefix.n = limits[i];
+            if (!EXPECT_RC(rc, CLM_STOPPED) || t_matches_diff(&c.got, &prefix, diff, sizeof diff))
+                T_FAIL("%s: %s", desc, rc == CLM_STOPPED ? diff : "no stop");
+            fd_agrees(&c, fd, desc);
+        }
+        close(fd);
+        snprintf(desc, sizeof desc, "path %s, write-only fd", clm_data_path_name(paths[pi]));
+        if ((fd = open(c.tmp, O_WRONLY)) < 0) {
+            T_FAIL("cannot open %s for writing: %s", c.tmp, strerror(errno));
+            break;
+        }
+        t_matches_clear(&c.got);
+        if (EXPECT_RC(clm_scan_fd(c.db, c.s, fd, t_collect, &c.got), CLM_E_IO)
+            && !EXPECT(strstr(clm_last_error(), "offset 0 ") != NULL))
+            t_note("%s: \"%s\"", desc, clm_last_error());
+        close(fd);
+        if ((fd = open(c.tmp, O_RDONLY)) >= 0) {
+            fd_agrees(&c, fd, desc);
+            close(fd);
+        }
+    }
+out:
+    pcase_free(&c);
+    free(text);
+    if (dir) t_rmtree(dir);
+    free(dir);
+    free(p);
+}
+
 /* Files are read in slabs of at most 64 MiB whatever the scratch's slab (host/scan.c
  * FILE_SLAB_MAX): a scratch of 128 MiB slabs and a file of 64 MiB + 4099 bytes, with matches
  * ending right before, straddling and starting right after the 64 MiB edge. */
@@ -469,8 +534,8 @@ static int grow_step(pcase *c, const unsigned char *text, size_t n, size_t *allo
 /* A 4 MiB slab (1 MiB with --quick) with files of 3000 bytes, a sixth of a slab and 2.5
  * slabs, in that order, on one scratch per data path: the small files get buffers of their
  * size and one slot (less allocated than a quarter of a slab, then than a slab; the plan is
- * still two whole slots), the larger ones grow them, the last takes both slots (its second
- * allocated ahead on a thread); every scan gives the reference's matches. Then
+ * still two whole slots), the larger ones grow them, the last takes both slots (the second
+ * allocated while reader threads read the first slab); every scan gives the reference's matches. Then
  * pcase_check (memory, fd, stream) on the last text. Exact search and a packed DNA database
  * (its packed buffer grows too). */
 static void test_grow(const void *arg)
@@ -718,6 +783,7 @@ void register_path_tests(void)
                    paths[i] == CLM_PATH_PINNED || paths[i] == CLM_PATH_ZERO_COPY);
     }
     t_register("path.fd", test_fd, NULL, 1);
+    t_register("path.fd_stop", test_fd_stop, NULL, 1);
     t_register("path.file_slab", test_file_slab, NULL, 0);
     t_register("path.budget", test_budget, NULL, 0);
     t_register("path.env", test_env, NULL, 0);

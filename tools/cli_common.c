@@ -406,7 +406,10 @@ void cli_stats_breakdown(const clm_device *dev, const clm_database *db,
         return;
     named = st.read_seconds + st.alloc_seconds + st.launch_seconds + st.wait_seconds;
     fprintf(stderr, "clmatch: search %.4f s: read %.4f s", search_s, st.read_seconds);
-    if (st.read_seconds > 0)
+    if (st.reader_seconds > 0) /* a reader pool: the caller waited, the threads read */
+        fprintf(stderr, " waited (reader threads %.4f s, %.2f GB/s, %u I/O threads)",
+                st.reader_seconds, (double)st.bytes / st.reader_seconds / 1e9, si.io_threads);
+    else if (st.read_seconds > 0)
         fprintf(stderr, " (%.2f GB/s, %u I/O threads)", (double)st.bytes / st.read_seconds / 1e9,
                 si.io_threads);
     fprintf(stderr, ", buffers %.4f s, launches %.4f s, device waits %.4f s, rest %.4f s\n",
