@@ -10,9 +10,10 @@
  * range: streams well on CPUs). Kernel time comes from profiling events; median of reps.
  *
  * Host read: what clm_scan_fd does before a transfer can start, alone: the library's own
- * threaded pread (clm_parallel_pread) of a file in the page cache into the pinned staging
- * buffer, with 1, 2, 4, ... threads up to the library's default count (clm_io_threads). Set
- * beside H2D pinned it says whether reading or the bus limits streaming.
+ * reader pool (clm_reader) reading a file in the page cache into the pinned staging buffer
+ * as a file scan does, slab after slab with the next one queued, with 1, 2, 4, ... threads up
+ * to the library's default count (clm_io_threads). Set beside H2D pinned it says whether
+ * reading or the bus limits streaming.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #include <CL/cl.h>
 
 #include "bench.h"
-#include "internal.h" /* clm_io_threads, clm_parallel_pread: the library's file reader */
+#include "internal.h" /* clm_io_threads, clm_reader: the library's file reader */
 
 static const char read_source[] =
     "__kernel void read_interleaved(__global const uint4 *in, ulong n,\n"
@@ -417,12 +418,27 @@ struct read_run {
     unsigned threads;
 };
 
-/* One clm_parallel_pread of the whole file: its wall seconds. */
+/* The whole file read as clm_scan_fd reads one: a reader pool started, slabs of
+ * CLM_FILE_SLAB_MIB queued, each waited for once the next is queued. Its wall seconds. */
 static double run_read(void *ctx, bw_result *out)
 {
     struct read_run *rr = ctx;
+    const size_t slab = (size_t)CLM_FILE_SLAB_MIB << 20;
+    struct clm_read reads[2];
+    clm_reader *pool = NULL;
     double t = now_seconds();
-    if (clm_parallel_pread(rr->fd, rr->dst, rr->bytes, 0, rr->threads) != CLM_OK) {
+    int rc = clm_reader_open(rr->fd, rr->threads, &pool);
+    size_t k = 0, slabs = (rr->bytes + slab - 1) / slab;
+    for (; rc == CLM_OK && k < slabs; k++) {
+        size_t off = k * slab, n = rr->bytes - off < slab ? rr->bytes - off : slab;
+        rc = clm_reader_submit(pool, &reads[k % 2], rr->dst + off, n, off);
+        if (rc == CLM_OK && k > 0)
+            rc = clm_reader_wait(pool, &reads[(k - 1) % 2]);
+    }
+    if (rc == CLM_OK && k > 0)
+        rc = clm_reader_wait(pool, &reads[(k - 1) % 2]);
+    clm_reader_close(pool);
+    if (rc != CLM_OK) {
         snprintf(out->error, sizeof out->error, "host read: %s", clm_last_error());
         return -1;
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "internal.h" /* CLM_FILE_SLAB_MIB */
 
 /* The bench's own names (those of clmatch.h), so that a library that does not know a name
  * yet cannot mislabel a row. */
@@ -314,12 +315,15 @@ static void print_host_reads(FILE *f, const bench_report *r)
         any |= r->devices[i].bw.host_read_counts > 0;
     if (!any)
         return;
-    fputs("\n### Host read: pread of a cached file into pinned memory\n\n"
-          "What `clm_scan_fd` does before a slab can be transferred: `pread` of a file in the "
-          "page cache (H2D bytes of it) into the mapped pinned buffer of the H2D row, split in "
-          "one contiguous part per thread (the last count is clmatch's default, "
-          "`CLMATCH_IO_THREADS` sets it). GB/s median (best).\n\n"
-          "| device | threads | host read GB/s | ÷ H2D pinned |\n|---|---:|---:|---:|\n", f);
+    fprintf(f,
+            "\n### Host read: pread of a cached file into pinned memory\n\n"
+            "What `clm_scan_fd` does before a slab can be transferred: `pread` of a file in the "
+            "page cache (H2D bytes of it) into the mapped pinned buffer of the H2D row, as a "
+            "file scan reads: slabs of %d MiB, the next one queued, in pieces that a pool of "
+            "threads takes (the last count is clmatch's default, `CLMATCH_IO_THREADS` sets "
+            "it). GB/s median (best).\n\n"
+            "| device | threads | host read GB/s | ÷ H2D pinned |\n|---|---:|---:|---:|\n",
+            CLM_FILE_SLAB_MIB);
     for (int i = 0; i < r->device_count; i++) {
         const bench_device *d = &r->devices[i];
         for (int c = 0; c < d->bw.host_read_counts; c++) {

@@ -97,6 +97,17 @@ void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads);
  * the offset and errno text on a failed or short read. */
 int clm_parallel_pread(int fd, void *dst, size_t n, uint64_t offset, unsigned threads);
 
+/* Files are read in slabs of at most this many MiB, whatever the scratch's slab (the bench
+ * reads its host-read yardstick so too). Pinning the staging costs time that nothing overlaps
+ * (two slots of 256 MiB: 0.17 s on the H200, more than searching a 1 GiB file), and smaller
+ * slabs keep the reader threads and the transfers busy sooner: a cached 10 GiB file streamed
+ * at 41-44 GB/s with 32 MiB, 40-44 with 24 or 48, 35-40 with 64 (bench/experiments/README.md,
+ * "Streaming"). Memory scans keep the whole slab: on resident text, kernels of 256 MiB ran
+ * 1.4x those of 64 MiB (launch and tail-wave cost). */
+#ifndef CLM_FILE_SLAB_MIB /* a build-time knob for such measurements */
+#define CLM_FILE_SLAB_MIB 32
+#endif
+
 /* A pool of threads that read a file in pieces of a queue of reads, so that they go on with
  * the next read (the next slab) without waiting for each other. */
 typedef struct clm_reader clm_reader;
@@ -105,6 +116,7 @@ struct clm_read { /* one read, the caller's until clm_reader_wait returns */
     unsigned char *dst;
     uint64_t offset;
     size_t n, handed, left; /* bytes handed to threads; bytes not read yet */
+    size_t piece;           /* bytes a thread takes at once */
     int failed, err;        /* the failure nearest the start: errno (0: short read), at */
     uint64_t at;
 };

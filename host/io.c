@@ -44,38 +44,14 @@ unsigned clm_io_threads(unsigned *cpus)
 
 struct part {
     unsigned char *dst;
-    const unsigned char *src; /* copy */
-    int fd;                   /* pread */
-    uint64_t offset;
+    const unsigned char *src;
     size_t n;
-    /* what went wrong (pread): errno, 0 for a short read, at this file offset */
-    int failed, err;
-    uint64_t at;
 };
 
 static void *copy_part(void *arg)
 {
     struct part *p = arg;
     memcpy(p->dst, p->src, p->n);
-    return NULL;
-}
-
-static void *read_part(void *arg)
-{
-    struct part *p = arg;
-    size_t done = 0;
-    while (done < p->n) {
-        ssize_t got = pread(p->fd, p->dst + done, p->n - done, (off_t)(p->offset + done));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            p->failed = 1;
-            p->err = got < 0 ? errno : 0;
-            p->at = p->offset + done;
-            break;
-        }
-        done += (size_t)got;
-    }
     return NULL;
 }
 
@@ -86,14 +62,12 @@ static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn
     pthread_t tid[MAX_THREADS];
     int started[MAX_THREADS] = {0};
     size_t step = (n + threads - 1) / threads;
-    step = (step + 4095) & ~(size_t)4095; /* page-aligned parts keep reads on page bounds */
+    step = (step + 4095) & ~(size_t)4095; /* page-aligned parts */
     for (unsigned i = 0; i < threads; i++) {
         size_t a = (size_t)i * step < n ? (size_t)i * step : n;
         size_t b = a + step < n ? a + step : n;
         parts[i].dst += a;
-        if (parts[i].src)
-            parts[i].src += a;
-        parts[i].offset += a;
+        parts[i].src += a;
         parts[i].n = b - a;
     }
     for (unsigned i = 1; i < threads; i++)
@@ -133,40 +107,13 @@ void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads)
     run_parts(parts, threads, n, copy_part);
 }
 
-int clm_parallel_pread(int fd, void *dst, size_t n, uint64_t offset, unsigned threads)
-{
-    struct part parts[MAX_THREADS];
-    threads = threads_for(n, threads);
-    memset(parts, 0, sizeof parts);
-    for (unsigned i = 0; i < threads; i++) {
-        parts[i].dst = dst;
-        parts[i].fd = fd;
-        parts[i].offset = offset;
-    }
-    run_parts(parts, threads, n, read_part);
-    /* the failure nearest the start is the one to report (the detail is per thread, so it
-     * is written here, on the caller's) */
-    for (unsigned i = 0; i < threads; i++) {
-        const struct part *p = &parts[i];
-        if (!p->failed)
-            continue;
-        if (p->err)
-            return clm_fail(CLM_E_IO, "read of fd %d at offset %llu failed: %s", fd,
-                            (unsigned long long)p->at, strerror(p->err));
-        return clm_fail(CLM_E_IO,
-                        "short read: fd %d ended at offset %llu, before the %llu bytes its size "
-                        "promised (the file shrank while it was read?)",
-                        fd, (unsigned long long)p->at, (unsigned long long)(offset + n));
-    }
-    return CLM_OK;
-}
-
 /* ---- a reader pool: one file scan's reads, piece by piece ---------------------------------
  * clm_parallel_pread splits one slab over threads it starts and joins: every slab then waits
  * for its slowest part and for thread start-up, and the host read ran at 23-31 GB/s on the
  * H200 machine where threads that take 4 MiB pieces of a queue, slab after slab, read the same
- * cached 10 GiB file at 42-46 GB/s (bench/experiments/README.md, "Streaming"). */
-#define PIECE ((size_t)4 << 20)
+ * cached 10 GiB file at 42-46 GB/s (bench/experiments/README.md, "Streaming"). A read is cut
+ * in a piece per thread (at least PART_MIN): with two slabs in flight, fewer pieces left
+ * threads idle (16 MiB slabs in 4 MiB pieces: 26 GB/s). */
 
 struct clm_reader {
     int fd;
@@ -192,7 +139,7 @@ static int take_piece(clm_reader *r, struct clm_read *only, struct clm_read **rd
             continue;
         *rd = q;
         *at = q->handed;
-        *n = q->n - q->handed < PIECE ? q->n - q->handed : PIECE;
+        *n = q->n - q->handed < q->piece ? q->n - q->handed : q->piece;
         q->handed += *n;
         if (q->handed == q->n) { /* all handed out: off the queue */
             memmove(&r->queue[i], &r->queue[i + 1], (r->queued - i - 1) * sizeof *r->queue);
@@ -207,18 +154,24 @@ static int take_piece(clm_reader *r, struct clm_read *only, struct clm_read **rd
 static void read_piece(clm_reader *r, struct clm_read *rd, size_t at, size_t n)
 {
     pthread_mutex_unlock(&r->lock);
-    struct part p;
-    memset(&p, 0, sizeof p);
-    p.dst = rd->dst + at;
-    p.fd = r->fd;
-    p.offset = rd->offset + at;
-    p.n = n;
-    read_part(&p);
+    size_t done = 0;
+    int err = 0;
+    while (done < n) {
+        ssize_t got = pread(r->fd, rd->dst + at + done, n - done, (off_t)(rd->offset + at + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            err = got < 0 ? errno : -1; /* -1: a short read */
+            break;
+        }
+        done += (size_t)got;
+    }
     pthread_mutex_lock(&r->lock);
-    if (p.failed && (!rd->failed || p.at < rd->at)) { /* the failure nearest the start */
+    uint64_t where = rd->offset + at + done;
+    if (err && (!rd->failed || where < rd->at)) { /* the failure nearest the start */
         rd->failed = 1;
-        rd->err = p.err;
-        rd->at = p.at;
+        rd->err = err > 0 ? err : 0;
+        rd->at = where;
     }
     rd->left -= n;
     if (rd->left == 0) {
@@ -278,6 +231,8 @@ int clm_reader_submit(clm_reader *r, struct clm_read *rd, void *dst, size_t n, u
     rd->offset = offset;
     if (n == 0)
         return CLM_OK;
+    size_t piece = (n / (r->threads + 1) + 4095) & ~(size_t)4095; /* the caller reads too */
+    rd->piece = piece > PART_MIN ? piece : PART_MIN;
     pthread_mutex_lock(&r->lock);
     if (r->queued == CLM_READER_QUEUE) {
         pthread_mutex_unlock(&r->lock);
@@ -331,4 +286,17 @@ double clm_reader_close(clm_reader *r)
     pthread_mutex_destroy(&r->lock);
     free(r);
     return busy;
+}
+
+int clm_parallel_pread(int fd, void *dst, size_t n, uint64_t offset, unsigned threads)
+{
+    struct clm_read rd;
+    clm_reader *r = NULL;
+    int rc = clm_reader_open(fd, threads_for(n, threads) - 1, &r); /* the caller reads too */
+    if (rc == CLM_OK)
+        rc = clm_reader_submit(r, &rd, dst, n, offset);
+    if (rc == CLM_OK)
+        rc = clm_reader_wait(r, &rd);
+    clm_reader_close(r);
+    return rc;
 }

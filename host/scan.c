@@ -1370,15 +1370,6 @@ static size_t slab_extent(const clm_scratch *s, size_t slab, uint64_t len, uint6
     return (size_t)(end - (off - *pre));
 }
 
-/* Files are read in slabs of at most 64 MiB, whatever the scratch's slab: on the H200 two slots
- * of 256 MiB took 0.17 s to pin and 0.06 s to free, more than searching a 1 GiB file, and
- * 64 MiB slabs streamed a cached 10 GiB file at 37 GB/s against 21 with 256 MiB (more time
- * overlapped, less waiting for the first slab; bench/results/h200-h). Memory scans keep the
- * whole slab: on resident text, kernels of 256 MiB ran 1.4x those of 64 MiB (launch and
- * tail-wave cost). */
-#ifndef CLM_FILE_SLAB_MIB /* a build-time knob for such measurements; 32 and 128 lost to 64 */
-#define CLM_FILE_SLAB_MIB 64
-#endif
 #define FILE_SLAB_MAX ((size_t)CLM_FILE_SLAB_MIB << 20)
 
 static size_t file_slab(const clm_scratch *s)

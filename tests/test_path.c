@@ -420,9 +420,10 @@ out:
     free(p);
 }
 
-/* Files are read in slabs of at most 64 MiB whatever the scratch's slab (host/scan.c
- * FILE_SLAB_MAX): a scratch of 128 MiB slabs and a file of 64 MiB + 4099 bytes, with matches
- * ending right before, straddling and starting right after the 64 MiB edge. */
+/* Files are read in slabs of at most 32 MiB whatever the scratch's slab (host/internal.h
+ * CLM_FILE_SLAB_MIB; 64 before): a scratch of 128 MiB slabs and a file of 64 MiB + 4099 bytes,
+ * with matches ending right before, straddling and starting right after the 32 and 64 MiB
+ * edges. */
 static void test_file_slab(const void *arg)
 {
     const size_t edge = (size_t)64 << 20, n = edge + 4099, m = 13;
@@ -441,10 +442,12 @@ static void test_file_slab(const void *arg)
         pcase_scratch(&c, CLM_PATH_AUTO, 2 * edge, 0) <= 0)
         goto out;
     text = path_text(&r, n, p, m);
-    memcpy(text + edge - 19, p, m);
-    memcpy(text + edge - 6, p, m);
-    memcpy(text + edge + 7, p, m);
-    pcase_check(&c, text, n, "file across the 64 MiB file slab");
+    for (size_t at = edge / 2; at <= edge; at += edge / 2) {
+        memcpy(text + at - 19, p, m);
+        memcpy(text + at - 6, p, m);
+        memcpy(text + at + 7, p, m);
+    }
+    pcase_check(&c, text, n, "file across the 32 and 64 MiB file slab edges");
     free(text);
 out:
     pcase_free(&c);
@@ -535,8 +538,8 @@ static int grow_step(pcase *c, const unsigned char *text, size_t n, size_t *allo
  * slabs, in that order, on one scratch per data path: the small files get buffers of their
  * size and one slot (less allocated than a quarter of a slab, then than a slab; the plan is
  * still two whole slots), the larger ones grow them, the last takes both slots (the second
- * allocated while reader threads read the first slab); every scan gives the reference's matches. Then
- * pcase_check (memory, fd, stream) on the last text. Exact search and a packed DNA database
+ * allocated while reader threads read the first slab); every scan gives the reference's
+ * matches. Then pcase_check (memory, fd, stream) on the last text. Exact search and a packed DNA database
  * (its packed buffer grows too). */
 static void test_grow(const void *arg)
 {
