@@ -427,7 +427,7 @@ static double run_read(void *ctx, bw_result *out)
     struct clm_read reads[2];
     clm_reader *pool = NULL;
     double t = now_seconds();
-    int rc = clm_reader_open(rr->fd, rr->threads, &pool);
+    int rc = clm_reader_open(rr->fd, rr->threads, rr->bytes, &pool);
     size_t k = 0, slabs = (rr->bytes + slab - 1) / slab;
     for (; rc == CLM_OK && k < slabs; k++) {
         size_t off = k * slab, n = rr->bytes - off < slab ? rr->bytes - off : slab;

@@ -93,9 +93,6 @@ uint64_t clm_tune_own(const struct clm_device *dev, clm_algorithm algo, enum clm
 unsigned clm_io_threads(unsigned *cpus);
 /* memcpy over up to `threads` threads (one below 2 MiB). */
 void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads);
-/* Read exactly n bytes of fd at offset into dst, over up to `threads` threads. CLM_E_IO with
- * the offset and errno text on a failed or short read. */
-int clm_parallel_pread(int fd, void *dst, size_t n, uint64_t offset, unsigned threads);
 
 /* Files are read in slabs of at most this many MiB, whatever the scratch's slab (the bench
  * reads its host-read yardstick so too). Pinning the staging costs time that nothing overlaps
@@ -120,12 +117,13 @@ struct clm_read { /* one read, the caller's until clm_reader_wait returns */
     int failed, err;        /* the failure nearest the start: errno (0: short read), at */
     uint64_t at;
 };
-/* Start up to `threads` readers of fd (none started is no error: waiters read). */
-int clm_reader_open(int fd, unsigned threads, clm_reader **out);
+/* Start up to `threads` readers of fd, fewer for a file of few `bytes` (none started is no
+ * error: waiters read). */
+int clm_reader_open(int fd, unsigned threads, uint64_t bytes, clm_reader **out);
 /* Queue n bytes of the file at offset into dst (at most CLM_READER_QUEUE reads at once). */
 int clm_reader_submit(clm_reader *r, struct clm_read *rd, void *dst, size_t n, uint64_t offset);
-/* Wait for a read, reading its pieces not yet taken on the caller's thread. CLM_E_IO as
- * clm_parallel_pread's. */
+/* Wait for a read, reading its pieces not yet taken on the caller's thread. CLM_E_IO with
+ * the offset and errno text on a failed or short read (the failure nearest the start). */
 int clm_reader_wait(clm_reader *r, struct clm_read *rd);
 /* Stop: pieces not begun are dropped, those being read finish first. Returns the wall time
  * the pool had reads queued or in progress. r may be NULL. */

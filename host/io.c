@@ -1,7 +1,7 @@
-/* Host-side work on one slab split over several threads: copying it into staging memory and
- * reading it from a file with pread(). One memcpy or read stream is held to a fraction of the
- * host's memory bandwidth (reading the page cache: ~5-10 GB/s per thread); several cores
- * together get close to it. */
+/* Host-side work over several threads: copying a slab into staging memory, and reading a
+ * file with pread(). One memcpy or read stream is held to a fraction of the host's memory
+ * bandwidth (reading the page cache: ~5-10 GB/s per thread); several cores together get
+ * close to it. */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
@@ -108,9 +108,9 @@ void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads)
 }
 
 /* ---- a reader pool: one file scan's reads, piece by piece ---------------------------------
- * clm_parallel_pread splits one slab over threads it starts and joins: every slab then waits
- * for its slowest part and for thread start-up, and the host read ran at 23-31 GB/s on the
- * H200 machine where threads that take 4 MiB pieces of a queue, slab after slab, read the same
+ * Threads started and joined for each slab, a contiguous part each, made every slab wait for
+ * its slowest part and for thread start-up: the host read ran at 23-31 GB/s on the H200
+ * machine where threads that take 4 MiB pieces of a queue, slab after slab, read the same
  * cached 10 GiB file at 42-46 GB/s (bench/experiments/README.md, "Streaming"). A read is cut
  * in a piece per thread (at least PART_MIN): with two slabs in flight, fewer pieces left
  * threads idle (16 MiB slabs in 4 MiB pieces: 26 GB/s). */
@@ -199,7 +199,7 @@ static void *reader_run(void *arg)
     return NULL;
 }
 
-int clm_reader_open(int fd, unsigned threads, clm_reader **out)
+int clm_reader_open(int fd, unsigned threads, uint64_t bytes, clm_reader **out)
 {
     *out = NULL;
     clm_reader *r = calloc(1, sizeof *r);
@@ -214,6 +214,8 @@ int clm_reader_open(int fd, unsigned threads, clm_reader **out)
     pthread_cond_init(&r->done, NULL);
     if (threads > MAX_THREADS)
         threads = MAX_THREADS;
+    if (threads > bytes / PART_MIN) /* a piece is at least PART_MIN: more would idle */
+        threads = (unsigned)(bytes / PART_MIN);
     /* a thread that cannot start is no error: the waiting caller reads too */
     for (unsigned i = 0; i < threads; i++)
         if (pthread_create(&r->tid[r->threads], NULL, reader_run, r) == 0)
@@ -286,17 +288,4 @@ double clm_reader_close(clm_reader *r)
     pthread_mutex_destroy(&r->lock);
     free(r);
     return busy;
-}
-
-int clm_parallel_pread(int fd, void *dst, size_t n, uint64_t offset, unsigned threads)
-{
-    struct clm_read rd;
-    clm_reader *r = NULL;
-    int rc = clm_reader_open(fd, threads_for(n, threads) - 1, &r); /* the caller reads too */
-    if (rc == CLM_OK)
-        rc = clm_reader_submit(r, &rd, dst, n, offset);
-    if (rc == CLM_OK)
-        rc = clm_reader_wait(r, &rd);
-    clm_reader_close(r);
-    return rc;
 }

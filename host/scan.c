@@ -502,19 +502,6 @@ static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned 
 }
 
 /* Read bytes [from, from + n) of fd into the slot, straight into its staging. */
-static int slot_load_fd(clm_scratch *s, struct clm_slot *sl, int fd, uint64_t from, size_t n)
-{
-    unsigned char *dst;
-    sl->busy = 1;
-    int rc = slot_acquire(s, sl, n, &dst);
-    if (rc == CLM_OK) {
-        double t0 = clm_now();
-        rc = clm_parallel_pread(fd, dst, n, from, s->io_threads);
-        s->stats.read_seconds += clm_now() - t0;
-    }
-    return rc ? rc : slot_commit(s, sl, n);
-}
-
 /* The slab's bytes on the host (approximate matches' best starts): the caller's memory or
  * the staging when readable, else the zero-copy/SVM buffer mapped for reading (kernels may
  * go on reading it meanwhile). */
@@ -1352,11 +1339,6 @@ static int check_scan_args(const clm_database *db, clm_scratch *s, const void *d
     return CLM_OK;
 }
 
-/* The input of a one-shot scan: the caller's memory, or a file read with pread. */
-struct input {
-    const unsigned char *data;
-    int fd;
-};
 
 /* The slab (of `slab` owned bytes at most) of an input of len bytes that owns the match starts
  * from off: *owned of them,
@@ -1395,16 +1377,16 @@ static int end_slabs(clm_scratch *s, uint64_t k, int rc, int count_only, clm_mat
     return rc;
 }
 
-/* Slab after slab: each owns `slab` bytes of match starts, keeps `lead` bytes before them
- * (approximate search: alignments may begin before the nominal start) and `overlap` after
- * (the longest pattern - 1). Slab k+1 is loaded and launched before slab k is collected, so
- * copying and the search overlap. Memory, and files of one slab. */
-static int run_slabs_untimed(clm_scratch *s, const struct input *in, uint64_t len,
-                             int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
+/* The caller's memory, slab after slab: each owns `slab` bytes of match starts, keeps `lead`
+ * bytes before them (approximate search: alignments may begin before the nominal start) and
+ * `overlap` after (the longest pattern - 1). Slab k+1 is loaded and launched before slab k is
+ * collected, so copying and the search overlap. */
+static int run_memory(clm_scratch *s, const unsigned char *data, uint64_t len, int count_only,
+                      clm_match_cb cb, void *ctx, uint64_t *total)
 {
     int rc = CLM_OK;
     uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
-    const size_t slab = in->data ? s->slab : file_slab(s);
+    const size_t slab = s->slab;
     for (uint64_t off = 0; off < len && rc == CLM_OK; off += slab, k++) {
         size_t owned, pre, shift = 0;
         size_t n = slab_extent(s, slab, len, off, &owned, &pre);
@@ -1415,9 +1397,7 @@ static int run_slabs_untimed(clm_scratch *s, const struct input *in, uint64_t le
          * busy meanwhile), then load this one while they run */
         if (sl->busy && (rc = slot_finish(s, sl, cb, ctx, total)) != CLM_OK)
             break;
-        rc = in->data ? slot_load_memory(s, sl, in->data + (off - pre), n, (size_t)(off - pre),
-                                         &shift)
-                      : slot_load_fd(s, sl, in->fd, off - pre, n);
+        rc = slot_load_memory(s, sl, data + (off - pre), n, (size_t)(off - pre), &shift);
         if (rc == CLM_OK)
             rc = slot_launch(s, sl, n + shift, pre + shift, owned, off - pre - shift,
                              count_only);
@@ -1425,7 +1405,7 @@ static int run_slabs_untimed(clm_scratch *s, const struct input *in, uint64_t le
     return end_slabs(s, k, rc, count_only, cb, ctx, total);
 }
 
-/* ---- files of several slabs: a pool of reader threads ---------------------------------- */
+/* ---- files: a pool of reader threads ------------------------------------------------------ */
 
 /* Slab k of a file: its bytes [from, from + n), the `owned` match starts after `pre` bytes. */
 struct extent {
@@ -1484,12 +1464,12 @@ static int file_launch(clm_scratch *s, clm_reader *pool, struct clm_read *rd,
     return rc ? rc : slot_launch(s, sl, e->n, e->pre, e->owned, e->from, count_only);
 }
 
-/* A file of more than one slab. Its reads go to a pool of threads that take them in pieces,
- * so they go on with slab k + 1 while the caller waits for slab k, launches it and collects
- * older ones, and buffers for slot 1 are made while slab 0 is read. On the copy and pinned
- * paths the device has its own copy of a slab once its transfer is done, so the next read
- * goes into its staging while its search still runs (not with indels: their matches' best
- * starts are found in the staging when the slab is collected). */
+/* A file, slab after slab as run_memory's. Its reads go to a pool of threads that take them
+ * in pieces, so they go on with slab k + 1 while the caller waits for slab k, launches it and
+ * collects older ones, and buffers for slot 1 are made while slab 0 is read. On the copy and
+ * pinned paths the device has its own copy of a slab once its transfer is done, so the next
+ * read goes into its staging while its search still runs (not with indels: their matches'
+ * best starts are found in the staging when the slab is collected). */
 static int run_file_slabs(clm_scratch *s, int fd, uint64_t len, int count_only,
                           clm_match_cb cb, void *ctx, uint64_t *total)
 {
@@ -1498,13 +1478,14 @@ static int run_file_slabs(clm_scratch *s, int fd, uint64_t len, int count_only,
                       !s->db->indels;
     struct extent ext[SLOTS];
     struct clm_read reads[SLOTS];
-    /* the largest slab: the second (it keeps the lead and the overlap) */
+    memset(ext, 0, sizeof ext);
+    /* the largest slab: the second (it keeps the lead and the overlap), or the only one */
     size_t most = extent_of(s, slab, len, 1, &ext[1]) ? ext[1].n : 0;
     int have = extent_of(s, slab, len, 0, &ext[0]);
     if (ext[0].n > most)
         most = ext[0].n;
     clm_reader *pool = NULL;
-    int rc = clm_reader_open(fd, s->io_threads, &pool);
+    int rc = clm_reader_open(fd, s->io_threads, len, &pool);
     if (rc == CLM_OK && have)
         rc = file_prepare(s, pool, &reads[0], &s->slot[0], &ext[0], most, early, cb, ctx,
                           total);
@@ -1525,14 +1506,14 @@ static int run_file_slabs(clm_scratch *s, int fd, uint64_t len, int count_only,
     return end_slabs(s, k, rc, count_only, cb, ctx, total);
 }
 
-/* A one-shot scan, its wall time added to the scratch's stats. */
-static int run_slabs(clm_scratch *s, const struct input *in, uint64_t len, int count_only,
-                     clm_match_cb cb, void *ctx, uint64_t *total)
+/* A one-shot scan of the caller's memory (data) or of a file (fd), its wall time added to
+ * the scratch's stats. */
+static int run_slabs(clm_scratch *s, const unsigned char *data, int fd, uint64_t len,
+                     int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
 {
     double t0 = clm_now();
-    int rc = !in->data && len > file_slab(s)
-                 ? run_file_slabs(s, in->fd, len, count_only, cb, ctx, total)
-                 : run_slabs_untimed(s, in, len, count_only, cb, ctx, total);
+    int rc = data ? run_memory(s, data, len, count_only, cb, ctx, total)
+                  : run_file_slabs(s, fd, len, count_only, cb, ctx, total);
     s->stats.wall_seconds += clm_now() - t0;
     return rc;
 }
@@ -1545,8 +1526,7 @@ int clm_scan(const clm_database *db, clm_scratch *s, const void *data, size_t le
         return rc;
     if (!cb)
         return clm_fail(CLM_E_INVALID, "clm_scan: callback is required (use clm_count to count)");
-    struct input in = {data ? data : (const void *)"", -1};
-    return run_slabs(s, &in, len, 0, cb, ctx, NULL);
+    return run_slabs(s, data ? data : (const void *)"", -1, len, 0, cb, ctx, NULL);
 }
 
 int clm_count(const clm_database *db, clm_scratch *s, const void *data, size_t len,
@@ -1558,8 +1538,7 @@ int clm_count(const clm_database *db, clm_scratch *s, const void *data, size_t l
     if (!count)
         return clm_fail(CLM_E_INVALID, "clm_count: count is required");
     *count = 0;
-    struct input in = {data ? data : (const void *)"", -1};
-    return run_slabs(s, &in, len, 1, NULL, NULL, count);
+    return run_slabs(s, data ? data : (const void *)"", -1, len, 1, NULL, NULL, count);
 }
 
 /* A one-shot scan of the regular file behind fd (its size from fstat), read with pread. */
@@ -1578,8 +1557,7 @@ static int run_file(clm_scratch *s, int fd, const char *fn, int count_only, clm_
                                   "it cannot be read with pread; stream it with "
                                   "clm_stream_write",
                         fn, fd);
-    struct input in = {NULL, fd};
-    return run_slabs(s, &in, (uint64_t)st.st_size, count_only, cb, ctx, total);
+    return run_slabs(s, NULL, fd, (uint64_t)st.st_size, count_only, cb, ctx, total);
 }
 
 int clm_scan_fd(const clm_database *db, clm_scratch *s, int fd, clm_match_cb cb, void *ctx)

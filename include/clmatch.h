@@ -739,8 +739,8 @@ typedef struct clm_stats {
      * matches, callbacks): */
     double read_seconds;      /**< putting input into staging: pread of the file (clm_scan_fd,
                                    clm_count_fd) or copies of the caller's bytes, by
-                                   clm_scratch_info.io_threads threads; for a file of more
-                                   than one slab, waiting for its reader threads */
+                                   clm_scratch_info.io_threads threads; for a file, waiting
+                                   for its reader threads (and reading beside them) */
     double alloc_seconds;     /**< allocating slot buffers on their first use (or growth);
                                    a file's second slot is allocated while reader threads
                                    read its first slab */
@@ -749,9 +749,8 @@ typedef struct clm_stats {
     double wait_seconds;      /**< waiting for the device: transfers and kernels not done yet,
                                    match read-back, mapping staging */
     /* not on the calling thread: */
-    double reader_seconds;    /**< files of more than one slab: wall time their reader threads
-                                   had reads queued or under way (bytes / this: the host's
-                                   read rate) */
+    double reader_seconds;    /**< file scans: wall time their reader threads had reads
+                                   queued or under way (bytes / this: the host's read rate) */
 } clm_stats;
 
 /** Totals since the scratch was allocated or last reset. */
