@@ -237,11 +237,8 @@ static void test_stage_queue(const void *arg)
  * 0 when it could not be compiled (a failure is recorded). */
 static int staged_shape(const t_patset *ps, unsigned flags, unsigned wg, clm_database_info *info)
 {
-    clm_compile_options o;
     clm_database *db = NULL;
-    t_compile_options(&o, ps, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, CLM_STAGING | flags, wg, 128,
-                      CLM_VARIANT_AUTO, 0);
-    int rc = t_compile_with(ps, &o, &db);
+    int rc = t_compile(ps, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, CLM_STAGING | flags, wg, 128, &db);
     int ok = EXPECT_RC(rc, CLM_OK) && EXPECT_RC(clm_database_get_info(db, info), CLM_OK);
     clm_database_free(db);
     return ok;
