@@ -419,11 +419,12 @@ struct read_run {
 };
 
 /* The whole file read as clm_scan_fd reads one: a reader pool started, slabs of
- * CLM_FILE_SLAB_MIB queued, each waited for once the next is queued. Its wall seconds. */
+ * CLM_FILE_SLAB_MAX bytes queued, each waited for once the next is queued. Its wall
+ * seconds. */
 static double run_read(void *ctx, bw_result *out)
 {
     struct read_run *rr = ctx;
-    const size_t slab = (size_t)CLM_FILE_SLAB_MIB << 20;
+    const size_t slab = CLM_FILE_SLAB_MAX;
     struct clm_read reads[2];
     clm_reader *pool = NULL;
     double t = now_seconds();

@@ -104,6 +104,7 @@ void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads);
 #ifndef CLM_FILE_SLAB_MIB /* a build-time knob for such measurements */
 #define CLM_FILE_SLAB_MIB 32
 #endif
+#define CLM_FILE_SLAB_MAX ((size_t)CLM_FILE_SLAB_MIB << 20)
 
 /* A pool of threads that read a file in pieces of a queue of reads, so that they go on with
  * the next read (the next slab) without waiting for each other. */

@@ -1352,11 +1352,9 @@ static size_t slab_extent(const clm_scratch *s, size_t slab, uint64_t len, uint6
     return (size_t)(end - (off - *pre));
 }
 
-#define FILE_SLAB_MAX ((size_t)CLM_FILE_SLAB_MIB << 20)
-
 static size_t file_slab(const clm_scratch *s)
 {
-    return s->slab < FILE_SLAB_MAX ? s->slab : FILE_SLAB_MAX;
+    return s->slab < CLM_FILE_SLAB_MAX ? s->slab : CLM_FILE_SLAB_MAX;
 }
 
 /* After the last launch (k slabs launched): the slabs still in flight collected in slab order
