@@ -163,7 +163,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #if STAGE_PREFIX
 #define STAGE_SHIFT 0
 /* the whole word's masks, then 256 32-bit ones */
-#define STAGE_TAB_LEN (256 + 256 * 4 / (STAGE_BITS / 8))
+#define STAGE_TWO_AT (256 + 256 * 4 / (STAGE_BITS / 8))
 #define STAGE_LOW(stab) ((__local uint *)((stab) + 256))
 #define FAST_T(T) uint
 #define FAST_ALWAYS 1 /* a shift of any state: the branch cost m = 64 6 % on the H200 */
@@ -173,10 +173,19 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #define FAST_OUT(F) ((STAGE_T)(F))
 #else
 #define STAGE_SHIFT (STAGE_BITS - M)
-#define STAGE_TAB_LEN 256
+#define STAGE_TWO_AT 256
 #endif
+/* and one entry holding 2 (STAGE_DOUBLE) */
+#define STAGE_TAB_LEN (STAGE_TWO_AT + 1)
 #define STAGE_IN ((STAGE_T)1 << STAGE_SHIFT) /* the start bit, shifted like the masks */
 #define STAGE_MATCH(S) (((S) >> (STAGE_SHIFT + M - 1)) & 1u)
+/* The cheap walk's shift by one. Past m = 16 ptxas made (S << 1) | 1 and the byte offsets
+ * into LEAs on the integer pipe, which the walk already fills, while the FMA pipe had room:
+ * a multiply by a 2 read from local memory, which no compiler can fold, is one IMAD at any
+ * m. H200, m = 24 / 32 / 48 / 64: 2.75 / 2.76 / 2.62 / 2.58 against 2.61 / 2.46 / 2.37 /
+ * 2.35 TB/s; at m <= 16, where ptxas shifts with an IMAD already, the multiply measured
+ * 0.97x (bench/experiments "Staging, sixth round"). */
+#define STAGE_DOUBLE(S) (M > 16 ? (S) * two : (S) << 1)
 void clm_stage_build(uint l, __local STAGE_T *stab, __local const uchar *pat,
                      __local const ulong *tab)
 {
@@ -186,6 +195,8 @@ void clm_stage_build(uint l, __local STAGE_T *stab, __local const uchar *pat,
         STAGE_LOW(stab)[b] = (uint)(tab[pat[b]] & ((1ul << STAGE_PREFIX) - 1ul));
 #endif
     }
+    if (l == 0u)
+        stab[STAGE_TWO_AT] = 2u;
 }
 
 uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
@@ -196,27 +207,29 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
     uint found = 0;
     const uint end = begin + CHUNK;
     STAGE_T state = 0;
+    const uint two = (uint)stab[STAGE_TWO_AT];
+    (void)two;
 #define BITAP_NEXT(S, byte) (S) = (((S) << 1) | STAGE_IN) & stab[(byte)]
 #if STAGE_PREFIX
     __local const uint *low = STAGE_LOW(stab);
     /* the first STAGE_PREFIX positions: their top bit set when that prefix matched */
 #define HIT_OP(S, H, byte)                                                                 \
     do {                                                                                   \
-        (S) = (((S) << 1) | 1u) & low[(byte)];                                             \
+        (S) = (STAGE_DOUBLE(S) | 1u) & low[(byte)];                                        \
         H |= S;                                                                            \
     } while (0)
 #define HIT_TEST(H) ((H) >> (STAGE_PREFIX - 1))
 #else
 #define HIT_OP(S, H, byte)                                                                 \
     do {                                                                                   \
-        BITAP_NEXT(S, byte);                                                               \
+        (S) = (STAGE_DOUBLE(S) | STAGE_IN) & stab[(byte)];                                 \
         H |= S;                                                                            \
     } while (0)
 #define HIT_TEST(H) ((H) >> (STAGE_BITS - 1))
 #endif
 #define COUNT_OP(S, H, byte)                                                               \
     do {                                                                                   \
-        BITAP_NEXT(S, byte);                                                               \
+        (S) = (STAGE_DOUBLE(S) | STAGE_IN) & stab[(byte)];                                 \
         H += (uint)STAGE_MATCH(S);                                                         \
     } while (0)
 /* bit STAGE_SHIFT + j: the prefix of length j + 1 is open; one started in the chunk is

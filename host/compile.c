@@ -226,12 +226,12 @@ static unsigned dfa_walk_col(const struct clm_kernel_shape *s)
  * group's region with one padding uint4 per chunk, and the walk's tables: dfa.cl, 256 columns
  * of dfa_stage_col bytes (of the prefix's states, when it walks one), the transitions again
  * (premultiplied) where it has no such columns or walks a prefix; bitap.cl, 256 masks of 4
- * or 8 bytes, and 256 of 4 for a prefix walk. */
+ * or 8 bytes and one entry more (STAGE_TWO_AT), and 256 of 4 for a prefix walk. */
 static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned chunk)
 {
     unsigned prefix = stage_prefix(s), col = dfa_walk_col(s);
     size_t dfa = 256 * (size_t)col + (!col || prefix ? (size_t)s->tab_len * 2 : 0);
-    size_t bitap = 256u * (s->m <= 32 ? 4u : 8u) + (prefix ? 256u * 4u : 0);
+    size_t bitap = 257u * (s->m <= 32 ? 4u : 8u) + (prefix ? 256u * 4u : 0);
     size_t table = s->algorithm == CLM_ALGO_DFA ? dfa : bitap;
     return ((size_t)wg + 1) * (chunk / 16 + 1) * 16 + table;
 }
@@ -369,13 +369,14 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct pattern_
         return CLM_ALGO_BITAP;
     }
     /* GPUs with staging (cl/kernels.cl STAGE): the one-word bitap (prefetching) measured
-     * 1.04-1.10x the staged DFA for m = 4-16 on the H200 (2.55-2.83 vs 2.30-2.69 TB/s); past
-     * 16 the DFA's prefix walk leads (m = 32: 2.59-2.61 vs 2.12-2.42, m = 64: 2.59-2.61 vs
-     * 2.21-2.27; bench/experiments "Staging, fourth round"). */
+     * 1.04-1.10x the staged DFA for m = 4-16 on the H200 (2.55-2.83 vs 2.30-2.69 TB/s) and,
+     * with its shift as a multiply (cl/bitap.cl STAGE_DOUBLE), 1.03-1.04x at m = 24 and 32
+     * (2.75-2.77 vs 2.65-2.68); past 32 the DFA's prefix walk leads (m = 64: 2.63-2.66 vs
+     * 2.57-2.59; bench/experiments "Staging, sixth round"). */
     if (stage_wanted(dev, CLM_ALGO_BITAP, flags) && dev->little_endian &&
-        dev->info.local_mem_dedicated && worst->m <= 16) {
+        dev->info.local_mem_dedicated && worst->m <= 32) {
         snprintf(why, why_cap,
-                 "auto: exact, m=%zu <= 16 with staging in local memory: bitap", worst->m);
+                 "auto: exact, m=%zu <= 32 with staging in local memory: bitap", worst->m);
         return CLM_ALGO_BITAP;
     }
     /* Else the DFA. BMH is faster on DNA when m >= 8 (1.2-1.5x, 2.9x when the pattern's
