@@ -179,7 +179,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #define STAGE_TAB_LEN (STAGE_TWO_AT + 1)
 #define STAGE_IN ((STAGE_T)1 << STAGE_SHIFT) /* the start bit, shifted like the masks */
 #define STAGE_MATCH(S) (((S) >> (STAGE_SHIFT + M - 1)) & 1u)
-/* The cheap walk's shift by one. Past m = 16 ptxas made (S << 1) | 1 and the byte offsets
+/* The walks' shift by one. Past m = 16 ptxas made (S << 1) | 1 and the byte offsets
  * into LEAs on the integer pipe, which the walk already fills, while the FMA pipe had room:
  * a multiply by a 2 read from local memory, which no compiler can fold, is one IMAD at any
  * m. H200, m = 24 / 32 / 48 / 64: 2.75 / 2.76 / 2.62 / 2.58 against 2.61 / 2.46 / 2.37 /
@@ -208,8 +208,7 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
     const uint end = begin + CHUNK;
     STAGE_T state = 0;
     const uint two = (uint)stab[STAGE_TWO_AT];
-    (void)two;
-#define BITAP_NEXT(S, byte) (S) = (((S) << 1) | STAGE_IN) & stab[(byte)]
+#define BITAP_NEXT(S, byte) (S) = (STAGE_DOUBLE(S) | STAGE_IN) & stab[(byte)]
 #if STAGE_PREFIX
     __local const uint *low = STAGE_LOW(stab);
     /* the first STAGE_PREFIX positions: their top bit set when that prefix matched */
@@ -222,14 +221,14 @@ uint clm_scan_staged(__local const uint4 *mine, __local const STAGE_T *stab,
 #else
 #define HIT_OP(S, H, byte)                                                                 \
     do {                                                                                   \
-        (S) = (STAGE_DOUBLE(S) | STAGE_IN) & stab[(byte)];                                 \
+        BITAP_NEXT(S, byte);                                                               \
         H |= S;                                                                            \
     } while (0)
 #define HIT_TEST(H) ((H) >> (STAGE_BITS - 1))
 #endif
 #define COUNT_OP(S, H, byte)                                                               \
     do {                                                                                   \
-        (S) = (STAGE_DOUBLE(S) | STAGE_IN) & stab[(byte)];                                 \
+        BITAP_NEXT(S, byte);                                                               \
         H += (uint)STAGE_MATCH(S);                                                         \
     } while (0)
 /* bit STAGE_SHIFT + j: the prefix of length j + 1 is open; one started in the chunk is
