@@ -61,8 +61,7 @@ static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn
 {
     pthread_t tid[MAX_THREADS];
     int started[MAX_THREADS] = {0};
-    size_t step = (n + threads - 1) / threads;
-    step = (step + 4095) & ~(size_t)4095; /* page-aligned parts */
+    size_t step = clm_round_up((n + threads - 1) / threads, 4096); /* page-aligned parts */
     for (unsigned i = 0; i < threads; i++) {
         size_t a = (size_t)i * step < n ? (size_t)i * step : n;
         size_t b = a + step < n ? a + step : n;
@@ -81,14 +80,22 @@ static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn
     }
 }
 
-static unsigned threads_for(size_t n, unsigned threads)
+/* Threads worth starting for n bytes: at most `threads` (and MAX_THREADS), and no more than n
+ * has parts of PART_MIN; 0 below one part. */
+static unsigned useful_threads(uint64_t n, unsigned threads)
 {
-    size_t most = n / PART_MIN;
     if (threads > MAX_THREADS)
         threads = MAX_THREADS;
-    if (most < threads)
-        threads = most ? (unsigned)most : 1u;
-    return threads ? threads : 1u;
+    if (threads > n / PART_MIN)
+        threads = (unsigned)(n / PART_MIN);
+    return threads;
+}
+
+/* Parts of a copy: the caller's own part counts, so at least one. */
+static unsigned threads_for(size_t n, unsigned threads)
+{
+    unsigned t = useful_threads(n, threads);
+    return t ? t : 1u;
 }
 
 void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads)
@@ -212,10 +219,7 @@ int clm_reader_open(int fd, unsigned threads, uint64_t bytes, clm_reader **out)
     }
     pthread_cond_init(&r->work, NULL);
     pthread_cond_init(&r->done, NULL);
-    if (threads > MAX_THREADS)
-        threads = MAX_THREADS;
-    if (threads > bytes / PART_MIN) /* a piece is at least PART_MIN: more would idle */
-        threads = (unsigned)(bytes / PART_MIN);
+    threads = useful_threads(bytes, threads); /* a piece is at least PART_MIN: more would idle */
     /* a thread that cannot start is no error: the waiting caller reads too */
     for (unsigned i = 0; i < threads; i++)
         if (pthread_create(&r->tid[r->threads], NULL, reader_run, r) == 0)
@@ -233,7 +237,7 @@ int clm_reader_submit(clm_reader *r, struct clm_read *rd, void *dst, size_t n, u
     rd->offset = offset;
     if (n == 0)
         return CLM_OK;
-    size_t piece = (n / (r->threads + 1) + 4095) & ~(size_t)4095; /* the caller reads too */
+    size_t piece = clm_round_up(n / (r->threads + 1), 4096); /* the caller reads too */
     rd->piece = piece > PART_MIN ? piece : PART_MIN;
     pthread_mutex_lock(&r->lock);
     if (r->queued == CLM_READER_QUEUE) {
