@@ -679,12 +679,18 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
     return CLM_OK;
 }
 
-static int wait_pass(clm_scratch *s, struct clm_slot *sl)
+/* Wait for one of the slot's events, the time counted as waiting for the device. */
+static int wait_event(clm_scratch *s, cl_event ev, const char *what)
 {
     double t0 = clm_now();
-    cl_int err = clWaitForEvents(1, &sl->ev_read);
+    cl_int err = clWaitForEvents(1, &ev);
     s->stats.wait_seconds += clm_now() - t0;
-    return err ? clm_fail_cl(err, "waiting for the search kernels") : CLM_OK;
+    return err ? clm_fail_cl(err, what) : CLM_OK;
+}
+
+static int wait_pass(clm_scratch *s, struct clm_slot *sl)
+{
+    return wait_event(s, sl->ev_read, "waiting for the search kernels");
 }
 
 /* Report order: start, id, strand (+1 first), end; edits only make equal keys of
@@ -1431,15 +1437,9 @@ static int file_prepare(clm_scratch *s, clm_reader *pool, struct clm_read *rd,
                         clm_match_cb cb, void *ctx, uint64_t *total)
 {
     int rc = CLM_OK;
-    if (sl->busy && !early) {
-        rc = slot_finish(s, sl, cb, ctx, total);
-    } else if (sl->busy) {
-        double t0 = clm_now();
-        cl_int err = clWaitForEvents(1, &sl->ev_write);
-        s->stats.wait_seconds += clm_now() - t0;
-        if (err)
-            rc = clm_fail_cl(err, "clWaitForEvents (text transfer)");
-    }
+    if (sl->busy)
+        rc = early ? wait_event(s, sl->ev_write, "clWaitForEvents (text transfer)")
+                   : slot_finish(s, sl, cb, ctx, total);
     unsigned char *dst;
     if (rc == CLM_OK)
         rc = slot_acquire(s, sl, most, &dst);
