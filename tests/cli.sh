@@ -767,4 +767,35 @@ else
         "$(grep 'I/O\|start-up\|search\|teardown' "$T/err")"
 fi
 
+
+# ---- documentation ------------------------------------------------------------------------
+# doc_checks: every relative link [text](target) outside code blocks in README.md and
+# docs/*.md names a file that exists (its #anchor is not checked, nor http(s), mailto and
+# in-page links), and README.md stays a front page of at most 12 288 bytes: the reference
+# belongs in docs/.
+doc_checks() {
+    for md in "$ROOT/README.md" "$ROOT"/docs/*.md; do
+        [ -f "$md" ] || continue
+        awk -v md="$md" '/^ *```/ { code = !code; next }
+            !code { while (match($0, /\]\([^) ]+\)/)) {
+                        print md " " substr($0, RSTART + 2, RLENGTH - 3)
+                        $0 = substr($0, RSTART + RLENGTH) } }' "$md"
+    done | while read -r md target; do
+        case $target in http://* | https://* | mailto:* | '#'*) continue ;; esac
+        [ -e "$(dirname "$md")/${target%%#*}" ] || echo "${md#"$ROOT"/}: $target"
+    done >"$T/doc_links"
+    if [ -s "$T/doc_links" ]; then
+        fail "docs: relative links name existing files" "$(cat "$T/doc_links")"
+    else
+        pass "docs: relative links name existing files"
+    fi
+    size=$(wc -c <"$ROOT/README.md")
+    if [ "$size" -le 12288 ]; then
+        pass "docs: README.md is at most 12288 bytes ($size)"
+    else
+        fail "docs: README.md is at most 12288 bytes" "$size bytes: move the detail to docs/"
+    fi
+}
+doc_checks
+
 cli_summary
