@@ -435,14 +435,63 @@ static void free_engines(struct clm_engine *e, unsigned n)
     free(e);
 }
 
-void clm_database_free(clm_database *db)
+/* ---- live databases ------------------------------------------------------------------- */
+
+/* Every database clm_compile returned and clm_database_free has not freed yet, each with a
+ * serial never given twice: a scratch keeps its database's pointer and serial, so that a
+ * call can tell a freed database (or a new one at the same address) without reading it. A
+ * list: a process holds few databases, and a look-up is cheap next to a scan. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static clm_database *live_head;
+static uint64_t live_serials;
+
+static void live_add(clm_database *db)
 {
-    if (!db)
-        return;
+    pthread_mutex_lock(&live_lock);
+    db->serial = ++live_serials;
+    db->live_next = live_head;
+    live_head = db;
+    pthread_mutex_unlock(&live_lock);
+}
+
+/* Unlink db; 0 when it is not live (only pointers are compared until it is found). */
+static int live_remove(const clm_database *db)
+{
+    pthread_mutex_lock(&live_lock);
+    clm_database **p = &live_head;
+    while (*p && *p != db)
+        p = &(*p)->live_next;
+    int found = *p != NULL;
+    if (found)
+        *p = db->live_next;
+    pthread_mutex_unlock(&live_lock);
+    return found;
+}
+
+int clm_database_live(const clm_database *db, uint64_t serial)
+{
+    pthread_mutex_lock(&live_lock);
+    const clm_database *p = live_head;
+    while (p && p != db)
+        p = p->live_next;
+    int live = p && (!serial || p->serial == serial);
+    pthread_mutex_unlock(&live_lock);
+    return live;
+}
+
+static void database_destroy(clm_database *db)
+{
     free_engines(db->engines, db->count);
     free(db->rank);
     free(db->unrank);
     free(db);
+}
+
+void clm_database_free(clm_database *db)
+{
+    /* one not live was freed already (or never compiled): reading it could crash */
+    if (db && live_remove(db))
+        database_destroy(db);
 }
 
 static int upload(clm_device *dev, const void *data, size_t bytes, cl_mem *out)
@@ -916,9 +965,10 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     }
     db->table_memory = engines[0].shape.table_memory;
     if ((rc = make_ranks(db)) != CLM_OK) {
-        clm_database_free(db);
+        database_destroy(db);
         return rc;
     }
+    live_add(db);
     *out = db;
     return CLM_OK;
 }

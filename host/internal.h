@@ -297,6 +297,12 @@ struct clm_database {
     char choice[256];
     struct clm_engine *engines; /* in the caller's order (then reverse complements); report
                                    order comes from rank */
+    uint64_t serial;            /* unique among the databases of the process (live list) */
+    struct clm_database *live_next;
 };
+
+/* 1 when db is a database clm_compile returned and clm_database_free has not freed, with
+ * this serial (0: any); a freed db is never read. */
+int clm_database_live(const clm_database *db, uint64_t serial);
 
 #endif

@@ -3,6 +3,7 @@
  * instead of truncating, sorting into text order, streams, file scans, and the data paths
  * that carry a slab from the host to the kernels. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,10 @@ struct clm_slot {
 
 struct clm_scratch {
     const clm_database *db;
+    uint64_t db_serial;          /* db's, to tell it from a database at db's address after
+                                    db was freed (clm_database_live) */
+    unsigned engines;            /* db->count, for what runs without the database */
+    atomic_uintptr_t owner;      /* the thread whose call uses it (scratch_take); 0: none */
     clm_device *dev;
     size_t slab, overlap, lead, max_cap; /* a slab: lead bytes, slab owned bytes, overlap */
     size_t text_bytes;           /* lead + slab + overlap: the staging of a slot */
@@ -179,16 +184,17 @@ static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_m
                     bytes, what, dev->info.name, clm_cl_error_name(err), (int)err);
 }
 
-/* Bytes of a slot's match counter: counter[0] the matches appended, counter[1 + 2e] engine
- * e's count, counter[2 + 2e] its staged kernel's region queue (cl/kernels.cl). */
-static size_t counter_words(const clm_database *db)
+/* Bytes of a slot's match counter for a database of `engines` engines: counter[0] the
+ * matches appended, counter[1 + 2e] engine e's count, counter[2 + 2e] its staged kernel's
+ * region queue (cl/kernels.cl). */
+static size_t counter_words(unsigned engines)
 {
-    return 1 + 2 * (size_t)db->count;
+    return 1 + 2 * (size_t)engines;
 }
 
-static size_t counter_bytes(const clm_database *db)
+static size_t counter_bytes(unsigned engines)
 {
-    return counter_words(db) * sizeof(cl_uint);
+    return counter_words(engines) * sizeof(cl_uint);
 }
 
 /* Has the slot its queue, counters and match buffer (slot_open)? */
@@ -216,10 +222,10 @@ static int slot_open(clm_scratch *s, struct clm_slot *sl, double *alloc_s)
         }
     }
     if (rc == CLM_OK && !sl->counts &&
-        !(sl->counts = calloc(counter_words(s->db), sizeof *sl->counts)))
+        !(sl->counts = calloc(counter_words(s->engines), sizeof *sl->counts)))
         rc = clm_fail(CLM_E_NOMEM, "out of memory");
     if (rc == CLM_OK && !sl->counter)
-        rc = create_buffer(dev, CL_MEM_READ_WRITE, counter_bytes(s->db), &sl->counter,
+        rc = create_buffer(dev, CL_MEM_READ_WRITE, counter_bytes(s->engines), &sl->counter,
                            "match counter");
     if (rc == CLM_OK && !sl->matches) {
         rc = create_buffer(dev, CL_MEM_WRITE_ONLY, s->init_cap * 2 * sizeof(cl_uint),
@@ -345,7 +351,7 @@ static size_t allocated_bytes(const clm_scratch *s)
     for (int i = 0; i < SLOTS; i++) {
         const struct clm_slot *sl = &s->slot[i];
         if (sl->counter)
-            sum += counter_bytes(s->db);
+            sum += counter_bytes(s->engines);
         if (sl->matches)
             sum += sl->cap * 2 * sizeof(cl_uint);
         if (sl->text)
@@ -633,8 +639,8 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
     const clm_database *db = s->db;
     /* a write from zeros rather than clEnqueueFillBuffer: oclgrind 21.10 treats filled
      * memory as uninitialised, which would hide real reports under false ones */
-    cl_int err = clEnqueueWriteBuffer(sl->queue, sl->counter, CL_FALSE, 0, counter_bytes(db),
-                                      s->zeros, 0, NULL, NULL);
+    cl_int err = clEnqueueWriteBuffer(sl->queue, sl->counter, CL_FALSE, 0,
+                                      counter_bytes(db->count), s->zeros, 0, NULL, NULL);
     if (err)
         return clm_fail_cl(err, "clEnqueueWriteBuffer (match counter)");
     for (unsigned e = 0; e < db->count; e++) {
@@ -671,7 +677,7 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
             return rc;
     }
     release_event(&sl->ev_read);
-    err = clEnqueueReadBuffer(sl->queue, sl->counter, CL_FALSE, 0, counter_bytes(db),
+    err = clEnqueueReadBuffer(sl->queue, sl->counter, CL_FALSE, 0, counter_bytes(db->count),
                               sl->counts, 0, NULL, &sl->ev_read);
     if (err)
         return clm_fail_cl(err, "clEnqueueReadBuffer (match counter)");
@@ -1091,7 +1097,7 @@ static void plan_memory(const clm_database *db, clm_data_path path, size_t align
     pl->cap = cap;
     pl->text_bytes = slab + db->max_len - 1 + db->lead;
     pl->text_cap = pl->text_bytes + (path == CLM_PATH_ZERO_COPY ? align : 0);
-    size_t dev = counter_bytes(db) + cap * 2 * sizeof(cl_uint);
+    size_t dev = counter_bytes(db->count) + cap * 2 * sizeof(cl_uint);
     if (path == CLM_PATH_COPY || path == CLM_PATH_PINNED)
         dev += pl->text_bytes;
     if (db->packed)
@@ -1147,7 +1153,7 @@ void clm_scratch_free(clm_scratch *s)
         free(sl->counts);
         free(sl->ev_kernels);
     }
-    for (unsigned e = 0; s->db && e < s->db->count; e++) {
+    for (unsigned e = 0; e < s->engines; e++) { /* its database may be freed already */
         if (s->k_find && s->k_find[e])
             clReleaseKernel(s->k_find[e]);
         if (s->k_count && s->k_count[e])
@@ -1174,6 +1180,9 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         *out = NULL;
     if (!db || !out)
         return clm_fail(CLM_E_INVALID, "clm_scratch_alloc: database and out are required");
+    if (!clm_database_live(db, 0))
+        return clm_fail(CLM_E_INVALID, "clm_scratch_alloc: the database was freed "
+                                       "(clm_database_free), or is not from clm_compile");
     double t0 = clm_now();
     clm_device *dev = db->dev;
     clm_scratch_options o;
@@ -1247,6 +1256,9 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     if (!s)
         return clm_fail(CLM_E_NOMEM, "out of memory");
     s->db = db;
+    s->db_serial = db->serial;
+    s->engines = db->count;
+    atomic_init(&s->owner, (uintptr_t)0);
     s->dev = dev;
     s->path = path;
     s->slab = pl.slab;
@@ -1275,7 +1287,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
 
     s->k_find = calloc(db->count, sizeof *s->k_find);
     s->k_count = calloc(db->count, sizeof *s->k_count);
-    s->zeros = calloc(counter_words(db), sizeof *s->zeros);
+    s->zeros = calloc(counter_words(db->count), sizeof *s->zeros);
     rc = (s->k_find && s->k_count && s->zeros) ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
     for (unsigned e = 0; e < db->count && rc == CLM_OK; e++) {
         cl_int err;
@@ -1328,23 +1340,66 @@ void clm_scratch_reset_stats(clm_scratch *s)
         memset(&s->stats, 0, sizeof s->stats);
 }
 
-/* ---- one-shot scans ------------------------------------------------------------------- */
+/* ---- one call at a time ------------------------------------------------------------------ */
 
-static int check_scan_args(const clm_database *db, clm_scratch *s, const void *data,
-                           size_t len, const char *fn)
+/* Its address names the calling thread (a pthread_t need not fit in an atomic). */
+static _Thread_local char this_thread;
+
+/* Take the scratch for a call of fn: CLM_E_BUSY while another call uses it, in this thread
+ * (a match callback calling back in) or in another; the call that runs is not disturbed. */
+static int scratch_take(clm_scratch *s, const char *fn)
+{
+    uintptr_t owner = 0, me = (uintptr_t)&this_thread;
+    if (atomic_compare_exchange_strong(&s->owner, &owner, me))
+        return CLM_OK;
+    if (owner == me)
+        return clm_fail(CLM_E_BUSY, "%s: the scratch is in use by a call of this thread: a "
+                                    "match callback may not call the library on the scratch "
+                                    "(or stream) of the call that runs it; use another scratch",
+                        fn);
+    return clm_fail(CLM_E_BUSY, "%s: the scratch is in use by a call in another thread (a "
+                                "scratch serves one call at a time: one scratch per thread)",
+                    fn);
+}
+
+static void scratch_give(clm_scratch *s)
+{
+    atomic_store(&s->owner, (uintptr_t)0);
+}
+
+/* CLM_E_INVALID when the scratch's database was freed (it is not read). */
+static int scratch_live(const clm_scratch *s, const char *fn)
+{
+    if (clm_database_live(s->db, s->db_serial))
+        return CLM_OK;
+    return clm_fail(CLM_E_INVALID, "%s: the scratch's database was freed (clm_database_free); "
+                                   "the scratch can only be freed",
+                    fn);
+}
+
+/* Check a one-shot call's (or clm_stream_open's) arguments and take the scratch for it;
+ * scratch_give when done. */
+static int enter_scan(const clm_database *db, clm_scratch *s, const void *data, size_t len,
+                      const char *fn)
 {
     if (!db || !s)
         return clm_fail(CLM_E_INVALID, "%s: database and scratch are required", fn);
-    if (s->db != db)
-        return clm_fail(CLM_E_INVALID, "%s: the scratch was allocated for another database",
-                        fn);
-    if (!data && len)
-        return clm_fail(CLM_E_INVALID, "%s: data is NULL", fn);
-    if (s->stream_open)
-        return clm_fail(CLM_E_INVALID, "%s: a stream is open on this scratch", fn);
-    return CLM_OK;
+    int rc = scratch_take(s, fn);
+    if (rc)
+        return rc;
+    rc = scratch_live(s, fn);
+    if (rc == CLM_OK && s->db != db)
+        rc = clm_fail(CLM_E_INVALID, "%s: the scratch was allocated for another database", fn);
+    if (rc == CLM_OK && !data && len)
+        rc = clm_fail(CLM_E_INVALID, "%s: data is NULL", fn);
+    if (rc == CLM_OK && s->stream_open)
+        rc = clm_fail(CLM_E_INVALID, "%s: a stream is open on this scratch", fn);
+    if (rc)
+        scratch_give(s);
+    return rc;
 }
 
+/* ---- one-shot scans ------------------------------------------------------------------- */
 
 /* The slab (of `slab` owned bytes at most) of an input of len bytes that owns the match starts
  * from off: *owned of them,
@@ -1519,24 +1574,31 @@ static int run_slabs(clm_scratch *s, const unsigned char *data, int fd, uint64_t
 int clm_scan(const clm_database *db, clm_scratch *s, const void *data, size_t len,
              clm_match_cb cb, void *ctx)
 {
-    int rc = check_scan_args(db, s, data, len, "clm_scan");
+    int rc = enter_scan(db, s, data, len, "clm_scan");
     if (rc)
         return rc;
     if (!cb)
-        return clm_fail(CLM_E_INVALID, "clm_scan: callback is required (use clm_count to count)");
-    return run_slabs(s, data ? data : (const void *)"", -1, len, 0, cb, ctx, NULL);
+        rc = clm_fail(CLM_E_INVALID, "clm_scan: callback is required (use clm_count to count)");
+    else
+        rc = run_slabs(s, data ? data : (const void *)"", -1, len, 0, cb, ctx, NULL);
+    scratch_give(s);
+    return rc;
 }
 
 int clm_count(const clm_database *db, clm_scratch *s, const void *data, size_t len,
               uint64_t *count)
 {
-    int rc = check_scan_args(db, s, data, len, "clm_count");
+    int rc = enter_scan(db, s, data, len, "clm_count");
     if (rc)
         return rc;
-    if (!count)
-        return clm_fail(CLM_E_INVALID, "clm_count: count is required");
-    *count = 0;
-    return run_slabs(s, data ? data : (const void *)"", -1, len, 1, NULL, NULL, count);
+    if (!count) {
+        rc = clm_fail(CLM_E_INVALID, "clm_count: count is required");
+    } else {
+        *count = 0;
+        rc = run_slabs(s, data ? data : (const void *)"", -1, len, 1, NULL, NULL, count);
+    }
+    scratch_give(s);
+    return rc;
 }
 
 /* A one-shot scan of the regular file behind fd (its size from fstat), read with pread. */
@@ -1560,24 +1622,31 @@ static int run_file(clm_scratch *s, int fd, const char *fn, int count_only, clm_
 
 int clm_scan_fd(const clm_database *db, clm_scratch *s, int fd, clm_match_cb cb, void *ctx)
 {
-    int rc = check_scan_args(db, s, "", 0, "clm_scan_fd");
+    int rc = enter_scan(db, s, "", 0, "clm_scan_fd");
     if (rc)
         return rc;
     if (!cb)
-        return clm_fail(CLM_E_INVALID,
-                        "clm_scan_fd: callback is required (use clm_count_fd to count)");
-    return run_file(s, fd, "clm_scan_fd", 0, cb, ctx, NULL);
+        rc = clm_fail(CLM_E_INVALID,
+                      "clm_scan_fd: callback is required (use clm_count_fd to count)");
+    else
+        rc = run_file(s, fd, "clm_scan_fd", 0, cb, ctx, NULL);
+    scratch_give(s);
+    return rc;
 }
 
 int clm_count_fd(const clm_database *db, clm_scratch *s, int fd, uint64_t *count)
 {
-    int rc = check_scan_args(db, s, "", 0, "clm_count_fd");
+    int rc = enter_scan(db, s, "", 0, "clm_count_fd");
     if (rc)
         return rc;
-    if (!count)
-        return clm_fail(CLM_E_INVALID, "clm_count_fd: count is required");
-    *count = 0;
-    return run_file(s, fd, "clm_count_fd", 1, NULL, NULL, count);
+    if (!count) {
+        rc = clm_fail(CLM_E_INVALID, "clm_count_fd: count is required");
+    } else {
+        *count = 0;
+        rc = run_file(s, fd, "clm_count_fd", 1, NULL, NULL, count);
+    }
+    scratch_give(s);
+    return rc;
 }
 
 /* ---- streams ------------------------------------------------------------------------------- */
@@ -1590,32 +1659,50 @@ int clm_stream_open(const clm_database *db, clm_scratch *s, unsigned flags, clm_
         *out = NULL;
     if (!out)
         return clm_fail(CLM_E_INVALID, "clm_stream_open: out is required");
-    int rc = check_scan_args(db, s, "", 0, "clm_stream_open");
+    int rc = enter_scan(db, s, "", 0, "clm_stream_open");
     if (rc)
         return rc;
+    clm_stream *st = NULL;
     if (flags & ~CLM_STREAM_COUNT_ONLY)
-        return clm_fail(CLM_E_INVALID, "clm_stream_open: unknown flags");
-    clm_stream *st = calloc(1, sizeof *st);
-    if (!st)
-        return clm_fail(CLM_E_NOMEM, "out of memory");
-    st->db = db;
-    st->s = s;
-    st->flags = flags;
-    s->stream_open = 1;
-    s->n_pending = 0;
-    *out = st;
-    return CLM_OK;
+        rc = clm_fail(CLM_E_INVALID, "clm_stream_open: unknown flags");
+    else if (!(st = calloc(1, sizeof *st)))
+        rc = clm_fail(CLM_E_NOMEM, "out of memory");
+    if (rc == CLM_OK) {
+        st->db = db;
+        st->s = s;
+        st->flags = flags;
+        s->stream_open = 1;
+        s->n_pending = 0;
+        *out = st;
+    }
+    scratch_give(s);
+    return rc;
 }
 
 static int stream_check(clm_stream *st, clm_match_cb cb, const char *fn)
 {
-    if (!st)
-        return clm_fail(CLM_E_INVALID, "%s: stream is NULL", fn);
     if (st->dead)
         return clm_fail(CLM_E_INVALID, "%s: the stream stopped or failed earlier; close it", fn);
     if (!cb && !(st->flags & CLM_STREAM_COUNT_ONLY))
         return clm_fail(CLM_E_INVALID, "%s: callback is required", fn);
     return CLM_OK;
+}
+
+/* Check a stream call's arguments and take the stream's scratch for it; scratch_give when
+ * done. */
+static int enter_stream(clm_stream *st, clm_match_cb cb, const char *fn)
+{
+    if (!st)
+        return clm_fail(CLM_E_INVALID, "%s: stream is NULL", fn);
+    int rc = scratch_take(st->s, fn);
+    if (rc)
+        return rc;
+    rc = scratch_live(st->s, fn);
+    if (rc == CLM_OK)
+        rc = stream_check(st, cb, fn);
+    if (rc)
+        scratch_give(st->s);
+    return rc;
 }
 
 /* Launch the current staging's [0, fill) owning starts [first, first + owned); carry what the
@@ -1681,14 +1768,16 @@ static int stream_finish_all(clm_stream *st, clm_match_cb cb, void *ctx)
 
 int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb cb, void *ctx)
 {
-    int rc = stream_check(st, cb, "clm_stream_write");
+    int rc = enter_stream(st, cb, "clm_stream_write");
     if (rc)
         return rc;
-    if (!data && len)
+    clm_scratch *s = st->s;
+    if (!data && len) {
+        scratch_give(s);
         return clm_fail(CLM_E_INVALID, "clm_stream_write: data is NULL");
+    }
     double t0 = clm_now();
     const unsigned char *p = data;
-    clm_scratch *s = st->s;
     while (len && rc == CLM_OK) {
         /* a staging is full with its lead (none for the first), a slab and the overlap */
         size_t full = st->first + s->slab + s->overlap;
@@ -1707,12 +1796,14 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
             rc = stream_dispatch(st, s->slab, cb, ctx);
     }
     s->stats.wall_seconds += clm_now() - t0;
-    return stream_failed(st, rc);
+    rc = stream_failed(st, rc);
+    scratch_give(s);
+    return rc;
 }
 
 int clm_stream_flush(clm_stream *st, clm_match_cb cb, void *ctx)
 {
-    int rc = stream_check(st, cb, "clm_stream_flush");
+    int rc = enter_stream(st, cb, "clm_stream_flush");
     if (rc)
         return rc;
     double t0 = clm_now();
@@ -1721,15 +1812,24 @@ int clm_stream_flush(clm_stream *st, clm_match_cb cb, void *ctx)
     if (rc == CLM_OK)
         rc = stream_finish_all(st, cb, ctx);
     st->s->stats.wall_seconds += clm_now() - t0;
-    return stream_failed(st, rc);
+    rc = stream_failed(st, rc);
+    scratch_give(st->s);
+    return rc;
 }
 
 int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total)
 {
     if (!st)
         return clm_fail(CLM_E_INVALID, "clm_stream_close: stream is NULL");
-    int rc = st->dead ? CLM_OK : stream_check(st, cb, "clm_stream_close");
+    clm_scratch *s = st->s;
+    int rc = scratch_take(s, "clm_stream_close");
+    if (rc)
+        return rc; /* the call that runs goes on with the stream */
     int was_dead = st->dead;
+    if (!was_dead) /* a freed database: nothing is searched, the stream closes with the error */
+        rc = scratch_live(s, "clm_stream_close");
+    if (rc == CLM_OK && !was_dead)
+        rc = stream_check(st, cb, "clm_stream_close");
     double t0 = clm_now();
     if (rc == CLM_OK && !was_dead && st->fill > st->first) /* the tail owns all its starts */
         rc = stream_dispatch(st, st->fill - st->first, cb, ctx);
@@ -1750,7 +1850,8 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     st->s->stats.wall_seconds += clm_now() - t0;
     if (total)
         *total = st->total;
-    st->s->stream_open = 0;
+    s->stream_open = 0;
     free(st);
+    scratch_give(s);
     return rc;
 }

@@ -17,7 +17,13 @@
  *    OpenCL build log of a failed kernel build, ...).
  *  - The library never prints and never exits.
  *  - A database is immutable once compiled and may be shared by threads. A scratch (device
- *    buffers, queues, kernels) belongs to one database and is used by one thread at a time.
+ *    buffers, queues, kernels) belongs to one database and serves one call at a time: a
+ *    scan, count or stream call on a scratch (or its stream) while another call on it runs,
+ *    in a second thread or from that call's own match callback, returns CLM_E_BUSY and
+ *    leaves the running call undisturbed. A callback may scan with another scratch.
+ *  - A scratch whose database was freed, or passed with another database than its own, is
+ *    CLM_E_INVALID in every call that searches (the freed database is never read); it can
+ *    still be inspected and freed.
  *  - Offsets are 0-based byte offsets from the start of the scanned input; a match covers
  *    [start, end). Every occurrence is reported, overlapping ones included, each exactly once.
  *
@@ -83,8 +89,11 @@ enum {
     CLM_E_OPENCL = -12,          /**< any other OpenCL runtime error; detail names the call */
     CLM_E_IO = -13,              /**< a file could not be read or written (kernel dir, cache,
                                       clm_scan_fd input); detail has the errno text */
-    CLM_E_PATTERN_SYNTAX = -14   /**< malformed pattern with CLM_CLASSES (e.g. "[AC"); detail
+    CLM_E_PATTERN_SYNTAX = -14,  /**< malformed pattern with CLM_CLASSES (e.g. "[AC"); detail
                                       names the pattern and the byte offset */
+    CLM_E_BUSY = -15             /**< the scratch is in use by another call: a second thread,
+                                      or a call from its own match callback (detail names the
+                                      function and which); the running call is not disturbed */
 };
 
 /** Short English text for a status code (never NULL). */
@@ -514,7 +523,9 @@ typedef struct clm_database_info {
 
 int clm_database_get_info(const clm_database *db, clm_database_info *info);
 
-/** Release a database. Its scratches must be freed first. NULL is ignored. */
+/** Release a database. NULL, and a database already freed, are ignored. Its scratches
+ *  should be freed first; those still alive afterwards refuse scans (CLM_E_INVALID) and can
+ *  only be inspected and freed. Not while a call with one of its scratches runs. */
 void clm_database_free(clm_database *db);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -624,7 +635,9 @@ typedef struct clm_scratch_options {
 int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
                       clm_scratch **out);
 
-/** Release a scratch (waits for its device work). NULL is ignored. */
+/** Release a scratch (waits for its device work). NULL is ignored. It may follow the
+ *  clm_database_free of its database (the database is not read); not from a match callback
+ *  of a call on the scratch, nor while another thread's call on it runs. */
 void clm_scratch_free(clm_scratch *scratch);
 
 /** What a scratch ended up as (the choices auto and max_memory made). */

@@ -39,13 +39,13 @@ static void test_strerror(const void *arg)
 {
     int a, b;
     (void)arg;
-    for (a = CLM_E_IO; a <= CLM_STOPPED; a++) {
+    for (a = CLM_E_BUSY; a <= CLM_STOPPED; a++) {
         const char *s = clm_strerror(a);
         if (!EXPECT(s != NULL && *s)) {
             t_note("clm_strerror(%d) is empty", a);
             continue;
         }
-        for (b = CLM_E_IO; b < a; b++)
+        for (b = CLM_E_BUSY; b < a; b++)
             if (clm_strerror(b) && strcmp(s, clm_strerror(b)) == 0)
                 T_FAIL("clm_strerror(%d) == clm_strerror(%d) == \"%s\"", a, b, s);
     }
@@ -397,6 +397,329 @@ static void test_device_memory(const void *arg)
     }
 }
 
+/* ---- misuse: a scratch in use, a database freed ------------------------------------------- */
+
+/* Occurrences of "ab" in text[0, n): the expected count, found without the library. */
+static size_t count_ab(const char *text, size_t n)
+{
+    size_t i, c = 0;
+    for (i = 0; i + 1 < n; i++) c += text[i] == 'a' && text[i + 1] == 'b';
+    return c;
+}
+
+/* A text of 300 "ab" occurrences between other bytes, in memory and in a file. */
+#define MISUSE_LEN 1200
+static void misuse_text(char *text)
+{
+    size_t i;
+    for (i = 0; i < MISUSE_LEN; i++) text[i] = "xabz"[i % 4];
+}
+
+static FILE *misuse_file(const char *text)
+{
+    FILE *f = tmpfile();
+    if (f && (fwrite(text, 1, MISUSE_LEN, f) != MISUSE_LEN || fflush(f) != 0)) {
+        fclose(f);
+        f = NULL;
+    }
+    return f;
+}
+
+/* rc is want and the detail names the function fn and says `cause`. */
+static int expect_misuse(int rc, int want, const char *fn, const char *cause)
+{
+    if (!EXPECT_RC(rc, want)) {
+        t_note("%s: \"%s\"", fn, clm_last_error());
+        return 0;
+    }
+    if (!EXPECT(strstr(clm_last_error(), fn) != NULL && contains_ci(clm_last_error(), cause))) {
+        t_note("%s: detail \"%s\" lacks the function or \"%s\"", fn, clm_last_error(), cause);
+        return 0;
+    }
+    return 1;
+}
+
+/* What a match callback tries, at its first match, on the scratch (and stream) of the call
+ * that runs it. */
+typedef struct {
+    const clm_database *db;
+    clm_scratch *s;     /* the running call's scratch */
+    clm_scratch *other; /* another scratch of the same database: free to use */
+    clm_stream *st;     /* the running stream (NULL for scans) */
+    int fd;
+    size_t matches;
+} reenter_ctx;
+
+static int reenter_cb(const clm_match *m, void *arg)
+{
+    reenter_ctx *c = arg;
+    t_matches got;
+    clm_stream *st = NULL;
+    uint64_t n = 0;
+    (void)m;
+    if (c->matches++)
+        return 0;
+    t_matches_init(&got);
+    expect_misuse(clm_scan(c->db, c->s, "xab", 3, t_collect, &got), CLM_E_BUSY, "clm_scan",
+                  "callback");
+    expect_misuse(clm_count(c->db, c->s, "xab", 3, &n), CLM_E_BUSY, "clm_count", "callback");
+    expect_misuse(clm_scan_fd(c->db, c->s, c->fd, t_collect, &got), CLM_E_BUSY, "clm_scan_fd",
+                  "callback");
+    expect_misuse(clm_count_fd(c->db, c->s, c->fd, &n), CLM_E_BUSY, "clm_count_fd",
+                  "callback");
+    expect_misuse(clm_stream_open(c->db, c->s, 0, &st), CLM_E_BUSY, "clm_stream_open",
+                  "callback");
+    EXPECT(st == NULL);
+    if (c->st) {
+        expect_misuse(clm_stream_write(c->st, "xab", 3, t_collect, &got), CLM_E_BUSY,
+                      "clm_stream_write", "callback");
+        expect_misuse(clm_stream_flush(c->st, t_collect, &got), CLM_E_BUSY, "clm_stream_flush",
+                      "callback");
+        expect_misuse(clm_stream_close(c->st, t_collect, &got, &n), CLM_E_BUSY,
+                      "clm_stream_close", "callback");
+    }
+    EXPECT(got.n == 0);
+    /* only this scratch is in use: another one of the same database scans */
+    n = 0;
+    if (EXPECT_RC(clm_count(c->db, c->other, "xabab", 5, &n), CLM_OK)) EXPECT(n == 2);
+    t_matches_free(&got);
+    return 0;
+}
+
+/* A scan, a file scan and a stream whose callback calls the library again on the same
+ * scratch (or stream): each nested call is CLM_E_BUSY, naming itself and the callback, and
+ * the running call goes on to deliver every match. An open stream keeps plain scans off its
+ * scratch (CLM_E_INVALID). The scratch works afterwards. */
+static void test_reentry(const void *arg)
+{
+    const char *pats[1] = {"ab"};
+    char text[MISUSE_LEN];
+    size_t want;
+    clm_database *db = NULL;
+    clm_scratch *s = NULL, *other = NULL;
+    clm_stream *st = NULL;
+    reenter_ctx c;
+    t_matches got;
+    uint64_t total = 0;
+    FILE *f;
+    (void)arg;
+
+    misuse_text(text);
+    want = count_ab(text, MISUSE_LEN);
+    f = misuse_file(text);
+    t_matches_init(&got);
+    REQUIRE(f != NULL);
+    if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, NULL, &db), CLM_OK)
+        || !EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
+        || !EXPECT_RC(clm_scratch_alloc(db, NULL, &other), CLM_OK))
+        goto out;
+    memset(&c, 0, sizeof c);
+    c.db = db;
+    c.s = s;
+    c.other = other;
+    c.fd = fileno(f);
+    if (EXPECT_RC(clm_scan(db, s, text, MISUSE_LEN, reenter_cb, &c), CLM_OK)
+        && !EXPECT(c.matches == want))
+        t_note("clm_scan delivered %zu of %zu matches", c.matches, want);
+    c.matches = 0;
+    if (EXPECT_RC(clm_scan_fd(db, s, c.fd, reenter_cb, &c), CLM_OK) && !EXPECT(c.matches == want))
+        t_note("clm_scan_fd delivered %zu of %zu matches", c.matches, want);
+    c.matches = 0;
+    if (EXPECT_RC(clm_stream_open(db, s, 0, &st), CLM_OK)) {
+        c.st = st;
+        EXPECT_RC(clm_scan(db, s, text, MISUSE_LEN, t_collect, &got), CLM_E_INVALID);
+        EXPECT_RC(clm_stream_write(st, text, MISUSE_LEN, reenter_cb, &c), CLM_OK);
+        EXPECT_RC(clm_stream_flush(st, reenter_cb, &c), CLM_OK);
+        EXPECT_RC(clm_stream_write(st, text, MISUSE_LEN, reenter_cb, &c), CLM_OK);
+        if (EXPECT_RC(clm_stream_close(st, reenter_cb, &c, &total), CLM_OK)
+            && !EXPECT(c.matches == 2 * want && total == 2 * want))
+            t_note("the stream delivered %zu of %zu matches (total %llu)", c.matches, 2 * want,
+                   (unsigned long long)total);
+    }
+    /* the scratch still works */
+    EXPECT(got.n == 0);
+    if (EXPECT_RC(clm_scan(db, s, text, MISUSE_LEN, t_collect, &got), CLM_OK))
+        EXPECT(got.n == want);
+    total = 0;
+    if (EXPECT_RC(clm_count_fd(db, s, c.fd, &total), CLM_OK)) EXPECT(total == want);
+out:
+    clm_scratch_free(s);
+    clm_scratch_free(other);
+    clm_database_free(db);
+    t_matches_free(&got);
+    fclose(f);
+}
+
+/* A scan whose callback holds it (at its first match) until the main thread has tried the
+ * scratch. */
+typedef struct {
+    const clm_database *db;
+    clm_scratch *s;
+    const char *text;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int inside, released, rc;
+    size_t matches;
+} hold_ctx;
+
+static int hold_cb(const clm_match *m, void *arg)
+{
+    hold_ctx *h = arg;
+    (void)m;
+    pthread_mutex_lock(&h->mu);
+    h->matches++;
+    h->inside = 1;
+    pthread_cond_broadcast(&h->cv);
+    while (!h->released) pthread_cond_wait(&h->cv, &h->mu);
+    pthread_mutex_unlock(&h->mu);
+    return 0;
+}
+
+static void *hold_main(void *arg)
+{
+    hold_ctx *h = arg;
+    h->rc = clm_scan(h->db, h->s, h->text, MISUSE_LEN, hold_cb, h);
+    return NULL;
+}
+
+/* Two threads on one scratch: while the first one's scan runs, the second one's calls are
+ * CLM_E_BUSY naming another thread, and the first scan delivers every match. */
+static void test_busy_threads(const void *arg)
+{
+    const char *pats[1] = {"ab"};
+    char text[MISUSE_LEN];
+    size_t want;
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    clm_stream *st = NULL;
+    t_matches got;
+    uint64_t n = 0;
+    hold_ctx h;
+    pthread_t th;
+    FILE *f;
+    (void)arg;
+
+    misuse_text(text);
+    want = count_ab(text, MISUSE_LEN);
+    f = misuse_file(text);
+    t_matches_init(&got);
+    REQUIRE(f != NULL);
+    if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, NULL, &db), CLM_OK)
+        || !EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK))
+        goto out;
+    memset(&h, 0, sizeof h);
+    h.db = db;
+    h.s = s;
+    h.text = text;
+    pthread_mutex_init(&h.mu, NULL);
+    pthread_cond_init(&h.cv, NULL);
+    if (!EXPECT(pthread_create(&th, NULL, hold_main, &h) == 0)) goto out;
+    pthread_mutex_lock(&h.mu);
+    while (!h.inside) pthread_cond_wait(&h.cv, &h.mu);
+    pthread_mutex_unlock(&h.mu);
+    expect_misuse(clm_scan(db, s, text, MISUSE_LEN, t_collect, &got), CLM_E_BUSY, "clm_scan",
+                  "thread");
+    expect_misuse(clm_count(db, s, text, MISUSE_LEN, &n), CLM_E_BUSY, "clm_count", "thread");
+    expect_misuse(clm_count_fd(db, s, fileno(f), &n), CLM_E_BUSY, "clm_count_fd", "thread");
+    expect_misuse(clm_stream_open(db, s, 0, &st), CLM_E_BUSY, "clm_stream_open", "thread");
+    EXPECT(got.n == 0 && st == NULL);
+    pthread_mutex_lock(&h.mu);
+    h.released = 1;
+    pthread_cond_broadcast(&h.cv);
+    pthread_mutex_unlock(&h.mu);
+    pthread_join(th, NULL);
+    if (EXPECT_RC(h.rc, CLM_OK) && !EXPECT(h.matches == want))
+        t_note("the first thread's scan delivered %zu of %zu matches", h.matches, want);
+    /* the scratch is free again */
+    if (EXPECT_RC(clm_scan(db, s, text, MISUSE_LEN, t_collect, &got), CLM_OK))
+        EXPECT(got.n == want);
+    pthread_mutex_destroy(&h.mu);
+    pthread_cond_destroy(&h.cv);
+out:
+    clm_scratch_free(s);
+    clm_database_free(db);
+    t_matches_free(&got);
+    fclose(f);
+}
+
+/* Scratches whose database was freed: every call that would search with it is CLM_E_INVALID
+ * saying so, without reading the freed database (the ASan build checks that), even when a
+ * new database lives at the old address; an open stream on one is closed with that error.
+ * The scratches can still be inspected and freed; a second clm_database_free is ignored. */
+static void test_freed_database(const void *arg)
+{
+    const char *pats[1] = {"ab"};
+    char text[MISUSE_LEN];
+    size_t want;
+    clm_database *db = NULL, *db2 = NULL;
+    clm_scratch *s = NULL, *s_stream = NULL, *s2 = NULL, *none = NULL;
+    clm_stream *st = NULL, *st2 = NULL;
+    clm_scratch_info info;
+    t_matches got;
+    uint64_t n = 0;
+    uintptr_t old;
+    FILE *f;
+    (void)arg;
+
+    misuse_text(text);
+    want = count_ab(text, MISUSE_LEN);
+    f = misuse_file(text);
+    t_matches_init(&got);
+    REQUIRE(f != NULL);
+    if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, NULL, &db), CLM_OK)
+        || !EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
+        || !EXPECT_RC(clm_scratch_alloc(db, NULL, &s_stream), CLM_OK)
+        || !EXPECT_RC(clm_stream_open(db, s_stream, 0, &st), CLM_OK))
+        goto out;
+    EXPECT_RC(clm_scan(db, s, text, MISUSE_LEN, t_collect, &got), CLM_OK);
+    EXPECT_RC(clm_stream_write(st, text, MISUSE_LEN, t_collect, &got), CLM_OK);
+    t_matches_clear(&got);
+    old = (uintptr_t)db;
+    clm_database_free(db);
+
+    expect_misuse(clm_scan(db, s, text, MISUSE_LEN, t_collect, &got), CLM_E_INVALID,
+                  "clm_scan", "freed");
+    expect_misuse(clm_count(db, s, text, MISUSE_LEN, &n), CLM_E_INVALID, "clm_count", "freed");
+    expect_misuse(clm_scan_fd(db, s, fileno(f), t_collect, &got), CLM_E_INVALID, "clm_scan_fd",
+                  "freed");
+    expect_misuse(clm_count_fd(db, s, fileno(f), &n), CLM_E_INVALID, "clm_count_fd", "freed");
+    expect_misuse(clm_stream_open(db, s, 0, &st2), CLM_E_INVALID, "clm_stream_open", "freed");
+    expect_misuse(clm_scratch_alloc(db, NULL, &none), CLM_E_INVALID, "clm_scratch_alloc",
+                  "freed");
+    EXPECT(st2 == NULL && none == NULL);
+    expect_misuse(clm_stream_write(st, text, MISUSE_LEN, t_collect, &got), CLM_E_INVALID,
+                  "clm_stream_write", "freed");
+    expect_misuse(clm_stream_flush(st, t_collect, &got), CLM_E_INVALID, "clm_stream_flush",
+                  "freed");
+    expect_misuse(clm_stream_close(st, t_collect, &got, &n), CLM_E_INVALID, "clm_stream_close",
+                  "freed");
+    st = NULL;
+    if (EXPECT_RC(clm_scratch_get_info(s, &info), CLM_OK)) EXPECT(info.slots > 0);
+    clm_database_free(db); /* already freed: ignored */
+    db = NULL;
+
+    /* a new database, often at the old address: the old scratch is still refused */
+    if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, NULL, &db2), CLM_OK)) goto out;
+    t_note("the new database %s the freed one's address",
+           (uintptr_t)db2 == old ? "reuses" : "does not reuse");
+    expect_misuse(clm_scan(db2, s, text, MISUSE_LEN, t_collect, &got), CLM_E_INVALID,
+                  "clm_scan", "freed");
+    EXPECT(got.n == 0); /* no refused call delivered a match */
+    /* the library goes on working */
+    if (EXPECT_RC(clm_scratch_alloc(db2, NULL, &s2), CLM_OK)
+        && EXPECT_RC(clm_scan(db2, s2, text, MISUSE_LEN, t_collect, &got), CLM_OK))
+        EXPECT(got.n == want);
+out:
+    if (st) clm_stream_close(st, NULL, NULL, NULL);
+    clm_scratch_free(s); /* after their database: they must not touch it */
+    clm_scratch_free(s_stream);
+    clm_scratch_free(s2);
+    clm_database_free(db);
+    clm_database_free(db2);
+    t_matches_free(&got);
+    fclose(f);
+}
+
 /* ---- no OpenCL platform ------------------------------------------------------------------ */
 
 /* Runs in a child whose ICD loader finds no vendor: every entry point says
@@ -441,6 +764,9 @@ void register_api_tests(void)
     t_register("api.compile_defaults", test_compile_defaults, NULL, 1);
     t_register("api.scan_args", test_scan_args, NULL, 1);
     t_register("api.device_memory", test_device_memory, NULL, 1);
+    t_register("api.reentry", test_reentry, NULL, 1);
+    t_register("api.busy_threads", test_busy_threads, NULL, 1);
+    t_register("api.freed_database", test_freed_database, NULL, 1);
     t_register("api.no_platform", test_no_platform, NULL, 1);
     t_register_child("no_platform", child_no_platform);
     t_register_child("device_memory", child_device_memory);
