@@ -1206,38 +1206,49 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         return clm_fail(CLM_E_INVALID, "slab of %zu bytes exceeds the largest slab clmatch "
                                        "supports (%u bytes)",
                         o.slab_bytes, CLM_MAX_SLAB_BYTES);
+    /* a 16-byte range must always fit (see collect_range) */
+    const size_t least_cap = 16 * (size_t)db->count;
     size_t cap = o.match_capacity ? o.match_capacity : DEFAULT_MATCH_CAPACITY;
     /* under a budget the initial match buffers take at most an eighth of it (they grow when
      * needed), so that small budgets go to the slab */
     if (o.max_memory && !o.match_capacity && cap > o.max_memory / 8 / (SLOTS * 8))
         cap = o.max_memory / 8 / (SLOTS * 8);
-    if (cap < 16 * (size_t)db->count) /* a 16-byte range must always fit (see collect_range) */
-        cap = 16 * (size_t)db->count;
+    if (cap < least_cap)
+        cap = least_cap;
     size_t max_cap = o.match_capacity_limit ? o.match_capacity_limit : MAX_MATCH_CAPACITY;
     if (max_cap * 8 > dev->info.max_alloc_bytes)
         max_cap = (size_t)(dev->info.max_alloc_bytes / 8);
     if (cap > max_cap) /* the limit wins, but a 16-byte range must still fit */
-        cap = max_cap > 16 * (size_t)db->count ? max_cap : 16 * (size_t)db->count;
+        cap = max_cap > least_cap ? max_cap : least_cap;
 
     /* zero-copy reads the caller's memory in place only where host and device share it:
      * elsewhere a USE_HOST_PTR buffer is a hidden copy */
     size_t align = dev->info.mem_base_align_bits / 8;
     if (align < 16)
         align = 16;
+    /* The smallest budget: the least slab a budget may shrink to, and the match buffers at
+     * their least where the options leave them to the budget. Every budget from it up fits
+     * (below, the match buffers give way where an eighth of the budget is too much). */
+    size_t least = o.slab_bytes < CLM_MIN_BUDGET_SLAB_BYTES ? o.slab_bytes
+                                                            : CLM_MIN_BUDGET_SLAB_BYTES;
     struct plan pl;
+    plan_memory(db, path, align, least, o.match_capacity ? cap : least_cap, &pl);
+    const size_t min_memory = pl.device + pl.host;
+    if (o.max_memory && o.max_memory < min_memory)
+        return clm_fail(CLM_E_INVALID,
+                        "max_memory of %zu bytes is too small: this scratch needs at least %zu "
+                        "bytes (%d slots of a %zu-byte slab + %zu bytes of overlap, data path "
+                        "%s, match buffers of %zu matches)",
+                        o.max_memory, min_memory, SLOTS, least, pl.text_bytes - least,
+                        clm_data_path_name(path), pl.cap);
     plan_memory(db, path, align, o.slab_bytes, cap, &pl);
     if (o.max_memory && pl.device + pl.host > o.max_memory) {
-        size_t least = o.slab_bytes < CLM_MIN_BUDGET_SLAB_BYTES ? o.slab_bytes
-                                                                : CLM_MIN_BUDGET_SLAB_BYTES;
         size_t fit = fit_slab(db, path, align, o.slab_bytes, least, cap, o.max_memory);
-        if (!fit) {
-            plan_memory(db, path, align, least, cap, &pl);
-            return clm_fail(CLM_E_INVALID,
-                            "max_memory of %zu bytes is too small: this scratch needs at least "
-                            "%zu bytes (%d slots of a %zu-byte slab + %zu bytes of overlap, "
-                            "data path %s, match buffers of %zu matches)",
-                            o.max_memory, pl.device + pl.host, SLOTS, least,
-                            pl.text_bytes - least, clm_data_path_name(path), cap);
+        if (!fit) { /* the least slab, its match buffers starting with what is left */
+            plan_memory(db, path, align, least, 0, &pl);
+            size_t room = (o.max_memory - pl.device - pl.host) / (SLOTS * 2 * sizeof(cl_uint));
+            cap = cap < room ? cap : room;
+            fit = least;
         }
         plan_memory(db, path, align, fit, cap, &pl);
     }
@@ -1282,6 +1293,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     in->host_bytes = pl.host;
     in->memory_bytes = pl.device + pl.host;
     in->max_memory = o.max_memory;
+    in->min_memory = min_memory;
     in->match_capacity = cap;
     in->match_capacity_limit = s->max_cap;
 

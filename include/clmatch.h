@@ -614,9 +614,11 @@ typedef struct clm_scratch_options {
     size_t max_memory;  /**< budget in bytes for the device buffers, the host staging of every
                              slot and the initial match buffers (clm_scratch_info.memory_bytes);
                              0: none. The slab shrinks to fit (never below
-                             CLM_MIN_BUDGET_SLAB_BYTES, or the requested slab if smaller), and
-                             the match buffers grow only within it. A budget too small for that
-                             is CLM_E_INVALID, with the minimum in the detail. Host arrays for
+                             CLM_MIN_BUDGET_SLAB_BYTES, or the requested slab if smaller), the
+                             initial match buffers take at most an eighth of it (less near the
+                             minimum) and grow only within it. A budget below the minimum
+                             (clm_scratch_info.min_memory) is CLM_E_INVALID, the detail naming
+                             that minimum; every budget from it up works. Host arrays for
                              the matches of one slab (24 bytes per match) are not counted. */
 } clm_scratch_options;
 
@@ -659,6 +661,8 @@ typedef struct clm_scratch_info {
                                    path, allocated on first use) */
     size_t memory_bytes;      /**< device_bytes + host_bytes: what max_memory bounds */
     size_t max_memory;        /**< the budget (0: none) */
+    size_t min_memory;        /**< the smallest max_memory these options (slab, data path,
+                                   match capacity) accept */
     size_t match_capacity, match_capacity_limit; /**< initial and largest match buffer, in
                                                       matches */
     size_t allocated_bytes;   /**< device and host bytes allocated now. A slot's buffers are

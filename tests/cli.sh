@@ -725,6 +725,31 @@ expect_error "--data-path bogus" 2 "unknown data path 'bogus'" "$CLM" --data-pat
 expect_error "--max-memory without a size" 2 "invalid memory budget" "$CLM" --max-memory 3X x "$S"
 expect_error "--max-memory too small gives the minimum" 2 "too small.*at least [0-9]+ bytes" \
     "$CLM" --max-memory 1K x "$S"
+# The minimum named for a 1-byte budget is the true one: passed back it gives the unbounded
+# output (a file, standard input, approximate search), one byte less fails naming it again.
+# mm_run HOW [OPTION...]: clmatch OPTIONs searching $S for needle as HOW says.
+mm_run() {
+    how=$1
+    shift
+    case $how in
+    stdin) "$CLM" "$@" needle <"$S" ;;
+    k1) "$CLM" "$@" -k 1 needle "$S" ;;
+    *) "$CLM" "$@" needle "$S" ;;
+    esac
+}
+for how in file stdin k1; do
+    mm_run $how >"$T/mm_exp" 2>"$T/err"
+    mm_run $how --max-memory 1 >/dev/null 2>"$T/err"
+    min=$(sed -n 's/.*needs at least \([0-9][0-9]*\) bytes.*/\1/p' "$T/err" | head -n 1)
+    if [ -z "$min" ]; then
+        fail "--max-memory 1 ($how) names the minimum" "$(head -n 3 "$T/err")"
+        continue
+    fi
+    mm_run $how --max-memory "$min" >"$T/act" 2>"$T/err"
+    same "--max-memory $min, the minimum named ($how), works" "$T/mm_exp" "$T/act" "$T/err"
+    expect_error "--max-memory one byte below the minimum ($how) names it again" 2 \
+        "at least $min bytes" mm_run $how --max-memory $((min - 1))
+done
 expect_error "CLMATCH_DATA_PATH=bogus" 2 "CLMATCH_DATA_PATH=bogus" \
     env CLMATCH_DATA_PATH=bogus "$CLM" x "$S"
 

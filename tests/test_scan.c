@@ -429,6 +429,155 @@ out:
     free(p2);
 }
 
+/* ---- the smallest memory budget ---------------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    const char *pats[3];
+    unsigned count;
+    unsigned flags;
+    unsigned max_errors;
+    size_t long_len; /* > 0: one pattern of this many bytes instead of pats */
+} budget_db;
+
+static const budget_db budget_dbs[] = {
+    {"exact", {"needle"}, 1, 0, 0, 0},
+    {"long", {NULL}, 1, 0, 0, 3000},
+    {"three", {"GATTACA", "ACGT", "TTTTTTTTTTTT"}, 3, 0, 0, 0},
+    {"approximate", {"GATTACAGATTACA"}, 1, 0, 2, 0},
+    {"dna-packed", {"ACGTTGCAACGT"}, 1, CLM_DNA | CLM_PACKING | CLM_BOTH_STRANDS, 0, 0},
+};
+
+/* The N a too-small budget's detail names ("at least N bytes"); 0 when it names none. */
+static size_t named_minimum(void)
+{
+    const char *at = strstr(clm_last_error(), "at least ");
+    size_t n = 0;
+    return at && sscanf(at, "at least %zu bytes", &n) == 1 ? n : 0;
+}
+
+/* Allocate with budget; CLM_OK or the failure's status (the scratch is freed again). */
+static int alloc_budget(const clm_database *db, clm_scratch_options so, size_t budget,
+                        clm_scratch_info *info)
+{
+    clm_scratch *s = NULL;
+    so.max_memory = budget;
+    int rc = clm_scratch_alloc(db, &so, &s);
+    if (rc == CLM_OK && info) clm_scratch_get_info(s, info);
+    clm_scratch_free(s);
+    return rc;
+}
+
+/* A scan at budget n of a text with a match every few hundred bytes over several slabs: the
+ * match buffers start at their smallest, split ranges, and lose nothing. */
+static void check_at_minimum(const clm_database *db, const t_patset *ps, clm_scratch_options so,
+                             size_t n, const char *name)
+{
+    size_t len = 250000, i;
+    unsigned char *text = xmalloc(len);
+    clm_scratch *s = NULL;
+    t_matches got, want;
+    char desc[96];
+    t_rng r;
+    t_matches_init(&got);
+    t_matches_init(&want);
+    t_rng_init(&r, "min_memory", 0);
+    t_fill(&r, text, len, 4);
+    for (i = 0; i + ps->lens[0] < len; i += ps->lens[0] + t_below(&r, 400))
+        memcpy(text + i, ps->pats[0], ps->lens[0]);
+    t_reference(text, len, ps, &want);
+    so.max_memory = n;
+    snprintf(desc, sizeof desc, "%s at its minimum budget %zu", name, n);
+    if (EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK))
+        t_check_scan(db, s, text, len, &want, &got, desc, "dense");
+    clm_scratch_free(s);
+    t_matches_free(&got);
+    t_matches_free(&want);
+    free(text);
+}
+
+/* The minimum a budget of 1 byte names is the true one: it allocates (and clm_scratch_info
+ * says the same minimum), one byte less fails naming it again, and every budget above it
+ * allocates too. Over databases of different overlaps, lead, pattern counts and the packed
+ * buffer, every data path, and requested slabs below and above the 1 MiB a budget keeps.
+ * At the minimum, a scan with its smallest match buffers finds every match. */
+static void test_min_memory(const void *arg)
+{
+    static const clm_data_path paths[] = {CLM_PATH_AUTO, CLM_PATH_COPY, CLM_PATH_PINNED,
+                                          CLM_PATH_ZERO_COPY, CLM_PATH_SVM};
+    static const struct {
+        size_t slab, capacity; /* requested; 0: default */
+    } shapes[] = {{0, 0}, {100000, 0}, {(size_t)8 << 20, 0}, {0, 5000}};
+    static const size_t above[] = {1, 15, 16, 127, 128, 4095, 4096, 65537, (size_t)3 << 20};
+    size_t d, p, k, i;
+    (void)arg;
+
+    for (d = 0; d < sizeof budget_dbs / sizeof budget_dbs[0]; d++) {
+        const budget_db *b = &budget_dbs[d];
+        unsigned char *longp = b->long_len ? t_pattern(26, b->long_len) : NULL;
+        const unsigned char *pp[3];
+        size_t lens[3];
+        t_patset ps = {pp, lens, NULL, b->count, 0};
+        clm_database *db = NULL;
+        clm_database_info dinfo;
+        for (i = 0; i < b->count; i++) {
+            pp[i] = longp ? longp : (const unsigned char *)b->pats[i];
+            lens[i] = longp ? b->long_len : strlen(b->pats[i]);
+        }
+        if (!EXPECT_RC(t_compile_ex(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, b->flags, 0, 0,
+                                    CLM_VARIANT_AUTO, b->max_errors, &db),
+                       CLM_OK)) {
+            free(longp);
+            continue;
+        }
+        if ((b->flags & CLM_PACKING) && EXPECT_RC(clm_database_get_info(db, &dinfo), CLM_OK)
+            && !dinfo.packed)
+            t_note("%s: the database is not packed on this device", b->name);
+        for (p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+            for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+                clm_scratch_options so;
+                clm_scratch_info info;
+                char where[160];
+                size_t n;
+                int rc;
+                memset(&so, 0, sizeof so);
+                so.data_path = paths[p];
+                so.slab_bytes = shapes[k].slab;
+                so.match_capacity = shapes[k].capacity;
+                snprintf(where, sizeof where, "%s, path %s, slab %zu, match capacity %zu",
+                         b->name, clm_data_path_name(paths[p]), so.slab_bytes,
+                         so.match_capacity);
+                rc = alloc_budget(db, so, 1, NULL);
+                if (rc == CLM_E_UNSUPPORTED && paths[p] == CLM_PATH_SVM)
+                    break; /* no SVM on this device (path.* checks the refusal) */
+                if (!EXPECT_RC(rc, CLM_E_INVALID) || !EXPECT((n = named_minimum()) > 1)) {
+                    t_note("%s: \"%s\"", where, clm_last_error());
+                    continue;
+                }
+                if (!EXPECT_RC(alloc_budget(db, so, n, &info), CLM_OK)) {
+                    t_note("%s: the named minimum %zu fails: \"%s\"", where, n, clm_last_error());
+                    continue;
+                }
+                if (!EXPECT(info.min_memory == n && info.memory_bytes <= n))
+                    t_note("%s: budget %zu: min_memory %zu, memory %zu", where, n,
+                           info.min_memory, info.memory_bytes);
+                if (!EXPECT_RC(alloc_budget(db, so, n - 1, NULL), CLM_E_INVALID)
+                    || !EXPECT(named_minimum() == n))
+                    t_note("%s: budget %zu - 1: \"%s\"", where, n, clm_last_error());
+                for (i = 0; i < sizeof above / sizeof above[0]; i++)
+                    if (!EXPECT_RC(alloc_budget(db, so, n + above[i], NULL), CLM_OK))
+                        t_note("%s: budget %zu + %zu: \"%s\"", where, n, above[i],
+                               clm_last_error());
+                if (b->max_errors == 0 && !(b->flags & CLM_DNA) && so.slab_bytes == 100000
+                    && paths[p] == CLM_PATH_AUTO)
+                    check_at_minimum(db, &ps, so, n, b->name);
+            }
+        }
+        clm_database_free(db);
+        free(longp);
+    }
+}
+
 void register_scan_tests(void)
 {
     size_t i;
@@ -458,4 +607,5 @@ void register_scan_tests(void)
     t_register("scan.unaligned", test_unaligned, NULL, 1);
     t_register("scan.threads", test_threads, NULL, 1);
     t_register("scan.interleaved", test_interleaved, NULL, 1);
+    t_register("scan.min_memory", test_min_memory, NULL, 1);
 }
