@@ -1496,12 +1496,13 @@ static int extent_of(const clm_scratch *s, size_t slab, uint64_t len, uint64_t k
     return e->n >= s->db->min_match;
 }
 
-/* Queue the read of a slab into the slot's staging. The slab the slot held goes first: its
+/* Queue the read of a slab into the slot's staging (the input starts at file offset base).
+ * The slab the slot held goes first: its
  * transfer done where `early` (the device has its copy; its search may still run), else all
  * of it collected. Every slot's staging holds `most` bytes, so one in flight never regrows. */
 static int file_prepare(clm_scratch *s, clm_reader *pool, struct clm_read *rd,
-                        struct clm_slot *sl, const struct extent *e, size_t most, int early,
-                        clm_match_cb cb, void *ctx, uint64_t *total)
+                        struct clm_slot *sl, const struct extent *e, uint64_t base, size_t most,
+                        int early, clm_match_cb cb, void *ctx, uint64_t *total)
 {
     int rc = CLM_OK;
     if (sl->busy)
@@ -1510,7 +1511,7 @@ static int file_prepare(clm_scratch *s, clm_reader *pool, struct clm_read *rd,
     unsigned char *dst;
     if (rc == CLM_OK)
         rc = slot_acquire(s, sl, most, &dst);
-    return rc ? rc : clm_reader_submit(pool, rd, dst, e->n, e->from);
+    return rc ? rc : clm_reader_submit(pool, rd, dst, e->n, base + e->from);
 }
 
 /* Launch a slab once its read is complete (after collecting the slot's last slab, where
@@ -1529,13 +1530,14 @@ static int file_launch(clm_scratch *s, clm_reader *pool, struct clm_read *rd,
     return rc ? rc : slot_launch(s, sl, e->n, e->pre, e->owned, e->from, count_only);
 }
 
-/* A file, slab after slab as run_memory's. Its reads go to a pool of threads that take them
+/* A file's bytes [base, base + len), slab after slab as run_memory's; offsets count from
+ * base. Its reads go to a pool of threads that take them
  * in pieces, so they go on with slab k + 1 while the caller waits for slab k, launches it and
  * collects older ones, and buffers for slot 1 are made while slab 0 is read. On the copy and
  * pinned paths the device has its own copy of a slab once its transfer is done, so the next
  * read goes into its staging while its search still runs (not with indels: their matches'
  * best starts are found in the staging when the slab is collected). */
-static int run_file_slabs(clm_scratch *s, int fd, uint64_t len, int count_only,
+static int run_file_slabs(clm_scratch *s, int fd, uint64_t base, uint64_t len, int count_only,
                           clm_match_cb cb, void *ctx, uint64_t *total)
 {
     const size_t slab = file_slab(s);
@@ -1552,15 +1554,15 @@ static int run_file_slabs(clm_scratch *s, int fd, uint64_t len, int count_only,
     clm_reader *pool = NULL;
     int rc = clm_reader_open(fd, s->io_threads, len, &pool);
     if (rc == CLM_OK && have)
-        rc = file_prepare(s, pool, &reads[0], &s->slot[0], &ext[0], most, early, cb, ctx,
+        rc = file_prepare(s, pool, &reads[0], &s->slot[0], &ext[0], base, most, early, cb, ctx,
                           total);
     uint64_t k = 0; /* slabs launched */
     while (rc == CLM_OK && have) {
         unsigned now = k % SLOTS, next = (k + 1) % SLOTS;
         have = extent_of(s, slab, len, k + 1, &ext[next]);
         if (have)
-            rc = file_prepare(s, pool, &reads[next], &s->slot[next], &ext[next], most, early,
-                              cb, ctx, total);
+            rc = file_prepare(s, pool, &reads[next], &s->slot[next], &ext[next], base, most,
+                              early, cb, ctx, total);
         if (rc == CLM_OK)
             rc = file_launch(s, pool, &reads[now], &s->slot[now], &ext[now], count_only, cb,
                              ctx, total);
@@ -1571,14 +1573,14 @@ static int run_file_slabs(clm_scratch *s, int fd, uint64_t len, int count_only,
     return end_slabs(s, k, rc, count_only, cb, ctx, total);
 }
 
-/* A one-shot scan of the caller's memory (data) or of a file (fd), its wall time added to
- * the scratch's stats. */
-static int run_slabs(clm_scratch *s, const unsigned char *data, int fd, uint64_t len,
-                     int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
+/* A one-shot scan of the caller's memory (data) or of a file's bytes [base, base + len) (fd),
+ * its wall time added to the scratch's stats. */
+static int run_slabs(clm_scratch *s, const unsigned char *data, int fd, uint64_t base,
+                     uint64_t len, int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
 {
     double t0 = clm_now();
     int rc = data ? run_memory(s, data, len, count_only, cb, ctx, total)
-                  : run_file_slabs(s, fd, len, count_only, cb, ctx, total);
+                  : run_file_slabs(s, fd, base, len, count_only, cb, ctx, total);
     s->stats.wall_seconds += clm_now() - t0;
     return rc;
 }
@@ -1592,7 +1594,7 @@ int clm_scan(const clm_database *db, clm_scratch *s, const void *data, size_t le
     if (!cb)
         rc = clm_fail(CLM_E_INVALID, "clm_scan: callback is required (use clm_count to count)");
     else
-        rc = run_slabs(s, data ? data : (const void *)"", -1, len, 0, cb, ctx, NULL);
+        rc = run_slabs(s, data ? data : (const void *)"", -1, 0, len, 0, cb, ctx, NULL);
     scratch_give(s);
     return rc;
 }
@@ -1607,15 +1609,16 @@ int clm_count(const clm_database *db, clm_scratch *s, const void *data, size_t l
         rc = clm_fail(CLM_E_INVALID, "clm_count: count is required");
     } else {
         *count = 0;
-        rc = run_slabs(s, data ? data : (const void *)"", -1, len, 1, NULL, NULL, count);
+        rc = run_slabs(s, data ? data : (const void *)"", -1, 0, len, 1, NULL, NULL, count);
     }
     scratch_give(s);
     return rc;
 }
 
-/* A one-shot scan of the regular file behind fd (its size from fstat), read with pread. */
-static int run_file(clm_scratch *s, int fd, const char *fn, int count_only, clm_match_cb cb,
-                    void *ctx, uint64_t *total)
+/* A one-shot scan of bytes [offset, offset + length) of the regular file behind fd (length
+ * CLM_FD_TO_END: up to its size from fstat), read with pread. */
+static int run_file(clm_scratch *s, int fd, uint64_t offset, uint64_t length, const char *fn,
+                    int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
 {
     struct stat st;
     if (fd < 0)
@@ -1629,36 +1632,73 @@ static int run_file(clm_scratch *s, int fd, const char *fn, int count_only, clm_
                                   "it cannot be read with pread; stream it with "
                                   "clm_stream_write",
                         fn, fd);
-    return run_slabs(s, NULL, fd, (uint64_t)st.st_size, count_only, cb, ctx, total);
+    const uint64_t size = (uint64_t)st.st_size;
+    if (length == CLM_FD_TO_END)
+        length = offset < size ? size - offset : 0; /* past the end: nothing left to read */
+    else if (offset > size || length > size - offset)
+        return clm_fail(CLM_E_INVALID,
+                        "%s: range [%llu, %llu + %llu) of fd %d reaches past the end of the "
+                        "file (%llu bytes)",
+                        fn, (unsigned long long)offset, (unsigned long long)offset,
+                        (unsigned long long)length, fd, (unsigned long long)size);
+    return run_slabs(s, NULL, fd, offset, length, count_only, cb, ctx, total);
+}
+
+/* clm_scan_fd and clm_scan_fd_range (range: the one called, for messages). */
+static int scan_fd(const clm_database *db, clm_scratch *s, int fd, uint64_t offset,
+                   uint64_t length, clm_match_cb cb, void *ctx, int range)
+{
+    const char *fn = range ? "clm_scan_fd_range" : "clm_scan_fd";
+    int rc = enter_scan(db, s, "", 0, fn);
+    if (rc)
+        return rc;
+    if (!cb)
+        rc = clm_fail(CLM_E_INVALID, "%s: callback is required (use %s to count)", fn,
+                      range ? "clm_count_fd_range" : "clm_count_fd");
+    else
+        rc = run_file(s, fd, offset, length, fn, 0, cb, ctx, NULL);
+    scratch_give(s);
+    return rc;
+}
+
+/* clm_count_fd and clm_count_fd_range. */
+static int count_fd(const clm_database *db, clm_scratch *s, int fd, uint64_t offset,
+                    uint64_t length, uint64_t *count, int range)
+{
+    const char *fn = range ? "clm_count_fd_range" : "clm_count_fd";
+    int rc = enter_scan(db, s, "", 0, fn);
+    if (rc)
+        return rc;
+    if (!count) {
+        rc = clm_fail(CLM_E_INVALID, "%s: count is required", fn);
+    } else {
+        *count = 0;
+        rc = run_file(s, fd, offset, length, fn, 1, NULL, NULL, count);
+    }
+    scratch_give(s);
+    return rc;
 }
 
 int clm_scan_fd(const clm_database *db, clm_scratch *s, int fd, clm_match_cb cb, void *ctx)
 {
-    int rc = enter_scan(db, s, "", 0, "clm_scan_fd");
-    if (rc)
-        return rc;
-    if (!cb)
-        rc = clm_fail(CLM_E_INVALID,
-                      "clm_scan_fd: callback is required (use clm_count_fd to count)");
-    else
-        rc = run_file(s, fd, "clm_scan_fd", 0, cb, ctx, NULL);
-    scratch_give(s);
-    return rc;
+    return scan_fd(db, s, fd, 0, CLM_FD_TO_END, cb, ctx, 0);
 }
 
 int clm_count_fd(const clm_database *db, clm_scratch *s, int fd, uint64_t *count)
 {
-    int rc = enter_scan(db, s, "", 0, "clm_count_fd");
-    if (rc)
-        return rc;
-    if (!count) {
-        rc = clm_fail(CLM_E_INVALID, "clm_count_fd: count is required");
-    } else {
-        *count = 0;
-        rc = run_file(s, fd, "clm_count_fd", 1, NULL, NULL, count);
-    }
-    scratch_give(s);
-    return rc;
+    return count_fd(db, s, fd, 0, CLM_FD_TO_END, count, 0);
+}
+
+int clm_scan_fd_range(const clm_database *db, clm_scratch *s, int fd, uint64_t offset,
+                      uint64_t length, clm_match_cb cb, void *ctx)
+{
+    return scan_fd(db, s, fd, offset, length, cb, ctx, 1);
+}
+
+int clm_count_fd_range(const clm_database *db, clm_scratch *s, int fd, uint64_t offset,
+                       uint64_t length, uint64_t *count)
+{
+    return count_fd(db, s, fd, offset, length, count, 1);
 }
 
 /* ---- streams ------------------------------------------------------------------------------- */

@@ -706,6 +706,27 @@ int clm_scan_fd(const clm_database *db, clm_scratch *scratch, int fd, clm_match_
 /** clm_scan_fd counting every occurrence instead of delivering them (as clm_count). */
 int clm_count_fd(const clm_database *db, clm_scratch *scratch, int fd, uint64_t *count);
 
+/** Length for clm_scan_fd_range / clm_count_fd_range: up to the end of the file. */
+#define CLM_FD_TO_END UINT64_MAX
+
+/**
+ * clm_scan_fd over bytes [offset, offset + length) of the regular file behind fd, as if that
+ * range were the whole input: match offsets count from `offset`, and no byte outside the
+ * range is read (approximate matches included). The fd's own offset is neither used nor
+ * moved, so several threads or processes may scan ranges of one file (a standard input read
+ * from its current offset, a range per MPI rank). length CLM_FD_TO_END: up to the size
+ * fstat() gives at the call; an offset at or past that end is an empty range (no match,
+ * CLM_OK). An explicit length must lie within the file at the call: a range that reaches past
+ * its end is CLM_E_INVALID (the detail names the range and the size). clm_scan_fd is the
+ * range [0, CLM_FD_TO_END). Other errors as clm_scan_fd.
+ */
+int clm_scan_fd_range(const clm_database *db, clm_scratch *scratch, int fd, uint64_t offset,
+                      uint64_t length, clm_match_cb cb, void *ctx);
+
+/** clm_scan_fd_range counting every occurrence instead of delivering them (as clm_count). */
+int clm_count_fd_range(const clm_database *db, clm_scratch *scratch, int fd, uint64_t offset,
+                       uint64_t length, uint64_t *count);
+
 /* Incremental scanning of input that arrives in pieces. Matches that straddle pieces are
  * found; offsets are counted from the first byte written. Matches are delivered in text
  * order, each as soon as it can no longer be affected by later input (so some arrive only

@@ -355,6 +355,115 @@ out:
     free(p5);
 }
 
+/* clm_scan_fd_range and clm_count_fd_range of [off, off + len) of fd's file (text[0, n)):
+ * the reference's matches of text[off, off + len) with offsets from off, which clm_scan and
+ * clm_count of those bytes give too; the fd's offset (set to 1234 by the caller) unmoved. */
+static void range_check(pcase *c, int fd, const unsigned char *text, size_t n, uint64_t off,
+                        uint64_t len, const char *what)
+{
+    /* the bytes the range holds: past the end of the file, none */
+    const size_t from = off < n ? (size_t)off : n;
+    const size_t to = len == CLM_FD_TO_END ? n : (size_t)(off + len);
+    const size_t bytes = to > from ? to - from : 0;
+    char desc[160], diff[512];
+    uint64_t count = 7;
+    snprintf(desc, sizeof desc, "%s, k %u: range at %llu of %s%zu bytes (file of %zu)", what,
+             c->fs.k, (unsigned long long)off, len == CLM_FD_TO_END ? "all " : "", bytes, n);
+    t_matches_clear(&c->want);
+    if (t_reference_ex(text + from, bytes, &c->fs, &c->want) != 0) {
+        T_FAIL("%s: the reference cannot parse a pattern (test bug)", desc);
+        return;
+    }
+    t_check_scan(c->db, c->s, text + from, bytes, &c->want, &c->got, desc, "memory");
+    t_matches_clear(&c->got);
+    if (EXPECT_RC(clm_scan_fd_range(c->db, c->s, fd, off, len, t_collect, &c->got), CLM_OK)
+        && t_matches_diff(&c->got, &c->want, diff, sizeof diff))
+        T_FAIL("%s: clm_scan_fd_range: %s", desc, diff);
+    if (EXPECT_RC(clm_count_fd_range(c->db, c->s, fd, off, len, &count), CLM_OK)
+        && count != c->want.n)
+        T_FAIL("%s: clm_count_fd_range %llu, reference %zu", desc, (unsigned long long)count,
+               c->want.n);
+    if (!EXPECT(lseek(fd, 0, SEEK_CUR) == 1234))
+        t_note("%s: the fd's offset moved", desc);
+}
+
+/* Ranges of a file of 3 slabs and a bit: at offsets 0, 1, 15, 17 and around the slab edges,
+ * of lengths that end inside, at and across them, to the end, empty; the range is the whole
+ * input, so an approximate match (k = 2, whose slabs keep a lead) never reaches before it.
+ * An offset at or past the end with CLM_FD_TO_END is empty; an explicit range past the end is
+ * CLM_E_INVALID. */
+static void test_fd_range(const void *arg)
+{
+    const size_t n = 3 * 4096 + 123, m = 12;
+    static const uint64_t offsets[] = {0, 1, 15, 17, 4090, 4095, 4096, 4097, 8200};
+    static const uint64_t lengths[] = {CLM_FD_TO_END, 0, 1, 11, 12, 100, 4096, 4097, 8191};
+    size_t lens[1] = {m};
+    unsigned char *p = t_pattern(4, m), *text = NULL;
+    const unsigned char *pats[1];
+    char *dir = t_tempdir("fd_range");
+    uint64_t count = 7;
+    pcase c;
+    t_rng r;
+    int fd = -1;
+
+    (void)arg;
+    pcase_init(&c);
+    t_rng_init(&r, "fd_range", 0);
+    if (!dir) goto out;
+    text = path_text(&r, n, p, m);
+    /* matches straddling offsets 15..17 and the first slab edge */
+    memcpy(text + 10, p, m);
+    memcpy(text + 4096 - 5, p, m);
+    if (!pcase_one(&c, dir, pats, lens, p, "fd range") || !write_file(c.tmp, text, n)
+        || (fd = open(c.tmp, O_RDONLY)) < 0 || !EXPECT(lseek(fd, 1234, SEEK_SET) == 1234))
+        goto out;
+    for (unsigned k = 0; k <= 2 && !t_failures(); k += 2) {
+        if (k) { /* the same pattern with up to 2 edits */
+            clm_database_free(c.db);
+            c.db = NULL;
+            c.fs.k = k;
+            c.algo = CLM_ALGO_BITAP;
+            if (!pcase_compile(&c, "fd range, k = 2")) break;
+        }
+        if (pcase_scratch(&c, CLM_PATH_AUTO, 4096, 0) <= 0) break;
+        for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++)
+            for (size_t j = 0; j < sizeof lengths / sizeof lengths[0]; j++)
+                if (lengths[j] == CLM_FD_TO_END || offsets[i] + lengths[j] <= n)
+                    range_check(&c, fd, text, n, offsets[i], lengths[j], "range");
+        range_check(&c, fd, text, n, 0, n, "the whole file");
+        range_check(&c, fd, text, n, n - m, m, "the last pattern length");
+        range_check(&c, fd, text, n, n, 0, "empty at the end");
+        range_check(&c, fd, text, n, n, CLM_FD_TO_END, "at the end, to the end");
+        range_check(&c, fd, text, n, n + 5000, CLM_FD_TO_END, "past the end, to the end");
+    }
+    /* an explicit range past the end, or one whose end overflows */
+    const uint64_t bad[][2] = {{0, n + 1}, {4096, n - 4096 + 1}, {n + 1, 0}, {n - 1, 2},
+                               {1, UINT64_MAX - 1}, {UINT64_MAX, 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0] && c.s; i++) {
+        count = 7;
+        if (EXPECT_RC(clm_count_fd_range(c.db, c.s, fd, bad[i][0], bad[i][1], &count),
+                      CLM_E_INVALID)
+            && !EXPECT(strstr(clm_last_error(), "past the end") != NULL))
+            t_note("range [%llu, +%llu): \"%s\"", (unsigned long long)bad[i][0],
+                   (unsigned long long)bad[i][1], clm_last_error());
+        EXPECT(count == 0);
+        EXPECT_RC(clm_scan_fd_range(c.db, c.s, fd, bad[i][0], bad[i][1], t_collect, &c.got),
+                  CLM_E_INVALID);
+    }
+    if (c.s) {
+        EXPECT_RC(clm_scan_fd_range(c.db, c.s, fd, 0, 1, NULL, NULL), CLM_E_INVALID);
+        EXPECT_RC(clm_count_fd_range(c.db, c.s, fd, 0, 1, NULL), CLM_E_INVALID);
+        EXPECT_RC(clm_count_fd_range(c.db, c.s, -1, 0, 1, &count), CLM_E_INVALID);
+    }
+out:
+    if (fd >= 0) close(fd);
+    pcase_free(&c);
+    free(text);
+    if (dir) t_rmtree(dir);
+    free(dir);
+    free(p);
+}
+
 /* A file of many slabs read by the reader threads (host/io.c clm_reader), on every path: a
  * callback that stops after the first, 7th and middle match gets exactly those first matches;
  * an fd open for writing only fails with CLM_E_IO naming offset 0 (every piece fails); after
@@ -787,6 +896,7 @@ void register_path_tests(void)
     }
     t_register("path.fd", test_fd, NULL, 1);
     t_register("path.fd_stop", test_fd_stop, NULL, 1);
+    t_register("path.fd_range", test_fd_range, NULL, 1);
     t_register("path.file_slab", test_file_slab, NULL, 0);
     t_register("path.budget", test_budget, NULL, 0);
     t_register("path.env", test_env, NULL, 0);
