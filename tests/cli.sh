@@ -209,6 +209,38 @@ for a in $ALGOS; do
     same "several files: --count-matches [$a]" "$T/exp" "$T/act" "$T/err"
 done
 
+# ---- standard input: a regular file is read from its offset, as grep reads it -------------------
+# After `read -r line` the offset is past the first line (which holds a needle); grep searches
+# the rest, counts offsets from there and leaves the offset at the end, so that a second "-"
+# finds nothing more.
+tail -n +2 "$X" >"$T/x_rest"
+ref_positions "$T/x_rest" 0 needle >"$T/x_rest_pos"
+for opts in "" -n -c -b -o "-o -b -n"; do
+    # shellcheck disable=SC2086
+    { read -r line; "$CLM" $opts needle; } <"$X" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    # shellcheck disable=SC2086
+    { read -r line; grep -F $opts needle; } <"$X" >"$T/exp" 2>/dev/null
+    echo "exit $?" >>"$T/exp"
+    same "stdin read from its offset: '$opts'" "$T/exp" "$T/act" "$T/err"
+    # shellcheck disable=SC2086
+    "$CLM" $opts needle - - <"$X" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    # shellcheck disable=SC2086
+    grep -F $opts needle - - <"$X" >"$T/exp" 2>/dev/null
+    echo "exit $?" >>"$T/exp"
+    same "stdin given twice (- -): '$opts'" "$T/exp" "$T/act" "$T/err"
+done
+{ read -r line; "$CLM" --positions needle; } <"$X" >"$T/act" 2>"$T/err"
+same "stdin read from its offset: --positions" "$T/x_rest_pos" "$T/act" "$T/err"
+wc -l <"$T/x_rest_pos" | tr -d ' ' >"$T/exp"
+{ read -r line; "$CLM" --count-matches needle; } <"$X" >"$T/act" 2>"$T/err"
+same "stdin read from its offset: --count-matches" "$T/exp" "$T/act" "$T/err"
+{ ref_positions "$X" 0 needle | wc -l | tr -d ' ' | sed 's/^/(standard input):/'
+  echo '(standard input):0'; } >"$T/exp"
+"$CLM" --count-matches needle - - <"$X" >"$T/act" 2>"$T/err"
+same "stdin given twice (- -): --count-matches" "$T/exp" "$T/act" "$T/err"
+
 # ---- character classes (exact search) -------------------------------------------------------
 # Without -F, a pattern holding '.', '[' or '\' uses the library's class syntax. grep -E is the
 # reference where no match can hold a newline (grep is line-based, while clmatch's '.', [^...]

@@ -678,12 +678,15 @@ static int needs_text(const config *cfg)
     return cfg->mode == MODE_LINES || cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_ONLY;
 }
 
-/* Search one regular file through the library's file path (clm_scan_fd: threaded reads into
- * its staging buffers). Modes that print text map the file as well, only to print from: the
- * scan itself never reads the mapping. Returns 0, -1 after reporting an error, or 1 when a
- * needed mapping failed (the caller then streams the file). */
-static int scan_regular(run_state *r, scan_ctx *c, int fd, size_t size, const char *name)
+/* Search bytes [off, off + len) of a regular file, as grep reads it from its offset, through
+ * the library's file path (clm_scan_fd_range: threaded reads into its staging buffers). Modes
+ * that print text map the file as well, only to print from: the scan itself never reads the
+ * mapping. Returns 0, -1 after reporting an error, or 1 when a needed mapping failed (the
+ * caller then streams the file). */
+static int scan_regular(run_state *r, scan_ctx *c, int fd, size_t off, size_t len,
+                        const char *name)
 {
+    const size_t size = off + len;
     int st, rc = 0;
     void *map = NULL;
     if (needs_text(&r->cfg)) {
@@ -692,18 +695,18 @@ static int scan_regular(run_state *r, scan_ctx *c, int fd, size_t size, const ch
             return 1;
     }
 
-    c->text = map;
+    c->text = map ? (const unsigned char *)map + off : NULL;
     c->base = 0;
-    c->len = size;
+    c->len = len;
     c->at_eof = 1;
-    r->bytes_in += size;
+    r->bytes_in += len;
     if (count_fast_path(&r->cfg)) {
         uint64_t n = 0;
-        st = clm_count_fd(r->db, r->scratch, fd, &n);
+        st = clm_count_fd_range(r->db, r->scratch, fd, off, len, &n);
         if (st == CLM_OK)
             c->selected = n;
     } else {
-        st = clm_scan_fd(r->db, r->scratch, fd, pick_callback(&r->cfg), c);
+        st = clm_scan_fd_range(r->db, r->scratch, fd, off, len, pick_callback(&r->cfg), c);
         if (st == CLM_OK && flush_cand(c))
             st = CLM_STOPPED;
     }
@@ -715,6 +718,11 @@ static int scan_regular(run_state *r, scan_ctx *c, int fd, size_t size, const ch
     }
     if (map && munmap(map, size) != 0) {
         errmsg("%s: munmap: %s", name, strerror(errno));
+        rc = -1;
+    }
+    /* as grep leaves it: at the end of what was read, so that a second "-" reads nothing */
+    if (lseek(fd, (off_t)size, SEEK_SET) < 0) {
+        errmsg("%s: %s", name, strerror(errno));
         rc = -1;
     }
     return rc;
@@ -909,6 +917,7 @@ static void search_file(run_state *r, const char *path)
     const char *name = is_stdin ? STDIN_LABEL : path;
     struct stat sb;
     scan_ctx c;
+    off_t off = 0;
     int fd, rc = 1;
 
     fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
@@ -925,9 +934,12 @@ static void search_file(run_state *r, const char *path)
         rc = -1;
     } else {
         scan_ctx_init(&c, cfg, cfg->with_filename ? name : NULL);
-        /* Size 0 may still have content (/proc files): those are streamed. */
-        if (S_ISREG(sb.st_mode) && sb.st_size > 0 && (uintmax_t)sb.st_size <= SIZE_MAX)
-            rc = scan_regular(r, &c, fd, (size_t)sb.st_size, name);
+        /* From the offset, as grep (a standard input may have been read from). Size 0 may
+         * still have content (/proc files): streamed, as is an offset at the end (read()
+         * then finds what is there). */
+        if (S_ISREG(sb.st_mode) && (off = lseek(fd, 0, SEEK_CUR)) >= 0 && sb.st_size > off &&
+            (uintmax_t)sb.st_size <= SIZE_MAX)
+            rc = scan_regular(r, &c, fd, (size_t)off, (size_t)(sb.st_size - off), name);
         if (rc == 1)
             rc = scan_stream(r, &c, fd, name);
         if (rc == 0 && (cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_COUNT_MATCHES)) {
