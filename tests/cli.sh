@@ -241,6 +241,60 @@ same "stdin read from its offset: --count-matches" "$T/exp" "$T/act" "$T/err"
 "$CLM" --count-matches needle - - <"$X" >"$T/act" 2>"$T/err"
 same "stdin given twice (- -): --count-matches" "$T/exp" "$T/act" "$T/err"
 
+# ---- a file that shrinks while it is searched ---------------------------------------------------
+# The modes that print text read it with pread, not through a mapping (which died of SIGBUS,
+# status 135, silently): a file that shrinks gives "FILE: file changed size while being read"
+# and status 2, never a signal, and what was printed before is grep's output so far.
+# CLMATCH_TEST_SHRINK=BYTES, a hook of the CLI, truncates the file to BYTES at its first
+# match, before its text is read: lines are then read past the new end (the library has read
+# the file: two slabs), or the library's next read comes up short (1 MiB slabs). Last, a
+# truncation that races the run may strike anywhere.
+awk 'BEGIN {
+    for (i = 0; i < 40000; i++) printf "line %d of a big file%s\n", i, i % 9 == 4 ? ", hello" : ""
+}' >"$T/chunk"
+for i in 1 2 3 4 5 6 7 8; do cat "$T/chunk" "$T/chunk" "$T/chunk" "$T/chunk" "$T/chunk"; done \
+    >"$T/big.txt" # 40 MB
+# shrink_check NAME WANT OPTS [ENV...]: clmatch OPTS hello on a copy of big.txt shrunk to
+# 2 MiB by the hook, with ENV (WANT 2: it must notice; "race": truncated by another process).
+shrink_check() {
+    name=$1 want=$2 opts=$3
+    shift 3
+    cp "$T/big.txt" "$T/shrink.txt"
+    if [ "$want" = race ]; then
+        # shellcheck disable=SC2086
+        { "$CLM" $opts hello "$T/shrink.txt" >"$T/act" 2>"$T/err"; echo $? >"$T/rc"; } &
+        sleep 0.1 2>/dev/null || sleep 1
+        : >"$T/shrink.txt"
+        wait
+        rc=$(cat "$T/rc")
+    else
+        # shellcheck disable=SC2086
+        env CLMATCH_TEST_SHRINK=2097152 "$@" "$CLM" $opts hello "$T/shrink.txt" >"$T/act" \
+            2>"$T/err"
+        rc=$?
+    fi
+    # shellcheck disable=SC2086
+    grep -F $opts hello "$T/big.txt" | head -c "$(wc -c <"$T/act")" >"$T/exp"
+    if [ "$rc" -ge 128 ]; then
+        fail "$name" "killed by a signal: exit $rc"
+    elif [ "$rc" -eq 2 ] &&
+        ! grep -qxF "clmatch: $T/shrink.txt: file changed size while being read" "$T/err"; then
+        fail "$name" "exit 2 without the message: $(head -n 3 "$T/err")"
+    elif [ "$want" != race ] && [ "$rc" -ne "$want" ]; then
+        fail "$name" "exit $rc, want $want: $(head -n 3 "$T/err")"
+    elif [ "$want" != race ] && ! cmp -s "$T/exp" "$T/act"; then
+        fail "$name" "the output is not a prefix of grep's: $(cmp "$T/exp" "$T/act")"
+    else
+        pass "$name"
+    fi
+}
+for opts in "" -n -c -o; do
+    shrink_check "a file shrinks at its first match: '$opts'" 2 "$opts"
+    shrink_check "a file shrinks at its first match, 1 MiB slabs: '$opts'" 2 "$opts" \
+        CLMATCH_SLAB_BYTES=1048576
+    shrink_check "a file shrinks during the run: '$opts'" race "$opts"
+done
+
 # ---- character classes (exact search) -------------------------------------------------------
 # Without -F, a pattern holding '.', '[' or '\' uses the library's class syntax. grep -E is the
 # reference where no match can hold a newline (grep is line-based, while clmatch's '.', [^...]

@@ -4,14 +4,15 @@
  *
  *     clmatch [OPTIONS] PATTERN [FILE...]
  *
- * Regular files are scanned with one clm_scan_fd (or clm_count_fd) call: the library reads
- * them with several threads straight into its pinned (or zero-copy) staging. Modes that print
- * text (lines, -c, -o) also map the file, only to print from; stdin, pipes and other
- * non-regular inputs are read in blocks and fed through the stream API.
+ * Regular files are scanned with one clm_scan_fd_range (or clm_count_fd_range) call: the
+ * library reads them with several threads straight into its pinned (or zero-copy) staging.
+ * Modes that print text (lines, -c, -o) read the bytes they print with pread as well; stdin,
+ * pipes and other non-regular inputs are read in blocks and fed through the stream API.
  * Both paths share the match callbacks below, which see the text through a "window": the
- * bytes of absolute offsets [base, base + len). For a file the window is the whole file;
- * for a stream it is the unprocessed tail of the input, and text is dropped from its front
- * only once no later match can need it.
+ * bytes of absolute offsets [base, base + len), reached through text_at. For a file the
+ * window is the whole file (from its offset), read a block at a time; for a stream it is the
+ * unprocessed tail of the input, in memory, and text is dropped from its front only once no
+ * later match can need it.
  */
 #include "clmatch.h"
 #include "cli_common.h"
@@ -25,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -371,11 +371,21 @@ static int build_patterns(config *cfg, pattern **out_pats, size_t *out_count)
 typedef struct {
     const config *cfg;
     const char *label; /* file name prefix, NULL for none */
-    /* The window: absolute offsets [base, base + len) are at text[0, len). */
+    /* The window: absolute offsets [base, base + len). A stream's are at text[0, len); a
+     * regular file's (fd >= 0) are read with pread, a block at a time, into blk, which holds
+     * [blk_at, blk_at + blk_len): a file that shrinks meanwhile then gives a short read,
+     * reported, where a mapping of it would kill the process with SIGBUS. */
     const unsigned char *text;
     uint64_t base;
     size_t len;
     int at_eof; /* no input follows the window */
+    int fd;            /* the regular file, else -1 */
+    uint64_t file_off; /* its offset of window offset 0 */
+    const char *name;  /* its name, for messages */
+    unsigned char *blk;
+    uint64_t blk_at;
+    size_t blk_len;
+    uint64_t blk_reads; /* blocks read so far */
     /* Line selection (default and -c). */
     uint64_t skip_until; /* matches starting before this lie on a line already selected */
     int line_open;       /* a selected line goes on past the window (streams only) */
@@ -398,6 +408,7 @@ static void scan_ctx_init(scan_ctx *c, const config *cfg, const char *label)
     memset(c, 0, sizeof *c);
     c->cfg = cfg;
     c->label = label;
+    c->fd = -1;
     c->track_lines = cfg->line_numbers && (cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY);
 }
 
@@ -414,6 +425,136 @@ static int match_outside(scan_ctx *c, const clm_match *m)
            m->start, m->end, c->base, c->base + c->len);
     c->error = 1;
     return 1;
+}
+
+/* Bytes a file's text is read in (FILE_BLOCK-aligned blocks; the callbacks go forward). */
+#define FILE_BLOCK ((size_t)1 << 20)
+
+/* A file that shrank under us: its size no longer covers the range being searched. */
+static void report_changed(const char *name)
+{
+    errmsg("%s: file changed size while being read", name);
+}
+
+/* Test hook, read by the CLI only: CLMATCH_TEST_SHRINK=BYTES truncates the file being
+ * searched to BYTES before the first block of its text is read (at its first match), so that
+ * tests/cli.sh can shrink a file at a known point of a run instead of racing it. */
+static void test_shrink(scan_ctx *c)
+{
+    const char *v = getenv("CLMATCH_TEST_SHRINK");
+    if (v && *v && c->name && truncate(c->name, (off_t)strtoull(v, NULL, 10)) != 0)
+        errmsg("%s: CLMATCH_TEST_SHRINK: %s", c->name, strerror(errno));
+}
+
+/* Read the file's block holding window offset pos into blk. 0, or 1 after reporting a short
+ * read (the file shrank) or a failed one. */
+static int load_block(scan_ctx *c, uint64_t pos)
+{
+    const uint64_t at = pos - pos % FILE_BLOCK;
+    const size_t n = c->base + c->len - at < FILE_BLOCK ? (size_t)(c->base + c->len - at)
+                                                        : FILE_BLOCK;
+    size_t got = 0;
+    if (c->blk_reads++ == 0)
+        test_shrink(c);
+    c->blk_len = 0;
+    while (got < n) {
+        ssize_t k = pread(c->fd, c->blk + got, n - got, (off_t)(c->file_off + at + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                report_changed(c->name);
+            else
+                errmsg("%s: %s", c->name, strerror(errno));
+            c->error = 1;
+            return 1;
+        }
+        got += (size_t)k;
+    }
+    c->blk_at = at;
+    c->blk_len = n;
+    return 0;
+}
+
+/* The byte at window offset pos (base <= pos < base + len), with [*lo, *hi) the window
+ * offsets readable around it; NULL after reporting a failed read. */
+static const unsigned char *text_at(scan_ctx *c, uint64_t pos, uint64_t *lo, uint64_t *hi)
+{
+    if (c->fd < 0) { /* a stream: the window is in memory */
+        *lo = c->base;
+        *hi = c->base + c->len;
+        return c->text + (pos - c->base);
+    }
+    if ((pos < c->blk_at || pos - c->blk_at >= c->blk_len) && load_block(c, pos))
+        return NULL;
+    *lo = c->blk_at;
+    *hi = c->blk_at + c->blk_len;
+    return c->blk + (pos - c->blk_at);
+}
+
+/* The offset of the first newline in [from, base + len), or base + len when there is none.
+ * 0, or 1 after an error. */
+static int find_newline(scan_ctx *c, uint64_t from, uint64_t *nl)
+{
+    const uint64_t end = c->base + c->len;
+    while (from < end) {
+        uint64_t lo, hi;
+        const unsigned char *p = text_at(c, from, &lo, &hi), *q;
+        if (!p)
+            return 1;
+        if ((q = memchr(p, '\n', (size_t)(hi - from))) != NULL) {
+            *nl = from + (uint64_t)(q - p);
+            return 0;
+        }
+        from = hi;
+    }
+    *nl = end;
+    return 0;
+}
+
+/* The start of the line holding pos: after the last newline in [lo, pos), else lo. 0, or 1
+ * after an error. */
+static int line_start(scan_ctx *c, uint64_t pos, uint64_t lo, uint64_t *ls)
+{
+    while (pos > lo) {
+        uint64_t blo, bhi;
+        const unsigned char *p = text_at(c, pos - 1, &blo, &bhi);
+        if (!p)
+            return 1;
+        const uint64_t stop = blo > lo ? blo : lo;
+        size_t i = (size_t)(pos - stop); /* bytes [stop, pos) are p[1 - i .. 0] */
+        const unsigned char *b = p + 1 - i;
+        while (i > 0 && b[i - 1] != '\n')
+            i--;
+        if (i > 0) {
+            *ls = stop + i;
+            return 0;
+        }
+        pos = stop;
+    }
+    *ls = lo;
+    return 0;
+}
+
+static void put_escaped(const unsigned char *p, size_t n);
+
+/* Output the text [from, to) (newline and backslash escaped when `escaped`). 0, or 1 after
+ * an error. */
+static int put_text(scan_ctx *c, uint64_t from, uint64_t to, int escaped)
+{
+    while (from < to) {
+        uint64_t lo, hi;
+        const unsigned char *p = text_at(c, from, &lo, &hi);
+        if (!p)
+            return 1;
+        const size_t n = (size_t)((hi < to ? hi : to) - from);
+        if (escaped)
+            put_escaped(p, n);
+        else
+            out_bytes(p, n);
+        from += n;
+    }
+    return 0;
 }
 
 static size_t count_newlines(const unsigned char *p, size_t n)
@@ -437,8 +578,15 @@ static int advance_lines(scan_ctx *c, uint64_t upto)
         c->error = 1;
         return 1;
     }
-    c->nl_count += count_newlines(c->text + (c->nl_pos - c->base), (size_t)(upto - c->nl_pos));
-    c->nl_pos = upto;
+    while (c->nl_pos < upto) {
+        uint64_t lo, hi;
+        const unsigned char *p = text_at(c, c->nl_pos, &lo, &hi);
+        if (!p)
+            return 1;
+        const size_t n = (size_t)((hi < upto ? hi : upto) - c->nl_pos);
+        c->nl_count += count_newlines(p, n);
+        c->nl_pos += n;
+    }
     return 0;
 }
 
@@ -463,29 +611,27 @@ static void put_prefix(const scan_ctx *c, uint64_t offset)
 static int select_line(scan_ctx *c, const clm_match *m)
 {
     const int print = c->cfg->mode == MODE_LINES;
-    const uint64_t lo_abs = c->skip_until > c->base ? c->skip_until : c->base;
-    const unsigned char *t = c->text, *nl;
-    size_t rel;
+    const uint64_t lo = c->skip_until > c->base ? c->skip_until : c->base;
+    const uint64_t end = c->base + c->len;
+    uint64_t nl;
 
-    if (m->start < lo_abs || m->start >= c->base + c->len)
+    if (m->start < lo || m->start >= end)
         return match_outside(c, m);
-    rel = (size_t)(m->start - c->base);
-    nl = memchr(t + rel, '\n', c->len - rel);
+    if (find_newline(c, m->start, &nl))
+        return 1;
     c->selected++;
     if (print) {
         /* The line starts after the last newline before the match; the window starts at a
          * line start, and so does skip_until, so the search never needs to go further. */
-        size_t lo = (size_t)(lo_abs - c->base), ls = rel, stop;
-        while (ls > lo && t[ls - 1] != '\n')
-            ls--;
-        if (c->track_lines && advance_lines(c, c->base + ls))
+        uint64_t ls;
+        if (line_start(c, m->start, lo, &ls) || (c->track_lines && advance_lines(c, ls)))
             return 1;
-        put_prefix(c, c->base + ls);
-        stop = nl ? (size_t)(nl - t) + 1 : c->len;
-        out_bytes(t + ls, stop - ls);
+        put_prefix(c, ls);
+        if (put_text(c, ls, nl < end ? nl + 1 : end, 0))
+            return 1;
     }
-    if (nl) {
-        c->skip_until = c->base + (size_t)(nl - t) + 1;
+    if (nl < end) {
+        c->skip_until = nl + 1;
         if (c->track_lines) { /* the selected line holds exactly one newline, at its end */
             c->nl_pos = c->skip_until;
             c->nl_count++;
@@ -579,10 +725,9 @@ static int deliver(scan_ctx *c, const clm_match *m)
         if (fuzzy) {
             put_fuzzy_fields(m);
             out_char('\t');
-            put_escaped(c->text + (m->start - c->base), (size_t)(m->end - m->start));
-        } else {
-            out_bytes(c->text + (m->start - c->base), (size_t)(m->end - m->start));
         }
+        if (put_text(c, m->start, m->end, fuzzy))
+            return 1;
         out_char('\n');
         break;
     default:
@@ -678,24 +823,30 @@ static int needs_text(const config *cfg)
     return cfg->mode == MODE_LINES || cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_ONLY;
 }
 
+static int ensure_window(run_state *r, size_t need);
+
 /* Search bytes [off, off + len) of a regular file, as grep reads it from its offset, through
- * the library's file path (clm_scan_fd_range: threaded reads into its staging buffers). Modes
- * that print text map the file as well, only to print from: the scan itself never reads the
- * mapping. Returns 0, -1 after reporting an error, or 1 when a needed mapping failed (the
- * caller then streams the file). */
+ * the library's file path (clm_scan_fd_range: threaded reads into its staging buffers). The
+ * callbacks of modes that print text read it with pread (text_at), into the stream window's
+ * buffer; no mapping, which a file that shrinks during the run would turn into SIGBUS. A file
+ * that shrinks is reported, by the library or by the callbacks' reads, as having changed
+ * size. Returns 0, or -1 after reporting an error. */
 static int scan_regular(run_state *r, scan_ctx *c, int fd, size_t off, size_t len,
                         const char *name)
 {
     const size_t size = off + len;
+    struct stat now;
     int st, rc = 0;
-    void *map = NULL;
-    if (needs_text(&r->cfg)) {
-        map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED)
-            return 1;
+    if (needs_text(&r->cfg) && ensure_window(r, FILE_BLOCK) != 0) {
+        errmsg("%s: out of memory for a %zu-byte read block", name, FILE_BLOCK);
+        return -1;
     }
 
-    c->text = map ? (const unsigned char *)map + off : NULL;
+    c->fd = fd;
+    c->file_off = off;
+    c->name = name;
+    c->blk = r->win;
+    c->text = NULL;
     c->base = 0;
     c->len = len;
     c->at_eof = 1;
@@ -711,13 +862,14 @@ static int scan_regular(run_state *r, scan_ctx *c, int fd, size_t off, size_t le
             st = CLM_STOPPED;
     }
     if (st < 0) {
-        report_clm(name, st);
+        /* a short read of the library (CLM_E_IO), or a range no longer in the file
+         * (CLM_E_INVALID) when it shrank before the scan began */
+        if (fstat(fd, &now) == 0 && (uintmax_t)now.st_size < size)
+            report_changed(name);
+        else
+            report_clm(name, st);
         rc = -1;
     } else if (c->error) {
-        rc = -1;
-    }
-    if (map && munmap(map, size) != 0) {
-        errmsg("%s: munmap: %s", name, strerror(errno));
         rc = -1;
     }
     /* as grep leaves it: at the end of what was read, so that a second "-" reads nothing */
