@@ -246,6 +246,21 @@ expect_error "-f TSV with an empty pattern" 2 "badpats.tsv line 2: empty pattern
 printf 'a\tACGZ\n' >"$T/badpats2.tsv"
 expect_error "-f pattern with a non-IUPAC letter names file and line" 2 \
     "badpats2.tsv line 1 'ACGZ': 'Z' at position 4" "$CLM" --dna -f "$T/badpats2.tsv" "$T/pal.fa"
+# A pattern or record name is quoted whole, a NUL byte included (it used to end the quote):
+# non-printable bytes as \xHH, a backslash as \\; a long pattern is not cut either.
+printf 'a\tAC\000G\\T\033\n' >"$T/badpats3.tsv"
+expect_error "-f pattern with a NUL byte: quoted whole, escaped" 2 \
+    "=badpats3.tsv line 1 'AC\\x00G\\\\T\\x1b': 0x00 at position 3 is not an IUPAC" \
+    "$CLM" --dna -f "$T/badpats3.tsv" "$T/pal.fa"
+long=$(awk 'BEGIN { while (n++ < 100) printf "A" }')
+printf 'a\t%s\000C\n' "$long" >"$T/badpats4.tsv"
+expect_error "-f pattern of 102 bytes with a NUL byte: quoted whole" 2 \
+    "=badpats4.tsv line 1 '$long\\x00C': 0x00 at position 101" \
+    "$CLM" --dna -f "$T/badpats4.tsv" "$T/pal.fa"
+printf '>a\000b c\n>ok\nACGT\n' >"$T/badpats5.fa"
+expect_error "-f FASTA record name with a NUL byte and no sequence: quoted whole" 2 \
+    "=badpats5.fa line 1: pattern record 'a\\x00b' has no sequence" \
+    "$CLM" --dna -f "$T/badpats5.fa" "$T/pal.fa"
 "$CLM" --dna -e ACGT "$T/nope.fa" "$T/lead.fa" >"$T/act" 2>"$T/err"
 rc=$?
 if [ $rc -eq 2 ] && grep -q '^x	ACGT' "$T/act"; then

@@ -94,6 +94,31 @@ void report_clm(const char *what, int status)
     }
 }
 
+char *cli_quote_bytes(const void *p, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = p;
+    char *q = n < SIZE_MAX / 4 ? malloc(4 * n + 1) : NULL, *o = q;
+    size_t i;
+    if (!q)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        if (s[i] == '\\') {
+            *o++ = '\\';
+            *o++ = '\\';
+        } else if (s[i] >= 0x20 && s[i] < 0x7f) {
+            *o++ = (char)s[i];
+        } else {
+            *o++ = '\\';
+            *o++ = 'x';
+            *o++ = hex[s[i] >> 4];
+            *o++ = hex[s[i] & 15];
+        }
+    }
+    *o = '\0';
+    return q;
+}
+
 void cli_usage_hint(const char *mode)
 {
     fprintf(stderr,

@@ -93,6 +93,11 @@ void report_clm(const char *what, int status);
 /* The two-line usage hint on stderr; mode is "" or "--dna ". */
 void cli_usage_hint(const char *mode);
 
+/* Bytes p[0, n) (a pattern, a record name) as a message quotes them: whole, NUL bytes
+ * included, printable ASCII as is, a backslash as \\ and every other byte as \xHH. A malloc'd
+ * string to free, or NULL when out of memory. */
+char *cli_quote_bytes(const void *p, size_t n);
+
 /* ---- options ---- */
 
 /* Option codes shared by both modes' long-option tables; each mode numbers its own options

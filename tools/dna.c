@@ -399,7 +399,9 @@ static int pf_end(void *vctx)
     char where[512];
     snprintf(where, sizeof where, "%s line %" PRIu64, c->file, c->line);
     if (c->len == 0) {
-        errmsg("%s: pattern record '%s' has no sequence", where, c->name);
+        char *name = cli_quote_bytes(c->name, c->name_len);
+        errmsg("%s: pattern record '%s' has no sequence", where, name ? name : c->name);
+        free(name);
         c->failed = 1;
         return 1;
     }
@@ -561,6 +563,7 @@ static int build_patterns(const dna_config *cfg, pattern_list *l)
             return -1;
     for (i = 0; i < l->n; i++) {
         dna_pattern *p = &l->v[i];
+        char *seq; /* the pattern as messages quote it */
         if (p->len == 0) {
             errmsg("%s: empty pattern: DNA mode searches for at least one base", p->where);
             return -1;
@@ -573,17 +576,21 @@ static int build_patterns(const dna_config *cfg, pattern_list *l)
                     snprintf(shown, sizeof shown, "'%c'", c);
                 else
                     snprintf(shown, sizeof shown, "0x%02x", c);
-                errmsg("%s '%.*s': %s at position %zu is not an IUPAC nucleotide code "
+                seq = cli_quote_bytes(p->seq, p->len);
+                errmsg("%s '%s': %s at position %zu is not an IUPAC nucleotide code "
                        "(A C G T U R Y S W K M B D H V N, either case)",
-                       p->where, p->len > 80 ? 80 : (int)p->len, p->seq, shown, j + 1);
+                       p->where, seq ? seq : p->seq, shown, j + 1);
+                free(seq);
                 return -1;
             }
         }
         if (cfg->max_errors > 0 && cfg->max_errors >= p->len) {
-            errmsg("%s '%.*s': %s %u needs patterns longer than %u bases (this one has %zu)",
-                   p->where, p->len > 80 ? 80 : (int)p->len, p->seq,
+            seq = cli_quote_bytes(p->seq, p->len);
+            errmsg("%s '%s': %s %u needs patterns longer than %u bases (this one has %zu)",
+                   p->where, seq ? seq : p->seq,
                    cfg->mismatches_only ? "-m/--mismatches-only -k" : "-k", cfg->max_errors,
                    cfg->max_errors, p->len);
+            free(seq);
             return -1;
         }
         if (cfg->caseless && !cfg->degenerate)
