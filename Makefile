@@ -4,6 +4,7 @@
 #   make test       set up, build, run the test suite on the default device
 #   make bench      benchmark every algorithm x variant on every device (not part of tests)
 #   make bench-compare   clmatch vs grep, ripgrep, ugrep, Hyperscan, memmem (bench/README.md)
+#   make check-kernels   every kernel shape preprocessed, to diff a refactor (KERNELS_BASE=dir)
 #   make install PREFIX=/usr/local
 
 CC       ?= cc
@@ -27,11 +28,13 @@ BENCH_SRC:= $(wildcard bench/*.c)
 CMP_SRC  := bench/hs_count.c bench/memmem_count.c bench/yardstick.c
 BENCH_SRC:= $(filter-out $(CMP_SRC),$(BENCH_SRC))
 
-PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune $(B)/clmatch-example
+PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune $(B)/clmatch-example \
+            $(B)/clmatch-kernels
 ALL      := $(B)/libclmatch.a $(B)/libclmatch.so $(PROGRAMS) $(B)/clmatch-tests \
             $(B)/clmatch-bench $(B)/clmatch.pc
 
-.PHONY: all lib setup demo test test-full test-quick test-oclgrind test-asan bench install uninstall clean
+.PHONY: all lib setup demo test test-full test-quick test-oclgrind test-asan bench install uninstall clean \
+        check-kernels
 all: $(ALL)
 lib: $(B)/libclmatch.a $(B)/libclmatch.so
 
@@ -58,6 +61,8 @@ $(B)/clmatch: $(CLI_SRC) tools/cli_common.h tools/dna.h tools/fasta.h $(B)/libcl
 $(B)/clmatch-devices: tools/clmatch-devices.c $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-tune: tools/clmatch-tune.c $(B)/libclmatch.a
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+$(B)/clmatch-kernels: tools/clmatch-kernels.c $(wildcard host/*.h) $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-example: tools/example.c $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
@@ -101,6 +106,12 @@ test-asan: setup
 	@$(MAKE) --no-print-directory B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \
 		LDFLAGS='-fsanitize=address,undefined' all
 	@sh tests/run.sh --asan
+
+# Every kernel shape of tools/clmatch-kernels.c's cases, preprocessed into $(KERNELS_OUT);
+# KERNELS_BASE=<an earlier KERNELS_OUT> compares the two (a refactor must leave them equal).
+KERNELS_OUT ?= $(B)/kernels
+check-kernels: $(B)/clmatch-kernels
+	@sh tools/check-kernels.sh $(B) $(KERNELS_OUT) $(KERNELS_BASE)
 
 bench: setup
 	@$(MAKE) --no-print-directory all

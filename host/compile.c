@@ -536,6 +536,8 @@ static int make_tables(clm_device *dev, struct clm_engine *e, const struct clm_s
             clm_period(bytes, m, tab, s->pi);
         break;
     }
+    if (dev->model)
+        goto out;
     if ((rc = upload(dev, bytes, s->pat_len, &e->pat_buf)) == CLM_OK)
         rc = upload(dev, tab, (size_t)s->tab_len * s->tab_elem, &e->tab_buf);
 out:
@@ -940,8 +942,9 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
             s->vec = choose_vec(dev, s, opts->vector_width);
         }
         if (rc == CLM_OK)
-            rc = clm_get_program(dev, s, &e->program, &e->cache_hit, e->options,
-                                 sizeof e->options);
+            rc = dev->model ? clm_build_options(dev, s, e->options, sizeof e->options)
+                            : clm_get_program(dev, s, &e->program, &e->cache_hit, e->options,
+                                              sizeof e->options);
         if (rc == CLM_OK)
             rc = make_tables(dev, e, tsym, caseless, bitap_cls, bitap_masks);
         free(bitap_masks);

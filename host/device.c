@@ -395,6 +395,27 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
     return CLM_OK;
 }
 
+int clm_device_model(const clm_device_info *info, int little_endian, clm_device **out)
+{
+    if (!info || !out)
+        return clm_fail(CLM_E_INVALID, "clm_device_model: NULL argument");
+    clm_device *dev = calloc(1, sizeof *dev);
+    if (!dev)
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    dev->info = *info;
+    dev->model = 1;
+    dev->little_endian = little_endian;
+    dev->hit_check = info->type == CLM_DEVICE_CPU;
+    int rc = clm_tune_init(dev);
+    if (rc != CLM_OK) {
+        free(dev);
+        return rc;
+    }
+    pthread_mutex_init(&dev->lock, NULL);
+    *out = dev;
+    return CLM_OK;
+}
+
 int clm_device_get_info(const clm_device *dev, clm_device_info *info)
 {
     if (!dev || !info)
@@ -408,7 +429,8 @@ void clm_device_close(clm_device *dev)
     if (!dev)
         return;
     clm_release_programs(dev);
-    clReleaseContext(dev->context);
+    if (dev->context)
+        clReleaseContext(dev->context);
     pthread_mutex_destroy(&dev->lock);
     free(dev);
 }

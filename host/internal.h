@@ -147,7 +147,13 @@ struct clm_device {
     struct clm_tune tune;
     pthread_mutex_t lock; /* guards the program cache */
     struct clm_program_entry *programs;
+    int model; /* clm_device_model: no OpenCL device behind it; databases are planned only */
 };
+
+/* A device described by `info` alone (no platform, device or context), tuned by its built-in
+ * row only: clm_compile plans kernels for it (shapes, options, tables) but builds and uploads
+ * nothing, so the kernels of any device can be inspected anywhere (tools/clmatch-kernels). */
+int clm_device_model(const clm_device_info *info, int little_endian, clm_device **out);
 
 /* ---- programs (program.c) ----------------------------------------------------------- */
 
@@ -198,6 +204,9 @@ int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *shap
 int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_program *out,
                     int *cache_hit, char *options_out, size_t options_cap);
 void clm_release_programs(clm_device *dev);
+/* The whole source of a shape's program (common.cl, the algorithm's file, kernels.cl), as
+ * clm_get_program builds it; malloc'd. */
+int clm_program_source(const struct clm_kernel_shape *shape, char **out);
 
 /* Kernel sources built into the library (generated kernels_gen.c). */
 struct clm_kernel_source {

@@ -80,7 +80,7 @@ static int load_source(const char *name, char **out)
 }
 
 /* common.cl + <algorithm>.cl + kernels.cl: helpers, the algorithm's range scan, entry points. */
-static int program_source(const struct clm_kernel_shape *shape, char **out)
+int clm_program_source(const struct clm_kernel_shape *shape, char **out)
 {
     const char *files[3] = {"common.cl", algorithm_file(shape), "kernels.cl"};
     char *parts[3] = {NULL, NULL, NULL};
@@ -302,7 +302,7 @@ int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_pr
     if (options_out)
         snprintf(options_out, options_cap, "%s", options);
     char *src;
-    if ((rc = program_source(shape, &src)) != CLM_OK)
+    if ((rc = clm_program_source(shape, &src)) != CLM_OK)
         return rc;
 
     /* the key: options and source (memory cache); plus device, driver and library (disk) */

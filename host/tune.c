@@ -683,6 +683,8 @@ int clm_tune_init(clm_device *dev)
 
     /* the profile: not used when anything in it is wrong (the reason is kept) */
     profile_path(d, t->profile_path, sizeof t->profile_path);
+    if (dev->model) /* a model is its built-in row: nothing of this machine's applies */
+        return CLM_OK;
     const char *off = getenv("CLMATCH_PROFILE");
     int profiles_off = off && (strcmp(off, "off") == 0 || strcmp(off, "0") == 0);
     if (t->profile_path[0] && !profiles_off) {

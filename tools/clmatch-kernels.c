@@ -1,0 +1,246 @@
+/*
+ * clmatch-kernels — write the source and build options of every kernel shape clmatch plans
+ * for a fixed list of cases (device models x pattern sets x options), so that a refactor of
+ * the host or the kernels can be diffed: `make check-kernels` preprocesses what this writes
+ * (tools/check-kernels.sh). Needs no OpenCL device: the databases are planned for model
+ * devices (clm_device_model), which build and upload nothing.
+ *
+ * Usage: clmatch-kernels DIR
+ * Writes DIR/cases.txt (one line per case: its name, then for each engine the key of its
+ * kernel, or the status and message of a refused compile) and DIR/KEY.cl per distinct kernel:
+ * a first line "// options: ..." and the program source.
+ * Exit status: 0 success, 1 failure (a message on stderr).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+/* ---- device models ------------------------------------------------------------------------ */
+
+/* The properties the planning reads, as the devices of bench/results report them. */
+static void model_gpu(clm_device_info *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->platform_name, sizeof d->platform_name, "NVIDIA CUDA");
+    snprintf(d->platform_vendor, sizeof d->platform_vendor, "NVIDIA Corporation");
+    snprintf(d->name, sizeof d->name, "NVIDIA H200 (model)");
+    snprintf(d->vendor, sizeof d->vendor, "NVIDIA Corporation");
+    d->type = CLM_DEVICE_GPU;
+    d->compute_units = 132;
+    d->global_mem_bytes = (uint64_t)140 << 30;
+    d->max_alloc_bytes = (uint64_t)35 << 30;
+    d->local_mem_bytes = 49152;
+    d->local_mem_dedicated = 1;
+    d->constant_mem_bytes = 65536;
+    d->max_work_group_size = 1024;
+    d->mem_base_align_bits = 4096;
+}
+
+static void model_cpu(clm_device_info *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->platform_name, sizeof d->platform_name, "Portable Computing Language");
+    snprintf(d->platform_vendor, sizeof d->platform_vendor, "The pocl project");
+    snprintf(d->name, sizeof d->name, "pthread (model)");
+    snprintf(d->vendor, sizeof d->vendor, "GenuineIntel");
+    d->type = CLM_DEVICE_CPU;
+    d->compute_units = 16;
+    d->global_mem_bytes = (uint64_t)16 << 30;
+    d->max_alloc_bytes = (uint64_t)4 << 30;
+    d->local_mem_bytes = 1 << 20;
+    d->local_mem_dedicated = 0;
+    d->constant_mem_bytes = 1 << 20;
+    d->max_work_group_size = 4096;
+    d->host_unified_memory = 1;
+    d->mem_base_align_bits = 1024;
+}
+
+static const struct model {
+    const char *name;
+    void (*fill)(clm_device_info *d);
+} models[] = {{"gpu", model_gpu}, {"cpu", model_cpu}};
+
+/* ---- pattern sets ------------------------------------------------------------------------- */
+
+struct patset {
+    const char *name;
+    const char *pats[4];
+    unsigned flags, k;
+};
+
+static const struct patset sets[] = {
+    {"dna1", {"A"}, 0, 0},
+    {"dna4", {"ACGT"}, 0, 0},
+    {"dna13", {"GATTACAGATTAC"}, 0, 0},
+    {"dna17", {"GATTACAGATTACAGAT"}, 0, 0},
+    {"dna32", {"ACGTTGCAACGTTGCAGATTACAGATTACAGA"}, 0, 0},
+    {"dna33", {"ACGTTGCAACGTTGCAGATTACAGATTACAGAT"}, 0, 0},
+    {"dna64", {"ACGTTGCAACGTTGCAGATTACAGATTACAGAACGTTGCAACGTTGCAGATTACAGATTACAGA"}, 0, 0},
+    {"periodic16", {"AAAAAAAAAAAAAAAA"}, 0, 0},
+    {"text", {"hello world"}, 0, 0},
+    {"caseless", {"Hello World"}, CLM_CASELESS, 0},
+    {"mixed", {"GATTACA", "ACGTTGCAACGTTGCAGATTACAG", "TTT"}, 0, 0},
+    {"classes", {"[ab]c.d\\d"}, CLM_CLASSES, 0},
+    {"edits2", {"GATTACAGATTACAG"}, 0, 2},
+    {"mismatch2", {"GATTACAGATTACAG"}, CLM_MISMATCHES_ONLY, 2},
+    {"dna-both", {"GATTACAGG"}, CLM_DNA | CLM_BOTH_STRANDS, 0},
+    {"dna-iupac", {"GATNRYACA"}, CLM_DNA | CLM_BOTH_STRANDS, 0},
+    {"dna-packed", {"GATTACAGATTACA"}, CLM_DNA | CLM_PACKING, 0},
+    {"dna-both-mm", {"GATTACAGATTACANGG"}, CLM_DNA | CLM_BOTH_STRANDS | CLM_MISMATCHES_ONLY, 3},
+    {"nostage", {"GATTACAGATTAC"}, CLM_NO_STAGING, 0},
+    {"prefetch", {"GATTACAGATTAC"}, CLM_PREFETCH | CLM_STAGING, 0},
+};
+
+/* A pattern of m bytes of the DNA alphabet, not periodic (long-pattern cases). */
+static void long_pattern(char *buf, size_t m)
+{
+    unsigned x = 12345;
+    for (size_t i = 0; i < m; i++) {
+        x = x * 1103515245u + 12345u;
+        buf[i] = "ACGT"[(x >> 16) & 3];
+    }
+    buf[m] = '\0';
+}
+
+/* ---- output -------------------------------------------------------------------------------- */
+
+static int write_kernel(const char *dir, const struct clm_engine *e, char *key, size_t cap)
+{
+    unsigned long long h = clm_hash64(e->options, strlen(e->options), 7);
+    snprintf(key, cap, "%016llx", h);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.cl", dir, key);
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return 0; /* the same options: the same program */
+    char *src = NULL;
+    if (clm_program_source(&e->shape, &src) != CLM_OK) {
+        fprintf(stderr, "clmatch-kernels: %s\n", clm_last_error());
+        return -1;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "clmatch-kernels: %s: %s\n", path, strerror(errno));
+        free(src);
+        return -1;
+    }
+    fprintf(f, "// options: %s\n%s", e->options, src);
+    free(src);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Compile one case and record it: the engines' kernel keys, or the refusal. */
+static int run_case(FILE *cases, const char *dir, clm_device *dev, const char *name,
+                    const char *const *pats, unsigned count, const clm_compile_options *o)
+{
+    clm_database *db = NULL;
+    int rc = clm_compile(dev, pats, NULL, NULL, count, o, &db);
+    fprintf(cases, "%s:", name);
+    if (rc != CLM_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", clm_last_error());
+        for (char *c = msg; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+        fprintf(cases, " refused %s: %s\n", clm_strerror(rc), msg);
+        return 0;
+    }
+    int bad = 0;
+    for (unsigned i = 0; i < db->count && !bad; i++) {
+        char key[32];
+        bad = write_kernel(dir, &db->engines[i], key, sizeof key);
+        fprintf(cases, " %s", key);
+    }
+    fprintf(cases, " (%s)\n", db->choice);
+    clm_database_free(db);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: clmatch-kernels DIR\n");
+        return 1;
+    }
+    const char *dir = argv[1];
+    if (clm_mkdirs(dir) != 0) {
+        fprintf(stderr, "clmatch-kernels: cannot create %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cases.txt", dir);
+    FILE *cases = fopen(path, "w");
+    if (!cases) {
+        fprintf(stderr, "clmatch-kernels: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    static char longp[4][1100];
+    static const size_t long_m[] = {65, 100, 300, 1000};
+    for (int i = 0; i < 4; i++)
+        long_pattern(longp[i], long_m[i]);
+    int bad = 0;
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0] && !bad; mi++) {
+        clm_device_info info;
+        models[mi].fill(&info);
+        clm_device *dev;
+        if (clm_device_model(&info, 1, &dev) != CLM_OK) {
+            fprintf(stderr, "clmatch-kernels: %s\n", clm_last_error());
+            return 1;
+        }
+        for (int a = 0; a <= CLM_ALGO_WITNESS && !bad; a++)
+            for (int v = CLM_VARIANT_AUTO; v <= CLM_VARIANT_REDUCE && !bad; v++)
+                for (int t = CLM_TABLE_AUTO; t <= CLM_TABLE_CONSTANT && !bad; t++) {
+                    if (v == CLM_VARIANT_REDUCE && a != CLM_ALGO_BITAP)
+                        continue;
+                    clm_compile_options o;
+                    clm_compile_options_init(&o);
+                    o.algorithm = (clm_algorithm)a;
+                    o.variant = (clm_variant)v;
+                    o.table_memory = (clm_table_memory)t;
+                    char name[256];
+                    for (size_t si = 0; si < sizeof sets / sizeof sets[0] && !bad; si++) {
+                        const struct patset *ps = &sets[si];
+                        unsigned n = 0;
+                        while (n < 4 && ps->pats[n])
+                            n++;
+                        o.flags = ps->flags;
+                        o.max_errors = ps->k;
+                        snprintf(name, sizeof name, "%s/%s/%s/%s/%s", models[mi].name,
+                                 clm_algorithm_name(o.algorithm), clm_variant_name(o.variant),
+                                 clm_table_memory_name(o.table_memory), ps->name);
+                        bad = run_case(cases, dir, dev, name, ps->pats, n, &o);
+                    }
+                    o.flags = 0;
+                    o.max_errors = 0;
+                    for (int li = 0; li < 4 && !bad; li++) {
+                        const char *p[1] = {longp[li]};
+                        snprintf(name, sizeof name, "%s/%s/%s/%s/long%zu", models[mi].name,
+                                 clm_algorithm_name(o.algorithm), clm_variant_name(o.variant),
+                                 clm_table_memory_name(o.table_memory), long_m[li]);
+                        bad = run_case(cases, dir, dev, name, p, 1, &o);
+                    }
+                }
+        /* the options' own shape knobs */
+        static const unsigned wgs[] = {64, 128}, chunks[] = {64, 512};
+        for (int w = 0; w < 2 && !bad; w++)
+            for (int c = 0; c < 2 && !bad; c++) {
+                clm_compile_options o;
+                clm_compile_options_init(&o);
+                o.work_group_size = wgs[w];
+                o.bytes_per_item = chunks[c];
+                o.vector_width = c ? 8 : 4;
+                o.groups_per_unit = 4;
+                char name[128];
+                snprintf(name, sizeof name, "%s/wg%u/chunk%u", models[mi].name, wgs[w], chunks[c]);
+                bad = run_case(cases, dir, dev, name, sets[2].pats, 1, &o);
+            }
+        clm_device_close(dev);
+    }
+    if (fclose(cases) != 0)
+        bad = 1;
+    return bad ? 1 : 0;
+}
