@@ -40,9 +40,8 @@ enum {
 #define PATHS_ALL                                                                           \
     ((1u << CLM_PATH_COPY) | (1u << CLM_PATH_PINNED) | (1u << CLM_PATH_ZERO_COPY)           \
      | (1u << CLM_PATH_SVM))
-#define ALL_ALGOS                                                                           \
-    (ALGO_BIT(CLM_ALGO_NAIVE) | ALGO_BIT(CLM_ALGO_KMP) | ALGO_BIT(CLM_ALGO_DFA)             \
-     | ALGO_BIT(CLM_ALGO_BITAP) | ALGO_BIT(CLM_ALGO_BMH) | ALGO_BIT(CLM_ALGO_WITNESS))
+/* every algorithm but auto */
+#define ALL_ALGOS (ALGO_BIT(clm_algorithm_count()) - 2u)
 
 /* The explicit kinds of kernel, in report order. Algorithms with a single kernel ask for
  * CLM_VARIANT_AUTO (the row then shows the variant the library reports). */
@@ -59,9 +58,7 @@ static const kind kinds[] = {
 enum { KIND_COUNT = sizeof kinds / sizeof kinds[0] };
 static const clm_table_memory tables[] = {CLM_TABLE_GLOBAL, CLM_TABLE_LOCAL, CLM_TABLE_CONSTANT};
 
-/* Names of algorithms and variants that do not depend on the library knowing them yet (for
- * parsing --algo / --variant). */
-static const char *const algo_names[] = {"auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness"};
+/* Names of variants for parsing --variant (algorithms: the library's, clm_algorithm_from_name). */
 static const char *const variant_names[] = {"auto", "item", "reduce", "subgroup"};
 
 typedef struct suite_name {
@@ -128,8 +125,7 @@ static void usage(FILE *f)
         "  --worst-size B    all-'a' text each device scans (default: a quarter of its text)\n"
         "  --device P:D      bench only this device (repeatable; default: all)\n"
         "  --pattern STR     also search for STR, exact (repeatable)\n"
-        "  --algo NAME       only naive, kmp, dfa, bitap, bmh, witness, or auto (the automatic-\n"
-        "                    choice rows) (repeatable)\n"
+        "  --algo NAME       only this algorithm (repeatable; auto: the automatic-choice rows)\n"
         "  --variant NAME    bitap rows: only item, reduce or subgroup (repeatable)\n"
         "  --table NAME      only global, local or constant (repeatable)\n"
         "  --data-path NAME  the automatic choice also on data path copy, pinned, zero-copy\n"
@@ -148,7 +144,11 @@ static void usage(FILE *f)
         "  --h2d-bytes B     host->device transfer size (default 256M)\n"
         "  -h, --help        this help\n"
         "\n"
-        "Exit status: 0 success, 1 a count mismatch or a failed row, 2 bad arguments or input.\n");
+        "Exit status: 0 success, 1 a count mismatch or a failed row, 2 bad arguments or input.\n"
+        "\nAlgorithms:");
+    for (unsigned a = 0; a < clm_algorithm_count(); a++)
+        fprintf(f, " %s", clm_algorithm_name((clm_algorithm)a));
+    fprintf(f, "\n");
 }
 
 /* ---- arguments ------------------------------------------------------------------------- */
@@ -270,9 +270,9 @@ static int parse_args(int argc, char **argv, options *o, int *time_set, int *siz
             o->scenario_filters[o->scenario_filter_count++] = v;
             add_filter_text(o, a, v);
         } else if (!strcmp(a, "--algo")) {
-            int alg = name_index(algo_names, 7, v);
-            if (alg < 0)
-                return bad_arg(a, v, "expected naive, kmp, dfa, bitap, bmh, witness or auto");
+            clm_algorithm alg;
+            if (clm_algorithm_from_name(v, &alg) != CLM_OK)
+                return bad_arg(a, v, clm_last_error());
             o->algo_mask |= 1u << alg;
             add_filter_text(o, a, v);
         } else if (!strcmp(a, "--variant")) {

@@ -8,14 +8,6 @@
 #include "bench.h"
 #include "internal.h" /* CLM_FILE_SLAB_MIB */
 
-/* The bench's own names (those of clmatch.h), so that a library that does not know a name
- * yet cannot mislabel a row. */
-static const char *algo_name(clm_algorithm a)
-{
-    static const char *const names[] = {"auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness"};
-    return (unsigned)a < sizeof names / sizeof names[0] ? names[a] : "?";
-}
-
 static const char *variant_name(clm_variant v)
 {
     static const char *const names[] = {"auto", "item", "reduce", "subgroup"};
@@ -25,9 +17,9 @@ static const char *variant_name(clm_variant v)
 const char *kind_name(clm_algorithm a, clm_variant v, char *buf, size_t n)
 {
     if (a == CLM_ALGO_BITAP && v != CLM_VARIANT_AUTO)
-        snprintf(buf, n, "%s/%s", algo_name(a), variant_name(v));
+        snprintf(buf, n, "%s/%s", clm_algorithm_name(a), variant_name(v));
     else
-        snprintf(buf, n, "%s", algo_name(a));
+        snprintf(buf, n, "%s", clm_algorithm_name(a));
     return buf;
 }
 
@@ -473,15 +465,15 @@ void report_markdown(FILE *f, const bench_report *r)
                 device_type_name(d->info.type), sc->id);
         if (row->algorithm == CLM_ALGO_AUTO && row->data_path != CLM_PATH_AUTO)
             fprintf(f, "**auto**, data path %s → %s | %s | %s |",
-                    clm_data_path_name(row->data_path), ok ? algo_name(row->got_algorithm) : "?",
+                    clm_data_path_name(row->data_path), ok ? clm_algorithm_name(row->got_algorithm) : "?",
                     ok ? variant_name(row->got_variant) : "auto",
                     ok ? clm_table_memory_name(row->got_table) : "auto");
         else if (row->algorithm == CLM_ALGO_AUTO)
-            fprintf(f, "**auto** → %s | %s | %s |", ok ? algo_name(row->got_algorithm) : "?",
+            fprintf(f, "**auto** → %s | %s | %s |", ok ? clm_algorithm_name(row->got_algorithm) : "?",
                     ok ? variant_name(row->got_variant) : "auto",
                     ok ? clm_table_memory_name(row->got_table) : "auto");
         else
-            fprintf(f, "%s | %s | %s |", algo_name(row->algorithm),
+            fprintf(f, "%s | %s | %s |", clm_algorithm_name(row->algorithm),
                     variant_name(ok ? row->got_variant : row->variant),
                     clm_table_memory_name(row->table));
         fprintf(f, " %zu | %u |", sc->len, sc->k);
@@ -557,7 +549,7 @@ void report_csv(FILE *f, const bench_report *r)
         csv_text(f, d->info.name);
         fprintf(f, ",%.3f,%.3f,%.3f,%s,%s,%s,%s,%s,%zu,%u,%d,", d->bw.ok ? d->bw.read_gbs : 0.0,
                 d->bw.h2d_pageable_gbs, d->bw.h2d_pinned_gbs, sc->id,
-                sc->text == TEXT_ALL_A ? "all-a" : "genome", algo_name(row->algorithm),
+                sc->text == TEXT_ALL_A ? "all-a" : "genome", clm_algorithm_name(row->algorithm),
                 variant_name(ok && !is_auto ? row->got_variant : row->variant),
                 clm_table_memory_name(row->table), sc->len, sc->k,
                 (sc->flags & CLM_MISMATCHES_ONLY) != 0);

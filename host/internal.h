@@ -265,19 +265,29 @@ void clm_bmh_shifts(const unsigned char *pat, size_t m, uint16_t shift[256]);
 size_t clm_best_start(const uint8_t (*sets)[32], size_t m, const unsigned char *text, size_t e,
                       size_t lo, unsigned d, unsigned k);
 
-/* ---- databases (compile.c) ---------------------------------------------------------- */
+/* ---- databases (compile.c, choose.c) ------------------------------------------------- */
 
+/* One pattern searched: a slot of the database's pattern table. The kernels report a match
+ * with its slot, so the host knows its id, length and strand whatever engine found it. */
+struct clm_pattern {
+    unsigned id;  /* the caller's id */
+    int strand;   /* +1, or -1: the reverse complement of the caller's pattern */
+    size_t m;     /* symbols */
+    uint8_t (*sets)[32];    /* approximate search with indels: the symbol sets the best
+                               start is searched with ... */
+    uint8_t (*rc_sets)[32]; /* ... and its reverse complement's, searched in the same pass */
+};
+
+/* An engine: one kernel launch over a group of patterns, slots [first, first + count). Its
+ * kernel gets `first` as its info argument: matches carry first + the pattern's place in the
+ * group, and its counters are those of slot `first` (cl/kernels.cl). */
 struct clm_engine {
-    unsigned id;
-    int strand;       /* +1, or -1 for a pattern's reverse complement (CLM_BOTH_STRANDS) */
-    size_t m;         /* symbols */
+    unsigned first, count;
+    size_t min_m;     /* its shortest pattern: a slab shorter than that holds no match */
     struct clm_kernel_shape shape;
     cl_program program;
     cl_mem pat_buf;   /* pattern bytes (naive, kmp, bmh, witness) or class map (dfa, bitap) */
     cl_mem tab_buf;   /* fail table, transitions, masks, shifts or witnesses */
-    uint8_t (*sets)[32]; /* the pattern's symbol sets: the best-start search of approximate
-                            matches needs them */
-    uint8_t (*rc_sets)[32]; /* ... and its reverse complement's, searched in the same pass */
     char options[512];
     int cache_hit;
 };
@@ -292,26 +302,28 @@ struct clm_database {
     int ends;         /* kernels report exclusive ends (bitap), not starts */
     int packed;       /* the slab is packed on the device before the search (CLM_DNA) */
     int one_pass;     /* CLM_BOTH_STRANDS in each engine's pass (strand in bit 31 of info) */
-    unsigned *rank;   /* [2 * engine + (strand < 0)]: place in report order (id, strand,
-                         length), for sorting exact matches */
-    unsigned *unrank; /* inverse of rank */
     unsigned pack_case; /* 0 ACGT, 1 acgt, 2 both (caseless) */
     int indels;       /* approximate with insertions/deletions: starts found on the host */
     size_t lead;      /* bytes every slab keeps before its owned range */
-    unsigned count;   /* engines: the patterns, and their reverse complements with
-                         CLM_BOTH_STRANDS */
-    unsigned patterns; /* as compiled by the caller */
+    unsigned caller_count; /* patterns as compiled by the caller */
+    unsigned slots;   /* patterns searched: the caller's, then (both strands in two passes)
+                         their reverse complements */
+    struct clm_pattern *pats;
+    unsigned *rank;   /* [2 * slot + (strand bit)]: place in report order (id, strand,
+                         length), for sorting exact matches */
+    unsigned *unrank; /* inverse of rank */
     size_t min_len, max_len; /* symbols */
     size_t min_match;        /* shortest text a match can cover */
     char choice[256];
-    struct clm_engine *engines; /* in the caller's order (then reverse complements); report
-                                   order comes from rank */
-    uint64_t serial;            /* unique among the databases of the process (live list) */
+    unsigned engine_count;
+    struct clm_engine *engines;
+    uint64_t serial;  /* unique among the databases of the process (live list) */
     struct clm_database *live_next;
 };
 
 /* 1 when db is a database clm_compile returned and clm_database_free has not freed, with
  * this serial (0: any); a freed db is never read. */
 int clm_database_live(const clm_database *db, uint64_t serial);
+
 
 #endif

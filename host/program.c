@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "algo.h"
 
 struct clm_program_entry {
     char *key; /* options + source hash: equal keys build equal programs */
@@ -17,15 +17,10 @@ struct clm_program_entry {
 
 static const char *algorithm_file(const struct clm_kernel_shape *s)
 {
-    switch (s->algorithm) {
-    case CLM_ALGO_NAIVE: return "naive.cl";
-    case CLM_ALGO_KMP: return "kmp.cl";
-    case CLM_ALGO_DFA: return "dfa.cl";
-    case CLM_ALGO_BITAP: return s->variant == CLM_VARIANT_REDUCE ? "bitap_reduce.cl" : "bitap.cl";
-    case CLM_ALGO_BMH: return "bmh.cl";
-    case CLM_ALGO_WITNESS: return "witness.cl";
-    default: return NULL;
-    }
+    const struct clm_algo *a = clm_algo(s->algorithm);
+    if (!a)
+        return NULL;
+    return s->variant == CLM_VARIANT_REDUCE && a->reduce_source ? a->reduce_source : a->source;
 }
 
 static const char *table_macro(clm_table_memory mem)
@@ -40,7 +35,7 @@ static const char *table_macro(clm_table_memory mem)
 int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, char *buf,
                       size_t cap)
 {
-    static const char *const algo[] = {"AUTO", "NAIVE", "KMP", "DFA", "BITAP", "BMH", "WITNESS"};
+    const struct clm_algo *a = clm_algo(s->algorithm);
     int n = snprintf(buf, cap,
                      "-cl-std=CL1.2 -D ALGO_%s -D VARIANT_%s -D M=%u -D SIGMA=%u -D PAT_LEN=%u "
                      "-D TAB_LEN=%u -D TAB_T=%s -D WG=%u -D CHUNK=%u -D %s -D CASELESS=%d "
@@ -49,7 +44,7 @@ int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, c
                      "-D PACK_LETTERS=%s -D PACK_SENTINEL=0 -D STRANDS=%u -D HIT_CHECK=%d "
                      "-D NO_FUNNEL_SHIFT=%d -D STAGE=%d -D DFA_COL=%u -D VEC=%u "
                      "-D STAGE_PREFETCH=%d -D STAGE_PREFIX=%u",
-                     algo[s->algorithm], s->variant == CLM_VARIANT_REDUCE ? "REDUCE" : "ITEM",
+                     a ? a->macro : "AUTO", s->variant == CLM_VARIANT_REDUCE ? "REDUCE" : "ITEM",
                      s->m, s->sigma, s->pat_len, s->tab_len, s->tab_elem == 8 ? "ulong" : "ushort",
                      s->wg, s->chunk, table_macro(s->table_memory), s->caseless, s->k,
                      s->hamming, s->words, s->lead, s->pi, s->gs, s->halo, dev->little_endian,

@@ -60,7 +60,7 @@ struct clm_scratch {
     const clm_database *db;
     uint64_t db_serial;          /* db's, to tell it from a database at db's address after
                                     db was freed (clm_database_live) */
-    unsigned engines;            /* db->count, for what runs without the database */
+    unsigned engines, slots;     /* db's, for what runs without the database */
     atomic_uintptr_t owner;      /* the thread whose call uses it (scratch_take); 0: none */
     clm_device *dev;
     size_t slab, overlap, lead, max_cap; /* a slab: lead bytes, slab owned bytes, overlap */
@@ -184,17 +184,17 @@ static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_m
                     bytes, what, dev->info.name, clm_cl_error_name(err), (int)err);
 }
 
-/* Bytes of a slot's match counter for a database of `engines` engines: counter[0] the
- * matches appended, counter[1 + 2e] engine e's count, counter[2 + 2e] its staged kernel's
- * region queue (cl/kernels.cl). */
-static size_t counter_words(unsigned engines)
+/* Words of a slot's counters for a database of `slots` patterns: counter[0] the matches
+ * appended, per engine of first slot f counter[1 + 2f] its count, counter[2 + 2f] its staged
+ * kernel's region queue (cl/kernels.cl). */
+static size_t counter_words(unsigned slots)
 {
-    return 1 + 2 * (size_t)engines;
+    return 1 + 2 * (size_t)slots;
 }
 
-static size_t counter_bytes(unsigned engines)
+static size_t counter_bytes(unsigned slots)
 {
-    return counter_words(engines) * sizeof(cl_uint);
+    return counter_words(slots) * sizeof(cl_uint);
 }
 
 /* Has the slot its queue, counters and match buffer (slot_open)? */
@@ -222,10 +222,10 @@ static int slot_open(clm_scratch *s, struct clm_slot *sl, double *alloc_s)
         }
     }
     if (rc == CLM_OK && !sl->counts &&
-        !(sl->counts = calloc(counter_words(s->engines), sizeof *sl->counts)))
+        !(sl->counts = calloc(counter_words(s->slots), sizeof *sl->counts)))
         rc = clm_fail(CLM_E_NOMEM, "out of memory");
     if (rc == CLM_OK && !sl->counter)
-        rc = create_buffer(dev, CL_MEM_READ_WRITE, counter_bytes(s->engines), &sl->counter,
+        rc = create_buffer(dev, CL_MEM_READ_WRITE, counter_bytes(s->slots), &sl->counter,
                            "match counter");
     if (rc == CLM_OK && !sl->matches) {
         rc = create_buffer(dev, CL_MEM_WRITE_ONLY, s->init_cap * 2 * sizeof(cl_uint),
@@ -351,7 +351,7 @@ static size_t allocated_bytes(const clm_scratch *s)
     for (int i = 0; i < SLOTS; i++) {
         const struct clm_slot *sl = &s->slot[i];
         if (sl->counter)
-            sum += counter_bytes(s->engines);
+            sum += counter_bytes(s->slots);
         if (sl->matches)
             sum += sl->cap * 2 * sizeof(cl_uint);
         if (sl->text)
@@ -640,16 +640,16 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
     /* a write from zeros rather than clEnqueueFillBuffer: oclgrind 21.10 treats filled
      * memory as uninitialised, which would hide real reports under false ones */
     cl_int err = clEnqueueWriteBuffer(sl->queue, sl->counter, CL_FALSE, 0,
-                                      counter_bytes(db->count), s->zeros, 0, NULL, NULL);
+                                      counter_bytes(db->slots), s->zeros, 0, NULL, NULL);
     if (err)
         return clm_fail_cl(err, "clEnqueueWriteBuffer (match counter)");
-    for (unsigned e = 0; e < db->count; e++) {
+    for (unsigned e = 0; e < db->engine_count; e++) {
         const struct clm_engine *en = &db->engines[e];
-        if (sl->n < (s->db->indels ? en->m - s->db->k : en->m))
-            continue; /* no room for this pattern in the slab */
+        if (sl->n < (s->db->indels ? en->min_m - s->db->k : en->min_m))
+            continue; /* no room for these patterns in the slab */
         cl_kernel k = sl->count_only ? s->k_count[e] : s->k_find[e];
         cl_uint n = (cl_uint)sl->n, owned = (cl_uint)end, first32 = (cl_uint)first;
-        cl_uint cap = (cl_uint)sl->cap, info = e;
+        cl_uint cap = (cl_uint)sl->cap, info = en->first;
         err = s->db->packed ? clSetKernelArg(k, 0, sizeof sl->packed, &sl->packed)
                             : set_text_arg(s, sl, k);
         err |= clSetKernelArg(k, 1, sizeof n, &n);
@@ -677,7 +677,7 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
             return rc;
     }
     release_event(&sl->ev_read);
-    err = clEnqueueReadBuffer(sl->queue, sl->counter, CL_FALSE, 0, counter_bytes(db->count),
+    err = clEnqueueReadBuffer(sl->queue, sl->counter, CL_FALSE, 0, counter_bytes(db->slots),
                               sl->counts, 0, NULL, &sl->ev_read);
     if (err)
         return clm_fail_cl(err, "clEnqueueReadBuffer (match counter)");
@@ -738,22 +738,22 @@ static int deliver_pending(clm_scratch *s, clm_match_cb cb, void *ctx)
 static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, size_t range_end,
                           clm_match_cb cb, void *ctx)
 {
-    const struct clm_engine *engines = s->db->engines;
+    const struct clm_pattern *pats = s->db->pats;
     const unsigned char *host = NULL;
     int vrc = found ? slot_view(s, sl, &host) : CLM_OK;
     if (vrc)
         return vrc;
     for (size_t i = 0; i < found; i++) {
         uint32_t pos = s->raw[2 * i], info = s->raw[2 * i + 1];
-        unsigned e = info & 0xffffffu, d = (info >> 24) & 0x7fu, minus = info >> 31;
-        const struct clm_engine *en = &engines[e];
-        size_t start = clm_best_start((const uint8_t(*)[32])(minus ? en->rc_sets : en->sets),
-                                      en->m, host, pos, 0, d, s->db->k);
+        unsigned slot = info & 0xffffffu, d = (info >> 24) & 0x7fu, minus = info >> 31;
+        const struct clm_pattern *p = &pats[slot];
+        size_t start = clm_best_start((const uint8_t(*)[32])(minus ? p->rc_sets : p->sets),
+                                      p->m, host, pos, 0, d, s->db->k);
         clm_match *m = &s->found[i];
         m->start = sl->base + start;
         m->end = sl->base + pos;
-        m->id = en->id;
-        m->strand = minus ? -1 : en->strand;
+        m->id = p->id;
+        m->strand = minus ? -1 : p->strand;
         m->edits = d;
     }
     qsort(s->found, found, sizeof *s->found, cmp_match);
@@ -809,14 +809,14 @@ static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t ran
         return clm_fail_cl(err, "clEnqueueReadBuffer (matches)");
     if (s->db->indels)
         return deliver_indels(s, sl, found, range_end, cb, ctx);
-    const struct clm_engine *engines = s->db->engines;
+    const struct clm_pattern *pats = s->db->pats;
     int ends = s->db->ends;
     const unsigned *rank = s->db->rank, *unrank = s->db->unrank;
     for (size_t i = 0; i < found; i++) {
         uint32_t pos = s->raw[2 * i], info = s->raw[2 * i + 1];
-        uint32_t e = info & 0xffffffu;
-        uint64_t start = ends ? pos - engines[e].m : pos; /* exact or substitutions only */
-        uint64_t r = rank[2 * e + (info >> 31)];
+        uint32_t slot = info & 0xffffffu;
+        uint64_t start = ends ? pos - pats[slot].m : pos; /* exact or substitutions only */
+        uint64_t r = rank[2 * slot + (info >> 31)];
         s->keys[i] = start << 32 | r << 7 | ((info >> 24) & 0x7fu);
     }
     sort_keys(s->keys, s->tmp, found);
@@ -824,11 +824,11 @@ static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t ran
     clm_match m;
     for (size_t i = 0; i < found; i++) {
         unsigned v = unrank[(s->keys[i] >> 7) & 0x1ffffffu];
-        const struct clm_engine *e = &engines[v / 2];
+        const struct clm_pattern *p = &pats[v / 2];
         m.start = sl->base + (s->keys[i] >> 32);
-        m.end = m.start + e->m;
-        m.id = e->id;
-        m.strand = v % 2 ? -1 : e->strand;
+        m.end = m.start + p->m;
+        m.id = p->id;
+        m.strand = v % 2 ? -1 : p->strand;
         m.edits = (unsigned)(s->keys[i] & 0x7fu);
         if (cb(&m, ctx)) {
             s->stats.matches += i + 1;
@@ -952,8 +952,8 @@ static int slot_finish(clm_scratch *s, struct clm_slot *sl, clm_match_cb cb, voi
     int rc = wait_pass(s, sl);
     if (rc == CLM_OK && sl->count_only) {
         uint64_t sum = 0;
-        for (unsigned e = 0; e < s->db->count; e++)
-            sum += sl->counts[1 + 2 * e];
+        for (unsigned e = 0; e < s->db->engine_count; e++)
+            sum += sl->counts[1 + 2 * s->db->engines[e].first];
         s->stats.matches += sum;
         if (total)
             *total += sum;
@@ -1097,7 +1097,7 @@ static void plan_memory(const clm_database *db, clm_data_path path, size_t align
     pl->cap = cap;
     pl->text_bytes = slab + db->max_len - 1 + db->lead;
     pl->text_cap = pl->text_bytes + (path == CLM_PATH_ZERO_COPY ? align : 0);
-    size_t dev = counter_bytes(db->count) + cap * 2 * sizeof(cl_uint);
+    size_t dev = counter_bytes(db->slots) + cap * 2 * sizeof(cl_uint);
     if (path == CLM_PATH_COPY || path == CLM_PATH_PINNED)
         dev += pl->text_bytes;
     if (db->packed)
@@ -1207,7 +1207,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
                                        "supports (%u bytes)",
                         o.slab_bytes, CLM_MAX_SLAB_BYTES);
     /* a 16-byte range must always fit (see collect_range) */
-    const size_t least_cap = 16 * (size_t)db->count;
+    const size_t least_cap = 16 * (size_t)db->slots;
     size_t cap = o.match_capacity ? o.match_capacity : DEFAULT_MATCH_CAPACITY;
     /* under a budget the initial match buffers take at most an eighth of it (they grow when
      * needed), so that small budgets go to the slab */
@@ -1268,7 +1268,8 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         return clm_fail(CLM_E_NOMEM, "out of memory");
     s->db = db;
     s->db_serial = db->serial;
-    s->engines = db->count;
+    s->engines = db->engine_count;
+    s->slots = db->slots;
     atomic_init(&s->owner, (uintptr_t)0);
     s->dev = dev;
     s->path = path;
@@ -1297,11 +1298,11 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     in->match_capacity = cap;
     in->match_capacity_limit = s->max_cap;
 
-    s->k_find = calloc(db->count, sizeof *s->k_find);
-    s->k_count = calloc(db->count, sizeof *s->k_count);
-    s->zeros = calloc(counter_words(db->count), sizeof *s->zeros);
+    s->k_find = calloc(db->engine_count, sizeof *s->k_find);
+    s->k_count = calloc(db->engine_count, sizeof *s->k_count);
+    s->zeros = calloc(counter_words(db->slots), sizeof *s->zeros);
     rc = (s->k_find && s->k_count && s->zeros) ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
-    for (unsigned e = 0; e < db->count && rc == CLM_OK; e++) {
+    for (unsigned e = 0; e < db->engine_count && rc == CLM_OK; e++) {
         cl_int err;
         s->k_find[e] = clCreateKernel(db->engines[e].program, "clm_find", &err);
         if (err == CL_SUCCESS)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "algo.h"
 
 #define PROFILE_FORMAT 1u
 #define PROFILE_MAGIC "clmatch-profile"
@@ -237,10 +237,8 @@ static int parse_item(const char *s, size_t n, const clm_device_info *d, struct 
                 algo = a;
         }
         if (!algo) {
-            snprintf(why, cap,
-                     "unknown algorithm '%.*s' in '%.*s' (known: naive, kmp, dfa, bitap, bmh, "
-                     "witness)",
-                     (int)alen, key, (int)klen, key);
+            snprintf(why, cap, "unknown algorithm '%.*s' in '%.*s' (known: %s)", (int)alen, key,
+                     (int)klen, key, clm_algo_names());
             return -1;
         }
         name = dot + 1;

@@ -459,6 +459,9 @@ void clm_compile_options_init(clm_compile_options *opts);
 const char *clm_algorithm_name(clm_algorithm algorithm);
 /** Parse an algorithm name; returns CLM_E_INVALID if unknown. */
 int clm_algorithm_from_name(const char *name, clm_algorithm *out);
+/** The number of clm_algorithm values, CLM_ALGO_AUTO included: their names are
+ *  clm_algorithm_name(0) ... clm_algorithm_name(clm_algorithm_count() - 1). */
+unsigned clm_algorithm_count(void);
 /** Name of a table memory ("auto", "global", "local", "constant"); "?" if unknown. */
 const char *clm_table_memory_name(clm_table_memory mem);
 /** Parse a table memory name; returns CLM_E_INVALID if unknown. */

@@ -25,6 +25,21 @@ void out_flush(void)
     cli_out.len = 0;
 }
 
+
+const char *cli_algorithm_names(void)
+{
+    static char names[256];
+    if (!names[0]) {
+        size_t n = 0;
+        unsigned count = clm_algorithm_count();
+        for (unsigned i = 0; i < count; i++)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s",
+                                  i == 0 ? "" : i + 1 == count ? " or " : ", ",
+                                  clm_algorithm_name((clm_algorithm)i));
+    }
+    return names;
+}
+
 int cli_output_init(void)
 {
     cli_out.cap = OUT_BUF_BYTES;
@@ -197,9 +212,7 @@ int cli_device_option(int opt, const char *arg, cli_device_opts *o, unsigned blo
         return 0;
     case 'a':
         if (clm_algorithm_from_name(arg, &o->algorithm) != CLM_OK) {
-            errmsg("unknown algorithm '%s' (expected auto, naive, kmp, dfa, bitap, bmh or "
-                   "witness)",
-                   arg);
+            errmsg("unknown algorithm '%s' (expected %s)", arg, cli_algorithm_names());
             return -1;
         }
         return 0;

@@ -72,6 +72,8 @@ static inline void out_u64(uint64_t v)
 
 /* Allocate the buffer and make stdout unbuffered (our buffer hands stdio whole megabytes).
  * Returns 0, or -1 after a message. */
+/* "auto, naive, ... or witness": the algorithm names, for help texts and messages. */
+const char *cli_algorithm_names(void);
 int cli_output_init(void);
 
 /* The end of main: flush what is buffered, report a failed final flush of stdout (unless the

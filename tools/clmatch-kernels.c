@@ -150,7 +150,7 @@ static int run_case(FILE *cases, const char *dir, clm_device *dev, const char *n
         return 0;
     }
     int bad = 0;
-    for (unsigned i = 0; i < db->count && !bad; i++) {
+    for (unsigned i = 0; i < db->engine_count && !bad; i++) {
         char key[32];
         bad = write_kernel(dir, &db->engines[i], key, sizeof key);
         fprintf(cases, " %s", key);

@@ -125,8 +125,10 @@ static void print_help(void)
         "  -p, --platform=N          OpenCL platform index (see --list-devices)\n"
         "  -d, --device=N            device index within the platform (default platform 0)\n"
         "                            Default: CLMATCH_PLATFORM/CLMATCH_DEVICE, else the first\n"
-        "                            GPU, else the first CPU.\n"
-        "  -a, --algorithm=NAME      auto, naive, kmp, dfa, bitap, bmh or witness (default auto)\n"
+        "                            GPU, else the first CPU.\n",
+        stdout);
+    printf("  -a, --algorithm=NAME      %s (default auto)\n", cli_algorithm_names());
+    fputs(
         "      --variant=NAME        kernel variant: auto, item, reduce or subgroup (bitap)\n"
         "      --table-memory=NAME   auto, global, local or constant (default auto)\n"
         "      --list-devices        list the OpenCL devices and exit (--json: as JSON)\n"

@@ -116,8 +116,10 @@ static void print_help(void)
         "Device and kernels:\n"
         "  -p, --platform=N          OpenCL platform index (clmatch --list-devices)\n"
         "  -d, --device=N            device index within the platform (as in clmatch; seqkit's\n"
-        "                            -d is --degenerate here)\n"
-        "  -a, --algorithm=NAME      auto, naive, kmp, dfa, bitap, bmh or witness\n"
+        "                            -d is --degenerate here)\n",
+        stdout);
+    printf("  -a, --algorithm=NAME      %s\n", cli_algorithm_names());
+    fputs(
         "      --variant=NAME        auto, item, reduce or subgroup\n"
         "      --table-memory=NAME   auto, global, local or constant\n"
         "      --block-size=BYTES    input read per stream write (default 16M; K, M, G)\n"

@@ -1,0 +1,533 @@
+/* Planning a database: the algorithm (docs: "Automatic choice"), its variant, packing, the
+ * engines (groups of patterns, one kernel launch each) and each engine's kernel shape: table
+ * memory, staging, load width, geometry. Nothing here touches OpenCL; host/compile.c builds
+ * what this plans. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+
+/* ---- table memory ------------------------------------------------------------------------ */
+
+/* Bytes the kernel's two tables take. */
+static size_t table_bytes(const struct clm_kernel_shape *s)
+{
+    return (size_t)s->pat_len + (size_t)s->tab_len * s->tab_elem;
+}
+
+/* Local memory a kernel may use for tables: leave room for what the compiler adds. */
+static size_t local_budget(const clm_device *dev)
+{
+    size_t local = (size_t)dev->info.local_mem_bytes;
+    return local > 1024 ? local - 1024 : 0;
+}
+
+static int fits(const clm_device *dev, const struct clm_kernel_shape *s, clm_table_memory mem)
+{
+    size_t bytes = table_bytes(s);
+    switch (mem) {
+    case CLM_TABLE_LOCAL: return bytes <= local_budget(dev);
+    case CLM_TABLE_CONSTANT: return bytes <= dev->info.constant_mem_bytes;
+    default: return 1;
+    }
+}
+
+static int unsupported_table(const clm_device *dev, const struct clm_kernel_shape *s,
+                             clm_table_memory mem, size_t index)
+{
+    size_t limit = mem == CLM_TABLE_LOCAL ? local_budget(dev) : dev->info.constant_mem_bytes;
+    return clm_fail(CLM_E_UNSUPPORTED,
+                    "%s tables for pattern %zu (%u symbols) need %zu bytes, more than the %zu "
+                    "bytes of %s memory %s offers; use table memory global (CLM_TABLE_GLOBAL, "
+                    "--table-memory global)%s",
+                    clm_algorithm_name(s->algorithm), index, s->m, table_bytes(s), limit,
+                    clm_table_memory_name(mem), dev->info.name,
+                    s->algorithm == CLM_ALGO_DFA ? " or algorithm kmp (CLM_ALGO_KMP, -a kmp)" : "");
+}
+
+/* ---- staging ----------------------------------------------------------------------------- */
+
+/* Is a switch knob on? The flag `off` (first) and the flag `on` of the compile options, else
+ * the tuning's value for the algorithm (ALGO.key, else key). */
+static int switch_wanted(const clm_device *dev, clm_algorithm algo, unsigned flags,
+                         unsigned on, unsigned off, enum clm_knob knob)
+{
+    if (flags & off)
+        return 0;
+    if (flags & on)
+        return 1;
+    return clm_tune_get(dev, algo, knob, NULL) == CLM_TUNE_ON;
+}
+
+/* Is staging asked for? CLM_NO_STAGING, CLM_STAGING, else the tuning's stage
+ * (CLMATCH_STAGING is one of its sources). */
+static int stage_wanted(const clm_device *dev, clm_algorithm algo, unsigned flags)
+{
+    return switch_wanted(dev, algo, flags, CLM_STAGING, CLM_NO_STAGING, CLM_KNOB_STAGE);
+}
+
+/* Has this shape a staged kernel (cl/kernels.cl STAGE), given local tables: exact item
+ * kernels of one-word patterns on bytes in memory order? */
+static int stageable(const clm_device *dev, const struct clm_kernel_shape *s)
+{
+    return dev->little_endian && clm_algo_can(s->algorithm, s->variant, CLM_CAP_STAGE) &&
+           !s->k && !s->packed && s->strands <= 1 && s->m <= 64;
+}
+
+/* Local memory the staged kernels take on top of the tables (cl/kernels.cl STAGE): the
+ * group's region with one padding uint4 per chunk, and the walk's own tables. */
+static size_t stage_bytes(const struct clm_kernel_shape *s, unsigned wg, unsigned chunk)
+{
+    return ((size_t)wg + 1) * (chunk / 16 + 1) * 16 + clm_algo(s->algorithm)->stage_bytes(s);
+}
+
+/* Staging (cl/kernels.cl STAGE): exact dfa and one-word bitap item kernels with their tables
+ * in local memory read each whole work-group region through local memory. Where the caller
+ * left them open, the geometry is the one measured best with staging on the H200: 128 bytes
+ * per item (bitap: 2.63 vs 2.58-2.61 TB/s with 256 at m = 8-16, bench/results/h200-k; with
+ * the prefix walks 256 lost at every m, h200-l), at least 4 (m - 1) for a walk of a whole
+ * pattern longer than 32 so the re-read tail stays small; with prefetch (only for chunks of
+ * at most 8 uint4s: at m = 64, 256-byte chunks, it lost, 1.84-1.86 vs 1.90-1.94 TB/s for bitap)
+ * work-groups of at most 128 (bitap: 2.81 vs 2.73-2.75 with 256); the work-group is halved
+ * until the region fits in local memory. */
+static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
+                         const clm_compile_options *o)
+{
+    s->stage = 0;
+    s->dfa_col = 0;
+    s->stage_prefix = 0;
+    s->stage_groups = 0;
+    s->stage_prefetch = 0;
+    if (!stage_wanted(dev, s->algorithm, o->flags) || s->table_memory != CLM_TABLE_LOCAL ||
+        !stageable(dev, s))
+        return;
+    /* chunk open: neither the options nor a profile or CLMATCH_TUNE set it. The work-group
+     * may be halved unless the options fixed it (CLM_WG_AS_TUNING: clmatch-tune's sizes, taken
+     * as its profile's will be): a profile's size, measured at m = 13 and 32, must not turn
+     * staging off for a longer pattern (H200, m = 64 with a profile's wg=256: 1.43 unstaged
+     * vs 1.90 TB/s staged with 128). */
+    clm_tuning_source csrc = CLM_TUNING_DEFAULT;
+    clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, &csrc);
+    int wg_open = !o->work_group_size || (o->flags & CLM_WG_AS_TUNING);
+    int chunk_open = !o->bytes_per_item && csrc <= CLM_TUNING_BUILTIN;
+    unsigned wg = s->wg, chunk = s->chunk, prefix = clm_stage_prefix(s);
+    if (chunk_open && dev->info.type != CLM_DEVICE_CPU) {
+        /* past 32 a walk of the whole pattern (no prefix walk) keeps its tail small */
+        int whole_walk = s->m > 32 && !prefix;
+        unsigned need = whole_walk ? (unsigned)clm_round_up(4 * (s->m - 1), 16) : 0;
+        chunk = need > 128u ? need : 128u;
+    }
+    if (16 * ((s->m + 14) / 16) > chunk) /* the tail must come from the next chunk */
+        return;
+    int prefetch = switch_wanted(dev, s->algorithm, o->flags, CLM_PREFETCH, CLM_NO_PREFETCH,
+                                 CLM_KNOB_PREFETCH) &&
+                   chunk <= 128;
+    if (prefetch && wg_open && wg > CLM_PREFETCH_WG_MAX)
+        wg = CLM_PREFETCH_WG_MAX;
+    size_t budget = local_budget(dev), tables = table_bytes(s);
+    while (tables + stage_bytes(s, wg, chunk) > budget) {
+        if (!wg_open || wg <= 16)
+            return;
+        wg /= 2;
+    }
+    const struct clm_algo *a = clm_algo(s->algorithm);
+    s->stage = 1;
+    s->stage_prefetch = prefetch;
+    s->stage_prefix = prefix;
+    if (a->stage_shape)
+        a->stage_shape(s);
+    s->stage_groups = o->groups_per_unit
+                          ? o->groups_per_unit
+                          : (unsigned)clm_tune_get(dev, s->algorithm, CLM_KNOB_GROUPS, NULL);
+    s->wg = wg;
+    s->chunk = chunk;
+    s->span = wg * chunk;
+}
+
+/* Bytes per load of the unstaged range reads (cl/common.cl LOAD16): the option, else the
+ * tuning's vec for the algorithm; 0 for kernels that read single bytes (naive, bmh, witness
+ * and bitap reduce read bytes; packed text and big-endian devices are read otherwise). */
+static unsigned choose_vec(const clm_device *dev, const struct clm_kernel_shape *s,
+                           unsigned option)
+{
+    if (!clm_algo_can(s->algorithm, s->variant, CLM_CAP_BLOCKS) || !dev->little_endian ||
+        s->packed)
+        return 0;
+    return option ? option : (unsigned)clm_tune_get(dev, s->algorithm, CLM_KNOB_VEC, NULL);
+}
+
+/* Tables: on devices with on-chip local memory, tables looked up per byte (dfa, bitap) ->
+ * local; the others (threads mostly read the same entries, which constant memory broadcasts)
+ * -> constant; each falls back to the other, then global. Devices without on-chip local
+ * memory (CPUs): global (caches serve it; a copy to emulated local memory only costs time),
+ * unless staging is asked for a kernel that has it: it reads its tables from local memory. */
+static clm_table_memory auto_table(const clm_device *dev, const struct clm_kernel_shape *s,
+                                   unsigned flags)
+{
+    if (!dev->info.local_mem_dedicated)
+        return stage_wanted(dev, s->algorithm, flags) && stageable(dev, s) &&
+                       fits(dev, s, CLM_TABLE_LOCAL)
+                   ? CLM_TABLE_LOCAL
+                   : CLM_TABLE_GLOBAL;
+    static const clm_table_memory scattered[] = {CLM_TABLE_LOCAL, CLM_TABLE_CONSTANT};
+    static const clm_table_memory shared[] = {CLM_TABLE_CONSTANT, CLM_TABLE_LOCAL};
+    const clm_table_memory *order =
+        clm_algo_can(s->algorithm, s->variant, CLM_CAP_LOOKUP) ? scattered : shared;
+    for (int i = 0; i < 2; i++)
+        if (fits(dev, s, order[i]))
+            return order[i];
+    return CLM_TABLE_GLOBAL;
+}
+
+/* ---- shapes ------------------------------------------------------------------------------ */
+
+/* Table sizes and launch geometry of one engine: the common part, then the algorithm's. */
+static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
+                         const struct clm_pattern_facts *f, unsigned wg, unsigned bytes_per_item)
+{
+    s->m = (unsigned)f->m;
+    s->sigma = 1;
+    s->tab_elem = 2;
+    s->words = 1;
+    s->pi = s->gs = 1;
+    s->halo = 0;
+    s->wg = wg;
+    s->span = 0;
+    size_t overlap = f->m - 1 + s->lead;
+    size_t chunk = bytes_per_item ? bytes_per_item
+                                  : (size_t)clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, NULL);
+    if (!bytes_per_item && chunk < 4 * overlap) /* keep the re-read overlap under ~25% */
+        chunk = 4 * overlap;
+    clm_algo(s->algorithm)->shape(s, dev, f, &chunk, bytes_per_item != 0);
+    s->chunk = (unsigned)clm_round_up(chunk ? chunk : 16, 16);
+    if (!s->span) /* the algorithm's own geometry, else chunks of match starts */
+        s->span = wg * s->chunk;
+}
+
+/* ---- the automatic choice (docs/design.md "Automatic choice") ---------------------------- */
+
+static int dfa_fits_fast(const clm_device *dev, const struct clm_plan *plan)
+{
+    struct clm_kernel_shape s;
+    struct clm_pattern_facts f = {plan->longest, plan->most_classes, 0, 1};
+    memset(&s, 0, sizeof s);
+    s.algorithm = CLM_ALGO_DFA;
+    shape_tables(&s, dev, &f, 64, 0);
+    size_t limit = dev->info.local_mem_dedicated ? local_budget(dev) : (size_t)1 << 20;
+    return table_bytes(&s) <= limit;
+}
+
+static clm_algorithm auto_algorithm(const clm_device *dev, const struct clm_plan *plan,
+                                    unsigned k, unsigned flags, char *why, size_t why_cap)
+{
+    size_t m = plan->longest;
+    if (!plan->literal || k > 0) {
+        snprintf(why, why_cap, "auto: %s needs bitap",
+                 k > 0 ? "approximate search" : "a pattern with classes");
+        return CLM_ALGO_BITAP;
+    }
+    /* On CPUs the one-word shift-and keeps its state in a register and beats the DFA's
+     * table walk 2.5-3x (bench/results/h200-a: 15-21 vs 6-7 GB/s on 16-core PoCL). */
+    if (dev->info.type == CLM_DEVICE_CPU && m <= 64) {
+        snprintf(why, why_cap, "auto: exact, m=%zu fits one 64-bit word on a CPU: bitap", m);
+        return CLM_ALGO_BITAP;
+    }
+    /* GPUs with staging (cl/kernels.cl STAGE): the one-word bitap (prefetching) measured
+     * 1.04-1.10x the staged DFA for m = 4-16 on the H200 (2.55-2.83 vs 2.30-2.69 TB/s) and,
+     * with its shift as a multiply (cl/bitap.cl STAGE_DOUBLE), 1.03-1.04x at m = 24 and 32
+     * (2.75-2.77 vs 2.65-2.68); past 32 the DFA's prefix walk leads (m = 64: 2.63-2.66 vs
+     * 2.57-2.59; bench/experiments "Staging, sixth round"). */
+    if (stage_wanted(dev, CLM_ALGO_BITAP, flags) && dev->little_endian &&
+        dev->info.local_mem_dedicated && m <= 32) {
+        snprintf(why, why_cap, "auto: exact, m=%zu <= 32 with staging in local memory: bitap",
+                 m);
+        return CLM_ALGO_BITAP;
+    }
+    /* Else the DFA. BMH is faster on DNA when m >= 8 (1.2-1.5x, 2.9x when the pattern's
+     * letters are absent from the text) but falls to 1-12 GB/s on periodic text (a...a),
+     * where the DFA keeps ~1 TB/s: auto takes the Theta(n) worst case. */
+    if (dfa_fits_fast(dev, plan)) {
+        snprintf(why, why_cap,
+                 "auto: exact, the DFA table (m=%zu, %u symbols) fits in %s memory: dfa", m,
+                 plan->most_classes, dev->info.local_mem_dedicated ? "local" : "cache");
+        return CLM_ALGO_DFA;
+    }
+    /* KMP's fail table (2 bytes per symbol) fits where the DFA's did not; witness duels
+     * measured 2-6x slower than KMP (bench/results/h200-a, long-256/1000). */
+    snprintf(why, why_cap, "auto: exact, m=%zu too long for a fast DFA table: kmp", m);
+    return CLM_ALGO_KMP;
+}
+
+static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
+{
+    const clm_compile_options *o = plan->o;
+    int dna = (o->flags & CLM_DNA) != 0;
+    db->algorithm = o->algorithm;
+    if (db->algorithm != CLM_ALGO_AUTO)
+        snprintf(db->choice, sizeof db->choice, "requested %s",
+                 clm_algorithm_name(db->algorithm));
+    else if (o->variant == CLM_VARIANT_REDUCE || o->variant == CLM_VARIANT_SUBGROUP) {
+        db->algorithm = clm_algo_with(CLM_CAP_REDUCE)->id; /* the only one with those */
+        snprintf(db->choice, sizeof db->choice, "auto: the %s variant is %s's",
+                 clm_variant_name(o->variant), clm_algorithm_name(db->algorithm));
+    } else if (dna && !plan->literal && db->k == 0) {
+        db->algorithm = CLM_ALGO_BITAP; /* plain bases choose as literals do */
+        snprintf(db->choice, sizeof db->choice, "auto: %s needs bitap",
+                 (o->flags & CLM_DEGENERATE_TEXT) ? "CLM_DEGENERATE_TEXT"
+                                                  : "a degenerate IUPAC code");
+    } else
+        db->algorithm = auto_algorithm(db->dev, plan, db->k, o->flags, db->choice,
+                                       sizeof db->choice);
+    db->variant = o->variant == CLM_VARIANT_AUTO ? CLM_VARIANT_ITEM : o->variant;
+}
+
+/* What the algorithm/variant can do with these patterns and options. */
+static int check_capabilities(const clm_database *db, const struct clm_plan *plan)
+{
+    const struct clm_algo *a = clm_algo(db->algorithm);
+    const char *name = a->name;
+    const char *classes = clm_algo_with(CLM_CAP_CLASSES)->name;
+    if (!plan->literal && !(a->caps & CLM_CAP_CLASSES))
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        (db->flags & CLM_DNA)
+                            ? "%s cannot search degenerate IUPAC codes (or CLM_DEGENERATE_TEXT), "
+                              "only plain bases; %s can (CLM_ALGO_BITAP, -a bitap)"
+                            : "%s cannot search character classes; %s can (CLM_ALGO_BITAP, "
+                              "-a bitap)",
+                        name, classes);
+    if (db->k > 0 && !(a->caps & CLM_CAP_ERRORS))
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "%s cannot search with errors; %s can (CLM_ALGO_BITAP, -a bitap)", name,
+                        clm_algo_with(CLM_CAP_ERRORS)->name);
+    int grouped = db->variant == CLM_VARIANT_REDUCE || db->variant == CLM_VARIANT_SUBGROUP;
+    if (grouped && !(a->caps & CLM_CAP_REDUCE))
+        return clm_fail(CLM_E_UNSUPPORTED, "%s has no %s variant (only item); %s has", name,
+                        clm_variant_name(db->variant), clm_algo_with(CLM_CAP_REDUCE)->name);
+    if (plan->longest > a->max_length)
+        return clm_fail(CLM_E_PATTERN_TOO_LONG,
+                        "%s handles patterns up to %u symbols; this one has %zu%s", name,
+                        a->max_length, plan->longest,
+                        plan->literal && db->k == 0
+                            ? " (exact search: dfa, kmp, bmh or witness can)"
+                            : "");
+    if (grouped && (db->k > 0 || plan->longest > 64))
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "the %s %s variant does exact search of patterns up to 64 symbols; use "
+                        "variant item (CLM_VARIANT_ITEM, --variant item)",
+                        name, clm_variant_name(db->variant));
+    if (db->variant == CLM_VARIANT_SUBGROUP)
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "the %s subgroup variant is not implemented (of the devices measured, "
+                        "only PoCL has sub-group shuffles, and there the per-item variant is "
+                        "faster); on %s use variant reduce (CLM_VARIANT_REDUCE, --variant "
+                        "reduce), its local-memory form, or item",
+                        name, db->dev->info.name);
+    return CLM_OK;
+}
+
+/* ---- packing and strands ------------------------------------------------------------------ */
+
+/* Packing keeps 2 bits per base and whether the byte was a base, so every symbol set must be
+ * bases of one case (-> *pack_case 0 upper, 1 lower), or of both cases with CLM_CASELESS
+ * (2). Returns 0 when some set holds anything else. */
+static int packable(const struct clm_symbols *sym, unsigned n, int caseless, unsigned *pack_case)
+{
+    uint8_t upper[32] = {0}, lower[32] = {0}, any[32] = {0};
+    for (const char *b = "ACGT"; *b; b++) {
+        upper[*b >> 3] |= (uint8_t)(1u << (*b & 7));
+        lower[(*b | 0x20) >> 3] |= (uint8_t)(1u << ((*b | 0x20) & 7));
+    }
+    for (unsigned i = 0; i < n; i++)
+        for (size_t j = 0; j < sym[i].m; j++)
+            for (int w = 0; w < 32; w++)
+                any[w] |= sym[i].sets[j][w];
+    int in_upper = 1, in_lower = 1, in_both = 1;
+    for (int w = 0; w < 32; w++) {
+        in_upper &= (any[w] & ~upper[w]) == 0;
+        in_lower &= (any[w] & ~lower[w]) == 0;
+        in_both &= (any[w] & ~(upper[w] | lower[w])) == 0;
+    }
+    *pack_case = caseless ? 2 : in_upper ? 0 : 1;
+    return caseless ? in_both : in_upper || in_lower;
+}
+
+/* Packing is asked for by CLM_PACKING or CLMATCH_PACKED=on, refused by CLM_NO_PACKING or
+ * CLMATCH_PACKED=off (or CLM_PACKED=...); off by default (slower where measured). */
+static int packing_wanted(unsigned flags)
+{
+    const char *v = getenv("CLMATCH_PACKED");
+    if (!v || !*v)
+        v = getenv("CLM_PACKED");
+    if (flags & CLM_NO_PACKING)
+        return 0;
+    if (v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0))
+        return 0;
+    if (v && (strcmp(v, "on") == 0 || strcmp(v, "1") == 0))
+        return 1;
+    return (flags & CLM_PACKING) != 0;
+}
+
+/* One pass over both strands: the symbols of pattern f, empty sets up to the next word, then
+ * those of its reverse complement r, so one class map serves both and the masks of a
+ * class are W words of f then W words of r. */
+static int join_strands(const struct clm_symbols *f, const struct clm_symbols *r, unsigned words,
+                        struct clm_symbols *out)
+{
+    memset(out, 0, sizeof *out);
+    out->m = (size_t)64 * words + r->m;
+    out->sets = calloc(out->m, sizeof *out->sets);
+    if (!out->sets)
+        return clm_fail(CLM_E_NOMEM, "out of memory building both strands' tables");
+    memcpy(out->sets, f->sets, f->m * sizeof *f->sets);
+    memcpy(out->sets + (size_t)64 * words, r->sets, r->m * sizeof *r->sets);
+    return CLM_OK;
+}
+
+/* ---- engines --------------------------------------------------------------------------- */
+
+/* The slots of the search: with both strands in one pass the reverse complements ride in
+ * their patterns' engines (bit 31 of a match's info), else they are slots of their own. */
+static void choose_strands(clm_database *db, const struct clm_plan *plan)
+{
+    int both = (db->flags & CLM_BOTH_STRANDS) != 0, dna = (db->flags & CLM_DNA) != 0;
+    db->ends = (clm_algo(db->algorithm)->caps & CLM_CAP_ENDS) != 0;
+    db->one_pass = both && clm_algo_can(db->algorithm, db->variant, CLM_CAP_STRANDS);
+    db->slots = db->one_pass ? db->caller_count : plan->n_sym;
+    unsigned pack_case = 0;
+    /* the kernels that read through FOR_EACH_BYTE; unpacking assumes little-endian loads */
+    db->packed = dna && db->dev->little_endian && packing_wanted(db->flags) &&
+                 clm_algo_can(db->algorithm, db->variant, CLM_CAP_PACKED) &&
+                 packable(plan->sym, plan->n_sym, (db->flags & CLM_CASELESS) != 0, &pack_case);
+    db->pack_case = pack_case;
+}
+
+/* The facts of engine e's patterns: the longest, the most classes, the shortest period. */
+static struct clm_pattern_facts engine_facts(const struct clm_plan *plan, const struct clm_engine *e)
+{
+    struct clm_pattern_facts f = plan->facts[e->first];
+    for (unsigned i = 1; i < e->count; i++) {
+        const struct clm_pattern_facts *g = &plan->facts[e->first + i];
+        f.m = g->m > f.m ? g->m : f.m;
+        f.classes = g->classes > f.classes ? g->classes : f.classes;
+        f.period = g->period < f.period ? g->period : f.period;
+    }
+    return f;
+}
+
+const struct clm_symbols *clm_plan_symbols(const struct clm_plan *plan, const clm_database *db,
+                                           unsigned e)
+{
+    return plan->joined && plan->joined[e].m ? &plan->joined[e]
+                                             : &plan->sym[db->engines[e].first];
+}
+
+/* Shape engine e's kernel: its facts, the algorithm's tables, table memory, staging, loads. */
+static int shape_engine(clm_database *db, struct clm_plan *plan, unsigned e, unsigned wg)
+{
+    const clm_compile_options *o = plan->o;
+    clm_device *dev = db->dev;
+    struct clm_engine *en = &db->engines[e];
+    struct clm_kernel_shape *s = &en->shape;
+    const struct clm_algo *a = clm_algo(db->algorithm);
+    int rc = CLM_OK;
+    s->algorithm = db->algorithm;
+    s->variant = db->variant;
+    s->caseless = (db->flags & CLM_CASELESS) != 0;
+    s->k = db->k;
+    s->hamming = db->k > 0 && (db->flags & CLM_MISMATCHES_ONLY);
+    s->lead = (unsigned)db->lead;
+    s->packed = db->packed;
+    s->pack_case = db->packed ? db->pack_case : 0;
+    s->strands = db->one_pass ? 2 : 1;
+    struct clm_pattern_facts f = engine_facts(plan, en);
+    if (db->one_pass) /* the pattern, then its reverse complement (slot + caller_count) */
+        rc = join_strands(&plan->sym[en->first], &plan->sym[db->caller_count + en->first],
+                          (unsigned)((f.m + 63) / 64), &plan->joined[e]);
+    if (rc == CLM_OK && a->facts)
+        rc = a->facts(clm_plan_symbols(plan, db, e), en->count, s->strands, &f);
+    if (rc != CLM_OK)
+        return rc;
+    shape_tables(s, dev, &f, wg, o->bytes_per_item);
+    s->table_memory = o->table_memory;
+    if (s->table_memory == CLM_TABLE_AUTO)
+        s->table_memory = auto_table(dev, s, o->flags);
+    else if (!fits(dev, s, s->table_memory))
+        return unsupported_table(dev, s, s->table_memory, en->first % db->caller_count);
+    choose_stage(dev, s, o);
+    s->vec = choose_vec(dev, s, o->vector_width);
+    return CLM_OK;
+}
+
+/* The pattern table: every slot's id, strand and length (compile.c adds the symbol sets
+ * approximate search needs, once the tables are built from them). */
+static int fill_patterns(clm_database *db, struct clm_plan *plan)
+{
+    db->pats = calloc(db->slots, sizeof *db->pats);
+    if (!db->pats)
+        return clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
+    for (unsigned i = 0; i < db->slots; i++) {
+        struct clm_pattern *p = &db->pats[i];
+        unsigned caller = i % db->caller_count;
+        p->id = plan->ids ? plan->ids[caller] : caller;
+        p->strand = i < db->caller_count ? 1 : -1;
+        p->m = plan->sym[i].m;
+    }
+    return CLM_OK;
+}
+
+/* Group the slots into engines: runs of at most the algorithm's group size. */
+static int group_engines(clm_database *db)
+{
+    unsigned group = clm_algo(db->algorithm)->group;
+    db->engine_count = (db->slots + group - 1) / group;
+    db->engines = calloc(db->engine_count, sizeof *db->engines);
+    if (!db->engines)
+        return clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
+    for (unsigned e = 0; e < db->engine_count; e++) {
+        struct clm_engine *en = &db->engines[e];
+        en->first = e * group;
+        en->count = db->slots - en->first < group ? db->slots - en->first : group;
+        en->min_m = SIZE_MAX;
+        for (unsigned i = 0; i < en->count; i++)
+            if (db->pats[en->first + i].m < en->min_m)
+                en->min_m = db->pats[en->first + i].m;
+    }
+    return CLM_OK;
+}
+
+int clm_choose(clm_database *db, struct clm_plan *plan)
+{
+    choose_algorithm(db, plan);
+    int rc = check_capabilities(db, plan);
+    if (rc != CLM_OK)
+        return rc;
+    choose_strands(db, plan);
+    db->indels = db->k > 0 && !(db->flags & CLM_MISMATCHES_ONLY);
+    db->lead = db->indels ? db->k : 0;
+    db->min_match = db->indels ? db->min_len - db->k : db->min_len;
+    if ((rc = fill_patterns(db, plan)) != CLM_OK || (rc = group_engines(db)) != CLM_OK)
+        return rc;
+    if (db->one_pass && !(plan->joined = calloc(db->engine_count, sizeof *plan->joined)))
+        return clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
+    unsigned wg = plan->o->work_group_size
+                      ? plan->o->work_group_size
+                      : (unsigned)clm_tune_get(db->dev, db->algorithm, CLM_KNOB_WG, NULL);
+    for (unsigned e = 0; e < db->engine_count && rc == CLM_OK; e++)
+        rc = shape_engine(db, plan, e, wg);
+    if (rc == CLM_OK)
+        db->table_memory = db->engines[0].shape.table_memory;
+    return rc;
+}
+
+void clm_plan_free(struct clm_plan *plan, const clm_database *db)
+{
+    for (unsigned e = 0; plan->joined && e < db->engine_count; e++)
+        free(plan->joined[e].sets);
+    free(plan->joined);
+    for (unsigned i = 0; plan->sym && i < plan->n_sym; i++)
+        clm_symbols_free(&plan->sym[i]);
+    free(plan->sym);
+    free(plan->facts);
+    memset(plan, 0, sizeof *plan);
+}
