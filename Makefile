@@ -10,7 +10,7 @@
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 WARN     := -std=c11 -Wall -Wextra -pedantic
-CPPFLAGS += -Iinclude -Ihost -D_DEFAULT_SOURCE -DCL_TARGET_OPENCL_VERSION=300 \
+CPPFLAGS += -Iinclude -Ihost -Icl -D_DEFAULT_SOURCE -DCL_TARGET_OPENCL_VERSION=300 \
             -DCL_USE_DEPRECATED_OPENCL_1_2_APIS
 LDLIBS   += -lOpenCL -lpthread -lm
 PREFIX   ?= /usr/local
@@ -21,7 +21,7 @@ SONAME   := libclmatch.so.0
 
 LIB_SRC  := $(wildcard host/*.c)
 LIB_OBJ  := $(patsubst host/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o
-CL_SRC   := $(sort $(wildcard cl/*.cl))
+CL_SRC   := $(sort $(wildcard cl/*.cl cl/*.h))
 TEST_SRC := $(wildcard tests/*.c)
 BENCH_SRC:= $(wildcard bench/*.c)
 # bench/compare.sh's CPU yardsticks are programs of their own, never part of clmatch-bench.
@@ -45,7 +45,7 @@ $(B)/kernels_gen.c: $(CL_SRC) $(B)/embed-sources
 	$(B)/embed-sources $@ $(CL_SRC)
 
 # ---- library --------------------------------------------------------------------------
-$(B)/obj/%.o: host/%.c include/clmatch.h $(wildcard host/*.h) | $(B)/obj
+$(B)/obj/%.o: host/%.c include/clmatch.h $(wildcard host/*.h cl/*.h) | $(B)/obj
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -DCLM_VERSION_STRING='"$(VERSION)"' -c -o $@ $<
 $(B)/obj/kernels_gen.o: $(B)/kernels_gen.c | $(B)/obj
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -c -o $@ $<

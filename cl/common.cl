@@ -88,12 +88,13 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
  * of the text: begin == 0 and the slab starts the text) belongs to the first range.
  * `e` is the exclusive end, `edits` the edit count stored beside the pattern index. */
 #define REPORT_END(e, edits) REPORT_END_STRAND(e, edits, 0u)
-/* strand 1: a match of the reverse complement searched in the same pass (bit 31) */
+/* strand 1: a match of the reverse complement searched in the same pass (CLM_INFO_RC) */
 #define REPORT_END_STRAND(e, edits, strand)                                                \
     do {                                                                                   \
         uint e_ = (e);                                                                     \
         if ((e_ >= begin + M || begin == 0u) && e_ < begin + (CHUNK + M) && e_ < owned + M) \
-            FOUND(e_, info | ((uint)(edits) << 24) | ((uint)(strand) << 31));              \
+            FOUND(e_, info | ((uint)(edits) << CLM_INFO_EDITS_SHIFT) |                     \
+                          ((uint)(strand) << CLM_INFO_RC_SHIFT));                            \
     } while (0)
 
 #ifndef PACKED
@@ -191,17 +192,16 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
     } while (0)
 
 #if PACKED
-/* Packed slab: blocks of 128 bases, 48 bytes each (16-byte aligned): bytes 0..31 hold the
- * 2-bit codes (A0 C1 G2 T3), base j at bits 2(j%4) of byte j/4; bytes 32..47 the validity
- * bits, base j at bit j%8 of byte 32 + j/8. 3 bits per base instead of 8. */
+/* Packed slab (contract.h CLM_PACK_*): blocks of 128 bases in 48 bytes, 3 bits per base
+ * instead of 8. */
 #define PK_SYM(code, valid)                                                                \
     ((valid) ? (((uint)PACK_LETTERS >> (8u * (code))) & 0xffu) : (uint)PACK_SENTINEL)
 #define PK_ONE(STEP, pk, i)                                                                \
     do {                                                                                   \
         const uint b_ = (i) & 127u;                                                        \
-        __global const uchar *blk1_ = (pk) + 48u * ((i) >> 7);                             \
+        __global const uchar *blk1_ = (pk) + CLM_PACK_BLOCK * ((i) >> 7);                  \
         const uint c_ = ((uint)blk1_[b_ >> 2] >> (2u * (b_ & 3u))) & 3u;                   \
-        const uint ok_ = ((uint)blk1_[32u + (b_ >> 3)] >> (b_ & 7u)) & 1u;                 \
+        const uint ok_ = ((uint)blk1_[CLM_PACK_VALID + (b_ >> 3)] >> (b_ & 7u)) & 1u;      \
         STEP(PK_SYM(c_, ok_), (i));                                                        \
     } while (0)
 /* 16 bases: codes in d (2 bits each), validity in the low 16 bits of v */
@@ -217,9 +217,10 @@ void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, 
         for (; (i_ & 63u) && i_ < (stop); ++i_)                                            \
             PK_ONE(STEP, text, i_);                                                        \
         for (; i_ + 64u <= (stop); i_ += 64u) {                                            \
-            __global const uchar *blk_ = (text) + 48u * (i_ >> 7);                         \
+            __global const uchar *blk_ = (text) + CLM_PACK_BLOCK * (i_ >> 7);              \
             const uint4 d_ = *(__global const uint4 *)(blk_ + ((i_ & 64u) >> 2));          \
-            const uint2 v_ = *(__global const uint2 *)(blk_ + 32u + ((i_ & 64u) >> 3));    \
+            const uint2 v_ =                                                               \
+                *(__global const uint2 *)(blk_ + CLM_PACK_VALID + ((i_ & 64u) >> 3));      \
             PK_WORD(STEP, d_.x, v_.x, i_);                                                 \
             PK_WORD(STEP, d_.y, v_.x >> 16, i_ + 16u);                                     \
             PK_WORD(STEP, d_.z, v_.y, i_ + 32u);                                           \

@@ -1,25 +1,9 @@
 /* kernels.cl - the two entry points every algorithm shares (appended after the algorithm's
- * clm_scan_range). Arguments, in order:
- *   text     the slab (device buffer, 16-byte aligned)
- *   n        valid bytes in text
- *   owned    matches must start before this offset (the rest belong to the next slab)
- *   first    start of the owned range (item kernels: work-item 0 begins here; a multiple of
- *            16 except in approximate search, which starts LEAD bytes into the slab)
- *   pat_in   byte table (pattern or class map), PAT_LEN entries
- *   tab_in   TAB_T table (fail, transitions, masks, shifts or witnesses), TAB_LEN entries
- *   counter  clm_find: counter[0] = matches appended; clm_count: counter[1 + 2 info] += count;
- *            counter[2 + 2 info]: the staged kernels' region queue (clm_stage_loop; zeroed
- *            by the host)
- *   out      match buffer of cap entries, two uints each: (start, info)
- *   cap      capacity of out
- *   info     pattern index, stored with each match (end-reporting kernels add the edit
- *            count in bits 24..31)
- */
+ * clm_scan_range). Their arguments, the match words and the counters: cl/contract.h. */
 
-#define CLM_KERNEL_ARGS                                                                    \
-    __global const uchar *text, uint n, uint owned, uint first, TABLE_ARG const uchar *pat_in, \
-        TABLE_ARG const TAB_T *tab_in, __global uint *counter, __global uint *out, uint cap,   \
-        uint info
+#define CLM_ARG_DECL0(NAME, TYPE, VAR) TYPE VAR
+#define CLM_ARG_DECL(NAME, TYPE, VAR) , TYPE VAR
+#define CLM_KERNEL_ARGS CLM_KERNEL_ARG_LIST(CLM_ARG_DECL0, CLM_ARG_DECL)
 
 #if defined(TABLE_LOCAL)
 /* Copy the tables into local memory once per work-group, before any work-item leaves. */
@@ -68,7 +52,7 @@
 
 /* The host launches a few groups per compute unit (clm_compile_options.groups_per_unit,
  * tuning key groups), not one per region: a group walks its own region (group id) first,
- * then takes the next from a queue (counter[2 + 2 * pattern index], zeroed by the host, plus
+ * then takes the next from a queue (CLM_COUNTER_QUEUE of its slot, zeroed by the host, plus
  * the number of groups) until the slab's are all taken, so the tables are built once per
  * group instead of once per region (dfa: 256 columns of up to 36 states), and the queue's
  * next index is fetched one region ahead. STAGE_PREFETCH: the next region's uint4s are
@@ -86,7 +70,7 @@ uint clm_stage_loop(__global const uchar *text, uint n, uint owned, uint first,
 {
     const uint l = (uint)get_local_id(0), groups = (uint)get_num_groups(0);
     const uint regions = (owned - first + STAGE_SPAN - 1u) / STAGE_SPAN;
-    __global uint *queue = counter + 2u + 2u * (info & 0xffffffu);
+    __global uint *queue = counter + CLM_COUNTER_QUEUE(CLM_INFO_SLOT(info));
     __global const uint4 *t4 = (__global const uint4 *)(text + first);
     clm_stage_build(l, stab, pat, tab);
     uint found = 0, r = (uint)get_group_id(0), ahead = 0;
@@ -176,13 +160,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clm_count(CLM_KERN
     CLM_TABLES;
     CLM_SCAN(1);
     if (found)
-        atomic_add(counter + 1 + 2 * (info & 0xffffffu), found);
+        atomic_add(counter + CLM_COUNTER_COUNT(CLM_INFO_SLOT(info)), found);
 }
 
 #if PACKED
-/* Pack the slab text[0, n) for FOR_EACH_BYTE (common.cl): work-item g packs bases
- * [16g, 16g + 16) into one uint of codes and 16 validity bits (0 past n). Little-endian
- * devices only (the host packs nowhere else). */
+/* Pack the slab text[0, n) for FOR_EACH_BYTE (common.cl; the layout: contract.h): work-item g
+ * packs bases [16g, 16g + 16) into one uint of codes and 16 validity bits (0 past n).
+ * Little-endian devices only (the host packs nowhere else). */
 __kernel void clm_pack(__global const uchar *text, uint n, __global uchar *packed)
 {
     const uint g = (uint)get_global_id(0), i0 = 16u * g;
@@ -213,8 +197,8 @@ __kernel void clm_pack(__global const uchar *text, uint n, __global uchar *packe
         d |= (code & 3u) << (2u * j);
         v |= ok << j;
     }
-    __global uchar *blk = packed + 48u * (g >> 3);
+    __global uchar *blk = packed + CLM_PACK_BLOCK * (g >> 3);
     *(__global uint *)(blk + 4u * (g & 7u)) = d;
-    *(__global ushort *)(blk + 32u + 2u * (g & 7u)) = (ushort)v;
+    *(__global ushort *)(blk + CLM_PACK_VALID + 2u * (g & 7u)) = (ushort)v;
 }
 #endif

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "clmatch.h"
+#include "contract.h" /* cl/contract.h: what the kernels agree on */
 
 #ifndef CLM_VERSION_STRING
 #define CLM_VERSION_STRING "0.1.0"

@@ -74,14 +74,17 @@ static int load_source(const char *name, char **out)
     return clm_fail(CLM_E_IO, "kernel source %s is not built into the library", name);
 }
 
-/* common.cl + <algorithm>.cl + kernels.cl: helpers, the algorithm's range scan, entry points. */
+/* contract.h + common.cl + <algorithm>.cl + kernels.cl: what host and kernels agree on,
+ * helpers, the algorithm's range scan, entry points. */
+#define PROGRAM_FILES 4
 int clm_program_source(const struct clm_kernel_shape *shape, char **out)
 {
-    const char *files[3] = {"common.cl", algorithm_file(shape), "kernels.cl"};
-    char *parts[3] = {NULL, NULL, NULL};
+    const char *files[PROGRAM_FILES] = {"contract.h", "common.cl", algorithm_file(shape),
+                                        "kernels.cl"};
+    char *parts[PROGRAM_FILES] = {NULL};
     size_t total = 1;
     int rc = CLM_OK;
-    for (int i = 0; i < 3 && rc == CLM_OK; i++) {
+    for (int i = 0; i < PROGRAM_FILES && rc == CLM_OK; i++) {
         rc = load_source(files[i], &parts[i]);
         if (rc == CLM_OK)
             total += strlen(parts[i]) + 64;
@@ -91,10 +94,10 @@ int clm_program_source(const struct clm_kernel_shape *shape, char **out)
         rc = clm_fail(CLM_E_NOMEM, "out of memory");
     if (src) {
         size_t n = 0;
-        for (int i = 0; i < 3; i++) /* #line keeps build-log line numbers per file */
+        for (int i = 0; i < PROGRAM_FILES; i++) /* #line: build logs name file and line */
             n += (size_t)sprintf(src + n, "#line 1 \"%s\"\n%s\n", files[i], parts[i]);
     }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < PROGRAM_FILES; i++)
         free(parts[i]);
     *out = src;
     return rc;

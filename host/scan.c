@@ -165,10 +165,10 @@ static void slot_abandon(clm_scratch *s, struct clm_slot *sl)
 
 /* ---- slot buffers: created on first use, sized to the slab at hand ------------------------- */
 
-/* Bytes of the packed buffer for `bases` text bytes: 48 per block of 128 (cl/common.cl). */
+/* Bytes of the packed buffer for `bases` text bytes (cl/contract.h). */
 static size_t packed_bytes(size_t bases)
 {
-    return (bases + 127) / 128 * 48;
+    return CLM_PACKED_BYTES(bases);
 }
 
 static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_mem *out,
@@ -184,12 +184,11 @@ static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_m
                     bytes, what, dev->info.name, clm_cl_error_name(err), (int)err);
 }
 
-/* Words of a slot's counters for a database of `slots` patterns: counter[0] the matches
- * appended, per engine of first slot f counter[1 + 2f] its count, counter[2 + 2f] its staged
- * kernel's region queue (cl/kernels.cl). */
+/* Words of a slot's counters for a database of `slots` patterns (cl/contract.h
+ * CLM_COUNTER_*). */
 static size_t counter_words(unsigned slots)
 {
-    return 1 + 2 * (size_t)slots;
+    return CLM_COUNTER_WORDS((size_t)slots);
 }
 
 static size_t counter_bytes(unsigned slots)
@@ -532,13 +531,14 @@ static int slot_view(clm_scratch *s, struct clm_slot *sl, const unsigned char **
     return CLM_OK;
 }
 
-/* Set the text argument of a kernel to the slot's slab. */
-static cl_int set_text_arg(const clm_scratch *s, const struct clm_slot *sl, cl_kernel k)
+/* Set a kernel's text argument (index arg) to the slot's slab. */
+static cl_int set_text_arg(const clm_scratch *s, const struct clm_slot *sl, cl_kernel k,
+                           cl_uint arg)
 {
     if (s->path == CLM_PATH_SVM)
-        return clSetKernelArgSVMPointer(k, 0, sl->svm);
+        return clSetKernelArgSVMPointer(k, arg, sl->svm);
     cl_mem m = sl->wrap ? sl->wrap : sl->text;
-    return clSetKernelArg(k, 0, sizeof m, &m);
+    return clSetKernelArg(k, arg, sizeof m, &m);
 }
 
 static int push_kernel_event(struct clm_slot *sl, cl_event ev)
@@ -650,17 +650,17 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
         cl_kernel k = sl->count_only ? s->k_count[e] : s->k_find[e];
         cl_uint n = (cl_uint)sl->n, owned = (cl_uint)end, first32 = (cl_uint)first;
         cl_uint cap = (cl_uint)sl->cap, info = en->first;
-        err = s->db->packed ? clSetKernelArg(k, 0, sizeof sl->packed, &sl->packed)
-                            : set_text_arg(s, sl, k);
-        err |= clSetKernelArg(k, 1, sizeof n, &n);
-        err |= clSetKernelArg(k, 2, sizeof owned, &owned);
-        err |= clSetKernelArg(k, 3, sizeof first32, &first32);
-        err |= clSetKernelArg(k, 4, sizeof en->pat_buf, &en->pat_buf);
-        err |= clSetKernelArg(k, 5, sizeof en->tab_buf, &en->tab_buf);
-        err |= clSetKernelArg(k, 6, sizeof sl->counter, &sl->counter);
-        err |= clSetKernelArg(k, 7, sizeof sl->matches, &sl->matches);
-        err |= clSetKernelArg(k, 8, sizeof cap, &cap);
-        err |= clSetKernelArg(k, 9, sizeof info, &info);
+        err = s->db->packed ? clSetKernelArg(k, CLM_ARG_TEXT, sizeof sl->packed, &sl->packed)
+                            : set_text_arg(s, sl, k, CLM_ARG_TEXT);
+        err |= clSetKernelArg(k, CLM_ARG_N, sizeof n, &n);
+        err |= clSetKernelArg(k, CLM_ARG_OWNED, sizeof owned, &owned);
+        err |= clSetKernelArg(k, CLM_ARG_FIRST, sizeof first32, &first32);
+        err |= clSetKernelArg(k, CLM_ARG_PAT, sizeof en->pat_buf, &en->pat_buf);
+        err |= clSetKernelArg(k, CLM_ARG_TAB, sizeof en->tab_buf, &en->tab_buf);
+        err |= clSetKernelArg(k, CLM_ARG_COUNTER, sizeof sl->counter, &sl->counter);
+        err |= clSetKernelArg(k, CLM_ARG_OUT, sizeof sl->matches, &sl->matches);
+        err |= clSetKernelArg(k, CLM_ARG_CAP, sizeof cap, &cap);
+        err |= clSetKernelArg(k, CLM_ARG_INFO, sizeof info, &info);
         if (err)
             return clm_fail(CLM_E_OPENCL, "clSetKernelArg failed");
         size_t groups = (end - first + en->shape.span - 1) / en->shape.span;
@@ -745,7 +745,7 @@ static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, siz
         return vrc;
     for (size_t i = 0; i < found; i++) {
         uint32_t pos = s->raw[2 * i], info = s->raw[2 * i + 1];
-        unsigned slot = info & 0xffffffu, d = (info >> 24) & 0x7fu, minus = info >> 31;
+        unsigned slot = CLM_INFO_SLOT(info), d = CLM_INFO_EDITS(info), minus = CLM_INFO_RC(info);
         const struct clm_pattern *p = &pats[slot];
         size_t start = clm_best_start((const uint8_t(*)[32])(minus ? p->rc_sets : p->sets),
                                       p->m, host, pos, 0, d, s->db->k);
@@ -814,10 +814,10 @@ static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t ran
     const unsigned *rank = s->db->rank, *unrank = s->db->unrank;
     for (size_t i = 0; i < found; i++) {
         uint32_t pos = s->raw[2 * i], info = s->raw[2 * i + 1];
-        uint32_t slot = info & 0xffffffu;
+        uint32_t slot = CLM_INFO_SLOT(info);
         uint64_t start = ends ? pos - pats[slot].m : pos; /* exact or substitutions only */
-        uint64_t r = rank[2 * slot + (info >> 31)];
-        s->keys[i] = start << 32 | r << 7 | ((info >> 24) & 0x7fu);
+        uint64_t r = rank[2 * slot + CLM_INFO_RC(info)];
+        s->keys[i] = start << 32 | r << 7 | CLM_INFO_EDITS(info);
     }
     sort_keys(s->keys, s->tmp, found);
     /* ranks follow (id, strand, length), so (start, rank) is report order */
@@ -898,7 +898,7 @@ static int collect_range(clm_scratch *s, struct clm_slot *sl, size_t first, size
         rc = wait_pass(s, sl);
     if (rc)
         return rc;
-    size_t found = sl->counts[0];
+    size_t found = sl->counts[CLM_COUNTER_MATCHES];
     if (found <= sl->cap)
         return deliver(s, sl, found, end, cb, ctx);
     return recollect(s, sl, first, end, found, cb, ctx);
@@ -923,9 +923,9 @@ static int slot_launch(clm_scratch *s, struct clm_slot *sl, size_t n, size_t fir
     if (s->db->packed) { /* 2 bits per base and a validity bit, for every pass over it */
         double t0 = clm_now();
         cl_uint n32 = (cl_uint)n;
-        cl_int err = set_text_arg(s, sl, s->k_pack);
-        err |= clSetKernelArg(s->k_pack, 1, sizeof n32, &n32);
-        err |= clSetKernelArg(s->k_pack, 2, sizeof sl->packed, &sl->packed);
+        cl_int err = set_text_arg(s, sl, s->k_pack, CLM_PACK_ARG_TEXT);
+        err |= clSetKernelArg(s->k_pack, CLM_PACK_ARG_N, sizeof n32, &n32);
+        err |= clSetKernelArg(s->k_pack, CLM_PACK_ARG_OUT, sizeof sl->packed, &sl->packed);
         if (err)
             return clm_fail(CLM_E_OPENCL, "clSetKernelArg (pack) failed");
         size_t global = (n + 15) / 16;
@@ -953,12 +953,12 @@ static int slot_finish(clm_scratch *s, struct clm_slot *sl, clm_match_cb cb, voi
     if (rc == CLM_OK && sl->count_only) {
         uint64_t sum = 0;
         for (unsigned e = 0; e < s->db->engine_count; e++)
-            sum += sl->counts[1 + 2 * s->db->engines[e].first];
+            sum += sl->counts[CLM_COUNTER_COUNT(s->db->engines[e].first)];
         s->stats.matches += sum;
         if (total)
             *total += sum;
     } else if (rc == CLM_OK) {
-        size_t found = sl->counts[0];
+        size_t found = sl->counts[CLM_COUNTER_MATCHES];
         uint64_t before = s->stats.matches;
         rc = found <= sl->cap ? deliver(s, sl, found, sl->first + sl->owned, cb, ctx)
                               : recollect(s, sl, sl->first, sl->first + sl->owned, found, cb,

@@ -173,5 +173,6 @@ void register_algo_api_tests(void);
 void register_stage_tests(void);
 void register_tune_tests(void);
 void register_path_tests(void);
+void register_contract_tests(void);
 
 #endif

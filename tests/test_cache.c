@@ -327,7 +327,8 @@ static const char *cl_dir(void)
 
 static void test_kernel_dir(const void *arg)
 {
-    static const char *const files[] = {"common.cl", "naive.cl", "kmp.cl", "dfa.cl", "kernels.cl"};
+    static const char *const files[] = {"contract.h", "common.cl", "naive.cl", "kmp.cl", "dfa.cl",
+                                        "kernels.cl"};
     char *broken = t_tempdir("kernels-broken"), *intact = t_tempdir("kernels"),
          *cache = t_tempdir("kernel-cache");
     char env_cache[4200], env_kdir[4200];
@@ -338,7 +339,7 @@ static void test_kernel_dir(const void *arg)
     (void)arg;
 
     if (!EXPECT(broken && intact && cache)) goto out;
-    /* Copy every .cl of the source directory. */
+    /* Copy every kernel source (.cl, and the .h they share with the host). */
     n = t_list_files(cl_dir(), &list);
     for (i = 0; i < n; i++) {
         const char *base = strrchr(list[i], '/');
@@ -346,7 +347,8 @@ static void test_kernel_dir(const void *arg)
         size_t bl;
         base = base ? base + 1 : list[i];
         bl = strlen(base);
-        if (bl < 3 || strcmp(base + bl - 3, ".cl") != 0) continue;
+        if ((bl < 3 || strcmp(base + bl - 3, ".cl") != 0) && (bl < 2 || strcmp(base + bl - 2, ".h") != 0))
+            continue;
         snprintf(to, sizeof to, "%s/%s", intact, base);
         EXPECT(t_copy_file(list[i], to) == 0);
         snprintf(to, sizeof to, "%s/%s", broken, base);

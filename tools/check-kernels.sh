@@ -26,11 +26,11 @@ done
 rm -rf "$out/raw"
 echo "check-kernels: $n kernels of $(wc -l <"$out/cases.txt") cases in $out"
 if [ -n "$base" ]; then
-    if diff -r -q "$base" "$out" >/dev/null; then
+    if diff -r -q -w "$base" "$out" >/dev/null; then
         echo "check-kernels: identical to $base"
     else
         echo "check-kernels: differs from $base:"
-        diff -r -q "$base" "$out" | head -20
+        diff -r -q -w "$base" "$out" | head -20
         exit 1
     fi
 fi

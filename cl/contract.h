@@ -1,0 +1,69 @@
+/* contract.h - what the host (host/) and the kernels (cl/) agree on, written once:
+ * the search kernels' arguments, a match's two words, the counters and the packed text.
+ * The host includes it; host/program.c puts it first in every kernel program. It is C and
+ * OpenCL C at once: macros and one enum, nothing else. */
+#ifndef CLM_CONTRACT_H
+#define CLM_CONTRACT_H
+
+/* The arguments of clm_find and clm_count (cl/kernels.cl), in order: X(NAME, type, name),
+ * X0 for the first one. The types are OpenCL C's and are only expanded in the kernels.
+ *   TEXT     the slab (or its packed form, PACKED), 16-byte aligned
+ *   N        valid bytes in text
+ *   OWNED    matches must start before this offset (the rest belong to the next slab)
+ *   FIRST    start of the owned range (item kernels: work-item 0 begins here; a multiple of
+ *            16 except in approximate search, which starts LEAD bytes into the slab)
+ *   PAT      byte table (pattern or class map), PAT_LEN entries
+ *   TAB      TAB_T table (fail, transitions, masks, shifts or witnesses), TAB_LEN entries
+ *   COUNTER  the counters (CLM_COUNTER_*), zeroed by the host before a pass
+ *   OUT      match buffer of CAP matches (CLM_MATCH_WORDS uints each)
+ *   CAP      capacity of OUT, in matches
+ *   INFO     the engine's first pattern slot: a match of the group's pattern j carries
+ *            slot INFO + j (CLM_INFO_SLOT), the engine's counters are those of slot INFO */
+#define CLM_KERNEL_ARG_LIST(X0, X)                                                          \
+    X0(TEXT, __global const uchar *, text)                                                 \
+    X(N, uint, n)                                                                          \
+    X(OWNED, uint, owned)                                                                  \
+    X(FIRST, uint, first)                                                                  \
+    X(PAT, TABLE_ARG const uchar *, pat_in)                                                \
+    X(TAB, TABLE_ARG const TAB_T *, tab_in)                                                \
+    X(COUNTER, __global uint *, counter)                                                   \
+    X(OUT, __global uint *, out)                                                           \
+    X(CAP, uint, cap)                                                                      \
+    X(INFO, uint, info)
+
+/* Their indices, for clSetKernelArg: CLM_ARG_TEXT, CLM_ARG_N, ... */
+#define CLM_ARG_INDEX(NAME, TYPE, VAR) CLM_ARG_##NAME,
+enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_COUNT };
+
+/* clm_pack (kernels.cl, PACKED): text, n, the packed slab. */
+#define CLM_PACK_ARG_TEXT 0
+#define CLM_PACK_ARG_N 1
+#define CLM_PACK_ARG_OUT 2
+
+/* A match: CLM_MATCH_WORDS uints in OUT, its position in the slab (its start, or its
+ * exclusive end for kernels that report ends), then its info: */
+#define CLM_MATCH_WORDS 2
+#define CLM_INFO_SLOT(info) ((info) & 0xffffffu) /* the pattern's slot */
+#define CLM_INFO_EDITS_SHIFT 24                  /* edits, 7 bits (CLM_MAX_ERRORS <= 127) */
+#define CLM_INFO_EDITS(info) (((info) >> CLM_INFO_EDITS_SHIFT) & 0x7fu)
+#define CLM_INFO_RC_SHIFT 31 /* 1: the slot's reverse complement, searched in the same pass */
+#define CLM_INFO_RC(info) ((info) >> CLM_INFO_RC_SHIFT)
+#define CLM_MAX_SLOTS 0x1000000u
+
+/* The counters: matches appended (past CAP too, so the host learns the room it needs), and
+ * per engine, at its first slot f, its count (clm_count) and its staged kernel's queue of
+ * regions (cl/kernels.cl clm_stage_loop). */
+#define CLM_COUNTER_MATCHES 0
+#define CLM_COUNTER_COUNT(f) (1u + 2u * (f))
+#define CLM_COUNTER_QUEUE(f) (2u + 2u * (f))
+#define CLM_COUNTER_WORDS(slots) (1u + 2u * (slots))
+
+/* Packed DNA (PACKED): blocks of CLM_PACK_BASES bases in CLM_PACK_BLOCK bytes (16-byte
+ * aligned): the 2-bit codes (A0 C1 G2 T3) first, base j at bits 2(j%4) of byte j/4; from byte
+ * CLM_PACK_VALID the validity bits, base j at bit j%8 of byte CLM_PACK_VALID + j/8. */
+#define CLM_PACK_BASES 128u
+#define CLM_PACK_BLOCK 48u
+#define CLM_PACK_VALID 32u
+#define CLM_PACKED_BYTES(bases) (((bases) + CLM_PACK_BASES - 1u) / CLM_PACK_BASES * CLM_PACK_BLOCK)
+
+#endif
