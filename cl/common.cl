@@ -1,31 +1,9 @@
 /* common.cl - helpers shared by every clmatch kernel (OpenCL C 1.2).
  *
- * Macros set by the host (host/program.c, clm_build_options - the same string is the
- * program-cache key):
- *   ALGO_NAIVE | ALGO_KMP | ALGO_DFA   which algorithm file follows
- *   M          pattern length in bytes
- *   SIGMA      dfa: row width of the transition table (power of two)
- *   PAT_LEN    elements of the byte table (pattern bytes, or the dfa class map: 256)
- *   TAB_LEN    elements of the second table (kmp fail table, dfa transitions, bitap masks,
- *              bmh shifts, witnesses), of type TAB_T (ushort, or ulong for bitap)
- *   WG         work-group size the kernels are launched with
- *   CHUNK      bytes of text each work-item owns (multiple of 16)
- *   TABLE_GLOBAL | TABLE_LOCAL | TABLE_CONSTANT   where the tables are read from
- *   CASELESS   1: fold ASCII case of text bytes (tables are folded by the host)
- *   LITTLE_ENDIAN_DEVICE   1: bytes may be unpacked from uint4 loads in memory order
- *   PACKED     1: `text` is the slab packed by clm_pack (kernels.cl) to 2 bits per base
- *              plus a validity bit, read by FOR_EACH_BYTE below (dfa, bitap item only)
- *   PACK_CASE  which bytes are bases: 0 ACGT, 1 acgt, 2 both (CLM_CASELESS)
- *   PACK_LETTERS, PACK_SENTINEL   what FOR_EACH_BYTE yields for codes 0..3 (four bytes,
- *              little-endian) and for a byte that was no base: in no pattern set, so the
- *              tables built for bytes work unchanged
- *   HIT_CHECK  1 on CPUs: exact bitap checks for a match once per 16 bytes (bitap.cl)
- *   STAGE      1: whole work-group regions are read through local memory (kernels.cl)
- *   STAGE_PREFETCH  1: a staged group loads its next region into registers during a walk
- *   DFA_COL    staged dfa: bytes per column of its byte-indexed state table, 0: class map and
- *              transitions (dfa.cl)
- *   VEC        bytes per load of the unstaged range reads (LOAD16): 4 (uint), 8 (uint2) or
- *              16 (uint4, the default); the tuning's vec
+ * The macros the host sets (M, WG, CHUNK, TABLE_LOCAL, STAGE, ...) are listed with what each
+ * means in one table, host/program.c's build_options, which makes the options string (also
+ * the program cache's key); `clmatch-kernels --options` prints it (docs/design.md). What the
+ * host and the kernels share besides: contract.h.
  *
  * Ownership: work-item g owns the match starts [first + g*CHUNK, first + (g+1)*CHUNK) that
  * are also < owned, and reads up to M-1 bytes past its range (never past n). A match is

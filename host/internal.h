@@ -3,6 +3,7 @@
 #define CLM_INTERNAL_H
 
 #include <CL/cl.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -196,9 +197,12 @@ struct clm_kernel_shape {
                           4, 8 or 16; 0 where the kernel reads no blocks (VEC=16 then) */
 };
 
-/* The one place that turns a shape into build options; the string is also the cache key. */
+/* The one place that turns a shape into build options (program.c's table); the string is
+ * also the cache key. */
 int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *shape, char *buf,
                       size_t cap);
+/* That table as markdown: each option and what the kernels make of it. */
+void clm_build_options_doc(FILE *f);
 
 /* Get the built program for a shape: memory cache, then disk cache, then a build from
  * source. The returned program is retained for the caller. */

@@ -1,6 +1,7 @@
 /* Kernel programs: sources (built in, or CLMATCH_KERNEL_DIR), the build options that are also
  * the cache key, an in-memory cache per device and a binary cache on disk. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,37 +24,127 @@ static const char *algorithm_file(const struct clm_kernel_shape *s)
     return s->variant == CLM_VARIANT_REDUCE && a->reduce_source ? a->reduce_source : a->source;
 }
 
-static const char *table_macro(clm_table_memory mem)
+/* ---- build options: one table, which is also their documentation ------------------------ */
+
+static void opt_algorithm(char *buf, size_t cap, const clm_device *d,
+                          const struct clm_kernel_shape *s)
 {
-    switch (mem) {
-    case CLM_TABLE_LOCAL: return "TABLE_LOCAL";
-    case CLM_TABLE_CONSTANT: return "TABLE_CONSTANT";
-    default: return "TABLE_GLOBAL";
-    }
+    const struct clm_algo *a = clm_algo(s->algorithm);
+    (void)d;
+    snprintf(buf, cap, "ALGO_%s", a ? a->macro : "AUTO");
 }
+
+static void opt_variant(char *buf, size_t cap, const clm_device *d,
+                        const struct clm_kernel_shape *s)
+{
+    (void)d;
+    snprintf(buf, cap, "VARIANT_%s", s->variant == CLM_VARIANT_REDUCE ? "REDUCE" : "ITEM");
+}
+
+static void opt_tab_t(char *buf, size_t cap, const clm_device *d,
+                      const struct clm_kernel_shape *s)
+{
+    (void)d;
+    snprintf(buf, cap, "TAB_T=%s", s->tab_elem == 8 ? "ulong" : "ushort");
+}
+
+static void opt_table(char *buf, size_t cap, const clm_device *d,
+                      const struct clm_kernel_shape *s)
+{
+    (void)d;
+    snprintf(buf, cap, "%s",
+             s->table_memory == CLM_TABLE_LOCAL      ? "TABLE_LOCAL"
+             : s->table_memory == CLM_TABLE_CONSTANT ? "TABLE_CONSTANT"
+                                                     : "TABLE_GLOBAL");
+}
+
+static void opt_letters(char *buf, size_t cap, const clm_device *d,
+                        const struct clm_kernel_shape *s)
+{
+    (void)d;
+    snprintf(buf, cap, "PACK_LETTERS=%s", s->pack_case == 1 ? "0x74676361u" : "0x54474341u");
+}
+
+/* A value of the shape or of the device (their int and unsigned fields: 4 bytes, never
+ * negative), a constant, or an item a function makes. */
+#define SHAPE(field) offsetof(struct clm_kernel_shape, field), 0, NULL
+#define DEVICE(field) offsetof(struct clm_device, field), 1, NULL
+#define CONSTANT 0, 2, NULL
+#define TEXT(fn) 0, 0, fn
+
+/* In the order of the options string, which is also the program cache's key. */
+static const struct build_option {
+    const char *name; /* -D NAME=value; NAME_* for an item the function makes */
+    size_t offset;
+    int from;         /* 0 the shape, 1 the device, 2 a constant */
+    void (*text)(char *buf, size_t cap, const clm_device *d, const struct clm_kernel_shape *s);
+    unsigned otherwise; /* the value when the field is 0, or the constant */
+    const char *doc;
+} build_options[] = {
+    {"ALGO_*", TEXT(opt_algorithm), 0, "which algorithm file follows (ALGO_DFA, ...)"},
+    {"VARIANT_*", TEXT(opt_variant), 0, "VARIANT_ITEM, or VARIANT_REDUCE (bitap_reduce.cl)"},
+    {"M", SHAPE(m), 0, "pattern length in symbols (of a group: the longest)"},
+    {"SIGMA", SHAPE(sigma), 0, "dfa, bitap: rows or classes of the second table (a power of 2)"},
+    {"PAT_LEN", SHAPE(pat_len), 0, "entries of the byte table (the pattern, or a class map)"},
+    {"TAB_LEN", SHAPE(tab_len), 0, "entries of the second table (fail, transitions, masks...)"},
+    {"TAB_T", TEXT(opt_tab_t), 0, "the second table's entries: ushort, or ulong (bitap)"},
+    {"WG", SHAPE(wg), 0, "work-group size of every launch"},
+    {"CHUNK", SHAPE(chunk), 0, "bytes of text a work-item owns (a multiple of 16)"},
+    {"TABLE_*", TEXT(opt_table), 0, "TABLE_GLOBAL, _LOCAL or _CONSTANT: where tables are read"},
+    {"CASELESS", SHAPE(caseless), 0, "1: fold ASCII case of text bytes (tables come folded)"},
+    {"K", SHAPE(k), 0, "bitap: edits allowed"},
+    {"HAMMING", SHAPE(hamming), 0, "bitap: 1 counts substitutions only"},
+    {"W", SHAPE(words), 0, "bitap: 64-bit words per mask"},
+    {"LEAD", SHAPE(lead), 0, "bitap: bytes read before a range (k with indels, else 0)"},
+    {"PI", SHAPE(pi), 0, "witness: block of positions, min(period, ceil(m/2))"},
+    {"GS", SHAPE(gs), 0, "witness: work-items per block"},
+    {"HALO", SHAPE(halo), 0, "bitap reduce: bytes of history per group, 2^ceil(log2 m) - 1"},
+    {"LITTLE_ENDIAN_DEVICE", DEVICE(little_endian), 0,
+     "1: bytes may be unpacked from uint4 loads in memory order"},
+    {"PACKED", SHAPE(packed), 0, "1: text is the slab clm_pack packed (contract.h CLM_PACK_*)"},
+    {"PACK_CASE", SHAPE(pack_case), 0, "bases when packed: 0 ACGT, 1 acgt, 2 both (caseless)"},
+    {"PACK_LETTERS", TEXT(opt_letters), 0, "the bytes FOR_EACH_BYTE yields for codes 0..3"},
+    {"PACK_SENTINEL", CONSTANT, 0, "the byte it yields for a byte that was no base: in no set"},
+    {"STRANDS", SHAPE(strands), 1, "bitap item: 2 searches the reverse complement in one pass"},
+    {"HIT_CHECK", DEVICE(hit_check), 0, "1 (CPUs): exact bitap tests for a match per 16 bytes"},
+    {"NO_FUNNEL_SHIFT", DEVICE(no_funnel_shift), 0,
+     "1 (oclgrind, which lacks llvm.fshl): bitap shifts without funnel shifts"},
+    {"STAGE", SHAPE(stage), 0, "1: work-group regions are staged in local memory (kernels.cl)"},
+    {"DFA_COL", SHAPE(dfa_col), 0,
+     "staged dfa: bytes per column of its byte-indexed states; 0: class map and transitions"},
+    {"VEC", SHAPE(vec), 16, "bytes per load of the unstaged range reads: 4, 8 or 16"},
+    {"STAGE_PREFETCH", SHAPE(stage_prefetch), 0, "1: a staged group loads its next region early"},
+    {"STAGE_PREFIX", SHAPE(stage_prefix), 0,
+     "staged: length of the prefix the cheap walk runs; 0: the whole pattern"},
+};
 
 int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, char *buf,
                       size_t cap)
 {
-    const struct clm_algo *a = clm_algo(s->algorithm);
-    int n = snprintf(buf, cap,
-                     "-cl-std=CL1.2 -D ALGO_%s -D VARIANT_%s -D M=%u -D SIGMA=%u -D PAT_LEN=%u "
-                     "-D TAB_LEN=%u -D TAB_T=%s -D WG=%u -D CHUNK=%u -D %s -D CASELESS=%d "
-                     "-D K=%u -D HAMMING=%d -D W=%u -D LEAD=%u -D PI=%u -D GS=%u -D HALO=%u "
-                     "-D LITTLE_ENDIAN_DEVICE=%d -D PACKED=%d -D PACK_CASE=%u "
-                     "-D PACK_LETTERS=%s -D PACK_SENTINEL=0 -D STRANDS=%u -D HIT_CHECK=%d "
-                     "-D NO_FUNNEL_SHIFT=%d -D STAGE=%d -D DFA_COL=%u -D VEC=%u "
-                     "-D STAGE_PREFETCH=%d -D STAGE_PREFIX=%u",
-                     a ? a->macro : "AUTO", s->variant == CLM_VARIANT_REDUCE ? "REDUCE" : "ITEM",
-                     s->m, s->sigma, s->pat_len, s->tab_len, s->tab_elem == 8 ? "ulong" : "ushort",
-                     s->wg, s->chunk, table_macro(s->table_memory), s->caseless, s->k,
-                     s->hamming, s->words, s->lead, s->pi, s->gs, s->halo, dev->little_endian,
-                     s->packed, s->pack_case, s->pack_case == 1 ? "0x74676361u" : "0x54474341u",
-                     s->strands ? s->strands : 1, dev->hit_check, dev->no_funnel_shift, s->stage,
-                     s->dfa_col, s->vec ? s->vec : 16u, s->stage_prefetch, s->stage_prefix);
-    if (n < 0 || (size_t)n >= cap)
+    size_t n = (size_t)snprintf(buf, cap, "-cl-std=CL1.2");
+    for (size_t i = 0; i < sizeof build_options / sizeof build_options[0] && n < cap; i++) {
+        const struct build_option *o = &build_options[i];
+        char item[128];
+        unsigned v = 0;
+        if (o->text)
+            o->text(item, sizeof item, dev, s);
+        else {
+            if (o->from < 2)
+                memcpy(&v, (o->from ? (const char *)dev : (const char *)s) + o->offset, sizeof v);
+            snprintf(item, sizeof item, "%s=%u", o->name, v ? v : o->otherwise);
+        }
+        n += (size_t)snprintf(buf + n, cap - n, " -D %s", item);
+    }
+    if (n >= cap)
         return clm_fail(CLM_E_INVALID, "build options do not fit");
     return CLM_OK;
+}
+
+void clm_build_options_doc(FILE *f)
+{
+    fprintf(f, "| option | what the kernels make of it |\n|---|---|\n");
+    for (size_t i = 0; i < sizeof build_options / sizeof build_options[0]; i++)
+        fprintf(f, "| `%s` | %s |\n", build_options[i].name, build_options[i].doc);
 }
 
 /* Source of one file: from CLMATCH_KERNEL_DIR when set, else built in. malloc'd. */

@@ -5,7 +5,9 @@
  * (tools/check-kernels.sh). Needs no OpenCL device: the databases are planned for model
  * devices (clm_device_model), which build and upload nothing.
  *
- * Usage: clmatch-kernels DIR
+ * Usage: clmatch-kernels DIR | --options | --algorithms
+ * --options and --algorithms print, as markdown tables, the build options (host/program.c)
+ * and the algorithms' descriptors (host/algo.c): docs/design.md holds both.
  * Writes DIR/cases.txt (one line per case: its name, then for each engine the key of its
  * kernel, or the status and message of a refused compile) and DIR/KEY.cl per distinct kernel:
  * a first line "// options: ..." and the program source.
@@ -17,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
+#include "algo.h"
 
 /* ---- device models ------------------------------------------------------------------------ */
 
@@ -160,11 +162,42 @@ static int run_case(FILE *cases, const char *dir, clm_device *dev, const char *n
     return bad;
 }
 
+/* The descriptors' names and capabilities, for docs/design.md. */
+static void print_algorithms(void)
+{
+    static const struct {
+        unsigned cap;
+        const char *what;
+    } caps[] = {{CLM_CAP_CLASSES, "classes"},      {CLM_CAP_ERRORS, "errors"},
+                {CLM_CAP_REDUCE, "reduce variant"}, {CLM_CAP_STAGE, "staged"},
+                {CLM_CAP_PACKED, "packed DNA"},     {CLM_CAP_STRANDS, "both strands in one pass"}};
+    printf("| algorithm | what | can | longest pattern | kernel |\n|---|---|---|---:|---|\n");
+    for (unsigned i = 1; i < CLM_ALGO_COUNT; i++) {
+        const struct clm_algo *a = clm_algo((clm_algorithm)i);
+        printf("| `%s` | %s | ", a->name, a->summary);
+        int any = 0;
+        for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++)
+            if (a->caps & caps[c].cap)
+                printf("%s%s", any++ ? ", " : "", caps[c].what);
+        printf(" | %u | `cl/%s`%s%s%s |\n", a->max_length, a->source,
+               a->reduce_source ? ", `cl/" : "", a->reduce_source ? a->reduce_source : "",
+               a->reduce_source ? "`" : "");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: clmatch-kernels DIR\n");
+        fprintf(stderr, "usage: clmatch-kernels DIR | --options | --algorithms\n");
         return 1;
+    }
+    if (!strcmp(argv[1], "--options")) {
+        clm_build_options_doc(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--algorithms")) {
+        print_algorithms();
+        return 0;
     }
     const char *dir = argv[1];
     if (clm_mkdirs(dir) != 0) {
