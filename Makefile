@@ -5,6 +5,7 @@
 #   make bench      benchmark every algorithm x variant on every device (not part of tests)
 #   make bench-compare   clmatch vs grep, ripgrep, ugrep, Hyperscan, memmem (bench/README.md)
 #   make check-kernels   every kernel shape preprocessed, to diff a refactor (KERNELS_BASE=dir)
+#   make docs       the tables of docs/design.md generated from the code
 #   make install PREFIX=/usr/local
 
 CC       ?= cc
@@ -34,7 +35,7 @@ ALL      := $(B)/libclmatch.a $(B)/libclmatch.so $(PROGRAMS) $(B)/clmatch-tests 
             $(B)/clmatch-bench $(B)/clmatch.pc
 
 .PHONY: all lib setup demo test test-full test-quick test-oclgrind test-asan bench install uninstall clean \
-        check-kernels
+        check-kernels docs
 all: $(ALL)
 lib: $(B)/libclmatch.a $(B)/libclmatch.so
 
@@ -112,6 +113,10 @@ test-asan: setup
 KERNELS_OUT ?= $(B)/kernels
 check-kernels: $(B)/clmatch-kernels
 	@sh tools/check-kernels.sh $(B) $(KERNELS_OUT) $(KERNELS_BASE)
+
+# The tables of docs/design.md that the code generates (tools/gen-docs.sh).
+docs: $(B)/clmatch-kernels
+	@sh tools/gen-docs.sh $(B)
 
 bench: setup
 	@$(MAKE) --no-print-directory all

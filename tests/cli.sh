@@ -900,6 +900,11 @@ doc_checks() {
     else
         pass "docs: relative links name existing files"
     fi
+    if ! sh "$ROOT/tools/gen-docs.sh" "$(dirname "$CLM")" --check >"$T/doc_gen" 2>&1; then
+        fail "docs: generated tables of docs/design.md are current" "$(head -n 20 "$T/doc_gen")"
+    else
+        pass "docs: generated tables of docs/design.md are current"
+    fi
     size=$(wc -c <"$ROOT/README.md")
     if [ "$size" -le 12288 ]; then
         pass "docs: README.md is at most 12288 bytes ($size)"
