@@ -585,8 +585,10 @@ expect_error "no OpenCL platform: says how to install one" 2 'install' \
 expect_error "no OpenCL platform: --list-devices" 2 'platform' \
     env -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$T/novendors" "$CLM" --list-devices
 
-# A kernel that does not compile: CLM_E_BUILD with the build log.
+# A kernel that does not compile: CLM_E_BUILD with the build log (the header the kernels
+# share with the host is copied as it is).
 mkdir "$T/badcl"
+cp "$ROOT"/cl/*.h "$T/badcl/"
 for f in "$ROOT"/cl/*.cl; do
     { cat "$f"; echo; echo 'this is not OpenCL C;'; } >"$T/badcl/$(basename "$f")"
 done
