@@ -341,36 +341,43 @@ static void keep_sets(clm_database *db, struct clm_plan *plan)
 
 /* Report order of (slot, strand) pairs: id, strand (+1 first), length (the end of an exact
  * match), then slot (the caller's order). Exact matches sort by (start, rank). */
+struct rank_key {
+    unsigned id, m, v; /* v: 2 * slot + (reverse complement searched in the same pass) */
+    int strand;
+};
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+    const struct rank_key *a = pa, *b = pb;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    if (a->strand != b->strand)
+        return a->strand > b->strand ? -1 : 1;
+    if (a->m != b->m)
+        return a->m < b->m ? -1 : 1;
+    return a->v < b->v ? -1 : a->v > b->v;
+}
+
 static int make_ranks(clm_database *db)
 {
     unsigned n = 2 * db->slots;
+    struct rank_key *keys = malloc((size_t)n * sizeof *keys);
     db->rank = calloc(n, sizeof *db->rank);
     db->unrank = calloc(n, sizeof *db->unrank);
-    if (!db->rank || !db->unrank)
+    if (!keys || !db->rank || !db->unrank) {
+        free(keys);
         return clm_fail(CLM_E_NOMEM, "out of memory");
-    for (unsigned v = 0; v < n; v++)
-        db->unrank[v] = v;
-    for (unsigned i = 1; i < n; i++) { /* insertion sort: slot counts are small */
-        unsigned v = db->unrank[i], j = i;
-        const struct clm_pattern *b = &db->pats[v / 2];
-        int sb = v % 2 ? -1 : b->strand;
-        while (j > 0) {
-            unsigned u = db->unrank[j - 1];
-            const struct clm_pattern *a = &db->pats[u / 2];
-            int sa = u % 2 ? -1 : a->strand;
-            int after = a->id != b->id ? a->id > b->id
-                        : sa != sb     ? sa < sb
-                        : a->m != b->m ? a->m > b->m
-                                       : u > v;
-            if (!after)
-                break;
-            db->unrank[j] = u;
-            j--;
-        }
-        db->unrank[j] = v;
     }
-    for (unsigned r = 0; r < n; r++)
-        db->rank[db->unrank[r]] = r;
+    for (unsigned v = 0; v < n; v++) {
+        const struct clm_pattern *p = &db->pats[v / 2];
+        keys[v] = (struct rank_key){p->id, (unsigned)p->m, v, v % 2 ? -1 : p->strand};
+    }
+    qsort(keys, n, sizeof *keys, cmp_rank); /* many patterns: not quadratic */
+    for (unsigned r = 0; r < n; r++) {
+        db->unrank[r] = keys[r].v;
+        db->rank[keys[r].v] = r;
+    }
+    free(keys);
     return CLM_OK;
 }
 
