@@ -81,6 +81,13 @@ static void set_add_range(uint8_t set[32], unsigned lo, unsigned hi)
         set_add(set, b);
 }
 
+/* Is \c one of the classes \d \w \s \D \W \S? */
+static int is_class_letter(unsigned char c)
+{
+    unsigned lower = c | 0x20u;
+    return lower == 'd' || lower == 'w' || lower == 's';
+}
+
 /* \d \w \s and their complements; returns 0 when c is not a class letter. */
 static int escape_class(unsigned char c, uint8_t set[32])
 {
@@ -123,7 +130,16 @@ static int syntax_error(const unsigned char *syntax_src, size_t syntax_len, unsi
                     quoted, syntax_len > 60 ? "..." : "", what, at);
 }
 
-/* One bracket expression starting after '['; *pos ends after ']'. */
+/* A class escape at src[at] (\d ...) as a range's start or end: it spans no byte range, so
+ * [a-\d] and [\d-z] are errors (as in grep -P, and grep -E with [:digit:]), never a guess. */
+static int class_in_range(const unsigned char *src, size_t len, unsigned index, size_t at,
+                          const char *start_or_end)
+{
+    char what[48];
+    snprintf(what, sizeof what, "class \\%c cannot %s a range", src[at + 1], start_or_end);
+    return syntax_error(src, len, index, at, what);
+}
+
 /* Letters in the set bring their other case. */
 static void fold_set(uint8_t set[32])
 {
@@ -134,6 +150,7 @@ static void fold_set(uint8_t set[32])
         }
 }
 
+/* One bracket expression starting after '['; *pos ends after ']'. */
 static int parse_bracket(const unsigned char *src, size_t len, size_t *pos, unsigned index,
                          int caseless, uint8_t set[32])
 {
@@ -149,6 +166,8 @@ static int parse_bracket(const unsigned char *src, size_t len, size_t *pos, unsi
             if (i + 1 >= len)
                 return syntax_error(src, len, index, i, "trailing backslash");
             if (escape_class(src[i + 1], tmp)) {
+                if (i + 3 < len && src[i + 2] == '-' && src[i + 3] != ']')
+                    return class_in_range(src, len, index, i, "start");
                 i += 2;
                 items++;
                 continue;
@@ -163,6 +182,8 @@ static int parse_bracket(const unsigned char *src, size_t len, size_t *pos, unsi
             if (src[i + 1] == '\\') {
                 if (i + 2 >= len)
                     return syntax_error(src, len, index, i + 1, "trailing backslash");
+                if (is_class_letter(src[i + 2]))
+                    return class_in_range(src, len, index, i + 1, "end");
                 hi = escape_byte(src[i + 2]);
                 i += 3;
             } else {

@@ -366,7 +366,8 @@ typedef enum {
 /** Patterns use class syntax (else every byte is literal):
  *    .          any byte
  *    [ACGT]     one of the bytes listed; ranges [a-z0-9]; [^...] any byte not listed;
- *               inside brackets \ escapes the next byte (\], \-, \\) and \d \w \s work
+ *               inside brackets \ escapes the next byte (\], \-, \\) and \d \w \s work,
+ *               though not as a range's start or end ([a-\d] and [\d-z] are malformed)
  *    \d \w \s   digit [0-9], word byte [A-Za-z0-9_], white space [ \t\n\v\f\r];
  *    \D \W \S   their complements
  *    \n \t \r   newline, tab, carriage return

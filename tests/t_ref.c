@@ -136,6 +136,11 @@ long t_parse_pattern(const unsigned char *p, size_t len, int classes, int casele
                         goto fail;
                     }
                     if (cs_escape_class(s, p[j + 1])) {
+                        if (j + 3 < len && p[j + 2] == '-' && p[j + 3] != ']') {
+                            *err_at = j;
+                            *why = "class as the start of a range";
+                            goto fail;
+                        }
                         j += 2;
                         items++;
                         continue;
@@ -148,10 +153,16 @@ long t_parse_pattern(const unsigned char *p, size_t len, int classes, int casele
                 hi = lo;
                 if (j + 1 < len && p[j] == '-' && p[j + 1] != ']') {
                     size_t at = j;
+                    t_cset unused = {{0}};
                     if (p[j + 1] == '\\') {
                         if (j + 2 >= len) {
                             *err_at = j + 1;
                             *why = "backslash at the end inside a class";
+                            goto fail;
+                        }
+                        if (cs_escape_class(&unused, p[j + 2])) {
+                            *err_at = j + 1;
+                            *why = "class as the end of a range";
                             goto fail;
                         }
                         hi = escaped_byte(p[j + 2]);
