@@ -456,15 +456,14 @@ static int read_whole_file(const char *path, char **data, size_t *len)
     return 0;
 }
 
-/* -f FILE: FASTA (first non-empty line '>'), else lines "NAME<TAB>PATTERN" or "PATTERN". */
-static int load_pattern_file(const char *path, pattern_list *l)
+/* The text of a -f file (path names it in messages) into l: FASTA (first non-empty line
+ * '>'), else lines "NAME<TAB>PATTERN" or "PATTERN". Returns 0 or -1 after a message. Apart
+ * from the file reading, so that tests/fuzz/fuzz_pattern_file.c can feed it memory. */
+static int parse_pattern_file(const char *path, const char *data, size_t len, pattern_list *l)
 {
-    char *data;
-    size_t len, i = 0;
+    size_t i = 0;
     uint64_t line = 1;
     int rc = 0;
-    if (read_whole_file(path, &data, &len) != 0)
-        return -1;
     while (i < len && (data[i] == '\n' || data[i] == '\r'))
         i++;
     if (i < len && data[i] == '>') {
@@ -522,6 +521,18 @@ static int load_pattern_file(const char *path, pattern_list *l)
             rc = -1;
         }
     }
+    return rc;
+}
+
+/* -f FILE: read it whole, then parse_pattern_file. */
+static int load_pattern_file(const char *path, pattern_list *l)
+{
+    char *data;
+    size_t len;
+    int rc;
+    if (read_whole_file(path, &data, &len) != 0)
+        return -1;
+    rc = parse_pattern_file(path, data, len, l);
     free(data);
     return rc;
 }
