@@ -6,6 +6,7 @@
 #   make bench-compare   clmatch vs grep, ripgrep, ugrep, Hyperscan, memmem (bench/README.md)
 #   make check-kernels   every kernel shape preprocessed, to diff a refactor (KERNELS_BASE=dir)
 #   make docs       the tables of docs/design.md generated from the code
+#   make fuzz      libFuzzer targets of the parsers (tests/fuzz/), FUZZ_SECONDS each (60)
 #   make install PREFIX=/usr/local
 
 CC       ?= cc
@@ -156,6 +157,40 @@ $(B)/hs_count $(B)/hs_count-static: bench/hs_count.c bench/yardstick.c bench/yar
 		$(if $(filter %-static,$@),-static) -o $@ $(filter %.c,$^) $(LDFLAGS) $(HS_LIBA) \
 		$(HS_CXXLIB) -lm -lpthread
 
+# ---- make fuzz: libFuzzer targets (opt-in; never part of all or test) --------------------
+# A target is tests/fuzz/fuzz_NAME.c (LLVMFuzzerTestOneInput) with seeds in
+# tests/fuzz/corpus/NAME/: adding one is adding those. Each links one archive of the library's,
+# the CLI's (not clmatch.c: it holds main) and the tests' reference parser's objects, all
+# built by clang with the sanitizers into build-fuzz/; an archive lends a target only the
+# objects it calls. tests/fuzz/run.sh runs every target for FUZZ_SECONDS (or FUZZ_RUNS
+# executions) on a scratch corpus seeded by the committed one, and fails on any finding.
+FUZZ_CC      ?= clang
+FUZZ_B       := build-fuzz
+FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS    ?=
+FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_DEP_OBJ := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRC) $(B)/kernels_gen.c \
+                  tools/cli_common.c tools/dna.c tools/fasta.c tests/t_ref.c)
+FUZZ_HDR     := include/clmatch.h $(wildcard host/*.h tools/*.h tests/*.h)
+
+.PHONY: fuzz fuzz-build
+fuzz:
+	@sh tools/setup.sh fuzz
+	@$(MAKE) --no-print-directory fuzz-build
+	@FUZZ_SECONDS='$(FUZZ_SECONDS)' FUZZ_RUNS='$(FUZZ_RUNS)' sh tests/fuzz/run.sh $(FUZZ_B)
+fuzz-build: $(FUZZ_BIN)
+
+$(FUZZ_B)/obj/%.o: %.c $(FUZZ_HDR)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) -Itests $(WARN) $(FUZZ_CFLAGS) -c -o $@ $<
+$(FUZZ_B)/libfuzzdeps.a: $(FUZZ_DEP_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_B)/libfuzzdeps.a $(FUZZ_HDR)
+	$(FUZZ_CC) $(CPPFLAGS) -Itests -Itools $(WARN) $(FUZZ_CFLAGS) -o $@ $< \
+		$(FUZZ_B)/libfuzzdeps.a $(LDFLAGS) $(LDLIBS)
+
 # ---- install ---------------------------------------------------------------------------
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
@@ -175,4 +210,4 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/clmatch.pc
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan $(FUZZ_B)
