@@ -243,6 +243,15 @@ expect_error "-f FASTA with an empty pattern record" 2 "badpats.fa line 3: patte
 printf 'a\tACGT\nb\t\n' >"$T/badpats.tsv"
 expect_error "-f TSV with an empty pattern" 2 "badpats.tsv line 2: empty pattern" \
     "$CLM" --dna -f "$T/badpats.tsv" "$T/pal.fa"
+printf '\n\r\n\n' >"$T/nopats.txt"
+printf 'ACGT\n' >"$T/onepat.txt"
+# A file without patterns is an error wherever it comes: alone, after -e, after another -f.
+expect_error "-f a file of blank lines" 2 "nopats.txt: no pattern in the file" \
+    "$CLM" --dna -f "$T/nopats.txt" "$T/pal.fa"
+expect_error "-f a file of blank lines after -e" 2 "nopats.txt: no pattern in the file" \
+    "$CLM" --dna -e ACGT -f "$T/nopats.txt" "$T/pal.fa"
+expect_error "-f a file of blank lines after another -f" 2 "nopats.txt: no pattern in the file" \
+    "$CLM" --dna -f "$T/onepat.txt" -f "$T/nopats.txt" "$T/pal.fa"
 printf 'a\tACGZ\n' >"$T/badpats2.tsv"
 expect_error "-f pattern with a non-IUPAC letter names file and line" 2 \
     "badpats2.tsv line 1 'ACGZ': 'Z' at position 4" "$CLM" --dna -f "$T/badpats2.tsv" "$T/pal.fa"

@@ -461,7 +461,7 @@ static int read_whole_file(const char *path, char **data, size_t *len)
  * from the file reading, so that tests/fuzz/fuzz_pattern_file.c can feed it memory. */
 static int parse_pattern_file(const char *path, const char *data, size_t len, pattern_list *l)
 {
-    size_t i = 0;
+    size_t i = 0, before = l->n; /* l may hold -e patterns and other files' already */
     uint64_t line = 1;
     int rc = 0;
     while (i < len && (data[i] == '\n' || data[i] == '\r'))
@@ -516,7 +516,7 @@ static int parse_pattern_file(const char *path, const char *data, size_t len, pa
                 rc = add_pattern(l, ln, n, ln, n, where);
             }
         }
-        if (rc == 0 && l->n == 0) {
+        if (rc == 0 && l->n == before) {
             errmsg("%s: no pattern in the file", path);
             rc = -1;
         }

@@ -2,8 +2,9 @@
  * libFuzzer target: the reader of DNA mode's -f pattern files (parse_pattern_file in
  * tools/dna.c), then the checks and de-duplication build_patterns applies to what it read.
  * The first input byte picks the options those depend on (-i, --degenerate, -k 0 to 3); the
- * rest is the file's text. Besides the sanitizers it checks that every pattern read has a
- * name and a non-empty sequence with no newline, and that the patterns kept are distinct.
+ * rest is the file's text. Besides the sanitizers it checks that a file read has patterns,
+ * each with a name and a non-empty sequence with no newline, and that those kept are
+ * distinct.
  *
  * The functions are static: this file includes dna.c to reach them (the fuzz build links
  * the CLI's other objects from an archive, which then leaves dna.c's own copy out). The
@@ -15,6 +16,8 @@
 
 static void check_read(const pattern_list *l)
 {
+    if (l->n == 0)
+        abort(); /* a file without patterns is an error */
     for (size_t i = 0; i < l->n; i++) {
         const dna_pattern *p = &l->v[i];
         if (!p->name || !p->seq || !p->shown || !p->where || p->len == 0 ||
