@@ -173,7 +173,7 @@ FUZZ_RUNS    ?=
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_DEP_OBJ := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRC) $(B)/kernels_gen.c \
                   tools/cli_common.c tools/dna.c tools/fasta.c tests/t_ref.c)
-FUZZ_HDR     := include/clmatch.h $(wildcard host/*.h tools/*.h tests/*.h)
+FUZZ_HDR     := include/clmatch.h $(wildcard host/*.h tools/*.h tests/*.h tests/fuzz/*.h)
 
 .PHONY: fuzz fuzz-build
 fuzz:

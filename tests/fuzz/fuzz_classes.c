@@ -8,11 +8,7 @@
  *  - the literal flag and bytes agree with the sets;
  *  - without CLM_CLASSES every byte is its own symbol.
  */
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "internal.h"
+#include "fuzz_symbols.h"
 #include "t_ref.h"
 
 /* t_ref.c's matchers, which this target never calls, append to the test runner's match
@@ -29,51 +25,6 @@ void t_matches_push_e(t_matches *m, uint64_t start, uint64_t end, unsigned id, u
     abort();
 }
 
-/* The checks below loop over 256 byte values per symbol: left out of the coverage
- * instrumentation, whose comparison hooks would otherwise take most of the time. */
-#define CHECK_CODE __attribute__((no_sanitize("coverage")))
-
-CHECK_CODE static int has(const uint8_t set[32], unsigned b)
-{
-    return (set[b >> 3] >> (b & 7)) & 1;
-}
-
-/* The detail ends "at byte offset N" with N < len (the quoted pattern may hold those words
- * too: the last ones count). */
-CHECK_CODE static void check_detail(size_t len)
-{
-    const char *p = clm_last_error(), *at = NULL;
-    while ((p = strstr(p, " at byte offset ")) != NULL)
-        at = p++;
-    if (!at || strtoull(at + 16, NULL, 10) >= len)
-        abort();
-}
-
-/* literal and bytes[j] as clm_symbols defines them, from the sets. */
-CHECK_CODE static void check_literal(const struct clm_symbols *s, int caseless)
-{
-    int literal = 1;
-    for (size_t j = 0; j < s->m; j++) {
-        unsigned count = 0, first = 256;
-        for (unsigned b = 0; b < 256; b++)
-            if (has(s->sets[j], b)) {
-                count++;
-                if (first == 256)
-                    first = b;
-            }
-        int pair = caseless && count == 2 && first >= 'A' && first <= 'Z' &&
-                   has(s->sets[j], first + 32);
-        if (count == 1 || pair) {
-            if (s->bytes[j] != (caseless ? clm_fold((unsigned char)first) : first))
-                abort();
-        } else {
-            literal = 0;
-        }
-    }
-    if (s->literal != literal)
-        abort();
-}
-
 static void parse_classes(const uint8_t *data, size_t size, int caseless)
 {
     struct clm_symbols s;
@@ -88,11 +39,10 @@ static void parse_classes(const uint8_t *data, size_t size, int caseless)
         for (size_t j = 0; j < s.m; j++)
             if (memcmp(s.sets[j], want[j].b, 32) != 0)
                 abort();
-        check_literal(&s, caseless);
+        fz_check_literal(&s, caseless);
     } else {
-        if (rc != CLM_E_PATTERN_SYNTAX)
+        if (rc != CLM_E_PATTERN_SYNTAX || fz_detail_offset() >= size)
             abort();
-        check_detail(size);
     }
     free(want);
     clm_symbols_free(&s);
@@ -104,9 +54,9 @@ static void parse_literal(const uint8_t *data, size_t size, int caseless)
     if (clm_parse_symbols(data, size, 0, caseless, 0, &s) != CLM_OK || s.m != size)
         abort();
     for (size_t j = 0; j < size; j++)
-        if (!has(s.sets[j], data[j]))
+        if (!fz_has(s.sets[j], data[j]))
             abort();
-    check_literal(&s, caseless);
+    fz_check_literal(&s, caseless);
     clm_symbols_free(&s);
 }
 

@@ -9,20 +9,12 @@
  *  - the literal flag and bytes agree with the sets;
  *  - the reverse complement reversed and complemented again is the pattern, U read as T.
  */
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "internal.h"
+#include "fuzz_symbols.h"
 
 /* Each code, then its bases (U is T). */
 static const char *const codes[] = {"AA",  "CC",  "GG",  "TT",   "UT",   "RAG",  "YCT",  "SCG",
                                     "WAT", "KGT", "MAC", "BCGT", "DAGT", "HACT", "VACG", "NACGT"};
 #define NCODES (sizeof codes / sizeof codes[0])
-
-/* The loops below visit 256 byte values per symbol: left out of the coverage
- * instrumentation, whose comparison hooks would otherwise take most of the time. */
-#define CHECK_CODE __attribute__((no_sanitize("coverage")))
 
 /* Bases of each byte as bits A=1 C=2 G=4 T=8; 0 for a byte that is no code. */
 static unsigned char base_bits[256];
@@ -44,11 +36,6 @@ static unsigned bases_of(unsigned char c)
     return base_bits[c];
 }
 
-CHECK_CODE static int has(const uint8_t set[32], unsigned b)
-{
-    return (set[b >> 3] >> (b & 7)) & 1;
-}
-
 /* The set symbol j must be: every byte x whose bases are those of code c (or meet them with
  * degenerate_text), in c's case or both cases when caseless; x is a base letter (A C G T)
  * unless degenerate_text. */
@@ -63,43 +50,9 @@ CHECK_CODE static void check_set(const uint8_t set[32], unsigned char c, int cas
         int base_letter = xb && strchr("ACGTacgt", (int)x) != NULL;
         int in = xb && (caseless || x_lower == lower) &&
                  (degenerate_text ? (xb & want) != 0 : base_letter && (xb & want) == xb);
-        if (has(set, x) != in)
+        if (fz_has(set, x) != in)
             abort();
     }
-}
-
-CHECK_CODE static void check_literal(const struct clm_symbols *s, int caseless)
-{
-    int literal = 1;
-    for (size_t j = 0; j < s->m; j++) {
-        unsigned count = 0, first = 256;
-        for (unsigned b = 0; b < 256; b++)
-            if (has(s->sets[j], b)) {
-                count++;
-                if (first == 256)
-                    first = b;
-            }
-        int pair = caseless && count == 2 && first >= 'A' && first <= 'Z' &&
-                   has(s->sets[j], first + 32);
-        if (count == 1 || pair) {
-            if (s->bytes[j] != (caseless ? clm_fold((unsigned char)first) : first))
-                abort();
-        } else {
-            literal = 0;
-        }
-    }
-    if (s->literal != literal)
-        abort();
-}
-
-/* The detail ends "at byte offset N": N must be want. */
-CHECK_CODE static void check_detail(size_t want)
-{
-    const char *p = clm_last_error(), *at = NULL;
-    while ((p = strstr(p, " at byte offset ")) != NULL)
-        at = p++;
-    if (!at || strtoull(at + 16, NULL, 10) != want)
-        abort();
 }
 
 static void parse(const uint8_t *data, size_t size, int caseless, int degenerate_text)
@@ -110,16 +63,15 @@ static void parse(const uint8_t *data, size_t size, int caseless, int degenerate
         bad++;
     int rc = clm_parse_dna(data, size, caseless, degenerate_text, 0, &s);
     if (bad < size) {
-        if (rc != CLM_E_PATTERN_SYNTAX)
+        if (rc != CLM_E_PATTERN_SYNTAX || fz_detail_offset() != bad)
             abort();
-        check_detail(bad);
         return;
     }
     if (rc != CLM_OK || s.m != size)
         abort();
     for (size_t j = 0; j < size; j++)
         check_set(s.sets[j], data[j], caseless, degenerate_text);
-    check_literal(&s, caseless);
+    fz_check_literal(&s, caseless);
     clm_symbols_free(&s);
 }
 
