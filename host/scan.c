@@ -31,11 +31,11 @@ static void release_event(cl_event *ev)
 }
 
 /* Unmap what slot_view mapped to read the slab on the host. */
-static void slot_unview(clm_scratch *s, struct clm_slot *sl)
+static void slot_unview(struct clm_lane *ln, struct clm_slot *sl)
 {
     if (!sl->view)
         return;
-    if (s->path == CLM_PATH_SVM)
+    if (ln->path == CLM_PATH_SVM)
         clEnqueueSVMUnmap(sl->queue, sl->view, 0, NULL, NULL);
     else
         clEnqueueUnmapMemObject(sl->queue, sl->text, sl->view, 0, NULL, NULL);
@@ -43,17 +43,17 @@ static void slot_unview(clm_scratch *s, struct clm_slot *sl)
 }
 
 /* Account profiling times and drop the slot's events (and what the slab borrowed). */
-static void slot_release_events(clm_scratch *s, struct clm_slot *sl)
+static void slot_release_events(struct clm_lane *ln, struct clm_slot *sl)
 {
-    s->stats.transfer_seconds += event_seconds(sl->ev_write);
+    ln->stats.transfer_seconds += event_seconds(sl->ev_write);
     release_event(&sl->ev_write);
     release_event(&sl->ev_read);
     for (size_t i = 0; i < sl->n_kernels; i++) {
-        s->stats.kernel_seconds += event_seconds(sl->ev_kernels[i]);
+        ln->stats.kernel_seconds += event_seconds(sl->ev_kernels[i]);
         release_event(&sl->ev_kernels[i]);
     }
     sl->n_kernels = 0;
-    slot_unview(s, sl);
+    slot_unview(ln, sl);
     if (sl->wrap) { /* the kernels that read it are done (or abandoned after clFinish) */
         clReleaseMemObject(sl->wrap);
         sl->wrap = NULL;
@@ -62,11 +62,11 @@ static void slot_release_events(clm_scratch *s, struct clm_slot *sl)
 }
 
 /* Wait for whatever the slot has in flight and forget it (error and stop paths). */
-static void slot_abandon(clm_scratch *s, struct clm_slot *sl)
+static void slot_abandon(struct clm_lane *ln, struct clm_slot *sl)
 {
     if (sl->queue)
         clFinish(sl->queue);
-    slot_release_events(s, sl);
+    slot_release_events(ln, sl);
     sl->busy = 0;
 }
 
@@ -111,11 +111,12 @@ static int slot_is_open(const struct clm_slot *sl)
 
 /* The slot's queue, counters and match buffer (what any slab needs). What exists is kept, so
  * a failure can be retried. The time it takes is added to *alloc_s. */
-static int slot_open(clm_scratch *s, struct clm_slot *sl, double *alloc_s)
+static int slot_open(struct clm_lane *ln, struct clm_slot *sl, double *alloc_s)
 {
+    clm_scratch *s = ln->s;
     if (slot_is_open(sl))
         return CLM_OK;
-    clm_device *dev = s->dev;
+    clm_device *dev = ln->dev;
     double t0 = clm_now();
     int rc = CLM_OK;
     if (!sl->queue) {
@@ -144,12 +145,12 @@ static int slot_open(clm_scratch *s, struct clm_slot *sl, double *alloc_s)
 }
 
 /* Release the slot's text buffers (it is idle and not acquired). */
-static void slot_free_text(clm_scratch *s, struct clm_slot *sl)
+static void slot_free_text(struct clm_lane *ln, struct clm_slot *sl)
 {
     if (sl->svm) {
         if (sl->queue)
             clFinish(sl->queue); /* clSVMFree does not wait for commands that use it */
-        clSVMFree(s->dev->context, sl->svm);
+        clSVMFree(ln->dev->context, sl->svm);
         sl->svm = NULL;
     }
     if (sl->stage && sl->stage_ptr)
@@ -167,11 +168,11 @@ static void slot_free_text(clm_scratch *s, struct clm_slot *sl)
 }
 
 /* The slot's text buffers of `room` bytes for the data path (none exist). */
-static int alloc_text(clm_scratch *s, struct clm_slot *sl, size_t room)
+static int alloc_text(struct clm_lane *ln, struct clm_slot *sl, size_t room)
 {
-    clm_device *dev = s->dev;
+    clm_device *dev = ln->dev;
     cl_int err;
-    switch (s->path) {
+    switch (ln->path) {
     case CLM_PATH_COPY: /* the heap staging of streams and fd scans comes with slot_acquire */
         return create_buffer(dev, CL_MEM_READ_ONLY, room, &sl->text, "text slab");
     case CLM_PATH_PINNED: {
@@ -214,26 +215,28 @@ static size_t grown_room(size_t room, size_t need, size_t most)
 
 /* The slot opened and its text buffers holding at least `need` bytes (at most text_bytes).
  * The slot is idle and not acquired. The time it takes is added to *alloc_s. */
-static int slot_reserve(clm_scratch *s, struct clm_slot *sl, size_t need, double *alloc_s)
+static int slot_reserve(struct clm_lane *ln, struct clm_slot *sl, size_t need, double *alloc_s)
 {
-    int rc = slot_open(s, sl, alloc_s);
+    clm_scratch *s = ln->s;
+    int rc = slot_open(ln, sl, alloc_s);
     if (rc || sl->room >= need)
         return rc;
     double t0 = clm_now();
     size_t room = grown_room(sl->room, need, s->text_bytes);
-    slot_free_text(s, sl);
-    rc = alloc_text(s, sl, room);
+    slot_free_text(ln, sl);
+    rc = alloc_text(ln, sl, room);
     if (rc == CLM_OK)
         sl->room = room;
     else
-        slot_free_text(s, sl);
+        slot_free_text(ln, sl);
     *alloc_s += clm_now() - t0;
     return rc;
 }
 
 /* Packed databases: the packed buffer covers `n` text bytes (the slab, from its start). */
-static int slot_reserve_packed(clm_scratch *s, struct clm_slot *sl, size_t n)
+static int slot_reserve_packed(struct clm_lane *ln, struct clm_slot *sl, size_t n)
 {
+    clm_scratch *s = ln->s;
     if (!s->db->packed || sl->packed_room >= n)
         return CLM_OK;
     double t0 = clm_now();
@@ -242,22 +245,22 @@ static int slot_reserve_packed(clm_scratch *s, struct clm_slot *sl, size_t n)
         clReleaseMemObject(sl->packed); /* commands that still use it keep it alive */
     sl->packed = NULL;
     sl->packed_room = 0;
-    int rc = create_buffer(s->dev, CL_MEM_READ_WRITE, packed_bytes(room), &sl->packed,
+    int rc = create_buffer(ln->dev, CL_MEM_READ_WRITE, packed_bytes(room), &sl->packed,
                            "packed slab");
     if (rc == CLM_OK)
         sl->packed_room = room;
-    s->stats.alloc_seconds += clm_now() - t0;
+    ln->stats.alloc_seconds += clm_now() - t0;
     return rc;
 }
 
-/* Device and host bytes the scratch's slots hold now. */
-static size_t allocated_bytes(const clm_scratch *s)
+/* Device and host bytes the lane's slots hold now. */
+static size_t lane_allocated_bytes(const struct clm_lane *ln)
 {
     size_t sum = 0;
     for (int i = 0; i < SLOTS; i++) {
-        const struct clm_slot *sl = &s->slot[i];
+        const struct clm_slot *sl = &ln->slot[i];
         if (sl->counter)
-            sum += counter_bytes(s->slots);
+            sum += counter_bytes(ln->s->slots);
         if (sl->matches)
             sum += sl->cap * 2 * sizeof(cl_uint);
         if (sl->text)
@@ -276,15 +279,15 @@ static size_t allocated_bytes(const clm_scratch *s)
 
 /* A writable host view of the slot's staging, for a slab of up to `need` bytes to be read or
  * copied into (the slot is idle). Idempotent until slot_commit or slot_unfill. */
-static int slot_acquire(clm_scratch *s, struct clm_slot *sl, size_t need, unsigned char **out)
+static int slot_acquire(struct clm_lane *ln, struct clm_slot *sl, size_t need, unsigned char **out)
 {
     cl_int err = CL_SUCCESS;
     if (!sl->fill) {
-        int rc = slot_reserve(s, sl, need, &s->stats.alloc_seconds);
+        int rc = slot_reserve(ln, sl, need, &ln->stats.alloc_seconds);
         if (rc)
             return rc;
         double t0 = clm_now();
-        switch (s->path) {
+        switch (ln->path) {
         case CLM_PATH_COPY:
             if (!sl->heap && !(sl->heap = malloc(sl->room)))
                 return clm_fail(CLM_E_NOMEM, "out of host memory for a %zu-byte slab buffer",
@@ -311,30 +314,40 @@ static int slot_acquire(clm_scratch *s, struct clm_slot *sl, size_t need, unsign
             }
             break;
         }
-        s->stats.wait_seconds += clm_now() - t0;
+        ln->stats.wait_seconds += clm_now() - t0;
     }
     *out = sl->fill;
     return CLM_OK;
 }
 
 /* Give up an acquired view without launching it (streams that end, errors). */
-static void slot_unfill(clm_scratch *s, struct clm_slot *sl)
+static void slot_unfill(struct clm_lane *ln, struct clm_slot *sl)
 {
     if (!sl->fill)
         return;
-    if (s->path == CLM_PATH_SVM)
+    if (ln->path == CLM_PATH_SVM)
         clEnqueueSVMUnmap(sl->queue, sl->svm, 0, NULL, NULL);
-    else if (s->path == CLM_PATH_ZERO_COPY)
+    else if (ln->path == CLM_PATH_ZERO_COPY)
         clEnqueueUnmapMemObject(sl->queue, sl->text, sl->fill, 0, NULL, NULL);
     sl->fill = NULL;
 }
 
+/* Drop what the lane's slots hold: slabs in flight and acquired staging (stops, failures). */
+static void lane_drop(struct clm_lane *ln)
+{
+    for (int i = 0; i < SLOTS; i++) {
+        if (ln->slot[i].busy)
+            slot_abandon(ln, &ln->slot[i]);
+        slot_unfill(ln, &ln->slot[i]);
+    }
+}
+
 /* Hand the acquired staging's bytes [0, n) to the device (asynchronous: the staging stays
  * untouched until the slot is finished). */
-static int commit_enqueue(clm_scratch *s, struct clm_slot *sl, unsigned char *p, size_t n)
+static int commit_enqueue(struct clm_lane *ln, struct clm_slot *sl, unsigned char *p, size_t n)
 {
     cl_int err;
-    switch (s->path) {
+    switch (ln->path) {
     case CLM_PATH_COPY:
     case CLM_PATH_PINNED: /* from pinned staging this runs at the bus speed */
         err = clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, p, 0, NULL,
@@ -350,47 +363,48 @@ static int commit_enqueue(clm_scratch *s, struct clm_slot *sl, unsigned char *p,
     }
 }
 
-static int slot_commit(clm_scratch *s, struct clm_slot *sl, size_t n)
+static int slot_commit(struct clm_lane *ln, struct clm_slot *sl, size_t n)
 {
     unsigned char *p = sl->fill;
     sl->busy = 1;
     sl->fill = NULL;
     double t0 = clm_now();
-    int rc = commit_enqueue(s, sl, p, n);
-    s->stats.launch_seconds += clm_now() - t0;
+    int rc = commit_enqueue(ln, sl, p, n);
+    ln->stats.launch_seconds += clm_now() - t0;
     return rc;
 }
 
 /* Put the caller's bytes p[0, n) in the slot. room: input bytes before p (that the slab may
  * start earlier by). *shift gets how many bytes before p the slab starts. */
-static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned char *p,
+static int slot_load_memory(struct clm_lane *ln, struct clm_slot *sl, const unsigned char *p,
                             size_t n, size_t room, size_t *shift)
 {
+    clm_scratch *s = ln->s;
     *shift = 0;
     sl->busy = 1;
-    if (s->path == CLM_PATH_COPY) {
-        int rc = slot_reserve(s, sl, n, &s->stats.alloc_seconds);
+    if (ln->path == CLM_PATH_COPY) {
+        int rc = slot_reserve(ln, sl, n, &ln->stats.alloc_seconds);
         if (rc)
             return rc;
         double t0 = clm_now();
         cl_int err = clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, p, 0, NULL,
                                           &sl->ev_write);
-        s->stats.launch_seconds += clm_now() - t0;
+        ln->stats.launch_seconds += clm_now() - t0;
         sl->host = p;
         return err ? clm_fail_cl(err, "clEnqueueWriteBuffer (text)") : CLM_OK;
     }
-    if (s->path == CLM_PATH_ZERO_COPY && s->wrap_align) {
+    if (ln->path == CLM_PATH_ZERO_COPY && ln->wrap_align) {
         /* The kernels' 16-byte loads and the device's buffer alignment need an aligned start.
          * Exact kernels also need `first` on a 16-byte boundary, so only approximate search
          * (no such fast path) may start the slab a few bytes early to get there. */
-        size_t delta = (size_t)((uintptr_t)p % s->wrap_align);
+        size_t delta = (size_t)((uintptr_t)p % ln->wrap_align);
         if (delta == 0 || (s->db->k > 0 && delta <= room)) {
             /* no staging: the kernels read p itself */
-            int rc = slot_open(s, sl, &s->stats.alloc_seconds);
+            int rc = slot_open(ln, sl, &ln->stats.alloc_seconds);
             if (rc)
                 return rc;
             cl_int err;
-            cl_mem m = clCreateBuffer(s->dev->context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY,
+            cl_mem m = clCreateBuffer(ln->dev->context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY,
                                       n + delta, (void *)(uintptr_t)(p - delta), &err);
             if (err == CL_SUCCESS) {
                 sl->wrap = m;
@@ -402,13 +416,13 @@ static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned 
         }
     }
     unsigned char *dst;
-    int rc = slot_acquire(s, sl, n, &dst);
+    int rc = slot_acquire(ln, sl, n, &dst);
     if (rc)
         return rc;
     double t0 = clm_now();
     clm_parallel_copy(dst, p, n, s->io_threads);
-    s->stats.read_seconds += clm_now() - t0;
-    rc = slot_commit(s, sl, n);
+    ln->stats.read_seconds += clm_now() - t0;
+    rc = slot_commit(ln, sl, n);
     sl->host = p; /* readable without mapping the staging */
     return rc;
 }
@@ -417,11 +431,11 @@ static int slot_load_memory(clm_scratch *s, struct clm_slot *sl, const unsigned 
 /* The slab's bytes on the host (approximate matches' best starts): the caller's memory or
  * the staging when readable, else the zero-copy/SVM buffer mapped for reading (kernels may
  * go on reading it meanwhile). */
-static int slot_view(clm_scratch *s, struct clm_slot *sl, const unsigned char **out)
+static int slot_view(struct clm_lane *ln, struct clm_slot *sl, const unsigned char **out)
 {
     if (!sl->host && !sl->view) {
         cl_int err;
-        if (s->path == CLM_PATH_SVM) {
+        if (ln->path == CLM_PATH_SVM) {
             err = clEnqueueSVMMap(sl->queue, CL_TRUE, CL_MAP_READ, sl->svm, sl->n, 0, NULL, NULL);
             if (err == CL_SUCCESS)
                 sl->view = sl->svm;
@@ -439,10 +453,10 @@ static int slot_view(clm_scratch *s, struct clm_slot *sl, const unsigned char **
 }
 
 /* Set a kernel's text argument (index arg) to the slot's slab. */
-static cl_int set_text_arg(const clm_scratch *s, const struct clm_slot *sl, cl_kernel k,
+static cl_int set_text_arg(const struct clm_lane *ln, const struct clm_slot *sl, cl_kernel k,
                            cl_uint arg)
 {
-    if (s->path == CLM_PATH_SVM)
+    if (ln->path == CLM_PATH_SVM)
         return clSetKernelArgSVMPointer(k, arg, sl->svm);
     cl_mem m = sl->wrap ? sl->wrap : sl->text;
     return clSetKernelArg(k, arg, sizeof m, &m);
@@ -532,17 +546,18 @@ static int ensure_host_cap(clm_scratch *s, size_t n)
 
 /* Enqueue: zero the counters, run every engine over match starts [first, end), read the
  * counters back (non-blocking; sl->ev_read completes when they are in sl->counts). */
-static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end);
-static int enqueue_pass(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end)
+static int enqueue_pass_calls(struct clm_lane *ln, struct clm_slot *sl, size_t first, size_t end);
+static int enqueue_pass(struct clm_lane *ln, struct clm_slot *sl, size_t first, size_t end)
 {
     double t0 = clm_now();
-    int rc = enqueue_pass_calls(s, sl, first, end);
-    s->stats.launch_seconds += clm_now() - t0;
+    int rc = enqueue_pass_calls(ln, sl, first, end);
+    ln->stats.launch_seconds += clm_now() - t0;
     return rc;
 }
 
-static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end)
+static int enqueue_pass_calls(struct clm_lane *ln, struct clm_slot *sl, size_t first, size_t end)
 {
+    clm_scratch *s = ln->s;
     const clm_database *db = s->db;
     /* a write from zeros rather than clEnqueueFillBuffer: oclgrind 21.10 treats filled
      * memory as uninitialised, which would hide real reports under false ones */
@@ -554,11 +569,11 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
         const struct clm_engine *en = &db->engines[e];
         if (sl->n < (s->db->indels ? en->min_m - s->db->k : en->min_m))
             continue; /* no room for these patterns in the slab */
-        cl_kernel k = sl->count_only ? s->k_count[e] : s->k_find[e];
+        cl_kernel k = sl->count_only ? ln->k_count[e] : ln->k_find[e];
         cl_uint n = (cl_uint)sl->n, owned = (cl_uint)end, first32 = (cl_uint)first;
         cl_uint cap = (cl_uint)sl->cap, info = en->first;
         err = s->db->packed ? clSetKernelArg(k, CLM_ARG_TEXT, sizeof sl->packed, &sl->packed)
-                            : set_text_arg(s, sl, k, CLM_ARG_TEXT);
+                            : set_text_arg(ln, sl, k, CLM_ARG_TEXT);
         err |= clSetKernelArg(k, CLM_ARG_N, sizeof n, &n);
         err |= clSetKernelArg(k, CLM_ARG_OWNED, sizeof owned, &owned);
         err |= clSetKernelArg(k, CLM_ARG_FIRST, sizeof first32, &first32);
@@ -571,7 +586,7 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
         if (err)
             return clm_fail(CLM_E_OPENCL, "clSetKernelArg failed");
         size_t groups = (end - first + en->shape.span - 1) / en->shape.span;
-        size_t most = (size_t)s->dev->info.compute_units * en->shape.stage_groups;
+        size_t most = (size_t)ln->dev->info.compute_units * en->shape.stage_groups;
         if (en->shape.stage && most && groups > most)
             groups = most; /* the groups take the other regions from a queue */
         size_t local = en->shape.wg, global = groups * local;
@@ -593,17 +608,17 @@ static int enqueue_pass_calls(clm_scratch *s, struct clm_slot *sl, size_t first,
 }
 
 /* Wait for one of the slot's events, the time counted as waiting for the device. */
-static int wait_event(clm_scratch *s, cl_event ev, const char *what)
+static int wait_event(struct clm_lane *ln, cl_event ev, const char *what)
 {
     double t0 = clm_now();
     cl_int err = clWaitForEvents(1, &ev);
-    s->stats.wait_seconds += clm_now() - t0;
+    ln->stats.wait_seconds += clm_now() - t0;
     return err ? clm_fail_cl(err, what) : CLM_OK;
 }
 
-static int wait_pass(clm_scratch *s, struct clm_slot *sl)
+static int wait_pass(struct clm_lane *ln, struct clm_slot *sl)
 {
-    return wait_event(s, sl->ev_read, "waiting for the search kernels");
+    return wait_event(ln, sl->ev_read, "waiting for the search kernels");
 }
 
 /* Report order: start, id, strand (+1 first), end; edits only make equal keys of
@@ -642,12 +657,13 @@ static int deliver_pending(clm_scratch *s, clm_match_cb cb, void *ctx)
  * alignment comes from a small DP on the host. A later range owns nominal starts from
  * range_end on, so its matches start at range_end - k or later: matches from here that
  * start before that go out now (merged in order with those held back), the rest wait. */
-static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, size_t range_end,
+static int deliver_indels(struct clm_lane *ln, struct clm_slot *sl, size_t found, size_t range_end,
                           clm_match_cb cb, void *ctx)
 {
+    clm_scratch *s = ln->s;
     const struct clm_pattern *pats = s->db->pats;
     const unsigned char *host = NULL;
-    int vrc = found ? slot_view(s, sl, &host) : CLM_OK;
+    int vrc = found ? slot_view(ln, sl, &host) : CLM_OK;
     if (vrc)
         return vrc;
     for (size_t i = 0; i < found; i++) {
@@ -699,9 +715,10 @@ static int deliver_indels(clm_scratch *s, struct clm_slot *sl, size_t found, siz
 
 /* Read the pass's `found` matches (all fit), put them in text order and call back. The pass
  * covered match starts up to range_end (slab offsets). */
-static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t range_end,
+static int deliver(struct clm_lane *ln, struct clm_slot *sl, size_t found, size_t range_end,
                    clm_match_cb cb, void *ctx)
 {
+    clm_scratch *s = ln->s;
     if (found == 0 && !s->db->indels)
         return CLM_OK;
     int rc = ensure_host_cap(s, found ? found : 1);
@@ -711,11 +728,11 @@ static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t ran
     cl_int err = found ? clEnqueueReadBuffer(sl->queue, sl->matches, CL_TRUE, 0,
                                              found * 2 * sizeof(cl_uint), s->raw, 0, NULL, NULL)
                        : CL_SUCCESS;
-    s->stats.wait_seconds += clm_now() - t0;
+    ln->stats.wait_seconds += clm_now() - t0;
     if (err)
         return clm_fail_cl(err, "clEnqueueReadBuffer (matches)");
     if (s->db->indels)
-        return deliver_indels(s, sl, found, range_end, cb, ctx);
+        return deliver_indels(ln, sl, found, range_end, cb, ctx);
     const struct clm_pattern *pats = s->db->pats;
     int ends = s->db->ends;
     const unsigned *rank = s->db->rank, *unrank = s->db->unrank;
@@ -747,10 +764,10 @@ static int deliver(clm_scratch *s, struct clm_slot *sl, size_t found, size_t ran
 }
 
 /* Replace the match buffer by one of `cap` entries; the old one stays if allocation fails. */
-static int grow_matches(clm_scratch *s, struct clm_slot *sl, size_t cap)
+static int grow_matches(struct clm_lane *ln, struct clm_slot *sl, size_t cap)
 {
     cl_int err;
-    cl_mem m = clCreateBuffer(s->dev->context, CL_MEM_WRITE_ONLY, cap * 2 * sizeof(cl_uint),
+    cl_mem m = clCreateBuffer(ln->dev->context, CL_MEM_WRITE_ONLY, cap * 2 * sizeof(cl_uint),
                               NULL, &err);
     if (err)
         return clm_fail_cl(err, "clCreateBuffer (match buffer)");
@@ -762,14 +779,14 @@ static int grow_matches(clm_scratch *s, struct clm_slot *sl, size_t cap)
 
 /* Split [first, end) into `pieces` ranges with 16-aligned bounds (the kernels' loads need it)
  * and collect each in turn. */
-static int collect_range(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end,
+static int collect_range(struct clm_lane *ln, struct clm_slot *sl, size_t first, size_t end,
                          clm_match_cb cb, void *ctx);
-static int collect_pieces(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end,
+static int collect_pieces(struct clm_lane *ln, struct clm_slot *sl, size_t first, size_t end,
                           size_t pieces, clm_match_cb cb, void *ctx)
 {
     size_t step = clm_round_up((end - first + pieces - 1) / pieces, 16);
     for (size_t a = first; a < end; a += step) {
-        int rc = collect_range(s, sl, a, end - a < step ? end : a + step, cb, ctx);
+        int rc = collect_range(ln, sl, a, end - a < step ? end : a + step, cb, ctx);
         if (rc)
             return rc;
     }
@@ -779,84 +796,87 @@ static int collect_pieces(clm_scratch *s, struct clm_slot *sl, size_t first, siz
 /* After a pass over [first, end) found more matches than the buffer holds: grow the buffer
  * to fit them all, or, when that is more than one buffer may hold, split the range into
  * pieces that should each fit (a piece that still overflows splits again). */
-static int recollect(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end,
+static int recollect(struct clm_lane *ln, struct clm_slot *sl, size_t first, size_t end,
                      size_t found, clm_match_cb cb, void *ctx)
 {
-    s->stats.rescans++;
+    clm_scratch *s = ln->s;
+    ln->stats.rescans++;
     size_t want = found + found / 8;
-    if (want <= s->max_cap && grow_matches(s, sl, want) == CLM_OK)
-        return collect_range(s, sl, first, end, cb, ctx);
+    if (want <= s->max_cap && grow_matches(ln, sl, want) == CLM_OK)
+        return collect_range(ln, sl, first, end, cb, ctx);
     if (sl->cap < s->max_cap)
-        grow_matches(s, sl, s->max_cap); /* fewer pieces if it works; fine if not */
+        grow_matches(ln, sl, s->max_cap); /* fewer pieces if it works; fine if not */
     size_t pieces = found / (sl->cap - sl->cap / 4) + 2;
     if (end - first <= 16)
         return clm_fail(CLM_E_DEVICE_MEMORY, "match buffer of %zu entries cannot hold the "
                                              "matches of 16 bytes", sl->cap);
-    return collect_pieces(s, sl, first, end, pieces, cb, ctx);
+    return collect_pieces(ln, sl, first, end, pieces, cb, ctx);
 }
 
 /* Collect every match starting in [first, end) of the slab on the device, synchronously.
  * Never drops a match. */
-static int collect_range(clm_scratch *s, struct clm_slot *sl, size_t first, size_t end,
+static int collect_range(struct clm_lane *ln, struct clm_slot *sl, size_t first, size_t end,
                          clm_match_cb cb, void *ctx)
 {
-    int rc = enqueue_pass(s, sl, first, end);
+    int rc = enqueue_pass(ln, sl, first, end);
     if (rc == CLM_OK)
-        rc = wait_pass(s, sl);
+        rc = wait_pass(ln, sl);
     if (rc)
         return rc;
     size_t found = sl->counts[CLM_COUNTER_MATCHES];
     if (found <= sl->cap)
-        return deliver(s, sl, found, end, cb, ctx);
-    return recollect(s, sl, first, end, found, cb, ctx);
+        return deliver(ln, sl, found, end, cb, ctx);
+    return recollect(ln, sl, first, end, found, cb, ctx);
 }
 
 /* ---- slots ------------------------------------------------------------------------------- */
 
 /* Start the search of the slab the slot holds (slot_load_* put it there): match starts
  * [first, first + owned) of its n bytes. Asynchronous. */
-static int slot_launch(clm_scratch *s, struct clm_slot *sl, size_t n, size_t first,
+static int slot_launch(struct clm_lane *ln, struct clm_slot *sl, size_t n, size_t first,
                        size_t owned, uint64_t base, int count_only)
 {
+    clm_scratch *s = ln->s;
     sl->busy = 1;
     sl->count_only = count_only;
     sl->base = base;
     sl->n = n;
     sl->first = first;
     sl->owned = owned;
-    int rc = slot_reserve_packed(s, sl, n);
+    int rc = slot_reserve_packed(ln, sl, n);
     if (rc)
         return rc;
     if (s->db->packed) { /* 2 bits per base and a validity bit, for every pass over it */
         double t0 = clm_now();
         cl_uint n32 = (cl_uint)n;
-        cl_int err = set_text_arg(s, sl, s->k_pack, CLM_PACK_ARG_TEXT);
-        err |= clSetKernelArg(s->k_pack, CLM_PACK_ARG_N, sizeof n32, &n32);
-        err |= clSetKernelArg(s->k_pack, CLM_PACK_ARG_OUT, sizeof sl->packed, &sl->packed);
+        cl_int err = set_text_arg(ln, sl, ln->k_pack, CLM_PACK_ARG_TEXT);
+        err |= clSetKernelArg(ln->k_pack, CLM_PACK_ARG_N, sizeof n32, &n32);
+        err |= clSetKernelArg(ln->k_pack, CLM_PACK_ARG_OUT, sizeof sl->packed, &sl->packed);
         if (err)
             return clm_fail(CLM_E_OPENCL, "clSetKernelArg (pack) failed");
         size_t global = (n + 15) / 16;
         cl_event ev;
-        err = clEnqueueNDRangeKernel(sl->queue, s->k_pack, 1, NULL, &global, NULL, 0, NULL, &ev);
-        s->stats.launch_seconds += clm_now() - t0;
+        err = clEnqueueNDRangeKernel(sl->queue, ln->k_pack, 1, NULL, &global, NULL, 0, NULL, &ev);
+        ln->stats.launch_seconds += clm_now() - t0;
         if (err)
             return clm_fail_cl(err, "clEnqueueNDRangeKernel (pack)");
         rc = push_kernel_event(sl, ev);
         if (rc)
             return rc;
     }
-    s->stats.slabs++;
-    s->stats.bytes += owned;
-    return enqueue_pass(s, sl, first, first + owned);
+    ln->stats.slabs++;
+    ln->stats.bytes += owned;
+    return enqueue_pass(ln, sl, first, first + owned);
 }
 
 /* Complete the slot's slab: counts, or matches delivered in order (growing as needed). */
-static int slot_finish(clm_scratch *s, struct clm_slot *sl, clm_match_cb cb, void *ctx,
+static int slot_finish(struct clm_lane *ln, struct clm_slot *sl, clm_match_cb cb, void *ctx,
                        uint64_t *total)
 {
+    clm_scratch *s = ln->s;
     if (!sl->busy)
         return CLM_OK;
-    int rc = wait_pass(s, sl);
+    int rc = wait_pass(ln, sl);
     if (rc == CLM_OK && sl->count_only) {
         uint64_t sum = 0;
         for (unsigned e = 0; e < s->db->engine_count; e++)
@@ -867,14 +887,14 @@ static int slot_finish(clm_scratch *s, struct clm_slot *sl, clm_match_cb cb, voi
     } else if (rc == CLM_OK) {
         size_t found = sl->counts[CLM_COUNTER_MATCHES];
         uint64_t before = s->stats.matches;
-        rc = found <= sl->cap ? deliver(s, sl, found, sl->first + sl->owned, cb, ctx)
-                              : recollect(s, sl, sl->first, sl->first + sl->owned, found, cb,
+        rc = found <= sl->cap ? deliver(ln, sl, found, sl->first + sl->owned, cb, ctx)
+                              : recollect(ln, sl, sl->first, sl->first + sl->owned, found, cb,
                                           ctx);
         if (total)
             *total += s->stats.matches - before;
     }
     if (rc == CLM_OK || rc == CLM_STOPPED) {
-        slot_release_events(s, sl);
+        slot_release_events(ln, sl);
         sl->busy = 0;
     }
     return rc;
@@ -1036,17 +1056,16 @@ static size_t fit_slab(const clm_database *db, clm_data_path path, size_t align,
     }
 }
 
-void clm_scratch_free(clm_scratch *s)
+/* Release what the lane holds (what lane_open made of it, or part of it). */
+static void lane_close(struct clm_lane *ln)
 {
-    if (!s)
-        return;
     for (int i = 0; i < SLOTS; i++) {
-        struct clm_slot *sl = &s->slot[i];
+        struct clm_slot *sl = &ln->slot[i];
         if (sl->busy)
-            slot_abandon(s, sl);
-        slot_unfill(s, sl);
-        slot_unview(s, sl);
-        slot_free_text(s, sl);
+            slot_abandon(ln, sl);
+        slot_unfill(ln, sl);
+        slot_unview(ln, sl);
+        slot_free_text(ln, sl);
         if (sl->queue) {
             clFinish(sl->queue);
             clReleaseCommandQueue(sl->queue);
@@ -1060,16 +1079,56 @@ void clm_scratch_free(clm_scratch *s)
         free(sl->counts);
         free(sl->ev_kernels);
     }
-    for (unsigned e = 0; e < s->engines; e++) { /* its database may be freed already */
-        if (s->k_find && s->k_find[e])
-            clReleaseKernel(s->k_find[e]);
-        if (s->k_count && s->k_count[e])
-            clReleaseKernel(s->k_count[e]);
+    for (unsigned e = 0; e < ln->s->engines; e++) { /* its database may be freed already */
+        if (ln->k_find && ln->k_find[e])
+            clReleaseKernel(ln->k_find[e]);
+        if (ln->k_count && ln->k_count[e])
+            clReleaseKernel(ln->k_count[e]);
     }
-    if (s->k_pack)
-        clReleaseKernel(s->k_pack);
-    free(s->k_find);
-    free(s->k_count);
+    if (ln->k_pack)
+        clReleaseKernel(ln->k_pack);
+    free(ln->k_find);
+    free(ln->k_count);
+}
+
+/* The database's kernels for the lane's device and its first slot's queue and match buffer
+ * (cheap; a match capacity the device cannot allocate fails here); text buffers and the
+ * second slot when a scan needs them. lane_close undoes what was made, on failure too. */
+static int lane_open(clm_scratch *s, struct clm_lane *ln, clm_device *dev, clm_data_path path,
+                     size_t wrap_align)
+{
+    const clm_database *db = s->db;
+    ln->s = s;
+    ln->dev = dev;
+    ln->path = path;
+    ln->wrap_align = wrap_align;
+    ln->k_find = calloc(db->engine_count, sizeof *ln->k_find);
+    ln->k_count = calloc(db->engine_count, sizeof *ln->k_count);
+    int rc = (ln->k_find && ln->k_count) ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
+    for (unsigned e = 0; e < db->engine_count && rc == CLM_OK; e++) {
+        cl_int err;
+        ln->k_find[e] = clCreateKernel(db->engines[e].program, "clm_find", &err);
+        if (err == CL_SUCCESS)
+            ln->k_count[e] = clCreateKernel(db->engines[e].program, "clm_count", &err);
+        if (err != CL_SUCCESS)
+            rc = clm_fail_cl(err, "clCreateKernel");
+    }
+    if (rc == CLM_OK && db->packed) { /* every packed program has it; the first serves */
+        cl_int err;
+        ln->k_pack = clCreateKernel(db->engines[0].program, "clm_pack", &err);
+        if (err != CL_SUCCESS)
+            rc = clm_fail_cl(err, "clCreateKernel (clm_pack)");
+    }
+    double alloc_s = 0;
+    return rc ? rc : slot_open(ln, &ln->slot[0], &alloc_s);
+}
+
+void clm_scratch_free(clm_scratch *s)
+{
+    if (!s)
+        return;
+    for (unsigned i = 0; i < s->lanes; i++)
+        lane_close(&s->lane[i]);
     free(s->zeros);
     free(s->raw);
     free(s->keys);
@@ -1178,15 +1237,12 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     s->engines = db->engine_count;
     s->slots = db->slots;
     atomic_init(&s->owner, (uintptr_t)0);
-    s->dev = dev;
-    s->path = path;
     s->slab = pl.slab;
     s->text_bytes = pl.text_bytes;
     s->text_cap = pl.text_cap;
     s->overlap = db->max_len - 1;
     s->lead = db->lead;
     s->max_cap = max_cap > cap ? max_cap : cap;
-    s->wrap_align = path == CLM_PATH_ZERO_COPY && dev->info.host_unified_memory ? align : 0;
     s->io_threads = threads;
     s->init_cap = cap;
     clm_scratch_info *in = &s->info;
@@ -1205,29 +1261,13 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     in->match_capacity = cap;
     in->match_capacity_limit = s->max_cap;
 
-    s->k_find = calloc(db->engine_count, sizeof *s->k_find);
-    s->k_count = calloc(db->engine_count, sizeof *s->k_count);
     s->zeros = calloc(counter_words(db->slots), sizeof *s->zeros);
-    rc = (s->k_find && s->k_count && s->zeros) ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
-    for (unsigned e = 0; e < db->engine_count && rc == CLM_OK; e++) {
-        cl_int err;
-        s->k_find[e] = clCreateKernel(db->engines[e].program, "clm_find", &err);
-        if (err == CL_SUCCESS)
-            s->k_count[e] = clCreateKernel(db->engines[e].program, "clm_count", &err);
-        if (err != CL_SUCCESS)
-            rc = clm_fail_cl(err, "clCreateKernel");
+    rc = s->zeros ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
+    if (rc == CLM_OK) { /* one lane: the database's device */
+        s->lanes = 1;
+        rc = lane_open(s, &s->lane[0], dev, path,
+                       path == CLM_PATH_ZERO_COPY && dev->info.host_unified_memory ? align : 0);
     }
-    if (rc == CLM_OK && db->packed) { /* every packed program has it; the first serves */
-        cl_int err;
-        s->k_pack = clCreateKernel(db->engines[0].program, "clm_pack", &err);
-        if (err != CL_SUCCESS)
-            rc = clm_fail_cl(err, "clCreateKernel (clm_pack)");
-    }
-    /* The first slot's queue and match buffer now (cheap; a match capacity the device cannot
-     * allocate fails here); text buffers and the second slot when a scan needs them. */
-    double alloc_s = 0;
-    if (rc == CLM_OK)
-        rc = slot_open(s, &s->slot[0], &alloc_s);
     if (rc != CLM_OK) {
         clm_scratch_free(s);
         return rc;
@@ -1242,8 +1282,27 @@ int clm_scratch_get_info(const clm_scratch *s, clm_scratch_info *info)
     if (!s || !info)
         return clm_fail(CLM_E_INVALID, "clm_scratch_get_info: NULL argument");
     *info = s->info;
-    info->allocated_bytes = allocated_bytes(s);
+    info->allocated_bytes = 0;
+    for (unsigned i = 0; i < s->lanes; i++)
+        info->allocated_bytes += lane_allocated_bytes(&s->lane[i]);
     return CLM_OK;
+}
+
+/* Add b's counters to a's. */
+static void stats_add(clm_stats *a, const clm_stats *b)
+{
+    a->bytes += b->bytes;
+    a->slabs += b->slabs;
+    a->matches += b->matches;
+    a->rescans += b->rescans;
+    a->kernel_seconds += b->kernel_seconds;
+    a->transfer_seconds += b->transfer_seconds;
+    a->wall_seconds += b->wall_seconds;
+    a->read_seconds += b->read_seconds;
+    a->alloc_seconds += b->alloc_seconds;
+    a->launch_seconds += b->launch_seconds;
+    a->wait_seconds += b->wait_seconds;
+    a->reader_seconds += b->reader_seconds;
 }
 
 int clm_scratch_get_stats(const clm_scratch *s, clm_stats *out)
@@ -1251,13 +1310,18 @@ int clm_scratch_get_stats(const clm_scratch *s, clm_stats *out)
     if (!s || !out)
         return clm_fail(CLM_E_INVALID, "clm_scratch_get_stats: NULL argument");
     *out = s->stats;
+    for (unsigned i = 0; i < s->lanes; i++)
+        stats_add(out, &s->lane[i].stats);
     return CLM_OK;
 }
 
 void clm_scratch_reset_stats(clm_scratch *s)
 {
-    if (s)
-        memset(&s->stats, 0, sizeof s->stats);
+    if (!s)
+        return;
+    memset(&s->stats, 0, sizeof s->stats);
+    for (unsigned i = 0; i < s->lanes; i++)
+        memset(&s->lane[i].stats, 0, sizeof s->lane[i].stats);
 }
 
 /* ---- one call at a time ------------------------------------------------------------------ */
@@ -1340,19 +1404,16 @@ static size_t file_slab(const clm_scratch *s)
 
 /* After the last launch (k slabs launched): the slabs still in flight collected in slab order
  * and held matches delivered, or, after a stop or failure, what the slots hold dropped. */
-static int end_slabs(clm_scratch *s, uint64_t k, int rc, int count_only, clm_match_cb cb,
+static int end_slabs(struct clm_lane *ln, uint64_t k, int rc, int count_only, clm_match_cb cb,
                      void *ctx, uint64_t *total)
 {
+    clm_scratch *s = ln->s;
     for (uint64_t i = k > SLOTS ? k - SLOTS : 0; i < k && rc == CLM_OK; i++)
-        rc = slot_finish(s, &s->slot[i % SLOTS], cb, ctx, total); /* in slab order */
+        rc = slot_finish(ln, &ln->slot[i % SLOTS], cb, ctx, total); /* in slab order */
     if (rc == CLM_OK && !count_only)
         rc = deliver_pending(s, cb, ctx);
     s->n_pending = 0; /* stopped or failed: what was held is dropped with the scan */
-    for (int i = 0; i < SLOTS; i++) {
-        if (s->slot[i].busy)
-            slot_abandon(s, &s->slot[i]);
-        slot_unfill(s, &s->slot[i]);
-    }
+    lane_drop(ln);
     return rc;
 }
 
@@ -1360,9 +1421,10 @@ static int end_slabs(clm_scratch *s, uint64_t k, int rc, int count_only, clm_mat
  * bytes before them (approximate search: alignments may begin before the nominal start) and
  * `overlap` after (the longest pattern - 1). Slab k+1 is loaded and launched before slab k is
  * collected, so copying and the search overlap. */
-static int run_memory(clm_scratch *s, const unsigned char *data, uint64_t len, int count_only,
+static int run_memory(struct clm_lane *ln, const unsigned char *data, uint64_t len, int count_only,
                       clm_match_cb cb, void *ctx, uint64_t *total)
 {
+    clm_scratch *s = ln->s;
     int rc = CLM_OK;
     uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
     const size_t slab = s->slab;
@@ -1371,17 +1433,17 @@ static int run_memory(clm_scratch *s, const unsigned char *data, uint64_t len, i
         size_t n = slab_extent(s, slab, len, off, &owned, &pre);
         if (n < s->db->min_match)
             break; /* no match fits in what is left */
-        struct clm_slot *sl = &s->slot[k % SLOTS];
+        struct clm_slot *sl = &ln->slot[k % SLOTS];
         /* its last slab is the oldest in flight: collect it (the others keep the device
          * busy meanwhile), then load this one while they run */
-        if (sl->busy && (rc = slot_finish(s, sl, cb, ctx, total)) != CLM_OK)
+        if (sl->busy && (rc = slot_finish(ln, sl, cb, ctx, total)) != CLM_OK)
             break;
-        rc = slot_load_memory(s, sl, data + (off - pre), n, (size_t)(off - pre), &shift);
+        rc = slot_load_memory(ln, sl, data + (off - pre), n, (size_t)(off - pre), &shift);
         if (rc == CLM_OK)
-            rc = slot_launch(s, sl, n + shift, pre + shift, owned, off - pre - shift,
+            rc = slot_launch(ln, sl, n + shift, pre + shift, owned, off - pre - shift,
                              count_only);
     }
-    return end_slabs(s, k, rc, count_only, cb, ctx, total);
+    return end_slabs(ln, k, rc, count_only, cb, ctx, total);
 }
 
 /* ---- files: a pool of reader threads ------------------------------------------------------ */
@@ -1408,34 +1470,34 @@ static int extent_of(const clm_scratch *s, size_t slab, uint64_t len, uint64_t k
  * The slab the slot held goes first: its
  * transfer done where `early` (the device has its copy; its search may still run), else all
  * of it collected. Every slot's staging holds `most` bytes, so one in flight never regrows. */
-static int file_prepare(clm_scratch *s, clm_reader *pool, struct clm_read *rd,
+static int file_prepare(struct clm_lane *ln, clm_reader *pool, struct clm_read *rd,
                         struct clm_slot *sl, const struct extent *e, uint64_t base, size_t most,
                         int early, clm_match_cb cb, void *ctx, uint64_t *total)
 {
     int rc = CLM_OK;
     if (sl->busy)
-        rc = early ? wait_event(s, sl->ev_write, "clWaitForEvents (text transfer)")
-                   : slot_finish(s, sl, cb, ctx, total);
+        rc = early ? wait_event(ln, sl->ev_write, "clWaitForEvents (text transfer)")
+                   : slot_finish(ln, sl, cb, ctx, total);
     unsigned char *dst;
     if (rc == CLM_OK)
-        rc = slot_acquire(s, sl, most, &dst);
+        rc = slot_acquire(ln, sl, most, &dst);
     return rc ? rc : clm_reader_submit(pool, rd, dst, e->n, base + e->from);
 }
 
 /* Launch a slab once its read is complete (after collecting the slot's last slab, where
  * file_prepare left it in flight). */
-static int file_launch(clm_scratch *s, clm_reader *pool, struct clm_read *rd,
+static int file_launch(struct clm_lane *ln, clm_reader *pool, struct clm_read *rd,
                        struct clm_slot *sl, const struct extent *e, int count_only,
                        clm_match_cb cb, void *ctx, uint64_t *total)
 {
     double t0 = clm_now();
     int rc = clm_reader_wait(pool, rd);
-    s->stats.read_seconds += clm_now() - t0;
+    ln->stats.read_seconds += clm_now() - t0;
     if (rc == CLM_OK && sl->busy)
-        rc = slot_finish(s, sl, cb, ctx, total);
+        rc = slot_finish(ln, sl, cb, ctx, total);
     if (rc == CLM_OK)
-        rc = slot_commit(s, sl, e->n);
-    return rc ? rc : slot_launch(s, sl, e->n, e->pre, e->owned, e->from, count_only);
+        rc = slot_commit(ln, sl, e->n);
+    return rc ? rc : slot_launch(ln, sl, e->n, e->pre, e->owned, e->from, count_only);
 }
 
 /* A file's bytes [base, base + len), slab after slab as run_memory's; offsets count from
@@ -1445,11 +1507,12 @@ static int file_launch(clm_scratch *s, clm_reader *pool, struct clm_read *rd,
  * pinned paths the device has its own copy of a slab once its transfer is done, so the next
  * read goes into its staging while its search still runs (not with indels: their matches'
  * best starts are found in the staging when the slab is collected). */
-static int run_file_slabs(clm_scratch *s, int fd, uint64_t base, uint64_t len, int count_only,
+static int run_file_slabs(struct clm_lane *ln, int fd, uint64_t base, uint64_t len, int count_only,
                           clm_match_cb cb, void *ctx, uint64_t *total)
 {
+    clm_scratch *s = ln->s;
     const size_t slab = file_slab(s);
-    const int early = (s->path == CLM_PATH_COPY || s->path == CLM_PATH_PINNED) &&
+    const int early = (ln->path == CLM_PATH_COPY || ln->path == CLM_PATH_PINNED) &&
                       !s->db->indels;
     struct extent ext[SLOTS];
     struct clm_read reads[SLOTS];
@@ -1462,23 +1525,23 @@ static int run_file_slabs(clm_scratch *s, int fd, uint64_t base, uint64_t len, i
     clm_reader *pool = NULL;
     int rc = clm_reader_open(fd, s->io_threads, len, &pool);
     if (rc == CLM_OK && have)
-        rc = file_prepare(s, pool, &reads[0], &s->slot[0], &ext[0], base, most, early, cb, ctx,
+        rc = file_prepare(ln, pool, &reads[0], &ln->slot[0], &ext[0], base, most, early, cb, ctx,
                           total);
     uint64_t k = 0; /* slabs launched */
     while (rc == CLM_OK && have) {
         unsigned now = k % SLOTS, next = (k + 1) % SLOTS;
         have = extent_of(s, slab, len, k + 1, &ext[next]);
         if (have)
-            rc = file_prepare(s, pool, &reads[next], &s->slot[next], &ext[next], base, most,
+            rc = file_prepare(ln, pool, &reads[next], &ln->slot[next], &ext[next], base, most,
                               early, cb, ctx, total);
         if (rc == CLM_OK)
-            rc = file_launch(s, pool, &reads[now], &s->slot[now], &ext[now], count_only, cb,
+            rc = file_launch(ln, pool, &reads[now], &ln->slot[now], &ext[now], count_only, cb,
                              ctx, total);
         if (rc == CLM_OK)
             k++;
     }
-    s->stats.reader_seconds += clm_reader_close(pool); /* before the slots are dropped */
-    return end_slabs(s, k, rc, count_only, cb, ctx, total);
+    ln->stats.reader_seconds += clm_reader_close(pool); /* before the slots are dropped */
+    return end_slabs(ln, k, rc, count_only, cb, ctx, total);
 }
 
 /* A one-shot scan of the caller's memory (data) or of a file's bytes [base, base + len) (fd),
@@ -1487,8 +1550,9 @@ static int run_slabs(clm_scratch *s, const unsigned char *data, int fd, uint64_t
                      uint64_t len, int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
 {
     double t0 = clm_now();
-    int rc = data ? run_memory(s, data, len, count_only, cb, ctx, total)
-                  : run_file_slabs(s, fd, base, len, count_only, cb, ctx, total);
+    struct clm_lane *ln = &s->lane[0]; /* one device */
+    int rc = data ? run_memory(ln, data, len, count_only, cb, ctx, total)
+                  : run_file_slabs(ln, fd, base, len, count_only, cb, ctx, total);
     s->stats.wall_seconds += clm_now() - t0;
     return rc;
 }
@@ -1630,6 +1694,7 @@ int clm_stream_open(const clm_database *db, clm_scratch *s, unsigned flags, clm_
     if (rc == CLM_OK) {
         st->db = db;
         st->s = s;
+        st->ln = &s->lane[0]; /* one device */
         st->flags = flags;
         s->stream_open = 1;
         s->n_pending = 0;
@@ -1671,11 +1736,12 @@ static int enter_stream(clm_stream *st, clm_match_cb cb, const char *fn)
 static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *ctx)
 {
     clm_scratch *s = st->s;
-    struct clm_slot *cur = &s->slot[st->cur];
+    struct clm_lane *ln = st->ln;
+    struct clm_slot *cur = &ln->slot[st->cur];
     int other = (st->cur + 1) % SLOTS, count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0;
     int rc = CLM_OK;
-    if (s->slot[other].busy) { /* the oldest slab in flight: its staging is filled next */
-        rc = slot_finish(s, &s->slot[other], cb, ctx, &st->total);
+    if (ln->slot[other].busy) { /* the oldest slab in flight: its staging is filled next */
+        rc = slot_finish(ln, &ln->slot[other], cb, ctx, &st->total);
         if (rc)
             return rc;
     }
@@ -1684,15 +1750,15 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     size_t keep_from = next_owned - next_lead, carry = st->fill - keep_from;
     if (carry) {
         unsigned char *src, *dst;
-        if ((rc = slot_acquire(s, cur, s->text_bytes, &src)) != CLM_OK ||
-            (rc = slot_acquire(s, &s->slot[other], s->text_bytes, &dst)) != CLM_OK)
+        if ((rc = slot_acquire(ln, cur, s->text_bytes, &src)) != CLM_OK ||
+            (rc = slot_acquire(ln, &ln->slot[other], s->text_bytes, &dst)) != CLM_OK)
             return rc;
         memcpy(dst, src + keep_from, carry);
     }
     if (st->fill >= st->db->min_match) {
-        rc = slot_commit(s, cur, st->fill);
+        rc = slot_commit(ln, cur, st->fill);
         if (rc == CLM_OK)
-            rc = slot_launch(s, cur, st->fill, st->first, owned, st->base, count_only);
+            rc = slot_launch(ln, cur, st->fill, st->first, owned, st->base, count_only);
         if (rc)
             return rc;
     } /* else the staging stays acquired: it is filled again when its turn comes */
@@ -1708,11 +1774,7 @@ static int stream_failed(clm_stream *st, int rc)
     if (rc != CLM_OK) {
         st->dead = 1;
         st->s->n_pending = 0;
-        for (int i = 0; i < SLOTS; i++) {
-            if (st->s->slot[i].busy)
-                slot_abandon(st->s, &st->s->slot[i]);
-            slot_unfill(st->s, &st->s->slot[i]);
-        }
+        lane_drop(st->ln);
     }
     return rc;
 }
@@ -1722,7 +1784,7 @@ static int stream_finish_all(clm_stream *st, clm_match_cb cb, void *ctx)
 {
     int rc = CLM_OK;
     for (int i = 1; i < SLOTS && rc == CLM_OK; i++)
-        rc = slot_finish(st->s, &st->s->slot[(st->cur + i) % SLOTS], cb, ctx, &st->total);
+        rc = slot_finish(st->ln, &st->ln->slot[(st->cur + i) % SLOTS], cb, ctx, &st->total);
     return rc;
 }
 
@@ -1744,7 +1806,7 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         size_t take = full - st->fill < len ? full - st->fill : len;
         unsigned char *stage;
         /* a stream does not know how much is coming: whole slabs */
-        if ((rc = slot_acquire(s, &s->slot[st->cur], s->text_bytes, &stage)) != CLM_OK)
+        if ((rc = slot_acquire(st->ln, &st->ln->slot[st->cur], s->text_bytes, &stage)) != CLM_OK)
             break;
         double t1 = clm_now();
         clm_parallel_copy(stage + st->fill, p, take, s->io_threads);
@@ -1802,11 +1864,7 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     }
     st->s->n_pending = 0;
     stream_failed(st, rc);
-    for (int i = 0; i < SLOTS; i++) {
-        if (st->s->slot[i].busy)
-            slot_abandon(st->s, &st->s->slot[i]);
-        slot_unfill(st->s, &st->s->slot[i]);
-    }
+    lane_drop(st->ln);
     st->s->stats.wall_seconds += clm_now() - t0;
     if (total)
         *total = st->total;

@@ -51,26 +51,42 @@ struct clm_slot {
     size_t n_kernels, cap_kernels;
 };
 
+/* What belongs to one device: the device, the data path chosen for it, the database's kernels
+ * built for it, its slots (queues and buffers) and the counters of its work. The slot, path,
+ * pass, collection and delivery functions take the lane; what all lanes share (the database,
+ * the slab plan, the sort buffers and the matches held back) is its scratch's. */
+struct clm_lane {
+    clm_scratch *s;              /* the scratch it belongs to */
+    clm_device *dev;
+    clm_data_path path;
+    size_t wrap_align;           /* zero-copy: caller memory aligned to this is read in place
+                                    (0: never; the device has no unified host memory) */
+    cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
+                                    both slots share them */
+    cl_kernel k_pack;            /* packed databases: text -> packed */
+    struct clm_slot slot[SLOTS];
+    clm_stats stats;             /* its part of the scratch's stats (clm_scratch_get_stats
+                                    adds them up) */
+};
+
+/* A scratch has one lane today; a device set will give it one per device, each scanning its
+ * part of the input. */
+#define CLM_MAX_LANES 1
+
 struct clm_scratch {
     const clm_database *db;
     uint64_t db_serial;          /* db's, to tell it from a database at db's address after
                                     db was freed (clm_database_live) */
     unsigned engines, slots;     /* db's, for what runs without the database */
     atomic_uintptr_t owner;      /* the thread whose call uses it (scratch_take); 0: none */
-    clm_device *dev;
     size_t slab, overlap, lead, max_cap; /* a slab: lead bytes, slab owned bytes, overlap */
     size_t text_bytes;           /* lead + slab + overlap: the staging of a slot */
     size_t text_cap;             /* ... plus the alignment a zero-copy slab may start earlier */
-    clm_data_path path;
-    size_t wrap_align;           /* zero-copy: caller memory aligned to this is read in place
-                                    (0: never; the device has no unified host memory) */
     unsigned io_threads;
     size_t init_cap;             /* match buffer entries a slot starts with */
     clm_scratch_info info;
-    struct clm_slot slot[SLOTS];
-    cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
-                                    both slots share them */
-    cl_kernel k_pack;            /* packed databases: text -> packed */
+    unsigned lanes;
+    struct clm_lane lane[CLM_MAX_LANES];
     cl_uint *zeros;              /* counter_words zeros: the counters' initial value */
     cl_uint *raw;                /* matches read back */
     uint64_t *keys, *tmp;        /* sort keys: start << 32 | engine << 8 | edits */
@@ -83,13 +99,15 @@ struct clm_scratch {
     size_t n_pending, cap_pending, cap_merged;
     size_t host_cap;
     int stream_open;
-    clm_stats stats;
+    clm_stats stats;             /* what the drivers and delivery count; the lanes count
+                                    their own */
 };
 
 /* A stream fills the staging of its slots in turn (slot_acquire): no buffers of its own. */
 struct clm_stream {
     const clm_database *db;
     clm_scratch *s;
+    struct clm_lane *ln; /* the lane it fills */
     unsigned flags;
     int cur;      /* slot whose staging is being filled; the others, from cur + 1 round to
                      cur - 1, hold the slabs in flight, oldest first */
