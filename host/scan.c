@@ -12,471 +12,9 @@
 
 #include "scratch.h"
 
-/* ---- helpers ------------------------------------------------------------------------------ */
-
-static double event_seconds(cl_event ev)
-{
-    cl_ulong t0 = 0, t1 = 0;
-    if (!ev || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) ||
-        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) || t1 < t0)
-        return 0.0;
-    return (double)(t1 - t0) * 1e-9;
-}
-
-static void release_event(cl_event *ev)
-{
-    if (*ev)
-        clReleaseEvent(*ev);
-    *ev = NULL;
-}
-
-/* Unmap what slot_view mapped to read the slab on the host. */
-static void slot_unview(struct clm_lane *ln, struct clm_slot *sl)
-{
-    if (!sl->view)
-        return;
-    if (ln->path == CLM_PATH_SVM)
-        clEnqueueSVMUnmap(sl->queue, sl->view, 0, NULL, NULL);
-    else
-        clEnqueueUnmapMemObject(sl->queue, sl->text, sl->view, 0, NULL, NULL);
-    sl->view = NULL;
-}
-
-/* Account profiling times and drop the slot's events (and what the slab borrowed). */
-static void slot_release_events(struct clm_lane *ln, struct clm_slot *sl)
-{
-    ln->stats.transfer_seconds += event_seconds(sl->ev_write);
-    release_event(&sl->ev_write);
-    release_event(&sl->ev_read);
-    for (size_t i = 0; i < sl->n_kernels; i++) {
-        ln->stats.kernel_seconds += event_seconds(sl->ev_kernels[i]);
-        release_event(&sl->ev_kernels[i]);
-    }
-    sl->n_kernels = 0;
-    slot_unview(ln, sl);
-    if (sl->wrap) { /* the kernels that read it are done (or abandoned after clFinish) */
-        clReleaseMemObject(sl->wrap);
-        sl->wrap = NULL;
-    }
-    sl->host = NULL;
-}
-
-/* Wait for whatever the slot has in flight and forget it (error and stop paths). */
-static void slot_abandon(struct clm_lane *ln, struct clm_slot *sl)
-{
-    if (sl->queue)
-        clFinish(sl->queue);
-    slot_release_events(ln, sl);
-    sl->busy = 0;
-}
-
-/* ---- slot buffers: created on first use, sized to the slab at hand ------------------------- */
-
-/* Bytes of the packed buffer for `bases` text bytes (cl/contract.h). */
-static size_t packed_bytes(size_t bases)
-{
-    return CLM_PACKED_BYTES(bases);
-}
-
-static int create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_mem *out,
-                         const char *what)
-{
-    cl_int err;
-    *out = clCreateBuffer(dev->context, flags, bytes, NULL, &err);
-    if (err == CL_SUCCESS)
-        return CLM_OK;
-    *out = NULL;
-    int rc = clm_fail_cl(err, "clCreateBuffer");
-    return clm_fail(rc, "cannot allocate %zu bytes of device memory for the %s on %s: %s (%d)",
-                    bytes, what, dev->info.name, clm_cl_error_name(err), (int)err);
-}
-
-/* Words of a slot's counters for a database of `slots` patterns (cl/contract.h
- * CLM_COUNTER_*). */
-static size_t counter_words(unsigned slots)
-{
-    return CLM_COUNTER_WORDS((size_t)slots);
-}
-
-static size_t counter_bytes(unsigned slots)
-{
-    return counter_words(slots) * sizeof(cl_uint);
-}
-
-/* Has the slot its queue, counters and match buffer (slot_open)? */
-static int slot_is_open(const struct clm_slot *sl)
-{
-    return sl->queue && sl->counts && sl->counter && sl->matches;
-}
-
-/* The slot's queue, counters and match buffer (what any slab needs). What exists is kept, so
- * a failure can be retried. The time it takes is added to *alloc_s. */
-static int slot_open(struct clm_lane *ln, struct clm_slot *sl, double *alloc_s)
-{
-    clm_scratch *s = ln->s;
-    if (slot_is_open(sl))
-        return CLM_OK;
-    clm_device *dev = ln->dev;
-    double t0 = clm_now();
-    int rc = CLM_OK;
-    if (!sl->queue) {
-        cl_int err;
-        sl->queue = clCreateCommandQueue(dev->context, dev->device, CL_QUEUE_PROFILING_ENABLE,
-                                         &err);
-        if (err != CL_SUCCESS) {
-            sl->queue = NULL;
-            rc = clm_fail_cl(err, "clCreateCommandQueue");
-        }
-    }
-    if (rc == CLM_OK && !sl->counts &&
-        !(sl->counts = calloc(counter_words(s->slots), sizeof *sl->counts)))
-        rc = clm_fail(CLM_E_NOMEM, "out of memory");
-    if (rc == CLM_OK && !sl->counter)
-        rc = create_buffer(dev, CL_MEM_READ_WRITE, counter_bytes(s->slots), &sl->counter,
-                           "match counter");
-    if (rc == CLM_OK && !sl->matches) {
-        rc = create_buffer(dev, CL_MEM_WRITE_ONLY, s->init_cap * 2 * sizeof(cl_uint),
-                           &sl->matches, "match buffer");
-        if (rc == CLM_OK)
-            sl->cap = s->init_cap;
-    }
-    *alloc_s += clm_now() - t0;
-    return rc;
-}
-
-/* Release the slot's text buffers (it is idle and not acquired). */
-static void slot_free_text(struct clm_lane *ln, struct clm_slot *sl)
-{
-    if (sl->svm) {
-        if (sl->queue)
-            clFinish(sl->queue); /* clSVMFree does not wait for commands that use it */
-        clSVMFree(ln->dev->context, sl->svm);
-        sl->svm = NULL;
-    }
-    if (sl->stage && sl->stage_ptr)
-        clEnqueueUnmapMemObject(sl->queue, sl->stage, sl->stage_ptr, 0, NULL, NULL);
-    sl->stage_ptr = NULL;
-    if (sl->stage)
-        clReleaseMemObject(sl->stage);
-    sl->stage = NULL;
-    if (sl->text)
-        clReleaseMemObject(sl->text);
-    sl->text = NULL;
-    free(sl->heap);
-    sl->heap = NULL;
-    sl->room = 0;
-}
-
-/* The slot's text buffers of `room` bytes for the data path (none exist). */
-static int alloc_text(struct clm_lane *ln, struct clm_slot *sl, size_t room)
-{
-    clm_device *dev = ln->dev;
-    cl_int err;
-    switch (ln->path) {
-    case CLM_PATH_COPY: /* the heap staging of streams and fd scans comes with slot_acquire */
-        return create_buffer(dev, CL_MEM_READ_ONLY, room, &sl->text, "text slab");
-    case CLM_PATH_PINNED: {
-        int rc = create_buffer(dev, CL_MEM_READ_ONLY, room, &sl->text, "text slab");
-        if (rc == CLM_OK)
-            rc = create_buffer(dev, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, room, &sl->stage,
-                               "pinned staging buffer");
-        if (rc)
-            return rc;
-        sl->stage_ptr = clEnqueueMapBuffer(sl->queue, sl->stage, CL_TRUE,
-                                           CL_MAP_READ | CL_MAP_WRITE, 0, room, 0, NULL, NULL,
-                                           &err);
-        if (err) {
-            sl->stage_ptr = NULL;
-            return clm_fail_cl(err, "clEnqueueMapBuffer (pinned staging buffer)");
-        }
-        return CLM_OK;
-    }
-    case CLM_PATH_SVM:
-        sl->svm = clSVMAlloc(dev->context, CL_MEM_READ_ONLY, room, 0);
-        if (!sl->svm)
-            return clm_fail(CLM_E_DEVICE_MEMORY, "clSVMAlloc of %zu bytes for the text slab "
-                                                 "failed on %s",
-                            room, dev->info.name);
-        return CLM_OK;
-    default:
-        return create_buffer(dev, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_ONLY, room, &sl->text,
-                             "zero-copy text slab");
-    }
-}
-
-/* Bytes to allocate for `need` when `room` are there: at least twice the room (a growing
- * input regrows a few times only), in ROOM_STEP multiples, at most `most`. */
-static size_t grown_room(size_t room, size_t need, size_t most)
-{
-    size_t want = room > need / 2 ? 2 * room : need;
-    want = clm_round_up(want, ROOM_STEP);
-    return want < most ? want : most;
-}
-
-/* The slot opened and its text buffers holding at least `need` bytes (at most text_bytes).
- * The slot is idle and not acquired. The time it takes is added to *alloc_s. */
-static int slot_reserve(struct clm_lane *ln, struct clm_slot *sl, size_t need, double *alloc_s)
-{
-    clm_scratch *s = ln->s;
-    int rc = slot_open(ln, sl, alloc_s);
-    if (rc || sl->room >= need)
-        return rc;
-    double t0 = clm_now();
-    size_t room = grown_room(sl->room, need, s->text_bytes);
-    slot_free_text(ln, sl);
-    rc = alloc_text(ln, sl, room);
-    if (rc == CLM_OK)
-        sl->room = room;
-    else
-        slot_free_text(ln, sl);
-    *alloc_s += clm_now() - t0;
-    return rc;
-}
-
-/* Packed databases: the packed buffer covers `n` text bytes (the slab, from its start). */
-static int slot_reserve_packed(struct clm_lane *ln, struct clm_slot *sl, size_t n)
-{
-    clm_scratch *s = ln->s;
-    if (!s->db->packed || sl->packed_room >= n)
-        return CLM_OK;
-    double t0 = clm_now();
-    size_t room = grown_room(sl->packed_room, n, s->text_cap);
-    if (sl->packed)
-        clReleaseMemObject(sl->packed); /* commands that still use it keep it alive */
-    sl->packed = NULL;
-    sl->packed_room = 0;
-    int rc = create_buffer(ln->dev, CL_MEM_READ_WRITE, packed_bytes(room), &sl->packed,
-                           "packed slab");
-    if (rc == CLM_OK)
-        sl->packed_room = room;
-    ln->stats.alloc_seconds += clm_now() - t0;
-    return rc;
-}
-
-/* Device and host bytes the lane's slots hold now. */
-static size_t lane_allocated_bytes(const struct clm_lane *ln)
-{
-    size_t sum = 0;
-    for (int i = 0; i < SLOTS; i++) {
-        const struct clm_slot *sl = &ln->slot[i];
-        if (sl->counter)
-            sum += counter_bytes(ln->s->slots);
-        if (sl->matches)
-            sum += sl->cap * 2 * sizeof(cl_uint);
-        if (sl->text)
-            sum += sl->room;
-        if (sl->stage || sl->svm)
-            sum += sl->room;
-        if (sl->heap)
-            sum += sl->room;
-        if (sl->packed)
-            sum += packed_bytes(sl->packed_room);
-    }
-    return sum;
-}
-
-/* ---- data paths: how a slab gets from the host to the kernels ---------------------------- */
-
-/* A writable host view of the slot's staging, for a slab of up to `need` bytes to be read or
- * copied into (the slot is idle). Idempotent until slot_commit or slot_unfill. */
-static int slot_acquire(struct clm_lane *ln, struct clm_slot *sl, size_t need, unsigned char **out)
-{
-    cl_int err = CL_SUCCESS;
-    if (!sl->fill) {
-        int rc = slot_reserve(ln, sl, need, &ln->stats.alloc_seconds);
-        if (rc)
-            return rc;
-        double t0 = clm_now();
-        switch (ln->path) {
-        case CLM_PATH_COPY:
-            if (!sl->heap && !(sl->heap = malloc(sl->room)))
-                return clm_fail(CLM_E_NOMEM, "out of host memory for a %zu-byte slab buffer",
-                                sl->room);
-            sl->fill = sl->heap;
-            break;
-        case CLM_PATH_PINNED:
-            sl->fill = sl->stage_ptr;
-            break;
-        case CLM_PATH_SVM:
-            err = clEnqueueSVMMap(sl->queue, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, sl->svm,
-                                  sl->room, 0, NULL, NULL);
-            if (err)
-                return clm_fail_cl(err, "clEnqueueSVMMap (slab)");
-            sl->fill = sl->svm;
-            break;
-        default: /* zero-copy: the buffer the kernels read, mapped while it is filled */
-            sl->fill = clEnqueueMapBuffer(sl->queue, sl->text, CL_TRUE,
-                                          CL_MAP_WRITE_INVALIDATE_REGION, 0, sl->room, 0, NULL,
-                                          NULL, &err);
-            if (err) {
-                sl->fill = NULL;
-                return clm_fail_cl(err, "clEnqueueMapBuffer (zero-copy slab)");
-            }
-            break;
-        }
-        ln->stats.wait_seconds += clm_now() - t0;
-    }
-    *out = sl->fill;
-    return CLM_OK;
-}
-
-/* Give up an acquired view without launching it (streams that end, errors). */
-static void slot_unfill(struct clm_lane *ln, struct clm_slot *sl)
-{
-    if (!sl->fill)
-        return;
-    if (ln->path == CLM_PATH_SVM)
-        clEnqueueSVMUnmap(sl->queue, sl->svm, 0, NULL, NULL);
-    else if (ln->path == CLM_PATH_ZERO_COPY)
-        clEnqueueUnmapMemObject(sl->queue, sl->text, sl->fill, 0, NULL, NULL);
-    sl->fill = NULL;
-}
-
-/* Drop what the lane's slots hold: slabs in flight and acquired staging (stops, failures). */
-static void lane_drop(struct clm_lane *ln)
-{
-    for (int i = 0; i < SLOTS; i++) {
-        if (ln->slot[i].busy)
-            slot_abandon(ln, &ln->slot[i]);
-        slot_unfill(ln, &ln->slot[i]);
-    }
-}
-
-/* Hand the acquired staging's bytes [0, n) to the device (asynchronous: the staging stays
- * untouched until the slot is finished). */
-static int commit_enqueue(struct clm_lane *ln, struct clm_slot *sl, unsigned char *p, size_t n)
-{
-    cl_int err;
-    switch (ln->path) {
-    case CLM_PATH_COPY:
-    case CLM_PATH_PINNED: /* from pinned staging this runs at the bus speed */
-        err = clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, p, 0, NULL,
-                                   &sl->ev_write);
-        sl->host = p;
-        return err ? clm_fail_cl(err, "clEnqueueWriteBuffer (text)") : CLM_OK;
-    case CLM_PATH_SVM:
-        err = clEnqueueSVMUnmap(sl->queue, sl->svm, 0, NULL, &sl->ev_write);
-        return err ? clm_fail_cl(err, "clEnqueueSVMUnmap (slab)") : CLM_OK;
-    default:
-        err = clEnqueueUnmapMemObject(sl->queue, sl->text, p, 0, NULL, &sl->ev_write);
-        return err ? clm_fail_cl(err, "clEnqueueUnmapMemObject (zero-copy slab)") : CLM_OK;
-    }
-}
-
-static int slot_commit(struct clm_lane *ln, struct clm_slot *sl, size_t n)
-{
-    unsigned char *p = sl->fill;
-    sl->busy = 1;
-    sl->fill = NULL;
-    double t0 = clm_now();
-    int rc = commit_enqueue(ln, sl, p, n);
-    ln->stats.launch_seconds += clm_now() - t0;
-    return rc;
-}
-
-/* Put the caller's bytes p[0, n) in the slot. room: input bytes before p (that the slab may
- * start earlier by). *shift gets how many bytes before p the slab starts. */
-static int slot_load_memory(struct clm_lane *ln, struct clm_slot *sl, const unsigned char *p,
-                            size_t n, size_t room, size_t *shift)
-{
-    clm_scratch *s = ln->s;
-    *shift = 0;
-    sl->busy = 1;
-    if (ln->path == CLM_PATH_COPY) {
-        int rc = slot_reserve(ln, sl, n, &ln->stats.alloc_seconds);
-        if (rc)
-            return rc;
-        double t0 = clm_now();
-        cl_int err = clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, p, 0, NULL,
-                                          &sl->ev_write);
-        ln->stats.launch_seconds += clm_now() - t0;
-        sl->host = p;
-        return err ? clm_fail_cl(err, "clEnqueueWriteBuffer (text)") : CLM_OK;
-    }
-    if (ln->path == CLM_PATH_ZERO_COPY && ln->wrap_align) {
-        /* The kernels' 16-byte loads and the device's buffer alignment need an aligned start.
-         * Exact kernels also need `first` on a 16-byte boundary, so only approximate search
-         * (no such fast path) may start the slab a few bytes early to get there. */
-        size_t delta = (size_t)((uintptr_t)p % ln->wrap_align);
-        if (delta == 0 || (s->db->k > 0 && delta <= room)) {
-            /* no staging: the kernels read p itself */
-            int rc = slot_open(ln, sl, &ln->stats.alloc_seconds);
-            if (rc)
-                return rc;
-            cl_int err;
-            cl_mem m = clCreateBuffer(ln->dev->context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_ONLY,
-                                      n + delta, (void *)(uintptr_t)(p - delta), &err);
-            if (err == CL_SUCCESS) {
-                sl->wrap = m;
-                sl->host = p - delta;
-                *shift = delta;
-                return CLM_OK;
-            }
-            /* else copy it, as for unaligned memory */
-        }
-    }
-    unsigned char *dst;
-    int rc = slot_acquire(ln, sl, n, &dst);
-    if (rc)
-        return rc;
-    double t0 = clm_now();
-    clm_parallel_copy(dst, p, n, s->io_threads);
-    ln->stats.read_seconds += clm_now() - t0;
-    rc = slot_commit(ln, sl, n);
-    sl->host = p; /* readable without mapping the staging */
-    return rc;
-}
-
-/* Read bytes [from, from + n) of fd into the slot, straight into its staging. */
-/* The slab's bytes on the host (approximate matches' best starts): the caller's memory or
- * the staging when readable, else the zero-copy/SVM buffer mapped for reading (kernels may
- * go on reading it meanwhile). */
-static int slot_view(struct clm_lane *ln, struct clm_slot *sl, const unsigned char **out)
-{
-    if (!sl->host && !sl->view) {
-        cl_int err;
-        if (ln->path == CLM_PATH_SVM) {
-            err = clEnqueueSVMMap(sl->queue, CL_TRUE, CL_MAP_READ, sl->svm, sl->n, 0, NULL, NULL);
-            if (err == CL_SUCCESS)
-                sl->view = sl->svm;
-        } else {
-            sl->view = clEnqueueMapBuffer(sl->queue, sl->text, CL_TRUE, CL_MAP_READ, 0, sl->n, 0,
-                                          NULL, NULL, &err);
-        }
-        if (err) {
-            sl->view = NULL;
-            return clm_fail_cl(err, "mapping the slab to read it");
-        }
-    }
-    *out = sl->host ? sl->host : sl->view;
-    return CLM_OK;
-}
-
-/* Set a kernel's text argument (index arg) to the slot's slab. */
-static cl_int set_text_arg(const struct clm_lane *ln, const struct clm_slot *sl, cl_kernel k,
-                           cl_uint arg)
-{
-    if (ln->path == CLM_PATH_SVM)
-        return clSetKernelArgSVMPointer(k, arg, sl->svm);
-    cl_mem m = sl->wrap ? sl->wrap : sl->text;
-    return clSetKernelArg(k, arg, sizeof m, &m);
-}
-
-static int push_kernel_event(struct clm_slot *sl, cl_event ev)
-{
-    if (sl->n_kernels == sl->cap_kernels) {
-        size_t cap = sl->cap_kernels ? sl->cap_kernels * 2 : 8;
-        cl_event *p = realloc(sl->ev_kernels, cap * sizeof *p);
-        if (!p) {
-            clReleaseEvent(ev);
-            return clm_fail(CLM_E_NOMEM, "out of memory");
-        }
-        sl->ev_kernels = p;
-        sl->cap_kernels = cap;
-    }
-    sl->ev_kernels[sl->n_kernels++] = ev;
-    return CLM_OK;
-}
+#define DEFAULT_MATCH_CAPACITY (1u << 18)
+#define MAX_MATCH_CAPACITY (1u << 24) /* beyond this a range is split instead of grown */
+#define BUDGET_STEP ((size_t)4096)    /* slabs a budget shrinks are multiples of this */
 
 /* Sort 64-bit keys: LSD radix by bytes, skipping bytes that are equal in every key (start
  * offsets use few high bits, engine indices few low ones). */
@@ -562,7 +100,7 @@ static int enqueue_pass_calls(struct clm_lane *ln, struct clm_slot *sl, size_t f
     /* a write from zeros rather than clEnqueueFillBuffer: oclgrind 21.10 treats filled
      * memory as uninitialised, which would hide real reports under false ones */
     cl_int err = clEnqueueWriteBuffer(sl->queue, sl->counter, CL_FALSE, 0,
-                                      counter_bytes(db->slots), s->zeros, 0, NULL, NULL);
+                                      clm_counter_bytes(db->slots), s->zeros, 0, NULL, NULL);
     if (err)
         return clm_fail_cl(err, "clEnqueueWriteBuffer (match counter)");
     for (unsigned e = 0; e < db->engine_count; e++) {
@@ -573,7 +111,7 @@ static int enqueue_pass_calls(struct clm_lane *ln, struct clm_slot *sl, size_t f
         cl_uint n = (cl_uint)sl->n, owned = (cl_uint)end, first32 = (cl_uint)first;
         cl_uint cap = (cl_uint)sl->cap, info = en->first;
         err = s->db->packed ? clSetKernelArg(k, CLM_ARG_TEXT, sizeof sl->packed, &sl->packed)
-                            : set_text_arg(ln, sl, k, CLM_ARG_TEXT);
+                            : ln->path->text_arg(sl, k, CLM_ARG_TEXT);
         err |= clSetKernelArg(k, CLM_ARG_N, sizeof n, &n);
         err |= clSetKernelArg(k, CLM_ARG_OWNED, sizeof owned, &owned);
         err |= clSetKernelArg(k, CLM_ARG_FIRST, sizeof first32, &first32);
@@ -594,12 +132,12 @@ static int enqueue_pass_calls(struct clm_lane *ln, struct clm_slot *sl, size_t f
         err = clEnqueueNDRangeKernel(sl->queue, k, 1, NULL, &global, &local, 0, NULL, &ev);
         if (err)
             return clm_fail_cl(err, "clEnqueueNDRangeKernel");
-        int rc = push_kernel_event(sl, ev);
+        int rc = clm_slot_push_event(sl, ev);
         if (rc)
             return rc;
     }
-    release_event(&sl->ev_read);
-    err = clEnqueueReadBuffer(sl->queue, sl->counter, CL_FALSE, 0, counter_bytes(db->slots),
+    clm_release_event(&sl->ev_read);
+    err = clEnqueueReadBuffer(sl->queue, sl->counter, CL_FALSE, 0, clm_counter_bytes(db->slots),
                               sl->counts, 0, NULL, &sl->ev_read);
     if (err)
         return clm_fail_cl(err, "clEnqueueReadBuffer (match counter)");
@@ -663,7 +201,7 @@ static int deliver_indels(struct clm_lane *ln, struct clm_slot *sl, size_t found
     clm_scratch *s = ln->s;
     const struct clm_pattern *pats = s->db->pats;
     const unsigned char *host = NULL;
-    int vrc = found ? slot_view(ln, sl, &host) : CLM_OK;
+    int vrc = found ? clm_slot_view(ln, sl, &host) : CLM_OK;
     if (vrc)
         return vrc;
     for (size_t i = 0; i < found; i++) {
@@ -843,13 +381,13 @@ static int slot_launch(struct clm_lane *ln, struct clm_slot *sl, size_t n, size_
     sl->n = n;
     sl->first = first;
     sl->owned = owned;
-    int rc = slot_reserve_packed(ln, sl, n);
+    int rc = clm_slot_reserve_packed(ln, sl, n);
     if (rc)
         return rc;
     if (s->db->packed) { /* 2 bits per base and a validity bit, for every pass over it */
         double t0 = clm_now();
         cl_uint n32 = (cl_uint)n;
-        cl_int err = set_text_arg(ln, sl, ln->k_pack, CLM_PACK_ARG_TEXT);
+        cl_int err = ln->path->text_arg(sl, ln->k_pack, CLM_PACK_ARG_TEXT);
         err |= clSetKernelArg(ln->k_pack, CLM_PACK_ARG_N, sizeof n32, &n32);
         err |= clSetKernelArg(ln->k_pack, CLM_PACK_ARG_OUT, sizeof sl->packed, &sl->packed);
         if (err)
@@ -860,7 +398,7 @@ static int slot_launch(struct clm_lane *ln, struct clm_slot *sl, size_t n, size_
         ln->stats.launch_seconds += clm_now() - t0;
         if (err)
             return clm_fail_cl(err, "clEnqueueNDRangeKernel (pack)");
-        rc = push_kernel_event(sl, ev);
+        rc = clm_slot_push_event(sl, ev);
         if (rc)
             return rc;
     }
@@ -894,7 +432,7 @@ static int slot_finish(struct clm_lane *ln, struct clm_slot *sl, clm_match_cb cb
             *total += s->stats.matches - before;
     }
     if (rc == CLM_OK || rc == CLM_STOPPED) {
-        slot_release_events(ln, sl);
+        clm_slot_release_events(ln, sl);
         sl->busy = 0;
     }
     return rc;
@@ -910,83 +448,6 @@ static size_t env_size(const char *name)
     char *end;
     unsigned long long x = strtoull(v, &end, 10);
     return *end ? 0 : (size_t)x;
-}
-
-static const char *const path_names[] = {"auto", "copy", "pinned", "zero-copy", "svm"};
-#define N_PATHS (sizeof path_names / sizeof path_names[0])
-
-const char *clm_data_path_name(clm_data_path path)
-{
-    return (unsigned)path < N_PATHS ? path_names[path] : "?";
-}
-
-int clm_data_path_from_name(const char *name, clm_data_path *out)
-{
-    for (unsigned i = 0; name && out && i < N_PATHS; i++)
-        if (strcmp(name, path_names[i]) == 0)
-            return *out = (clm_data_path)i, CLM_OK;
-    return clm_fail(CLM_E_INVALID,
-                    "unknown data path '%s' (known: auto, copy, pinned, zero-copy, svm)",
-                    name ? name : "(null)");
-}
-
-/* The automatic data path by device type: the one table (README, "Data paths"). The lead
- * adjusts it from measurements; a type not listed gets the copy path. */
-static const struct {
-    clm_device_type type;
-    clm_data_path path;
-    const char *why;
-} auto_paths[] = {
-    {CLM_DEVICE_GPU, CLM_PATH_PINNED,
-     "auto: GPU -> pinned (copies from pinned memory run at the bus speed, 55 vs 10 GB/s "
-     "from pageable memory on the H200)"},
-    {CLM_DEVICE_ACCELERATOR, CLM_PATH_PINNED,
-     "auto: accelerator -> pinned (copies from pinned memory run at the bus speed)"},
-    {CLM_DEVICE_CPU, CLM_PATH_ZERO_COPY,
-     "auto: CPU -> zero-copy (the device reads host memory; a copy would only cost)"},
-};
-
-static int svm_ok(const clm_device *dev)
-{
-    /* svm_capabilities is only queried on OpenCL 2.0 and later devices (device.c) */
-    return (dev->info.svm_capabilities & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
-}
-
-/* Resolve the data path: the option, else CLMATCH_DATA_PATH, else the table. */
-static int choose_path(const clm_device *dev, clm_data_path asked, clm_data_path *out,
-                       char *why, size_t why_cap)
-{
-    if ((unsigned)asked >= N_PATHS)
-        return clm_fail(CLM_E_INVALID, "clm_scratch_options.data_path %d is not a data path "
-                                       "(0 auto .. 4 svm)",
-                        (int)asked);
-    snprintf(why, why_cap, "requested");
-    if (asked == CLM_PATH_AUTO) {
-        const char *env = getenv("CLMATCH_DATA_PATH");
-        if (env && *env) {
-            if (clm_data_path_from_name(env, &asked) != CLM_OK)
-                return clm_fail(CLM_E_INVALID, "CLMATCH_DATA_PATH=%s is not a data path "
-                                               "(auto, copy, pinned, zero-copy or svm)",
-                                env);
-            snprintf(why, why_cap, "CLMATCH_DATA_PATH=%s", env);
-        }
-    }
-    if (asked == CLM_PATH_AUTO) {
-        asked = CLM_PATH_COPY;
-        snprintf(why, why_cap, "auto: device type not in the table -> copy");
-        for (size_t i = 0; i < sizeof auto_paths / sizeof auto_paths[0]; i++)
-            if (auto_paths[i].type == dev->info.type) {
-                asked = auto_paths[i].path;
-                snprintf(why, why_cap, "%s", auto_paths[i].why);
-            }
-    }
-    if (asked == CLM_PATH_SVM && !svm_ok(dev))
-        return clm_fail(CLM_E_UNSUPPORTED,
-                        "data path svm needs OpenCL 2.0 coarse-grained SVM buffers, which %s "
-                        "(%s) lacks; copy, pinned and zero-copy work on it",
-                        dev->info.name, dev->info.version);
-    *out = asked;
-    return CLM_OK;
 }
 
 /* Threads per slab read or copy: CLMATCH_IO_THREADS, else clm_io_threads(). */
@@ -1017,25 +478,27 @@ struct plan {
     size_t slab, text_bytes, text_cap, cap, device, host;
 };
 
-static void plan_memory(const clm_database *db, clm_data_path path, size_t align, size_t slab,
+static void plan_memory(const clm_database *db, const struct clm_path_ops *path, size_t align,
+                        size_t slab,
                         size_t cap, struct plan *pl)
 {
     pl->slab = slab;
     pl->cap = cap;
     pl->text_bytes = slab + db->max_len - 1 + db->lead;
-    pl->text_cap = pl->text_bytes + (path == CLM_PATH_ZERO_COPY ? align : 0);
-    size_t dev = counter_bytes(db->slots) + cap * 2 * sizeof(cl_uint);
-    if (path == CLM_PATH_COPY || path == CLM_PATH_PINNED)
+    pl->text_cap = pl->text_bytes + (path->in_place ? align : 0);
+    size_t dev = clm_counter_bytes(db->slots) + cap * 2 * sizeof(cl_uint);
+    if (path->device_copy)
         dev += pl->text_bytes;
     if (db->packed)
-        dev += packed_bytes(pl->text_cap);
+        dev += CLM_PACKED_BYTES(pl->text_cap);
     pl->device = SLOTS * dev;
     pl->host = SLOTS * pl->text_bytes; /* heap, pinned, zero-copy or SVM staging */
 }
 
 /* The largest slab (a multiple of BUDGET_STEP, at most `slab`) whose plan fits the budget;
  * 0 when none from `least` up does. */
-static size_t fit_slab(const clm_database *db, clm_data_path path, size_t align, size_t slab,
+static size_t fit_slab(const clm_database *db, const struct clm_path_ops *path, size_t align,
+                       size_t slab,
                        size_t least, size_t cap, size_t budget)
 {
     struct plan a, b;
@@ -1059,26 +522,8 @@ static size_t fit_slab(const clm_database *db, clm_data_path path, size_t align,
 /* Release what the lane holds (what lane_open made of it, or part of it). */
 static void lane_close(struct clm_lane *ln)
 {
-    for (int i = 0; i < SLOTS; i++) {
-        struct clm_slot *sl = &ln->slot[i];
-        if (sl->busy)
-            slot_abandon(ln, sl);
-        slot_unfill(ln, sl);
-        slot_unview(ln, sl);
-        slot_free_text(ln, sl);
-        if (sl->queue) {
-            clFinish(sl->queue);
-            clReleaseCommandQueue(sl->queue);
-        }
-        if (sl->packed)
-            clReleaseMemObject(sl->packed);
-        if (sl->counter)
-            clReleaseMemObject(sl->counter);
-        if (sl->matches)
-            clReleaseMemObject(sl->matches);
-        free(sl->counts);
-        free(sl->ev_kernels);
-    }
+    for (int i = 0; i < SLOTS; i++)
+        clm_slot_close(ln, &ln->slot[i]);
     for (unsigned e = 0; e < ln->s->engines; e++) { /* its database may be freed already */
         if (ln->k_find && ln->k_find[e])
             clReleaseKernel(ln->k_find[e]);
@@ -1094,7 +539,8 @@ static void lane_close(struct clm_lane *ln)
 /* The database's kernels for the lane's device and its first slot's queue and match buffer
  * (cheap; a match capacity the device cannot allocate fails here); text buffers and the
  * second slot when a scan needs them. lane_close undoes what was made, on failure too. */
-static int lane_open(clm_scratch *s, struct clm_lane *ln, clm_device *dev, clm_data_path path,
+static int lane_open(clm_scratch *s, struct clm_lane *ln, clm_device *dev,
+                     const struct clm_path_ops *path,
                      size_t wrap_align)
 {
     const clm_database *db = s->db;
@@ -1120,7 +566,7 @@ static int lane_open(clm_scratch *s, struct clm_lane *ln, clm_device *dev, clm_d
             rc = clm_fail_cl(err, "clCreateKernel (clm_pack)");
     }
     double alloc_s = 0;
-    return rc ? rc : slot_open(ln, &ln->slot[0], &alloc_s);
+    return rc ? rc : clm_slot_open(ln, &ln->slot[0], &alloc_s);
 }
 
 void clm_scratch_free(clm_scratch *s)
@@ -1155,11 +601,11 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     memset(&o, 0, sizeof o);
     if (opts)
         o = *opts;
-    clm_data_path path = CLM_PATH_COPY;
+    const struct clm_path_ops *path = NULL;
     char why[sizeof ((clm_scratch_info *)0)->data_path_choice];
     char threads_why[sizeof ((clm_scratch_info *)0)->io_threads_choice];
     unsigned threads = 0;
-    int rc = choose_path(dev, o.data_path, &path, why, sizeof why);
+    int rc = clm_path_choose(dev, o.data_path, &path, why, sizeof why);
     if (rc == CLM_OK)
         rc = choose_io_threads(&threads, threads_why, sizeof threads_why);
     if (rc)
@@ -1206,7 +652,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
                         "bytes (%d slots of a %zu-byte slab + %zu bytes of overlap, data path "
                         "%s, match buffers of %zu matches)",
                         o.max_memory, min_memory, SLOTS, least, pl.text_bytes - least,
-                        clm_data_path_name(path), pl.cap);
+                        path->name, pl.cap);
     plan_memory(db, path, align, o.slab_bytes, cap, &pl);
     if (o.max_memory && pl.device + pl.host > o.max_memory) {
         size_t fit = fit_slab(db, path, align, o.slab_bytes, least, cap, o.max_memory);
@@ -1246,7 +692,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     s->io_threads = threads;
     s->init_cap = cap;
     clm_scratch_info *in = &s->info;
-    in->data_path = path;
+    in->data_path = path->id;
     snprintf(in->data_path_choice, sizeof in->data_path_choice, "%s", why);
     in->slab_bytes = pl.slab;
     in->overlap_bytes = pl.text_bytes - pl.slab;
@@ -1261,12 +707,12 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     in->match_capacity = cap;
     in->match_capacity_limit = s->max_cap;
 
-    s->zeros = calloc(counter_words(db->slots), sizeof *s->zeros);
+    s->zeros = calloc(CLM_COUNTER_WORDS((size_t)db->slots), sizeof *s->zeros);
     rc = s->zeros ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
     if (rc == CLM_OK) { /* one lane: the database's device */
         s->lanes = 1;
         rc = lane_open(s, &s->lane[0], dev, path,
-                       path == CLM_PATH_ZERO_COPY && dev->info.host_unified_memory ? align : 0);
+                       path->in_place && dev->info.host_unified_memory ? align : 0);
     }
     if (rc != CLM_OK) {
         clm_scratch_free(s);
@@ -1284,7 +730,7 @@ int clm_scratch_get_info(const clm_scratch *s, clm_scratch_info *info)
     *info = s->info;
     info->allocated_bytes = 0;
     for (unsigned i = 0; i < s->lanes; i++)
-        info->allocated_bytes += lane_allocated_bytes(&s->lane[i]);
+        info->allocated_bytes += clm_lane_allocated_bytes(&s->lane[i]);
     return CLM_OK;
 }
 
@@ -1413,7 +859,7 @@ static int end_slabs(struct clm_lane *ln, uint64_t k, int rc, int count_only, cl
     if (rc == CLM_OK && !count_only)
         rc = deliver_pending(s, cb, ctx);
     s->n_pending = 0; /* stopped or failed: what was held is dropped with the scan */
-    lane_drop(ln);
+    clm_lane_drop(ln);
     return rc;
 }
 
@@ -1438,7 +884,7 @@ static int run_memory(struct clm_lane *ln, const unsigned char *data, uint64_t l
          * busy meanwhile), then load this one while they run */
         if (sl->busy && (rc = slot_finish(ln, sl, cb, ctx, total)) != CLM_OK)
             break;
-        rc = slot_load_memory(ln, sl, data + (off - pre), n, (size_t)(off - pre), &shift);
+        rc = clm_slot_load_memory(ln, sl, data + (off - pre), n, (size_t)(off - pre), &shift);
         if (rc == CLM_OK)
             rc = slot_launch(ln, sl, n + shift, pre + shift, owned, off - pre - shift,
                              count_only);
@@ -1480,7 +926,7 @@ static int file_prepare(struct clm_lane *ln, clm_reader *pool, struct clm_read *
                    : slot_finish(ln, sl, cb, ctx, total);
     unsigned char *dst;
     if (rc == CLM_OK)
-        rc = slot_acquire(ln, sl, most, &dst);
+        rc = clm_slot_acquire(ln, sl, most, &dst);
     return rc ? rc : clm_reader_submit(pool, rd, dst, e->n, base + e->from);
 }
 
@@ -1496,7 +942,7 @@ static int file_launch(struct clm_lane *ln, clm_reader *pool, struct clm_read *r
     if (rc == CLM_OK && sl->busy)
         rc = slot_finish(ln, sl, cb, ctx, total);
     if (rc == CLM_OK)
-        rc = slot_commit(ln, sl, e->n);
+        rc = clm_slot_commit(ln, sl, e->n);
     return rc ? rc : slot_launch(ln, sl, e->n, e->pre, e->owned, e->from, count_only);
 }
 
@@ -1512,7 +958,7 @@ static int run_file_slabs(struct clm_lane *ln, int fd, uint64_t base, uint64_t l
 {
     clm_scratch *s = ln->s;
     const size_t slab = file_slab(s);
-    const int early = (ln->path == CLM_PATH_COPY || ln->path == CLM_PATH_PINNED) &&
+    const int early = ln->path->device_copy &&
                       !s->db->indels;
     struct extent ext[SLOTS];
     struct clm_read reads[SLOTS];
@@ -1750,13 +1196,13 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     size_t keep_from = next_owned - next_lead, carry = st->fill - keep_from;
     if (carry) {
         unsigned char *src, *dst;
-        if ((rc = slot_acquire(ln, cur, s->text_bytes, &src)) != CLM_OK ||
-            (rc = slot_acquire(ln, &ln->slot[other], s->text_bytes, &dst)) != CLM_OK)
+        if ((rc = clm_slot_acquire(ln, cur, s->text_bytes, &src)) != CLM_OK ||
+            (rc = clm_slot_acquire(ln, &ln->slot[other], s->text_bytes, &dst)) != CLM_OK)
             return rc;
         memcpy(dst, src + keep_from, carry);
     }
     if (st->fill >= st->db->min_match) {
-        rc = slot_commit(ln, cur, st->fill);
+        rc = clm_slot_commit(ln, cur, st->fill);
         if (rc == CLM_OK)
             rc = slot_launch(ln, cur, st->fill, st->first, owned, st->base, count_only);
         if (rc)
@@ -1774,7 +1220,7 @@ static int stream_failed(clm_stream *st, int rc)
     if (rc != CLM_OK) {
         st->dead = 1;
         st->s->n_pending = 0;
-        lane_drop(st->ln);
+        clm_lane_drop(st->ln);
     }
     return rc;
 }
@@ -1806,7 +1252,7 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         size_t take = full - st->fill < len ? full - st->fill : len;
         unsigned char *stage;
         /* a stream does not know how much is coming: whole slabs */
-        if ((rc = slot_acquire(st->ln, &st->ln->slot[st->cur], s->text_bytes, &stage)) != CLM_OK)
+        if ((rc = clm_slot_acquire(st->ln, &st->ln->slot[st->cur], s->text_bytes, &stage)) != CLM_OK)
             break;
         double t1 = clm_now();
         clm_parallel_copy(stage + st->fill, p, take, s->io_threads);
@@ -1864,7 +1310,7 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     }
     st->s->n_pending = 0;
     stream_failed(st, rc);
-    lane_drop(st->ln);
+    clm_lane_drop(st->ln);
     st->s->stats.wall_seconds += clm_now() - t0;
     if (total)
         *total = st->total;

@@ -1,5 +1,12 @@
-/* scratch.h - what the scan's files share (not installed): a scratch, its slots and their
- * buffers, streams. host/scan.c scans with them. */
+/* scratch.h - what the scan's files share (not installed): a scratch, its lanes (one per
+ * device), their slots and buffers, the data paths, streams, and the functions between them.
+ *   slot.c     slots: queues, counters, match and text buffers, made on first use, grown
+ *   path.c     data paths (copy, pinned, zero-copy, svm): one table of operations
+ *   pass.c     one pass of the kernels over a slab range; collection, growth, splitting
+ *   deliver.c  matches read back, sorted and called back in text order; held-back matches
+ *   scratch.c  the memory plan, clm_scratch_alloc/free/info/stats, one call at a time
+ *   scan.c     the memory and file drivers (clm_scan, clm_count, clm_scan_fd, ...)
+ *   stream.c   the stream driver (clm_stream_*) */
 #ifndef CLM_SCRATCH_H
 #define CLM_SCRATCH_H
 
@@ -7,13 +14,9 @@
 
 #include "internal.h"
 
-#define DEFAULT_MATCH_CAPACITY (1u << 18)
-#define MAX_MATCH_CAPACITY (1u << 24) /* beyond this a range is split instead of grown */
 #ifndef SLOTS /* a third slot (-DSLOTS=3) measured the same within 3 % on the 2-core PoCL VM */
 #define SLOTS 2
 #endif
-#define BUDGET_STEP ((size_t)4096)    /* slabs a budget shrinks are multiples of this */
-#define ROOM_STEP ((size_t)65536)     /* slot buffers sized to the input: multiples of this */
 
 /* A slot's queue, counter and match buffer are created when a scan first uses it, its text
  * buffers (staging, device text, packed text) then too, sized to that slab (`room` bytes):
@@ -51,6 +54,43 @@ struct clm_slot {
     size_t n_kernels, cap_kernels;
 };
 
+struct clm_lane;
+
+/* A data path: how a slab gets from the host to the kernels (clm_data_path). Each path is
+ * one entry of path.c's table, and nothing else tells the paths apart: a new path is a new
+ * entry and its functions. */
+struct clm_path_ops {
+    clm_data_path id;
+    const char *name;
+    /* The device reads its own copy of the slab: the plan counts it as device memory, and
+     * once the transfer is done the staging may be refilled while the search runs. */
+    int device_copy;
+    /* On devices that share host memory the kernels may read the caller's memory in place,
+     * from an aligned start up to the device's alignment before the slab (the plan makes
+     * room for that). */
+    int in_place;
+    /* CLM_OK, or why the device cannot take this path (clm_fail). NULL: every device can. */
+    int (*check)(const clm_device *dev);
+    /* Make the slot's text buffers of `room` bytes (the slot is open and has none), or free
+     * what exists of them. */
+    int (*alloc)(struct clm_lane *ln, struct clm_slot *sl, size_t room);
+    void (*free)(struct clm_lane *ln, struct clm_slot *sl);
+    /* Point sl->fill at a writable host view of the staging (sl->room bytes), or give that
+     * view up without launching it. */
+    int (*acquire)(struct clm_slot *sl);
+    void (*unfill)(struct clm_slot *sl);
+    /* Hand the staging's bytes p[0, n) to the device, asynchronously (sl->ev_write). */
+    int (*commit)(struct clm_slot *sl, unsigned char *p, size_t n);
+    /* Put the caller's bytes p[0, n) in the slot (clm_slot_load_memory). */
+    int (*load)(struct clm_lane *ln, struct clm_slot *sl, const unsigned char *p, size_t n,
+                size_t room, size_t *shift);
+    /* Map the slab's sl->n bytes for reading on the host (sl->view), or unmap them. */
+    cl_int (*view)(struct clm_slot *sl);
+    void (*unview)(struct clm_slot *sl);
+    /* Set kernel k's argument `arg` to the slab. */
+    cl_int (*text_arg)(const struct clm_slot *sl, cl_kernel k, cl_uint arg);
+};
+
 /* What belongs to one device: the device, the data path chosen for it, the database's kernels
  * built for it, its slots (queues and buffers) and the counters of its work. The slot, path,
  * pass, collection and delivery functions take the lane; what all lanes share (the database,
@@ -58,7 +98,7 @@ struct clm_slot {
 struct clm_lane {
     clm_scratch *s;              /* the scratch it belongs to */
     clm_device *dev;
-    clm_data_path path;
+    const struct clm_path_ops *path;
     size_t wrap_align;           /* zero-copy: caller memory aligned to this is read in place
                                     (0: never; the device has no unified host memory) */
     cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
@@ -117,5 +157,98 @@ struct clm_stream {
     int dead;
     uint64_t total;
 };
+
+/* Bytes of a slot's counters for a database of `slots` patterns (cl/contract.h). */
+static inline size_t clm_counter_bytes(unsigned slots)
+{
+    return CLM_COUNTER_WORDS((size_t)slots) * sizeof(cl_uint);
+}
+
+/* ---- slots (slot.c) ---------------------------------------------------------------------- */
+
+/* A device buffer; CLM_E_DEVICE_MEMORY or CLM_E_OPENCL naming `what` when it fails. */
+int clm_create_buffer(clm_device *dev, cl_mem_flags flags, size_t bytes, cl_mem *out,
+                      const char *what);
+/* The slot's queue, counters and match buffer (what any slab needs). What exists is kept, so
+ * a failure can be retried. The time it takes is added to *alloc_s. */
+int clm_slot_open(struct clm_lane *ln, struct clm_slot *sl, double *alloc_s);
+/* The slot opened and its text buffers holding at least `need` bytes (at most text_bytes).
+ * The slot is idle and not acquired. The time it takes is added to *alloc_s. */
+int clm_slot_reserve(struct clm_lane *ln, struct clm_slot *sl, size_t need, double *alloc_s);
+/* Packed databases: the packed buffer covers `n` text bytes (the slab, from its start). */
+int clm_slot_reserve_packed(struct clm_lane *ln, struct clm_slot *sl, size_t n);
+void clm_release_event(cl_event *ev);
+/* Keep a kernel's event for the slot's profiling (released on failure). */
+int clm_slot_push_event(struct clm_slot *sl, cl_event ev);
+/* Account profiling times and drop the slot's events (and what the slab borrowed). */
+void clm_slot_release_events(struct clm_lane *ln, struct clm_slot *sl);
+/* Wait for whatever the slot has in flight and forget it (error and stop paths). */
+void clm_slot_abandon(struct clm_lane *ln, struct clm_slot *sl);
+/* Release everything the slot holds. */
+void clm_slot_close(struct clm_lane *ln, struct clm_slot *sl);
+/* Drop what the lane's slots hold: slabs in flight and acquired staging (stops, failures). */
+void clm_lane_drop(struct clm_lane *ln);
+/* Device and host bytes the lane's slots hold now. */
+size_t clm_lane_allocated_bytes(const struct clm_lane *ln);
+
+/* ---- data paths (path.c) ----------------------------------------------------------------- */
+
+/* Resolve the data path: the option, else CLMATCH_DATA_PATH, else the automatic table by
+ * device type; `why` gets how it was chosen. */
+int clm_path_choose(const clm_device *dev, clm_data_path asked,
+                    const struct clm_path_ops **out, char *why, size_t why_cap);
+/* A writable host view of the slot's staging, for a slab of up to `need` bytes to be read or
+ * copied into (the slot is idle). Idempotent until clm_slot_commit or clm_slot_unfill. */
+int clm_slot_acquire(struct clm_lane *ln, struct clm_slot *sl, size_t need,
+                     unsigned char **out);
+/* Give up an acquired view without launching it (streams that end, errors). */
+void clm_slot_unfill(struct clm_lane *ln, struct clm_slot *sl);
+/* Hand the acquired staging's bytes [0, n) to the device (asynchronous: the staging stays
+ * untouched until the slot is finished). */
+int clm_slot_commit(struct clm_lane *ln, struct clm_slot *sl, size_t n);
+/* Put the caller's bytes p[0, n) in the slot. room: input bytes before p (that the slab may
+ * start earlier by). *shift gets how many bytes before p the slab starts. */
+int clm_slot_load_memory(struct clm_lane *ln, struct clm_slot *sl, const unsigned char *p,
+                         size_t n, size_t room, size_t *shift);
+/* The slab's bytes on the host (approximate matches' best starts): the caller's memory or
+ * the staging when readable, else the slab mapped for reading (kernels may go on reading it
+ * meanwhile). */
+int clm_slot_view(struct clm_lane *ln, struct clm_slot *sl, const unsigned char **out);
+/* Unmap what clm_slot_view mapped. */
+void clm_slot_unview(struct clm_lane *ln, struct clm_slot *sl);
+
+/* ---- passes and collection (pass.c) ------------------------------------------------------- */
+
+/* Start the search of the slab the slot holds (a load or commit put it there): match starts
+ * [first, first + owned) of its n bytes, text[0] at absolute offset base. Asynchronous. */
+int clm_slot_launch(struct clm_lane *ln, struct clm_slot *sl, size_t n, size_t first,
+                    size_t owned, uint64_t base, int count_only);
+/* Complete the slot's slab: counts, or matches delivered in order (growing as needed);
+ * *total (may be NULL) gets what it added. */
+int clm_slot_finish(struct clm_lane *ln, struct clm_slot *sl, clm_match_cb cb, void *ctx,
+                    uint64_t *total);
+/* Wait for one of the lane's events, the time counted as waiting for the device. */
+int clm_lane_wait(struct clm_lane *ln, cl_event ev, const char *what);
+
+/* ---- delivery (deliver.c) ----------------------------------------------------------------- */
+
+/* Read the pass's `found` matches (all fit), put them in text order and call back. The pass
+ * covered match starts up to range_end (slab offsets). */
+int clm_deliver(struct clm_lane *ln, struct clm_slot *sl, size_t found, size_t range_end,
+                clm_match_cb cb, void *ctx);
+/* Deliver every held-back match (end of a scan or stream). */
+int clm_deliver_pending(clm_scratch *s, clm_match_cb cb, void *ctx);
+
+/* ---- one call at a time (scratch.c) ------------------------------------------------------ */
+
+/* Take the scratch for a call of fn: CLM_E_BUSY while another call uses it. */
+int clm_scratch_take(clm_scratch *s, const char *fn);
+void clm_scratch_give(clm_scratch *s);
+/* CLM_E_INVALID when the scratch's database was freed (it is not read). */
+int clm_scratch_live(const clm_scratch *s, const char *fn);
+/* Check a one-shot call's (or clm_stream_open's) arguments and take the scratch for it;
+ * clm_scratch_give when done. */
+int clm_scratch_enter(const clm_database *db, clm_scratch *s, const void *data, size_t len,
+                      const char *fn);
 
 #endif
