@@ -56,6 +56,8 @@ struct clm_slot {
 
 struct clm_lane;
 
+/* ---- data paths and lanes ------------------------------------------------------------------ */
+
 /* A data path: how a slab gets from the host to the kernels (clm_data_path). Each path is
  * one entry of path.c's table, and nothing else tells the paths apart: a new path is a new
  * entry and its functions. */
@@ -118,7 +120,7 @@ struct clm_scratch {
     uint64_t db_serial;          /* db's, to tell it from a database at db's address after
                                     db was freed (clm_database_live) */
     unsigned engines, slots;     /* db's, for what runs without the database */
-    atomic_uintptr_t owner;      /* the thread whose call uses it (scratch_take); 0: none */
+    atomic_uintptr_t owner;      /* the thread whose call uses it (clm_scratch_take); 0: none */
     size_t slab, overlap, lead, max_cap; /* a slab: lead bytes, slab owned bytes, overlap */
     size_t text_bytes;           /* lead + slab + overlap: the staging of a slot */
     size_t text_cap;             /* ... plus the alignment a zero-copy slab may start earlier */
@@ -127,7 +129,7 @@ struct clm_scratch {
     clm_scratch_info info;
     unsigned lanes;
     struct clm_lane lane[CLM_MAX_LANES];
-    cl_uint *zeros;              /* counter_words zeros: the counters' initial value */
+    cl_uint *zeros;              /* CLM_COUNTER_WORDS zeros: the counters' initial value */
     cl_uint *raw;                /* matches read back */
     uint64_t *keys, *tmp;        /* sort keys: start << 32 | engine << 8 | edits */
     clm_match *found;            /* approximate matches with indels, sorted after their
@@ -143,7 +145,7 @@ struct clm_scratch {
                                     their own */
 };
 
-/* A stream fills the staging of its slots in turn (slot_acquire): no buffers of its own. */
+/* A stream fills the staging of its slots in turn (clm_slot_acquire): no buffers of its own. */
 struct clm_stream {
     const clm_database *db;
     clm_scratch *s;
