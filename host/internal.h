@@ -91,7 +91,7 @@ uint64_t clm_tune_own(const struct clm_device *dev, clm_algorithm algo, enum clm
 /* ---- slabs over a few host threads (io.c) ------------------------------------------- */
 
 /* Threads that copy or read one slab by default: the CPUs this process may use (*cpus, may
- * be NULL), at most 16. CLMATCH_IO_THREADS (scan.c) overrides it. */
+ * be NULL), at most 16. CLMATCH_IO_THREADS (scratch.c) overrides it. */
 unsigned clm_io_threads(unsigned *cpus);
 /* memcpy over up to `threads` threads (one below 2 MiB). */
 void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads);
