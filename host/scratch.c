@@ -191,8 +191,9 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         return clm_fail(CLM_E_INVALID, "slab of %zu bytes exceeds the largest slab clmatch "
                                        "supports (%u bytes)",
                         o.slab_bytes, CLM_MAX_SLAB_BYTES);
-    /* a 16-byte range must always fit (pass.c splits a range down to 16 bytes) */
-    const size_t least_cap = 16 * (size_t)db->slots;
+    /* a 16-byte range must always fit (pass.c splits a range down to 16 bytes): a match per
+     * start and slot, two with both strands in one pass */
+    const size_t least_cap = 16 * (size_t)db->slots * (db->one_pass ? 2 : 1);
     size_t cap = o.match_capacity ? o.match_capacity : DEFAULT_MATCH_CAPACITY;
     /* under a budget the initial match buffers take at most an eighth of it (they grow when
      * needed), so that small budgets go to the slab */

@@ -266,6 +266,48 @@ out:
 
 /* ---- unaligned input ------------------------------------------------------------------- */
 
+/* The smallest match buffer a limit allows must hold every match of 16 bytes, the least a
+ * range is split to: with both strands in one pass that is two per start and pattern. A
+ * pattern equal to its own reverse complement that matches every base (N) fills it. */
+static void test_least_capacity(const void *arg)
+{
+    const char *pat = "N";
+    const size_t n = 1000;
+    clm_compile_options o;
+    clm_scratch_options so;
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    clm_database_info info;
+    unsigned char *text = xmalloc(n);
+    t_matches got;
+    t_rng r;
+    size_t i, both = 0;
+    (void)arg;
+    t_rng_init(&r, "least_capacity", 0);
+    t_fill(&r, text, n, 4);
+    t_matches_init(&got);
+    clm_compile_options_init(&o);
+    o.flags = CLM_DNA | CLM_BOTH_STRANDS;
+    memset(&so, 0, sizeof so);
+    so.match_capacity = 1;
+    so.match_capacity_limit = 1;
+    if (!EXPECT_RC(clm_compile(t_dev, &pat, NULL, NULL, 1, &o, &db), CLM_OK)) goto out;
+    EXPECT_RC(clm_database_get_info(db, &info), CLM_OK);
+    if (!EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)) goto out;
+    if (EXPECT_RC(clm_scan(db, s, text, n, t_collect, &got), CLM_OK) && EXPECT(got.n == 2 * n)) {
+        for (i = 0; i < got.n; i++)
+            both += got.v[i].start == i / 2 && got.v[i].strand == (i % 2 ? -1 : 1);
+        EXPECT(both == 2 * n);
+    }
+    t_note("%zu matches for %zu bases (strands in one pass: %d)", got.n, n,
+           info.strands_in_one_pass);
+out:
+    clm_scratch_free(s);
+    clm_database_free(db);
+    t_matches_free(&got);
+    free(text);
+}
+
 /* The input pointer and length need no alignment: scan the same bytes from every offset of
  * a 16-byte window, with lengths that are not multiples of anything. */
 static void test_unaligned(const void *arg)
@@ -608,4 +650,5 @@ void register_scan_tests(void)
     t_register("scan.threads", test_threads, NULL, 1);
     t_register("scan.interleaved", test_interleaved, NULL, 1);
     t_register("scan.min_memory", test_min_memory, NULL, 1);
+    t_register("scan.least_capacity", test_least_capacity, NULL, 1);
 }
