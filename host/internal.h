@@ -37,8 +37,16 @@ int clm_fail_cl(cl_int err, const char *call);
 
 uint64_t clm_hash64(const void *data, size_t len, uint64_t seed);
 double clm_now(void);
-/* Read a whole file into a NUL-terminated malloc'd buffer; returns CLM_E_IO with detail. */
-int clm_read_file(const char *path, char **out, size_t *len);
+/* Open a regular file for reading, never blocking: a FIFO, directory or device file is
+ * refused, without waiting for a FIFO's writer. Returns the descriptor; or -1 with errno
+ * set, and *kind naming what the path is ("a FIFO", ...) when it exists but is no regular
+ * file (else NULL). */
+int clm_open_regular(const char *path, const char **kind);
+/* Read fd to its end into a NUL-terminated malloc'd buffer (*len may be NULL). Returns 0,
+ * or an errno value: EFBIG past max bytes, ENOMEM, or read's. */
+int clm_read_fd(int fd, size_t max, char **out, size_t *len);
+/* clm_open_regular + clm_read_fd; CLM_E_IO (or CLM_E_NOMEM) with detail. */
+int clm_read_file(const char *path, size_t max, char **out, size_t *len);
 /* mkdir -p; 0 on success. */
 int clm_mkdirs(const char *path);
 size_t clm_round_up(size_t x, size_t multiple);

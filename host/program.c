@@ -147,6 +147,9 @@ void clm_build_options_doc(FILE *f)
         fprintf(f, "| `%s` | %s |\n", build_options[i].name, build_options[i].doc);
 }
 
+/* The kernel sources are some 10 KiB each: anything far larger is not one of them. */
+#define SOURCE_MAX_BYTES (16u << 20)
+
 /* Source of one file: from CLMATCH_KERNEL_DIR when set, else built in. malloc'd. */
 static int load_source(const char *name, char **out)
 {
@@ -154,7 +157,7 @@ static int load_source(const char *name, char **out)
     if (dir && *dir) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        return clm_read_file(path, out, NULL);
+        return clm_read_file(path, SOURCE_MAX_BYTES, out, NULL);
     }
     for (size_t i = 0; i < clm_kernel_source_count; i++) {
         if (strcmp(clm_kernel_sources[i].name, name) == 0) {
@@ -251,7 +254,7 @@ static unsigned char *cache_load(const char *path, const char *key, size_t *bin_
     if (!f)
         return NULL;
     fclose(f);
-    if (clm_read_file(path, &data, &len) != CLM_OK)
+    if (clm_read_file(path, (size_t)1 << 30, &data, &len) != CLM_OK)
         return NULL;
     struct cache_header h;
     size_t key_len = strlen(key);

@@ -1,10 +1,12 @@
 /* Small helpers: hashing, clock, files. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -34,41 +36,97 @@ double clm_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int clm_read_file(const char *path, char **out, size_t *len)
+/* What a path that is no regular file is, for messages. */
+static const char *file_kind(mode_t mode)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return clm_fail(CLM_E_IO, "cannot open %s: %s", path, strerror(errno));
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device file";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "a special file";
+}
+
+int clm_open_regular(const char *path, const char **kind)
+{
+    struct stat st;
+    *kind = NULL;
+    /* stat first, so that a device is not even opened; fstat again after the open, in case
+     * the path was replaced in between */
+    if (stat(path, &st) != 0)
+        return -1;
+    if (S_ISREG(st.st_mode)) {
+        /* O_NONBLOCK: opening a FIFO for reading would wait for a writer */
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+            return fd;
+        close(fd);
+    }
+    *kind = file_kind(st.st_mode);
+    errno = EINVAL;
+    return -1;
+}
+
+int clm_read_fd(int fd, size_t max, char **out, size_t *len)
+{
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
-    while (buf) {
+    if (!buf)
+        return ENOMEM;
+    for (;;) {
         if (n + 1 >= cap) {
             char *p = realloc(buf, cap * 2);
             if (!p) {
                 free(buf);
-                buf = NULL;
-                break;
+                return ENOMEM;
             }
             buf = p;
             cap *= 2;
         }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
+        ssize_t got = read(fd, buf + n, cap - n - 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int err = errno;
+            free(buf);
+            return err;
+        }
         if (got == 0)
             break;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (!buf)
-        return clm_fail(CLM_E_NOMEM, "out of memory reading %s", path);
-    if (failed) {
-        free(buf);
-        return clm_fail(CLM_E_IO, "error reading %s", path);
+        n += (size_t)got;
+        if (n > max) {
+            free(buf);
+            return EFBIG;
+        }
     }
     buf[n] = '\0';
     *out = buf;
     if (len)
         *len = n;
+    return 0;
+}
+
+int clm_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+    const char *kind;
+    int fd = clm_open_regular(path, &kind);
+    if (fd < 0 && kind)
+        return clm_fail(CLM_E_IO, "cannot read %s: it is %s, not a regular file", path, kind);
+    if (fd < 0)
+        return clm_fail(CLM_E_IO, "cannot open %s: %s", path, strerror(errno));
+    int err = clm_read_fd(fd, max, out, len);
+    close(fd);
+    if (err == ENOMEM)
+        return clm_fail(CLM_E_NOMEM, "out of memory reading %s", path);
+    if (err == EFBIG)
+        return clm_fail(CLM_E_IO, "%s is larger than %zu bytes", path, max);
+    if (err)
+        return clm_fail(CLM_E_IO, "error reading %s: %s", path, strerror(err));
     return CLM_OK;
 }
 

@@ -17,6 +17,9 @@ static const struct { clm_algorithm algo; unsigned alpha; size_t m; } progs[] = 
     {CLM_ALGO_NAIVE, 4, 23}, {CLM_ALGO_KMP, 26, 29}, {CLM_ALGO_DFA, 256, 37}};
 #define NPROGS (sizeof progs / sizeof progs[0])
 
+/* A child that hangs (blocked on a FIFO) is killed by SIGALRM and the test fails. */
+#define CHILD_ALARM_S 300
+
 /* Compile program k on dev, check a scan against the reference; *hit gets cache_hit.
  * Returns the compile status (CLM_OK when the scan also matched). */
 static int check_prog(clm_device *dev, size_t k, int *hit)
@@ -311,6 +314,22 @@ static int child_kernel_missing(const char *arg)
     return 0;
 }
 
+/* kmp.cl is a FIFO: compiling KMP fails promptly with CLM_E_IO naming it (reading it used to
+ * wait for a writer forever). */
+static int child_kernel_fifo(const char *arg)
+{
+    clm_device *d = open_dev();
+    int hit;
+    (void)arg;
+    alarm(CHILD_ALARM_S);
+    if (!d) return 1;
+    if (EXPECT_RC(check_prog(d, 1, &hit), CLM_E_IO)
+        && !EXPECT(strstr(clm_last_error(), "kmp.cl") && strstr(clm_last_error(), "FIFO")))
+        t_note("detail: \"%.400s\"", clm_last_error());
+    clm_device_close(d);
+    return 0;
+}
+
 /* Warm a cache directory with the intact built-in sources. */
 static int child_warm(const char *arg)
 {
@@ -330,7 +349,7 @@ static void test_kernel_dir(const void *arg)
     static const char *const files[] = {"contract.h", "common.cl", "naive.cl", "kmp.cl", "dfa.cl",
                                         "kernels.cl"};
     char *broken = t_tempdir("kernels-broken"), *intact = t_tempdir("kernels"),
-         *cache = t_tempdir("kernel-cache");
+         *cache = t_tempdir("kernel-cache"), *fifo = t_tempdir("kernels-fifo");
     char env_cache[4200], env_kdir[4200];
     const char *env[4];
     char **list = NULL;
@@ -338,7 +357,7 @@ static void test_kernel_dir(const void *arg)
     int rc, found_kmp = 0;
     (void)arg;
 
-    if (!EXPECT(broken && intact && cache)) goto out;
+    if (!EXPECT(broken && intact && cache && fifo)) goto out;
     /* Copy every kernel source (.cl, and the .h they share with the host). */
     n = t_list_files(cl_dir(), &list);
     for (i = 0; i < n; i++) {
@@ -351,6 +370,8 @@ static void test_kernel_dir(const void *arg)
             continue;
         snprintf(to, sizeof to, "%s/%s", intact, base);
         EXPECT(t_copy_file(list[i], to) == 0);
+        snprintf(to, sizeof to, "%s/%s", fifo, base);
+        EXPECT(strcmp(base, "kmp.cl") == 0 ? mkfifo(to, 0644) == 0 : t_copy_file(list[i], to) == 0);
         snprintf(to, sizeof to, "%s/%s", broken, base);
         EXPECT(t_copy_file(list[i], to) == 0);
         if (strcmp(base, "kmp.cl") == 0) {
@@ -390,6 +411,10 @@ static void test_kernel_dir(const void *arg)
     if ((rc = t_run_child("kernel_ok", NULL, env)) != 0)
         T_FAIL("intact kernel dir: child failed (status %d; see # lines above)", rc);
 
+    snprintf(env_kdir, sizeof env_kdir, "CLMATCH_KERNEL_DIR=%s", fifo);
+    if ((rc = t_run_child("kernel_fifo", NULL, env)) != 0)
+        T_FAIL("kmp.cl a FIFO: child failed (status %d; see # lines above)", rc);
+
     snprintf(env_kdir, sizeof env_kdir, "CLMATCH_KERNEL_DIR=%s/missing", intact);
     if ((rc = t_run_child("kernel_missing", NULL, env)) != 0)
         T_FAIL("missing kernel dir: child failed (status %d; see # lines above)", rc);
@@ -398,6 +423,8 @@ out:
     if (broken) t_rmtree(broken);
     if (intact) t_rmtree(intact);
     if (cache) t_rmtree(cache);
+    if (fifo) t_rmtree(fifo);
+    free(fifo);
     free(broken);
     free(intact);
     free(cache);
@@ -415,5 +442,6 @@ void register_cache_tests(void)
     t_register_child("warm", child_warm);
     t_register_child("kernel_broken", child_kernel_broken);
     t_register_child("kernel_ok", child_kernel_ok);
+    t_register_child("kernel_fifo", child_kernel_fifo);
     t_register_child("kernel_missing", child_kernel_missing);
 }
