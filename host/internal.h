@@ -47,6 +47,11 @@ int clm_open_regular(const char *path, const char **kind);
 int clm_read_fd(int fd, size_t max, char **out, size_t *len);
 /* clm_open_regular + clm_read_fd; CLM_E_IO (or CLM_E_NOMEM) with detail. */
 int clm_read_file(const char *path, size_t max, char **out, size_t *len);
+/* Write a file as a whole: data goes to a new file beside path (a name of its own, created
+ * with O_EXCL, per process and call), which is then renamed over path, so readers never
+ * see a half-written file and concurrent writers (threads or processes) never share one.
+ * Returns 0, or -1 with errno set. */
+int clm_write_file_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p; 0 on success. */
 int clm_mkdirs(const char *path);
 size_t clm_round_up(size_t x, size_t multiple);
@@ -93,6 +98,13 @@ int clm_tune_init(struct clm_device *dev);
  * (may be NULL) gets where it came from. */
 uint64_t clm_tune_get(const struct clm_device *dev, clm_algorithm algo, enum clm_knob knob,
                       clm_tuning_source *source);
+/* Parse a profile's bytes (what clm_tune_init reads from t->profile_path) for device d: its
+ * header must name d's name and driver version, and its values must suit d's limits. 0: the
+ * values are applied to t (source CLM_TUNING_PROFILE, t->profile_used); -1: nothing is
+ * applied, and t->warning says why (one line, the file's bytes escaped). Pure: no device,
+ * no I/O. */
+int clm_tune_parse_profile(struct clm_tune *t, const clm_device_info *d, const char *data,
+                           size_t len);
 /* The knob's per-algorithm value alone; 0 when there is none. */
 uint64_t clm_tune_own(const struct clm_device *dev, clm_algorithm algo, enum clm_knob knob);
 

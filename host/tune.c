@@ -584,33 +584,54 @@ static int check_header(const char *line, const clm_device_info *d, char *why, s
     return 0;
 }
 
-/* Read and check the profile at t->profile_path into l. 1: applied; 0: there is none;
- * -1: not used, with the reason in t->warning. */
-static int load_profile(struct clm_tune *t, const clm_device_info *d, struct layer *l)
+/* Copy s into out, printable ASCII as it is and every other byte (and '\') escaped as \xNN
+ * (\\): a profile's bytes quoted in a warning must not reach a terminal raw or break the
+ * warning's line. Stops before an escape that would not fit. */
+static void escape_bytes(const char *s, char *out, size_t cap)
 {
-    const char *path = t->profile_path;
+    size_t n = 0;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char unit[5];
+        if (c == '\\')
+            snprintf(unit, sizeof unit, "\\\\");
+        else if (c >= 0x20 && c < 0x7f)
+            snprintf(unit, sizeof unit, "%c", c);
+        else
+            snprintf(unit, sizeof unit, "\\x%02x", c);
+        size_t u = strlen(unit);
+        if (n + u >= cap)
+            break;
+        memcpy(out + n, unit, u);
+        n += u;
+    }
+    out[n] = '\0';
+}
+
+/* t->warning: the profile is not used, and why. */
+static void profile_warning(struct clm_tune *t, const char *why)
+{
+    char path[420], reason[560];
+    escape_bytes(t->profile_path, path, sizeof path);
+    escape_bytes(why, reason, sizeof reason);
+    snprintf(t->warning, sizeof t->warning, "%s: %s; using the built-in tuning", path, reason);
+}
+
+int clm_tune_parse_profile(struct clm_tune *t, const clm_device_info *d, const char *data,
+                           size_t len)
+{
     char why[1024];
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            return 0;
-        snprintf(t->warning, sizeof t->warning,
-                 "%.400s: cannot read: %.200s; using the built-in tuning", path, strerror(errno));
+    struct layer l;
+    memset(&l, 0, sizeof l);
+    char *text = malloc(len + 1);
+    if (!text) {
+        profile_warning(t, "out of memory");
         return -1;
     }
-    char *text = malloc(PROFILE_MAX_BYTES + 1);
-    size_t n = text ? fread(text, 1, PROFILE_MAX_BYTES + 1, f) : 0;
-    int err = !text || ferror(f);
-    fclose(f);
-    if (err || n > PROFILE_MAX_BYTES) {
-        snprintf(t->warning, sizeof t->warning, "%.400s: %s; using the built-in tuning", path,
-                 !text ? "out of memory" : err ? "read error" : "larger than 64 KiB");
-        free(text);
-        return -1;
-    }
-    text[n] = '\0';
+    memcpy(text, data, len);
+    text[len] = '\0';
     int rc = 0;
-    if (strlen(text) != n) {
+    if (memchr(text, '\0', len)) {
         snprintf(why, sizeof why, "contains a NUL byte: not a text file");
         rc = -1;
     }
@@ -629,9 +650,9 @@ static int load_profile(struct clm_tune *t, const clm_device_info *d, struct lay
         if (hash)
             *hash = '\0';
         const char *s = line;
-        size_t len = strlen(line);
-        trim(&s, &len);
-        if (len && parse_item(s, len, d, l, why, sizeof why) != 0) {
+        size_t n = strlen(line);
+        trim(&s, &n);
+        if (n && parse_item(s, n, d, &l, why, sizeof why) != 0) {
             char msg[1024];
             snprintf(msg, sizeof msg, "line %u: %.900s", lineno, why);
             snprintf(why, sizeof why, "%s", msg);
@@ -644,11 +665,44 @@ static int load_profile(struct clm_tune *t, const clm_device_info *d, struct lay
     }
     free(text);
     if (rc != 0) {
-        snprintf(t->warning, sizeof t->warning, "%.400s: %.560s; using the built-in tuning", path,
-                 why);
+        profile_warning(t, why);
         return -1;
     }
-    return 1;
+    apply(t, &l, CLM_TUNING_PROFILE);
+    t->profile_used = 1;
+    return 0;
+}
+
+/* Read the profile at t->profile_path and apply it (clm_tune_parse_profile). 1: applied;
+ * 0: there is none; -1: not used, with the reason in t->warning. */
+static int load_profile(struct clm_tune *t, const clm_device_info *d)
+{
+    char why[300];
+    const char *kind;
+    int fd = clm_open_regular(t->profile_path, &kind);
+    if (fd < 0) {
+        if (kind)
+            snprintf(why, sizeof why, "it is %s, not a regular file", kind);
+        else if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+        else
+            snprintf(why, sizeof why, "cannot read: %s", strerror(errno));
+        profile_warning(t, why);
+        return -1;
+    }
+    char *text;
+    size_t n;
+    int err = clm_read_fd(fd, PROFILE_MAX_BYTES, &text, &n);
+    close(fd);
+    if (err) {
+        profile_warning(t, err == EFBIG    ? "larger than 64 KiB"
+                           : err == ENOMEM ? "out of memory"
+                                           : strerror(err));
+        return -1;
+    }
+    int rc = clm_tune_parse_profile(t, d, text, n);
+    free(text);
+    return rc == 0 ? 1 : -1;
 }
 
 /* ---- the device's tuning ------------------------------------------------------------------ */
@@ -685,13 +739,8 @@ int clm_tune_init(clm_device *dev)
         return CLM_OK;
     const char *off = getenv("CLMATCH_PROFILE");
     int profiles_off = off && (strcmp(off, "off") == 0 || strcmp(off, "0") == 0);
-    if (t->profile_path[0] && !profiles_off) {
-        memset(&l, 0, sizeof l);
-        if (load_profile(t, d, &l) == 1) {
-            apply(t, &l, CLM_TUNING_PROFILE);
-            t->profile_used = 1;
-        }
-    }
+    if (t->profile_path[0] && !profiles_off)
+        load_profile(t, d);
 
     /* CLMATCH_STAGING, the switch staging had before it was a knob: a global stage item
      * just before CLMATCH_TUNE, whose own stage and ALGO.stage items win over it */
@@ -847,9 +896,9 @@ int clm_tuning_write_profile(const clm_device *dev, const char *values, const ch
         free(text);
         return rc;
     }
-    /* the directory, then a temporary file renamed over the profile: a reader never sees a
-     * half-written one */
-    char dir[4096], tmp[4200];
+    /* the directory, then the file written as a whole (clm_write_file_atomic): a reader
+     * never sees a half-written one */
+    char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir) {
@@ -861,21 +910,8 @@ int clm_tuning_write_profile(const clm_device *dev, const char *values, const ch
             return rc;
         }
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        rc = clm_fail(CLM_E_IO, "cannot write %s: %s", tmp, strerror(errno));
-        free(text);
-        return rc;
-    }
-    size_t n = strlen(text);
-    int bad = fwrite(text, 1, n, f) != n;
-    bad |= fclose(f) != 0;
-    free(text);
-    if (bad || rename(tmp, path) != 0) {
+    if (clm_write_file_atomic(path, text, strlen(text)) != 0)
         rc = clm_fail(CLM_E_IO, "cannot write the profile %s: %s", path, strerror(errno));
-        remove(tmp);
-        return rc;
-    }
-    return CLM_OK;
+    free(text);
+    return rc;
 }

@@ -1,6 +1,7 @@
 /* Small helpers: hashing, clock, files. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,48 @@ int clm_read_file(const char *path, size_t max, char **out, size_t *len)
     if (err)
         return clm_fail(CLM_E_IO, "error reading %s: %s", path, strerror(err));
     return CLM_OK;
+}
+
+int clm_write_file_atomic(const char *path, const void *data, size_t len)
+{
+    static atomic_ulong sequence;
+    char tmp[4200];
+    int fd = -1;
+    /* O_EXCL: a file left by a writer that died, or planted there (a link), is never
+     * written through; the next name is tried */
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        int n = snprintf(tmp, sizeof tmp, "%s.%ld.%lu.tmp", path, (long)getpid(),
+                         (unsigned long)atomic_fetch_add(&sequence, 1));
+        if (n < 0 || (size_t)n >= sizeof tmp) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            return -1;
+    }
+    if (fd < 0)
+        return -1;
+    const char *p = data;
+    size_t left = len;
+    int err = 0;
+    while (left && !err) {
+        ssize_t put = write(fd, p, left);
+        if (put < 0 && errno != EINTR)
+            err = errno;
+        else if (put > 0)
+            p += put, left -= (size_t)put;
+    }
+    if (close(fd) != 0 && !err)
+        err = errno;
+    if (!err && rename(tmp, path) != 0)
+        err = errno;
+    if (err) {
+        unlink(tmp);
+        errno = err;
+        return -1;
+    }
+    return 0;
 }
 
 int clm_mkdirs(const char *path)

@@ -203,8 +203,10 @@ void clm_device_close(clm_device *dev);
  *   3. the device's profile file, written by clmatch-tune: CLMATCH_PROFILE_DIR, else
  *      $XDG_CONFIG_HOME/clmatch/profiles, else ~/.config/clmatch/profiles, named after the
  *      device name and driver version (clm_tuning.profile_path). A profile measured on
- *      another device or driver, or with a bad line, is not used: the device still opens, and
- *      clm_tuning.profile_warning says which file, which line and what is wrong;
+ *      another device or driver, with a bad line, or that is no regular file (a FIFO, a
+ *      directory, a device: not read, so a FIFO cannot hang the open), is not used: the
+ *      device still opens, and clm_tuning.profile_warning says which file, which line and
+ *      what is wrong;
  *   4. CLMATCH_STAGING=on|off, the switch staging had before it was a knob: a global stage
  *      item (a bad value: CLM_E_INVALID);
  *   5. CLMATCH_TUNE, e.g. "wg=128,chunk=512,dfa.chunk=1024,bitap.stage=on". A bad item makes
@@ -277,7 +279,9 @@ typedef struct clm_tuning {
                                   HOME) */
     int profile_used;      /**< 1: profile_path was read and applied */
     char profile_warning[1024]; /**< why an existing profile was not used ("FILE line N:
-                                     what"), "" otherwise; clmatch prints it on stderr */
+                                     what"), "" otherwise; clmatch prints it on stderr. One
+                                     line: bytes other than printable ASCII (and '\') are
+                                     written \xNN (\\) */
     int stage;                  /**< key stage: 1 on, 0 off */
     unsigned vector_width;      /**< key vec: bytes per load, 4, 8 or 16 */
     clm_tuning_source stage_source, vector_width_source;

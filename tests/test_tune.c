@@ -10,9 +10,12 @@
  * The runner gives the suite an empty CLMATCH_PROFILE_DIR and no CLMATCH_TUNE; these tests
  * set both on their own for the devices they open, and put them back.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "t.h"
 #include "t_ref.h"
@@ -467,6 +470,213 @@ out:
     free(dir);
 }
 
+/* ---- profiles that are no text, or no file ------------------------------------------------ */
+
+static int write_bytes(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    int ok;
+    if (!f) return -1;
+    ok = fwrite(data, 1, len, f) == len;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* The warning is printed: it must hold no terminal controls, no line break, no raw byte
+ * beyond ASCII. */
+static int printable_line(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) return 0;
+    return 1;
+}
+
+/* Bytes of the file quoted in the warning are escaped (\xNN). */
+static void test_profile_escape(const void *arg)
+{
+#define CASE(lit, expect) {lit, sizeof lit - 1, expect}
+    static const struct {
+        const char *body; /* "!" + text: the whole file, else after this device's header */
+        size_t len;
+        const char *expect;
+    } cases[] = {
+        CASE("!clmatch-profile 1 device=\"Evil\x1b[2J\xff\" driver=\"1\"\n",
+             "measured on \"Evil\\x1b[2J\\xff\" driver \"1\""),
+        CASE("wg = 3\x1b]0;title\x07\n", "'3\\x1b]0;title\\x07' is no number"),
+        CASE("\xff\xfe = 1\n", "unknown key '\\xff\\xfe'"),
+        CASE("chunk = 32\r64\n", "'32\\x0d64' is no number"),
+        CASE("!clmatch-profile 1 device=\"a\0b\" driver=\"1\"\n", "contains a NUL byte"),
+        CASE("!clmatch-profile 1 device=\"a\nb\" driver=\"1\"\n", "line 1: malformed header"),
+    };
+#undef CASE
+    env_saved saved;
+    char *dir = t_tempdir("tune-escape");
+    clm_device *dev = NULL;
+    clm_tuning t;
+    char header[1024], body[2048], path[1024];
+    size_t i, hl;
+    (void)arg;
+    REQUIRE(dir != NULL);
+    env_save(&saved);
+    env_set("CLMATCH_PROFILE_DIR", dir);
+    env_set("CLMATCH_TUNE", NULL);
+    env_set("CLMATCH_PROFILE", NULL);
+    if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
+    clm_device_get_tuning(dev, &t);
+    snprintf(path, sizeof path, "%s", t.profile_path);
+    EXPECT_RC(clm_tuning_format_profile(dev, "", NULL, header, sizeof header), CLM_OK);
+    clm_device_close(dev);
+    dev = NULL;
+    hl = strlen(header);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *b = cases[i].body;
+        size_t n = 0;
+        if (b[0] == '!') {
+            n = cases[i].len - 1;
+            memcpy(body, b + 1, n);
+        } else {
+            memcpy(body, header, hl);
+            memcpy(body + hl, b, cases[i].len);
+            n = hl + cases[i].len;
+        }
+        if (!EXPECT(write_bytes(path, body, n) == 0)) break;
+        if (!EXPECT_RC(open_dev(&dev), CLM_OK)) continue;
+        clm_device_get_tuning(dev, &t);
+        if (!EXPECT(!t.profile_used && printable_line(t.profile_warning)
+                    && strstr(t.profile_warning, cases[i].expect)))
+            t_note("case %zu: used %d, warning \"%s\"; want \"%s\"", i, t.profile_used,
+                   t.profile_warning, cases[i].expect);
+        clm_device_close(dev);
+        dev = NULL;
+    }
+out:
+    clm_device_close(dev);
+    env_restore(&saved);
+    t_rmtree(dir);
+    free(dir);
+}
+
+/* The profile path is a FIFO, a directory, then a device file (a link to /dev/null): the
+ * device opens, with the built-in values and a warning that says what the path is. Opening
+ * a FIFO for reading used to wait for a writer: every run hung (hence a child, killed by
+ * an alarm if it hangs). CLMATCH_PROFILE_DIR comes from the parent. */
+static int child_profile_special(const char *arg)
+{
+    static const char *const kinds[] = {"a FIFO", "a directory", "a device file"};
+    clm_device *dev = NULL;
+    clm_tuning t;
+    char path[1024];
+    int i;
+    (void)arg;
+    alarm(60);
+    if (!EXPECT_RC(clm_device_open(-1, -1, &dev), CLM_OK)) return 1;
+    clm_device_get_tuning(dev, &t);
+    snprintf(path, sizeof path, "%s", t.profile_path);
+    clm_device_close(dev);
+    for (i = 0; i < 3; i++) {
+        int made = i == 0 ? mkfifo(path, 0644) : i == 1 ? mkdir(path, 0755)
+                                                        : symlink("/dev/null", path);
+        if (!EXPECT(made == 0)) continue;
+        if (EXPECT_RC(clm_device_open(-1, -1, &dev), CLM_OK)) {
+            clm_device_get_tuning(dev, &t);
+            if (!EXPECT(!t.profile_used && strstr(t.profile_warning, kinds[i])
+                        && strstr(t.profile_warning, "not a regular file")
+                        && t.work_group_size_source != CLM_TUNING_PROFILE))
+                t_note("%s: used %d, warning \"%s\"", kinds[i], t.profile_used,
+                       t.profile_warning);
+            clm_device_close(dev);
+            dev = NULL;
+        }
+        if (i == 1 ? rmdir(path) != 0 : remove(path) != 0) T_FAIL("cannot remove %s", path);
+    }
+    return 0;
+}
+
+static void test_profile_special(const void *arg)
+{
+    char *dir = t_tempdir("tune-special");
+    char env_dir[1100];
+    const char *env[3];
+    int rc;
+    (void)arg;
+    REQUIRE(dir != NULL);
+    snprintf(env_dir, sizeof env_dir, "CLMATCH_PROFILE_DIR=%s", dir);
+    env[0] = env_dir;
+    env[1] = "CLMATCH_PROFILE";
+    env[2] = NULL;
+    if ((rc = t_run_child("profile_special", NULL, env)) != 0)
+        T_FAIL("child failed (status %d; see # lines above)", rc);
+    t_rmtree(dir);
+    free(dir);
+}
+
+/* Threads that write the same profile at once each write a file of their own, renamed over
+ * the profile: every write succeeds and the profile is whole. (They used to share one
+ * temporary name per process.) */
+typedef struct {
+    clm_device *dev;
+    int failures;
+    char detail[300];
+} writer_job;
+
+static void *profile_writer(void *arg)
+{
+    writer_job *j = arg;
+    int i;
+    for (i = 0; i < 40; i++) {
+        if (clm_tuning_write_profile(j->dev, "wg=32,chunk=1024", "one of several writers", NULL)
+            != CLM_OK && j->failures++ == 0)
+            snprintf(j->detail, sizeof j->detail, "%s", clm_last_error());
+    }
+    return NULL;
+}
+
+static void test_profile_writers(const void *arg)
+{
+    env_saved saved;
+    char *dir = t_tempdir("tune-writers");
+    clm_device *dev = NULL;
+    clm_tuning t;
+    pthread_t th[4];
+    writer_job jobs[4];
+    int started = 0, i;
+    char **list = NULL;
+    size_t files;
+    (void)arg;
+    REQUIRE(dir != NULL);
+    env_save(&saved);
+    env_set("CLMATCH_PROFILE_DIR", dir);
+    env_set("CLMATCH_TUNE", NULL);
+    env_set("CLMATCH_PROFILE", NULL);
+    if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
+    for (i = 0; i < 4; i++) {
+        jobs[i].dev = dev;
+        jobs[i].failures = 0;
+        jobs[i].detail[0] = '\0';
+    }
+    while (started < 4 && EXPECT(pthread_create(&th[started], NULL, profile_writer,
+                                                &jobs[started]) == 0))
+        started++;
+    for (i = 0; i < started; i++) {
+        pthread_join(th[i], NULL);
+        if (!EXPECT(jobs[i].failures == 0))
+            t_note("writer %d: %d of 40 writes failed: %s", i, jobs[i].failures, jobs[i].detail);
+    }
+    clm_device_close(dev);
+    dev = NULL;
+    files = t_list_files(dir, &list);
+    if (!EXPECT(files == 1)) t_note("%zu files in the profile directory", files);
+    t_free_list(list, files);
+    if (EXPECT_RC(open_dev(&dev), CLM_OK) && EXPECT_RC(clm_device_get_tuning(dev, &t), CLM_OK)
+        && !EXPECT(t.profile_used && t.work_group_size == 32 && t.bytes_per_item == 1024))
+        t_note("the profile written: used %d, %s, warning \"%s\"", t.profile_used, t.values,
+               t.profile_warning);
+out:
+    clm_device_close(dev);
+    env_restore(&saved);
+    t_rmtree(dir);
+    free(dir);
+}
+
 /* Witness with work-group sizes that are no power of two (a tuning may pick 48): its blocks
  * of GS work-items must tile the group. A 40-byte pattern duels in blocks of up to 20
  * positions, GS 32: with wg 24 and 40 the duel tree used to lose candidates. */
@@ -890,6 +1100,10 @@ void register_tune_tests(void)
     t_register("tune.env_items", test_env_items, NULL, 1);
     t_register("tune.profile_precedence", test_profile_precedence, NULL, 1);
     t_register("tune.bad_profiles", test_bad_profiles, NULL, 1);
+    t_register("tune.profile_escape", test_profile_escape, NULL, 1);
+    t_register("tune.profile_special", test_profile_special, NULL, 1);
+    t_register("tune.profile_writers", test_profile_writers, NULL, 1);
+    t_register_child("profile_special", child_profile_special);
     t_register("tune.witness_wg", test_witness_wg, NULL, 1);
     t_register("tune.stage_vec_sources", test_stage_vec_sources, NULL, 1);
     t_register("tune.stage_kernels", test_stage_kernels, NULL, 1);
