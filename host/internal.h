@@ -232,6 +232,16 @@ void clm_release_programs(clm_device *dev);
 /* The whole source of a shape's program (common.cl, the algorithm's file, kernels.cl), as
  * clm_get_program builds it; malloc'd. */
 int clm_program_source(const struct clm_kernel_shape *shape, char **out);
+/* Check a kernel cache entry (the bytes of its file) for the key it must hold and a program
+ * of `kernels` entry points: its header, key, length and checksum, and that the binary may
+ * be handed to the driver (a PoCL binary's archive is complete). NULL when it verifies, with
+ * the binary at entry + *bin_at, *bin_len bytes; else the reason. Pure: no device, no I/O. */
+const char *clm_cache_entry_check(const void *entry, size_t len, const char *key,
+                                  unsigned kernels, size_t *bin_at, size_t *bin_len);
+/* The cache entry for key around a binary, as it is stored (malloc'd, *len bytes); NULL when
+ * out of memory. It does not check the binary. */
+unsigned char *clm_cache_entry_make(const char *key, const unsigned char *bin, size_t bin_len,
+                                    size_t *len);
 
 /* Kernel sources built into the library (generated kernels_gen.c). */
 struct clm_kernel_source {

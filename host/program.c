@@ -2,7 +2,6 @@
  * the cache key, an in-memory cache per device and a binary cache on disk. */
 #include <errno.h>
 #include <stddef.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,9 +199,13 @@ int clm_program_source(const struct clm_kernel_shape *shape, char **out)
 /* ---- disk cache ------------------------------------------------------------------------ */
 
 /* File layout: header, then the key text (checked byte for byte: a hash collision or a file
- * from another device/driver is rejected), then the binary. The checksum covers both. */
+ * from another device/driver is rejected), then the binary. The checksum covers the whole
+ * entry: the header's other fields, the key and the binary. Format 2: binaries are checked
+ * before they are stored (binary_check); format 1 entries may hold damaged ones. */
 #define CACHE_MAGIC "CLMCACHE"
-#define CACHE_FORMAT 1u
+#define CACHE_FORMAT 2u
+/* larger binaries are refused (PoCL caps its own at 256 MiB) */
+#define CACHE_MAX_BINARY ((uint64_t)1 << 30)
 
 struct cache_header {
     char magic[8];
@@ -211,6 +214,7 @@ struct cache_header {
     uint64_t bin_len;
     uint64_t checksum;
 };
+_Static_assert(sizeof(struct cache_header) == 32, "the header is hashed as bytes: no padding");
 
 static int cache_dir(char *buf, size_t cap)
 {
@@ -239,75 +243,211 @@ static int cache_path(const char *full_key, char *buf, size_t cap)
     return snprintf(buf, cap, "%s/%016llx%016llx.bin", dir, h1, h2) < (int)cap ? 0 : -1;
 }
 
-static uint64_t cache_checksum(const char *key, size_t key_len, const unsigned char *bin,
-                               size_t bin_len)
+static uint64_t cache_checksum(const struct cache_header *h, const char *key,
+                               const unsigned char *bin)
 {
-    return clm_hash64(bin, bin_len, clm_hash64(key, key_len, 3));
+    struct cache_header fields = *h;
+    fields.checksum = 0;
+    uint64_t sum = clm_hash64(&fields, sizeof fields, 3);
+    sum = clm_hash64(key, fields.key_len, sum);
+    return clm_hash64(bin, (size_t)fields.bin_len, sum);
 }
 
-/* Returns a malloc'd binary when the file exists and verifies, else NULL. */
-static unsigned char *cache_load(const char *path, const char *key, size_t *bin_len)
+static uint32_t le32(const unsigned char *p)
 {
-    char *data;
-    size_t len;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fclose(f);
-    if (clm_read_file(path, (size_t)1 << 30, &data, &len) != CLM_OK)
-        return NULL;
-    struct cache_header h;
-    size_t key_len = strlen(key);
-    unsigned char *bin = NULL;
-    if (len >= sizeof h) {
-        memcpy(&h, data, sizeof h);
-        if (memcmp(h.magic, CACHE_MAGIC, 8) == 0 && h.format == CACHE_FORMAT &&
-            h.key_len == key_len && h.bin_len > 0 &&
-            (uint64_t)len == sizeof h + key_len + h.bin_len &&
-            memcmp(data + sizeof h, key, key_len) == 0) {
-            const unsigned char *b = (const unsigned char *)data + sizeof h + key_len;
-            if (cache_checksum(key, key_len, b, h.bin_len) == h.checksum &&
-                (bin = malloc(h.bin_len)) != NULL) {
-                memcpy(bin, b, h.bin_len);
-                *bin_len = h.bin_len;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+    return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* One file of a PoCL archive at *at, ending by end: its name and content, each a 32-bit
+ * length and the bytes. Returns the content's length, or -1 when the file has no name or
+ * runs past end. */
+static int64_t pocl_file(const unsigned char *b, size_t *at, size_t end, const unsigned char **name,
+                         size_t *name_len)
+{
+    size_t p = *at;
+    if (end - p < 4 || (*name_len = le32(b + p)) == 0 || end - p - 4 < *name_len)
+        return -1;
+    *name = b + p + 4;
+    p += 4 + *name_len;
+    if (end - p < 4 || end - p - 4 < le32(b + p))
+        return -1;
+    uint32_t content = le32(b + p);
+    *at = p + 4 + content;
+    return content;
+}
+
+/* PoCL's binaries ("poclbin", formats 9 to 12: PoCL 3.1 to 7, its lib/CL/pocl_binary.c) are
+ * an archive of its kernel cache's files for the program: a header, the root files (the
+ * program's LLVM bitcode, program.bc), then a record per kernel whose tail holds the
+ * kernel's compiled files. PoCL reads them without bounds checks and asserts (aborts the
+ * process) on what it does not expect. PoCL 3.1 builds the archive from its on-disk cache
+ * when the binary is asked for, and rewrites program.bc there by remove-then-rename whenever
+ * a process builds the program: another process that takes its binary in between gets an
+ * empty program.bc (after a cold `make test`: entries of 29-37 KB instead of >= 68 KB).
+ * Loading that one aborts PoCL (pocl_llvm_read_program_llvm_irs) and leaves the empty file in
+ * its cache. */
+static const char *pocl_binary_check(const unsigned char *b, size_t len, unsigned kernels)
+{
+    /* id 8, device 8, version 4, kernels 4, flags 8, root entries 4, build hash 41 */
+    enum { HEADER = 77, KERNEL_FIXED = 24 };
+    if (len < HEADER)
+        return "PoCL binary: truncated header";
+    uint32_t version = le32(b + 16), count = le32(b + 20), roots = le32(b + 32);
+    if (version < 9 || version > 12)
+        return NULL; /* a layout not known here: left to PoCL */
+    if (count < kernels)
+        return "PoCL binary: fewer kernels than the program's entry points";
+    size_t at = HEADER;
+    if (le64(b + 24) & 2) /* program-scope variables: their size follows (format 10 on) */
+        at += 8;
+    if (at > len)
+        return "PoCL binary: truncated header";
+    int bitcode = 0;
+    for (uint32_t r = 0; r < roots; r++) {
+        if (len - at < 8 || le64(b + at) > len - at - 8)
+            return "PoCL binary: a root entry runs past the end";
+        size_t end = at + 8 + (size_t)le64(b + at);
+        for (at += 8; at < end;) {
+            const unsigned char *name;
+            size_t name_len;
+            int64_t content = pocl_file(b, &at, end, &name, &name_len);
+            if (content < 0)
+                return "PoCL binary: a file runs past its root entry";
+            if (name_len == 11 && memcmp(name, "/program.bc", 11) == 0) {
+                if (content == 0)
+                    return "PoCL binary: empty program.bc";
+                bitcode = 1;
             }
         }
     }
-    free(data);
-    return bin;
+    if (!bitcode)
+        return "PoCL binary: no program.bc";
+    for (uint32_t k = 0; k < count; k++) {
+        if (len - at < KERNEL_FIXED)
+            return "PoCL binary: a kernel record runs past the end";
+        uint64_t size = le64(b + at), files = le64(b + at + 8);
+        uint32_t name_len = le32(b + at + 20);
+        if (size > len - at || size < KERNEL_FIXED || name_len == 0 ||
+            name_len > size - KERNEL_FIXED || files > size - KERNEL_FIXED - name_len)
+            return "PoCL binary: a kernel record runs past the end";
+        size_t end = at + (size_t)size;
+        for (at = end - (size_t)files; at < end;) {
+            const unsigned char *name;
+            size_t n;
+            if (pocl_file(b, &at, end, &name, &n) < 0)
+                return "PoCL binary: a kernel's file runs past its record";
+        }
+    }
+    return at == len ? NULL : "PoCL binary: bytes after the last kernel";
 }
 
-/* Best effort: a cache that cannot be written only costs the next run a rebuild. */
-static void cache_store(const char *path, const char *key, const unsigned char *bin,
-                        size_t bin_len)
+/* The checks of a binary before it is stored, and of a stored one before the driver gets it
+ * (a driver may abort on a damaged binary rather than fail). */
+static const char *binary_check(const unsigned char *bin, uint64_t len, unsigned kernels)
 {
-    char dir[4096], tmp[4200];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    if (clm_mkdirs(dir) != 0)
-        return;
-    /* write to a private name (per process and call), then rename: readers never see a
-     * half-written file, and two threads writing the same entry never share a file */
-    static atomic_ulong sequence;
-    snprintf(tmp, sizeof tmp, "%s.%ld.%lu.tmp", path, (long)getpid(),
-             (unsigned long)atomic_fetch_add(&sequence, 1));
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return;
+    if (len < 8) /* every binary format starts with a longer header */
+        return "binary of less than 8 bytes";
+    if (len > CACHE_MAX_BINARY)
+        return "binary larger than 1 GiB";
+    if (memcmp(bin, "poclbin", 8) == 0)
+        return pocl_binary_check(bin, (size_t)len, kernels);
+    return NULL;
+}
+
+const char *clm_cache_entry_check(const void *entry, size_t len, const char *key,
+                                  unsigned kernels, size_t *bin_at, size_t *bin_len)
+{
+    const unsigned char *e = entry;
     struct cache_header h;
     size_t key_len = strlen(key);
+    if (len < sizeof h)
+        return "shorter than its header";
+    memcpy(&h, e, sizeof h);
+    if (memcmp(h.magic, CACHE_MAGIC, 8) != 0)
+        return "not a clmatch cache entry";
+    if (h.format != CACHE_FORMAT)
+        return "another format";
+    if (h.key_len != key_len || len - sizeof h < key_len ||
+        memcmp(e + sizeof h, key, key_len) != 0)
+        return "another key";
+    if (h.bin_len != len - sizeof h - key_len)
+        return "its length is not the header's";
+    const unsigned char *bin = e + sizeof h + key_len;
+    if (cache_checksum(&h, key, bin) != h.checksum)
+        return "checksum mismatch";
+    const char *why = binary_check(bin, h.bin_len, kernels);
+    if (why)
+        return why;
+    *bin_at = sizeof h + key_len;
+    *bin_len = (size_t)h.bin_len;
+    return NULL;
+}
+
+/* The binary of the entry at path when it verifies (a malloc'd buffer), else NULL: missing,
+ * not a regular file, damaged or for another key. */
+static unsigned char *cache_load(const char *path, const char *key, unsigned kernels,
+                                 size_t *bin_len)
+{
+    const char *kind;
+    int fd = clm_open_regular(path, &kind);
+    if (fd < 0)
+        return NULL;
+    char *data;
+    size_t len, at;
+    int err = clm_read_fd(fd, CACHE_MAX_BINARY + 4096, &data, &len);
+    close(fd);
+    if (err)
+        return NULL;
+    if (clm_cache_entry_check(data, len, key, kernels, &at, bin_len) != NULL) {
+        free(data);
+        return NULL;
+    }
+    memmove(data, data + at, *bin_len);
+    return (unsigned char *)data;
+}
+
+unsigned char *clm_cache_entry_make(const char *key, const unsigned char *bin, size_t bin_len,
+                                    size_t *len)
+{
+    struct cache_header h;
+    size_t key_len = strlen(key);
+    unsigned char *entry = malloc(sizeof h + key_len + bin_len);
+    if (!entry)
+        return NULL;
+    memset(&h, 0, sizeof h);
     memcpy(h.magic, CACHE_MAGIC, 8);
     h.format = CACHE_FORMAT;
     h.key_len = (uint32_t)key_len;
     h.bin_len = bin_len;
-    h.checksum = cache_checksum(key, key_len, bin, bin_len);
-    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(key, 1, key_len, f) == key_len &&
-             fwrite(bin, 1, bin_len, f) == bin_len;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0)
-        remove(tmp);
+    h.checksum = cache_checksum(&h, key, bin);
+    memcpy(entry, &h, sizeof h);
+    memcpy(entry + sizeof h, key, key_len);
+    memcpy(entry + sizeof h + key_len, bin, bin_len);
+    *len = sizeof h + key_len + bin_len;
+    return entry;
+}
+
+/* Best effort: a cache that cannot be written only costs the next run a rebuild, and so does
+ * a binary that fails binary_check, which is not stored. */
+static void cache_store(const char *path, const char *key, const unsigned char *bin,
+                        size_t bin_len, unsigned kernels)
+{
+    char dir[4096];
+    size_t len;
+    unsigned char *entry = NULL;
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    if (!binary_check(bin, bin_len, kernels) && clm_mkdirs(dir) == 0 &&
+        (entry = clm_cache_entry_make(key, bin, bin_len, &len)) != NULL)
+        clm_write_file_atomic(path, entry, len);
+    free(entry);
 }
 
 /* ---- building ---------------------------------------------------------------------------- */
@@ -349,9 +489,53 @@ static int build_from_source(clm_device *dev, const char *src, const char *optio
     return CLM_OK;
 }
 
-static cl_program build_from_binary(clm_device *dev, const unsigned char *bin, size_t len,
-                                    const char *options)
+/* The program's entry points (cl/kernels.cl): clm_find and clm_count, and clm_pack when the
+ * text comes packed. Returns their number. */
+static unsigned entry_points(const struct clm_kernel_shape *shape, const char *names[3])
 {
+    names[0] = "clm_find";
+    names[1] = "clm_count";
+    names[2] = "clm_pack";
+    return shape->packed ? 3u : 2u;
+}
+
+/* NULL when prog has the shape's entry points (a driver may add kernels of its own), else
+ * what it has (into buf). */
+static const char *entry_points_differ(cl_program prog, const struct clm_kernel_shape *shape,
+                                       char *buf, size_t cap)
+{
+    const char *want[3];
+    unsigned n = entry_points(shape, want), found = 0;
+    size_t count = 0, size = 0;
+    char *names = NULL;
+    if (clGetProgramInfo(prog, CL_PROGRAM_NUM_KERNELS, sizeof count, &count, NULL) !=
+            CL_SUCCESS ||
+        clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size) != CL_SUCCESS ||
+        !(names = calloc(size + 1, 1)) ||
+        clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, size, names, NULL) != CL_SUCCESS)
+        count = 0;
+    for (unsigned i = 0; i < n && names; i++) { /* names: "a;b;c" */
+        size_t len = strlen(want[i]);
+        for (const char *p = names; *p; p += strcspn(p, ";"), p += *p == ';')
+            if (strncmp(p, want[i], len) == 0 && (p[len] == ';' || p[len] == '\0'))
+                found++;
+    }
+    const char *why = NULL;
+    if (count < n || found != n) {
+        snprintf(buf, cap, "%zu kernel%s (\"%.200s\"), not the entry points %s, %s%s%s", count,
+                 count == 1 ? "" : "s", names ? names : "", want[0], want[1], n > 2 ? ", " : "",
+                 n > 2 ? want[2] : "");
+        why = buf;
+    }
+    free(names);
+    return why;
+}
+
+/* NULL when the driver refuses the binary or the program it builds lacks an entry point. */
+static cl_program build_from_binary(clm_device *dev, const unsigned char *bin, size_t len,
+                                    const char *options, const struct clm_kernel_shape *shape)
+{
+    char why[512];
     cl_int err, status;
     cl_program prog =
         clCreateProgramWithBinary(dev->context, 1, &dev->device, &len, &bin, &status, &err);
@@ -360,7 +544,8 @@ static cl_program build_from_binary(clm_device *dev, const unsigned char *bin, s
             clReleaseProgram(prog);
         return NULL;
     }
-    if (clBuildProgram(prog, 1, &dev->device, options, NULL, NULL) != CL_SUCCESS) {
+    if (clBuildProgram(prog, 1, &dev->device, options, NULL, NULL) != CL_SUCCESS ||
+        entry_points_differ(prog, shape, why, sizeof why)) {
         clReleaseProgram(prog);
         return NULL;
     }
@@ -419,25 +604,36 @@ int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_pr
     }
 
     cl_program prog = NULL;
-    char path[4096];
+    char path[4096], why[512];
+    const char *names[3];
+    unsigned kernels = entry_points(shape, names);
     int have_path = cache_path(full_key, path, sizeof path) == 0;
     *cache_hit = 0;
     if (have_path) {
         size_t len;
-        unsigned char *bin = cache_load(path, full_key, &len);
+        unsigned char *bin = cache_load(path, full_key, kernels, &len);
         if (bin) {
-            prog = build_from_binary(dev, bin, len, options);
+            prog = build_from_binary(dev, bin, len, options, shape);
             free(bin);
             *cache_hit = prog != NULL;
         }
     }
-    if (!prog) { /* missing, corrupt or refused by the driver: build and (re)write */
+    if (!prog) { /* missing, damaged or refused by the driver: build and (re)write */
         rc = build_from_source(dev, src, options, &prog);
+        if (rc == CLM_OK && entry_points_differ(prog, shape, why, sizeof why)) {
+            /* seen with PoCL 3.1 after it loaded a damaged binary (pocl_binary_check) */
+            rc = clm_fail(CLM_E_BUILD,
+                          "the OpenCL build on %s has %s; the driver's own kernel cache may be "
+                          "damaged (PoCL's: POCL_CACHE_DIR, else ~/.cache/pocl)",
+                          dev->info.name, why);
+            clReleaseProgram(prog);
+            prog = NULL;
+        }
         if (rc == CLM_OK && have_path) {
             size_t len;
             unsigned char *bin = program_binary(prog, &len);
             if (bin)
-                cache_store(path, full_key, bin, len);
+                cache_store(path, full_key, bin, len, kernels);
             free(bin);
         }
     }

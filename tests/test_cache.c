@@ -10,11 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h" /* clm_cache_entry_check, clm_cache_entry_make: entries checked, forged */
 #include "t.h"
 
-/* Programs used by the cache scenarios: one per algorithm, lengths used nowhere else. */
-static const struct { clm_algorithm algo; unsigned alpha; size_t m; } progs[] = {
-    {CLM_ALGO_NAIVE, 4, 23}, {CLM_ALGO_KMP, 26, 29}, {CLM_ALGO_DFA, 256, 37}};
+/* Programs used by the cache scenarios: one per algorithm, lengths used nowhere else; the
+ * last packs its DNA text, a program of three entry points (clm_pack) instead of two. */
+static const struct { clm_algorithm algo; unsigned alpha; size_t m; unsigned flags; } progs[] = {
+    {CLM_ALGO_NAIVE, 4, 23, 0}, {CLM_ALGO_KMP, 26, 29, 0}, {CLM_ALGO_DFA, 256, 37, 0},
+    {CLM_ALGO_DFA, 4, 31, CLM_DNA | CLM_PACKING}};
 #define NPROGS (sizeof progs / sizeof progs[0])
 
 /* A child that hangs (blocked on a FIFO) is killed by SIGALRM and the test fails. */
@@ -47,10 +50,13 @@ static int check_prog(clm_device *dev, size_t k, int *hit)
     clm_compile_options_init(&o);
     o.algorithm = progs[k].algo;
     o.table_memory = CLM_TABLE_GLOBAL;
+    o.flags = progs[k].flags;
     *hit = -1;
     rc = clm_compile(dev, (const char *const *)&pp, &m, NULL, 1, &o, &db);
     if (rc != CLM_OK) goto out;
     if (EXPECT_RC(clm_database_get_info(db, &info), CLM_OK)) *hit = info.cache_hit;
+    if ((progs[k].flags & CLM_PACKING) && !info.packed)
+        t_note("%s m=%zu: the text is not packed here", clm_algorithm_name(progs[k].algo), m);
     if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
         && EXPECT_RC(clm_scan(db, s, text, n, t_collect, &got), CLM_OK)
         && t_matches_diff(&got, &want, diff, sizeof diff))
@@ -106,8 +112,45 @@ static size_t count_files(const char *dir, size_t *tmp_files)
     return n;
 }
 
-/* Damage a file in one of four ways. */
-static void corrupt(const char *path, int how)
+/* Read a whole file (malloc'd); NULL when it cannot be read. */
+static unsigned char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long size;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0
+        && (buf = malloc((size_t)size + 1)) != NULL
+        && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf) *len = (size_t)size;
+    fclose(f);
+    return buf;
+}
+
+static int write_all(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    int ok;
+    if (!f) return -1;
+    ok = fwrite(data, 1, len, f) == len;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* Sizes of the damaged entries seen after a cold `make test` on PoCL. */
+#define SEEN_SMALL_1 (29 * 1024)
+#define SEEN_SMALL_2 (37 * 1024)
+
+/* Damage the entry at path in one of FILE_DAMAGE ways (other: the path of another entry). */
+#define FILE_DAMAGE 11
+static const char *const file_damage[FILE_DAMAGE] = {
+    "truncated to half", "bytes flipped", "a garbage header", "emptied",
+    "truncated to 29 KB", "truncated to 37 KB", "truncated within the header",
+    "truncated by one byte", "zeroed", "swapped with another entry", "replaced by a FIFO"};
+
+static void corrupt(const char *path, int how, const char *other)
 {
     FILE *f;
     struct stat st;
@@ -141,10 +184,75 @@ static void corrupt(const char *path, int how)
             fclose(f);
         }
         break;
-    default: /* empty */
+    case 3: /* empty */
         if ((f = fopen(path, "wb")) != NULL) fclose(f);
         break;
+    case 4:
+    case 5:
+    case 6:
+    case 7: {
+        long to = how == 4 ? SEEN_SMALL_1 : how == 5 ? SEEN_SMALL_2 : how == 6 ? 31 : size - 1;
+        if (to >= size) to = size / 3; /* an entry smaller than the sizes seen */
+        if (truncate(path, to) != 0) T_FAIL("truncate %s", path);
+        break;
     }
+    case 8: { /* zeroed */
+        unsigned char *zeros = calloc(1, (size_t)size + 1);
+        if (!zeros || write_all(path, zeros, (size_t)size) != 0) T_FAIL("zeroing %s", path);
+        free(zeros);
+        break;
+    }
+    case 9: { /* the other entry's bytes */
+        size_t len;
+        unsigned char *data = other ? read_all(other, &len) : NULL;
+        if (!data || write_all(path, data, len) != 0) T_FAIL("copying %s over %s", other, path);
+        free(data);
+        break;
+    }
+    default: /* a FIFO: a reader that waits for its writer hangs */
+        if (remove(path) != 0 || mkfifo(path, 0644) != 0) T_FAIL("mkfifo %s", path);
+        break;
+    }
+}
+
+/* The entry's own key (malloc'd) as the library wrote it: after the header's 32 bytes
+ * (magic, format, key length, binary length, checksum). NULL when the file has none. */
+static char *entry_key(const unsigned char *e, size_t len)
+{
+    uint32_t key_len;
+    char *key;
+    if (len < 32) return NULL;
+    memcpy(&key_len, e + 12, 4);
+    if (key_len > len - 32 || !(key = malloc(key_len + 1))) return NULL;
+    memcpy(key, e + 32, key_len);
+    key[key_len] = '\0';
+    return key;
+}
+
+/* Entry points of the program an entry holds: clm_pack too when its text is packed. */
+static unsigned entry_kernels(const char *key)
+{
+    return strstr(key, "-D PACKED=1 ") ? 3 : 2;
+}
+
+/* Every file in dir is an entry that verifies against its own key; returns their number. */
+static size_t expect_entries_verify(const char *dir, const char *what)
+{
+    char **list;
+    size_t n = t_list_files(dir, &list), i;
+    for (i = 0; i < n; i++) {
+        size_t len, at, bin_len;
+        unsigned char *e = read_all(list[i], &len);
+        char *key = e ? entry_key(e, len) : NULL;
+        const char *why = key ? clm_cache_entry_check(e, len, key, entry_kernels(key), &at,
+                                                      &bin_len)
+                              : "no key";
+        if (why) T_FAIL("%s: %s does not verify: %s", what, list[i], why);
+        free(key);
+        free(e);
+    }
+    t_free_list(list, n);
+    return n;
 }
 
 /* CLMATCH_CACHE_DIR = arg, empty at the start. */
@@ -154,6 +262,7 @@ static int child_cache(const char *dir)
     size_t k, nfiles, tmp, i;
     int round;
 
+    alarm(CHILD_ALARM_S);
     if (!EXPECT(count_files(dir, NULL) == 0)) return 1;
     /* Cold: built from source, then files appear; the same handle then hits its memory. */
     if (!(d = open_dev())) return 1;
@@ -172,24 +281,173 @@ static int child_cache(const char *dir)
             t_note("second compile on one handle: cache_hit %d", hit);
     }
     clm_device_close(d);
-    /* A new handle: from disk. */
+    /* A new handle: from disk, twice. */
     round_all("new device handle, warm disk cache", 1);
+    round_all("second pass over the warm disk cache", 1);
+    EXPECT(expect_entries_verify(dir, "warm") == nfiles);
 
-    /* Damaged files must be rebuilt (correctly) and rewritten valid. */
-    for (round = 0; round < 4; round++) {
+    /* Damaged files are rebuilt (correctly) and replaced by entries that verify. Every
+     * round damages every file, each kind of damage in turn. */
+    for (round = 0; round * nfiles < FILE_DAMAGE; round++) {
         char **list;
-        size_t n = t_list_files(dir, &list);
-        char what[64];
-        for (i = 0; i < n; i++) corrupt(list[i], (int)(i + (size_t)round) % 4);
+        size_t n = t_list_files(dir, &list), used;
+        char what[512];
+        used = (size_t)snprintf(what, sizeof what, "after damage round %d (", round);
+        for (i = 0; i < n; i++) {
+            int how = (int)((i + (size_t)round * n) % FILE_DAMAGE);
+            corrupt(list[i], how, list[(i + 1) % n]);
+            if (used < sizeof what)
+                used += (size_t)snprintf(what + used, sizeof what - used, "%s%s", i ? ", " : "",
+                                         file_damage[how]);
+        }
         t_free_list(list, n);
-        snprintf(what, sizeof what, "after corruption round %d", round);
-        round_all(what, -1);
-        snprintf(what, sizeof what, "reload after corruption round %d", round);
+        if (used < sizeof what) snprintf(what + used, sizeof what - used, ")");
+        round_all(what, 0);
+        EXPECT(count_files(dir, &tmp) == nfiles && tmp == 0);
+        EXPECT(expect_entries_verify(dir, what) == nfiles);
+        snprintf(what, sizeof what, "reload after damage round %d", round);
         round_all(what, 1);
     }
     EXPECT(count_files(dir, &tmp) == nfiles);
     EXPECT(tmp == 0);
     return 0;
+}
+
+/* ---- entries whose checksum is right but whose binary is damaged --------------------------- */
+
+/* What PoCL 3.1 wrote when another process rebuilt the program while its binary was taken:
+ * an entry that passes every check of its own (the library sealed it) around a binary that
+ * aborts PoCL when it is loaded. These entries are forged here, sealed by the library's own
+ * clm_cache_entry_make; the library must refuse them before the driver sees them. Only PoCL's binaries
+ * (an archive of files) are forged: for other drivers the library cannot tell a damaged
+ * binary from a good one, and the file-level damage above is what it checks. */
+
+static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+/* A PoCL archive's program.bc emptied (its root entry shrunk to match), as PoCL 3.1 wrote it
+ * when it found the file missing: header 77 bytes, then the root entry's size (8 bytes), the
+ * file's name (length, bytes) and its content (length, bytes). Returns the new length, or 0
+ * when the archive does not start so. */
+static size_t empty_program_bc(unsigned char *b, size_t len)
+{
+    size_t at = 77, name_len, content, root;
+    uint64_t size;
+    if (len < at + 12) return 0;
+    memcpy(&size, b + at, 8);
+    name_len = rd32(b + at + 8);
+    if (name_len != 11 || len < at + 12 + name_len + 4
+        || memcmp(b + at + 12, "/program.bc", 11) != 0)
+        return 0;
+    content = rd32(b + at + 12 + name_len);
+    root = 4 + name_len + 4 + content;
+    if (size < root || len - at - 8 < size) return 0;
+    size -= content;
+    memcpy(b + at, &size, 8);
+    memset(b + at + 12 + name_len, 0, 4);
+    memmove(b + at + 8 + 4 + name_len + 4, b + at + 8 + root, len - (at + 8 + root));
+    return len - content;
+}
+
+#define SEALED_DAMAGE 6
+static const char *const sealed_damage[SEALED_DAMAGE] = {
+    "program.bc emptied", "entry of 29 KB", "entry of 37 KB", "binary cut within its header",
+    "binary short of one byte", "binary zeroed"};
+
+/* Forge the entry at path with damage `how`; 0 when it is no PoCL entry (nothing done). */
+static int forge(const char *path, int how)
+{
+    size_t len, at, bin_len, key_len, out_len;
+    unsigned char *e = read_all(path, &len), *bin, *out;
+    char *key = e ? entry_key(e, len) : NULL;
+    int forged = 0;
+    if (!key || clm_cache_entry_check(e, len, key, entry_kernels(key), &at, &bin_len) != NULL
+        || bin_len < 8 || memcmp(e + at, "poclbin", 8) != 0)
+        goto out;
+    key_len = strlen(key);
+    bin = e + at;
+    switch (how) {
+    case 0: bin_len = empty_program_bc(bin, bin_len); break;
+    case 1: case 2: { /* the whole entry that size */
+        size_t want = how == 1 ? SEEN_SMALL_1 : SEEN_SMALL_2, head = 32 + key_len;
+        bin_len = want > head && want - head < bin_len ? want - head : bin_len / 3;
+        break;
+    }
+    case 3: bin_len = 60; break;
+    case 4: bin_len -= 1; break;
+    default: memset(bin, 0, bin_len); break;
+    }
+    if (bin_len == 0) goto out;
+    if (!(out = clm_cache_entry_make(key, bin, bin_len, &out_len))) abort();
+    /* a damaged archive must be refused without the driver; a zeroed binary is no archive
+     * at all, which PoCL refuses by itself (its magic) */
+    if (how != 5
+        && !EXPECT(clm_cache_entry_check(out, out_len, key, entry_kernels(key), &at, &bin_len)
+                   != NULL))
+        t_note("%s: a forged entry (%s) verifies", path, sealed_damage[how]);
+    forged = write_all(path, out, out_len) == 0;
+    free(out);
+out:
+    free(key);
+    free(e);
+    return forged;
+}
+
+/* A run over forged entries: every program rebuilt, right, and its entry replaced. */
+static int child_sealed(const char *dir)
+{
+    alarm(CHILD_ALARM_S);
+    round_all("over forged entries", 0);
+    expect_entries_verify(dir, "after the rebuild");
+    round_all("reload after forged entries", 1);
+    return 0;
+}
+
+/* Each child gets a PoCL cache of its own (POCL_CACHE_DIR; other drivers ignore it): a
+ * loaded binary writes its files there, so a regression cannot damage the machine's cache,
+ * and a fresh one holds nothing that would hide a damaged program.bc. */
+static void test_cache_sealed(const void *arg)
+{
+    char *dir = t_tempdir("cache-sealed"), *pocl = t_tempdir("pocl-cache");
+    char env_dir[4200], env_pocl[4200];
+    const char *env[5];
+    size_t nfiles = 0, i;
+    int round, rc, pocl_entries = 0;
+    (void)arg;
+    if (!EXPECT(dir && pocl)) goto out;
+    snprintf(env_dir, sizeof env_dir, "CLMATCH_CACHE_DIR=%s", dir);
+    env[0] = env_dir;
+    env[1] = env_pocl;
+    env[2] = "CLMATCH_CACHE";
+    env[3] = "CLMATCH_KERNEL_DIR";
+    env[4] = NULL;
+    snprintf(env_pocl, sizeof env_pocl, "POCL_CACHE_DIR=%s/warm", pocl);
+    if ((rc = t_run_child("warm", NULL, env)) != 0) T_FAIL("warming the cache failed (%d)", rc);
+    for (round = 0; round == 0 || (size_t)round * nfiles < SEALED_DAMAGE; round++) {
+        char **list;
+        nfiles = t_list_files(dir, &list);
+        pocl_entries = 0;
+        for (i = 0; i < nfiles; i++) {
+            int how = (int)((i + (size_t)round * nfiles) % SEALED_DAMAGE);
+            pocl_entries += forge(list[i], how);
+        }
+        t_free_list(list, nfiles);
+        if (!pocl_entries) {
+            t_note("no PoCL binaries in the cache: nothing to forge");
+            break;
+        }
+        snprintf(env_pocl, sizeof env_pocl, "POCL_CACHE_DIR=%s/round%d", pocl, round);
+        if ((rc = t_run_child("cache_sealed", dir, env)) != 0) {
+            T_FAIL("round %d: child failed (status %d; see # lines above)", round, rc);
+            for (i = 0; i < nfiles; i++)
+                t_note("round %d damaged entry %zu: %s", round, i,
+                       sealed_damage[(i + (size_t)round * nfiles) % SEALED_DAMAGE]);
+        }
+    }
+out:
+    if (dir) t_rmtree(dir);
+    if (pocl) t_rmtree(pocl);
+    free(dir);
+    free(pocl);
 }
 
 /* Two threads with their own device handles build the same new program at once into one
@@ -245,6 +503,186 @@ static int child_cache_off(const char *dir)
     round_all("CLMATCH_CACHE=off, second handle", 0);
     if (!EXPECT(count_files(dir, NULL) == 0)) t_note("files were written to %s", dir);
     return 0;
+}
+
+/* ---- a damaged compiler cache of the driver ------------------------------------------------ */
+
+/* Program 0 once: arg "ok" expects it to work, else a CLM_E_BUILD that names the missing
+ * entry points. */
+static int child_one_prog(const char *arg)
+{
+    clm_device *d = open_dev();
+    int hit, rc;
+    alarm(CHILD_ALARM_S);
+    if (!d) return 1;
+    rc = check_prog(d, 0, &hit);
+    if (strcmp(arg, "ok") == 0)
+        EXPECT_RC(rc, CLM_OK);
+    else if (EXPECT_RC(rc, CLM_E_BUILD) && !EXPECT(strstr(clm_last_error(), "entry points")))
+        t_note("detail: \"%.400s\"", clm_last_error());
+    clm_device_close(d);
+    return 0;
+}
+
+/* PoCL 3.1 keeps what it built in a cache of its own; after it loaded a binary without its
+ * bitcode (see cache.sealed), its cache held an empty program.bc, and every later build of
+ * that program gave a program without kernels. The build must then fail with a message that
+ * says so (it used to succeed, and the scan failed with CL_INVALID_KERNEL_NAME). Only where
+ * the driver's cache is PoCL's (POCL_CACHE_DIR holds program.bc files). */
+static void test_driver_cache_damaged(const void *arg)
+{
+    char *pocl = t_tempdir("pocl-damaged");
+    char env_pocl[4200], **list = NULL;
+    const char *env[4];
+    size_t n = 0, i, emptied = 0;
+    int rc;
+    (void)arg;
+    REQUIRE(pocl != NULL);
+    snprintf(env_pocl, sizeof env_pocl, "POCL_CACHE_DIR=%s", pocl);
+    env[0] = env_pocl;
+    env[1] = "CLMATCH_CACHE=off";
+    env[2] = "CLMATCH_KERNEL_DIR";
+    env[3] = NULL;
+    if ((rc = t_run_child("one_prog", "ok", env)) != 0) T_FAIL("first build: child failed (%d)", rc);
+    n = t_list_files(pocl, &list);
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(list[i]);
+        if (len >= 11 && strcmp(list[i] + len - 11, "/program.bc") == 0 && truncate(list[i], 0) == 0)
+            emptied++;
+    }
+    t_free_list(list, n);
+    if (emptied == 0)
+        t_note("no PoCL cache in %s: nothing to damage", pocl);
+    else if ((rc = t_run_child("one_prog", "damaged", env)) != 0)
+        T_FAIL("build over a damaged PoCL cache: child failed (%d; see # lines above)", rc);
+    t_rmtree(pocl);
+    free(pocl);
+}
+
+/* ---- the entry check alone ----------------------------------------------------------------- */
+
+static size_t put32(unsigned char *b, size_t at, uint32_t v) { memcpy(b + at, &v, 4); return at + 4; }
+static size_t put64(unsigned char *b, size_t at, uint64_t v) { memcpy(b + at, &v, 8); return at + 8; }
+
+/* A file of a PoCL archive: name, then content (each a 32-bit length and the bytes). */
+static size_t put_file(unsigned char *b, size_t at, const char *name, size_t content)
+{
+    at = put32(b, at, (uint32_t)strlen(name));
+    memcpy(b + at, name, strlen(name));
+    at = put32(b, at + strlen(name), (uint32_t)content);
+    memset(b + at, 0x42, content);
+    return at + content;
+}
+
+/* A small PoCL archive as PoCL 3.1 writes it (format 9, pocl's lib/CL/pocl_binary.c): the
+ * header, a root entry holding program.bc (bc bytes), and a record per kernel whose tail
+ * holds one compiled file. Returns its length (b: 4096 bytes). Little-endian hosts only. */
+static size_t fake_pocl(unsigned char *b, unsigned kernels, size_t bc)
+{
+    static const char *const names[] = {"clm_find", "clm_count", "clm_pack"};
+    size_t at = 0, root, k;
+    memset(b, 0, 4096);
+    memcpy(b, "poclbin", 8);
+    at = put64(b, 8, 0x1234);       /* device id */
+    at = put32(b, at, 9);           /* format */
+    at = put32(b, at, kernels);
+    at = put64(b, at, 0);           /* flags */
+    at = put32(b, at, 1);           /* root entries */
+    memset(b + at, 'A', 40);        /* build hash, a string of 40 characters */
+    at += 41;
+    root = at;
+    at = put_file(b, at + 8, "/program.bc", bc);
+    put64(b, root, at - root - 8);
+    for (k = 0; k < kernels; k++) {
+        size_t start = at, files;
+        char file[64];
+        at = put32(b, at + 16, 0);      /* argument info size, after the record's two sizes */
+        at = put32(b, at, (uint32_t)strlen(names[k]));
+        memcpy(b + at, names[k], strlen(names[k]));
+        at = put32(b, at + strlen(names[k]), 0);  /* arguments */
+        at = put32(b, at, 0);                     /* locals */
+        at += 24;                                 /* required work-group size */
+        at = put32(b, at, 0);                     /* attributes */
+        at = put64(b, at, 0);                     /* argument metadata */
+        files = at;
+        snprintf(file, sizeof file, "/%s/0-0-0/%s.so", names[k], names[k]);
+        at = put_file(b, at, file, 100);
+        put64(b, start, at - start);
+        put64(b, start + 8, at - files);
+    }
+    return at;
+}
+
+static const char *check_bin(const char *key, const unsigned char *bin, size_t n, unsigned kernels)
+{
+    size_t len, at = 0, bin_len = 0;
+    unsigned char *e = clm_cache_entry_make(key, bin, n, &len);
+    const char *why;
+    if (!e) abort();
+    why = clm_cache_entry_check(e, len, key, kernels, &at, &bin_len);
+    if (!why && (at + bin_len != len || bin_len != n || memcmp(e + at, bin, n) != 0))
+        why = T_FAIL("the binary is not where the check says") ? NULL : "misplaced";
+    free(e);
+    return why;
+}
+
+static void test_entry_check(const void *arg)
+{
+    static const char key[] = "clmatch test\nkey";
+    static unsigned char bin[4096], other[4096];
+    size_t n = fake_pocl(bin, 2, 300), len, at, bin_len, i;
+    unsigned char *e;
+    const char *why;
+    uint16_t one = 1;
+    (void)arg;
+    if (*(unsigned char *)&one != 1) {
+        t_note("big-endian host: the synthetic PoCL archives are little-endian");
+        return;
+    }
+    /* the archive as PoCL writes it verifies, for a program of its number of kernels */
+    if ((why = check_bin(key, bin, n, 2)) != NULL) T_FAIL("a sound archive: %s", why);
+    EXPECT(check_bin(key, bin, n, 3) != NULL);
+    n = fake_pocl(other, 3, 300);
+    if ((why = check_bin(key, other, n, 3)) != NULL) T_FAIL("three kernels: %s", why);
+    /* damaged archives (sealed: only the archive's own structure can tell) */
+    n = fake_pocl(bin, 2, 0);
+    if (!EXPECT((why = check_bin(key, bin, n, 2)) && strstr(why, "program.bc")))
+        t_note("an empty program.bc: %s", why ? why : "verifies");
+    n = fake_pocl(bin, 2, 300);
+    for (i = 0; i < n; i++) /* every shorter archive, down to nothing */
+        if (check_bin(key, bin, i, 2) == NULL && !T_FAIL("the archive cut to %zu bytes verifies", i))
+            break;
+    bin[n] = 0;
+    EXPECT(check_bin(key, bin, n + 1, 2) != NULL); /* a byte past the last kernel */
+    put64(bin, 77 + 8 + 4 + 11 + 4 + 300, (uint64_t)1 << 62); /* first kernel record's size */
+    EXPECT(check_bin(key, bin, n, 2) != NULL);
+    n = fake_pocl(bin, 2, 300);
+    put32(bin, 32, 2); /* two root entries, one there */
+    EXPECT(check_bin(key, bin, n, 2) != NULL);
+    /* another driver's binary is the driver's to judge */
+    memcpy(other, "//\n// Generated by NVIDIA NVVM Compiler", 39);
+    EXPECT(check_bin(key, other, 200, 2) == NULL);
+    EXPECT(check_bin(key, other, 7, 2) != NULL);
+
+    /* the entry: every byte is covered (header fields, key, binary), the key must match */
+    n = fake_pocl(bin, 2, 300);
+    e = clm_cache_entry_make(key, bin, n, &len);
+    if (!e) abort();
+    EXPECT(clm_cache_entry_check(e, len, key, 2, &at, &bin_len) == NULL);
+    EXPECT(clm_cache_entry_check(e, len, "clmatch test\nkeY", 2, &at, &bin_len) != NULL);
+    EXPECT(clm_cache_entry_check(e, len, "clmatch test", 2, &at, &bin_len) != NULL);
+    for (i = 0; i < len; i++) {
+        e[i] ^= 0x10;
+        if (clm_cache_entry_check(e, len, key, 2, &at, &bin_len) == NULL
+            && !T_FAIL("byte %zu of %zu flipped: the entry verifies", i, len))
+            break;
+        e[i] ^= 0x10;
+    }
+    for (i = 0; i < len; i++)
+        if (clm_cache_entry_check(e, i, key, 2, &at, &bin_len) == NULL
+            && !T_FAIL("the entry cut to %zu of %zu bytes verifies", i, len))
+            break;
+    free(e);
 }
 
 static void run_cache_child(const char *child, const char *extra_env)
@@ -432,11 +870,16 @@ out:
 
 void register_cache_tests(void)
 {
+    t_register("cache.entry_check", test_entry_check, NULL, 1);
     t_register("cache.disk", test_cache_disk, NULL, 1);
+    t_register("cache.sealed", test_cache_sealed, NULL, 1);
     t_register("cache.race", test_cache_race, NULL, 1);
+    t_register("cache.driver_cache_damaged", test_driver_cache_damaged, NULL, 1);
     t_register("cache.off", test_cache_off, NULL, 1);
     t_register("cache.kernel_dir", test_kernel_dir, NULL, 1);
     t_register_child("cache", child_cache);
+    t_register_child("cache_sealed", child_sealed);
+    t_register_child("one_prog", child_one_prog);
     t_register_child("cache_race", child_cache_race);
     t_register_child("cache_off", child_cache_off);
     t_register_child("warm", child_warm);
