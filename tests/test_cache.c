@@ -496,6 +496,76 @@ static int child_cache_race(const char *dir)
     return 0;
 }
 
+/* An entry is written to a temporary file beside it, then renamed. A file that already has
+ * that name (a link planted there, or left by a writer that died) must not be written
+ * through: links named as this process's first temporary files point at a victim file, and
+ * the victim stays as it was. CLMATCH_CACHE_DIR = arg/a at the start. */
+static int child_temp_taken(const char *base)
+{
+    static const char victim_text[] = "the victim's own bytes\n";
+    char dir_b[4096], victim[4200], link[8400], **list;
+    clm_device *d;
+    const char *name;
+    size_t n, len;
+    unsigned char *kept;
+    int hit, seq;
+    alarm(CHILD_ALARM_S);
+    /* the entry's name, from a first store */
+    if (!(d = open_dev())) return 1;
+    EXPECT_RC(check_prog(d, 0, &hit), CLM_OK);
+    clm_device_close(d);
+    n = t_list_files(getenv("CLMATCH_CACHE_DIR"), &list);
+    if (!EXPECT(n == 1)) {
+        t_free_list(list, n);
+        return 1;
+    }
+    name = strrchr(list[0], '/') + 1;
+    snprintf(dir_b, sizeof dir_b, "%s/b", base);
+    snprintf(victim, sizeof victim, "%s/victim", base);
+    if (!EXPECT(mkdir(dir_b, 0755) == 0 && write_all(victim, victim_text, sizeof victim_text - 1) == 0))
+        return 1;
+    for (seq = 0; seq < 64; seq++) {
+        snprintf(link, sizeof link, "%s/%s.%ld.%d.tmp", dir_b, name, (long)getpid(), seq);
+        EXPECT(symlink(victim, link) == 0);
+    }
+    t_free_list(list, n);
+    /* the same program into the second directory, from a new handle (no memory cache) */
+    setenv("CLMATCH_CACHE_DIR", dir_b, 1);
+    if (!(d = open_dev())) return 1;
+    if (EXPECT_RC(check_prog(d, 0, &hit), CLM_OK)) EXPECT(hit == 0);
+    clm_device_close(d);
+    kept = read_all(victim, &len);
+    if (!EXPECT(kept && len == sizeof victim_text - 1 && memcmp(kept, victim_text, len) == 0))
+        t_note("the victim file now holds %zu bytes", kept ? len : 0);
+    free(kept);
+    /* the entry was written all the same, and verifies */
+    if (!(d = open_dev())) return 1;
+    if (EXPECT_RC(check_prog(d, 0, &hit), CLM_OK)) EXPECT(hit == 1);
+    clm_device_close(d);
+    expect_entries_verify(dir_b, "the entry beside planted links");
+    return 0;
+}
+
+static void test_cache_temp_taken(const void *arg)
+{
+    char *base = t_tempdir("cache-temp");
+    char env_dir[4200], dir_a[4100];
+    const char *env[4];
+    int rc;
+    (void)arg;
+    REQUIRE(base != NULL);
+    snprintf(dir_a, sizeof dir_a, "%s/a", base);
+    snprintf(env_dir, sizeof env_dir, "CLMATCH_CACHE_DIR=%s", dir_a);
+    env[0] = env_dir;
+    env[1] = "CLMATCH_CACHE";
+    env[2] = "CLMATCH_KERNEL_DIR";
+    env[3] = NULL;
+    if ((rc = t_run_child("temp_taken", base, env)) != 0)
+        T_FAIL("child failed (status %d; see # lines above)", rc);
+    t_rmtree(base);
+    free(base);
+}
+
 /* CLMATCH_CACHE=off: nothing on disk, no disk hits. */
 static int child_cache_off(const char *dir)
 {
@@ -874,12 +944,14 @@ void register_cache_tests(void)
     t_register("cache.disk", test_cache_disk, NULL, 1);
     t_register("cache.sealed", test_cache_sealed, NULL, 1);
     t_register("cache.race", test_cache_race, NULL, 1);
+    t_register("cache.temp_taken", test_cache_temp_taken, NULL, 1);
     t_register("cache.driver_cache_damaged", test_driver_cache_damaged, NULL, 1);
     t_register("cache.off", test_cache_off, NULL, 1);
     t_register("cache.kernel_dir", test_kernel_dir, NULL, 1);
     t_register_child("cache", child_cache);
     t_register_child("cache_sealed", child_sealed);
     t_register_child("one_prog", child_one_prog);
+    t_register_child("temp_taken", child_temp_taken);
     t_register_child("cache_race", child_cache_race);
     t_register_child("cache_off", child_cache_off);
     t_register_child("warm", child_warm);
