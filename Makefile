@@ -18,8 +18,12 @@ LDLIBS   += -lOpenCL -lpthread -lm
 PREFIX   ?= /usr/local
 B        := build
 
-VERSION  := 0.1.0
-SONAME   := libclmatch.so.0
+# The version is CLM_VERSION_MAJOR/MINOR/PATCH of include/clmatch.h alone; the library's
+# clm_version() is their stringification (host/internal.h), the .so names and clmatch.pc
+# read them here.
+version_of = $(shell sed -n 's/^.define CLM_VERSION_$(1) *\([0-9][0-9]*\).*/\1/p' include/clmatch.h)
+VERSION  := $(call version_of,MAJOR).$(call version_of,MINOR).$(call version_of,PATCH)
+SONAME   := libclmatch.so.$(call version_of,MAJOR)
 
 LIB_SRC  := $(wildcard host/*.c)
 LIB_OBJ  := $(patsubst host/%.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/kernels_gen.o
@@ -48,7 +52,7 @@ $(B)/kernels_gen.c: $(CL_SRC) $(B)/embed-sources
 
 # ---- library --------------------------------------------------------------------------
 $(B)/obj/%.o: host/%.c include/clmatch.h $(wildcard host/*.h cl/*.h) | $(B)/obj
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -DCLM_VERSION_STRING='"$(VERSION)"' -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -c -o $@ $<
 $(B)/obj/kernels_gen.o: $(B)/kernels_gen.c | $(B)/obj
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -c -o $@ $<
 $(B)/libclmatch.a: $(LIB_OBJ)
@@ -73,7 +77,7 @@ $(B)/clmatch-tests: $(TEST_SRC) $(wildcard tests/*.h) $(B)/libclmatch.a
 $(B)/clmatch-bench: $(BENCH_SRC) $(wildcard bench/*.h) $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) -Ibench $(WARN) $(CFLAGS) -o $@ $(BENCH_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 
-$(B)/clmatch.pc: tools/clmatch.pc.in | $(B)
+$(B)/clmatch.pc: tools/clmatch.pc.in include/clmatch.h | $(B)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 $(B) $(B)/obj:

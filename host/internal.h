@@ -12,9 +12,12 @@
 #include "clmatch.h"
 #include "contract.h" /* cl/contract.h: what the kernels agree on */
 
-#ifndef CLM_VERSION_STRING
-#define CLM_VERSION_STRING "0.1.0"
-#endif
+/* "MAJOR.MINOR.PATCH" from clmatch.h, the one place that holds the version. */
+#define CLM_STRINGIFY_(x) #x
+#define CLM_STRINGIFY(x) CLM_STRINGIFY_(x)
+#define CLM_VERSION_STRING                                                                  \
+    CLM_STRINGIFY(CLM_VERSION_MAJOR) "." CLM_STRINGIFY(CLM_VERSION_MINOR) "."              \
+        CLM_STRINGIFY(CLM_VERSION_PATCH)
 
 /* ---- errors (error.c) ---------------------------------------------------------------- */
 
