@@ -51,10 +51,13 @@ $(B)/kernels_gen.c: $(CL_SRC) $(B)/embed-sources
 	$(B)/embed-sources $@ $(CL_SRC)
 
 # ---- library --------------------------------------------------------------------------
+# Hidden by default: libclmatch.so exports only what clmatch.h marks CLM_API (tests/lib.sh
+# checks it); the programs below link the static library and reach the internals too.
+LIB_CFLAGS := -fPIC -fvisibility=hidden
 $(B)/obj/%.o: host/%.c include/clmatch.h $(wildcard host/*.h cl/*.h) | $(B)/obj
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
 $(B)/obj/kernels_gen.o: $(B)/kernels_gen.c | $(B)/obj
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
 $(B)/libclmatch.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(B)/libclmatch.so: $(LIB_OBJ)

@@ -59,12 +59,20 @@
 extern "C" {
 #endif
 
+/* Marks the functions of this header: the library is built with -fvisibility=hidden, so these
+ * are the only symbols libclmatch.so exports. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CLM_API __attribute__((visibility("default")))
+#else
+#define CLM_API
+#endif
+
 #define CLM_VERSION_MAJOR 0
 #define CLM_VERSION_MINOR 1
 #define CLM_VERSION_PATCH 0
 
 /** Version string of the library, e.g. "0.1.0". */
-const char *clm_version(void);
+CLM_API const char *clm_version(void);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Status codes                                                                               */
@@ -97,14 +105,14 @@ enum {
 };
 
 /** Short English text for a status code (never NULL). */
-const char *clm_strerror(int status);
+CLM_API const char *clm_strerror(int status);
 
 /**
  * Detail of the most recent failure in the calling thread: a message naming what failed,
  * followed for CLM_E_BUILD by the OpenCL build log. "" when nothing failed yet. The pointer
  * stays valid until the next clmatch call in this thread.
  */
-const char *clm_last_error(void);
+CLM_API const char *clm_last_error(void);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Devices                                                                                    */
@@ -160,8 +168,8 @@ typedef struct clm_device_info {
  * On success *out is an array of *count entries to release with clm_free_device_list().
  * Returns CLM_E_NO_PLATFORM when no OpenCL platform is installed.
  */
-int clm_list_devices(unsigned flags, clm_device_info **out, size_t *count);
-void clm_free_device_list(clm_device_info *list);
+CLM_API int clm_list_devices(unsigned flags, clm_device_info **out, size_t *count);
+CLM_API void clm_free_device_list(clm_device_info *list);
 
 typedef struct clm_device clm_device;
 
@@ -176,13 +184,13 @@ typedef struct clm_device clm_device;
  * what exists), CLM_E_NO_DEVICE, CLM_E_OPENCL, CLM_E_NOMEM, CLM_E_INVALID (out NULL, index < -1,
  * a bad CLMATCH_TUNE item: the detail names it).
  */
-int clm_device_open(int platform_index, int device_index, clm_device **out);
+CLM_API int clm_device_open(int platform_index, int device_index, clm_device **out);
 
 /** Describe an open device (copies into *info). */
-int clm_device_get_info(const clm_device *dev, clm_device_info *info);
+CLM_API int clm_device_get_info(const clm_device *dev, clm_device_info *info);
 
 /** Release an open device. Databases compiled for it must be freed first. NULL is ignored. */
-void clm_device_close(clm_device *dev);
+CLM_API void clm_device_close(clm_device *dev);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Tuning                                                                                     */
@@ -296,7 +304,7 @@ typedef struct clm_tuning {
 } clm_tuning;
 
 /** The tuning of an open device (copies into *out). */
-int clm_device_get_tuning(const clm_device *dev, clm_tuning *out);
+CLM_API int clm_device_get_tuning(const clm_device *dev, clm_tuning *out);
 
 /**
  * The text of a tuning profile for dev: the header line naming dev's name and driver
@@ -305,8 +313,8 @@ int clm_device_get_tuning(const clm_device *dev, clm_tuning *out);
  * against this device). Errors: CLM_E_INVALID (a bad item, named; buf too small: the detail
  * says how many bytes are needed).
  */
-int clm_tuning_format_profile(const clm_device *dev, const char *values, const char *comment,
-                              char *buf, size_t cap);
+CLM_API int clm_tuning_format_profile(const clm_device *dev, const char *values,
+                                      const char *comment, char *buf, size_t cap);
 
 /**
  * Write that profile to path (NULL: clm_tuning.profile_path, where clm_device_open looks),
@@ -314,8 +322,8 @@ int clm_tuning_format_profile(const clm_device *dev, const char *values, const c
  * Errors: CLM_E_INVALID (as clm_tuning_format_profile; no path and no profile location),
  * CLM_E_IO (detail names the file and the reason).
  */
-int clm_tuning_write_profile(const clm_device *dev, const char *values, const char *comment,
-                             const char *path);
+CLM_API int clm_tuning_write_profile(const clm_device *dev, const char *values,
+                                     const char *comment, const char *path);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Compiling patterns                                                                         */
@@ -457,24 +465,24 @@ typedef struct clm_compile_options {
 } clm_compile_options;
 
 /** Fill *opts with the defaults. Always call before setting fields (fields may be added). */
-void clm_compile_options_init(clm_compile_options *opts);
+CLM_API void clm_compile_options_init(clm_compile_options *opts);
 
 /** Name of an algorithm ("auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness"); "?" if
  *  unknown. */
-const char *clm_algorithm_name(clm_algorithm algorithm);
+CLM_API const char *clm_algorithm_name(clm_algorithm algorithm);
 /** Parse an algorithm name; returns CLM_E_INVALID if unknown. */
-int clm_algorithm_from_name(const char *name, clm_algorithm *out);
+CLM_API int clm_algorithm_from_name(const char *name, clm_algorithm *out);
 /** The number of clm_algorithm values, CLM_ALGO_AUTO included: their names are
  *  clm_algorithm_name(0) ... clm_algorithm_name(clm_algorithm_count() - 1). */
-unsigned clm_algorithm_count(void);
+CLM_API unsigned clm_algorithm_count(void);
 /** Name of a table memory ("auto", "global", "local", "constant"); "?" if unknown. */
-const char *clm_table_memory_name(clm_table_memory mem);
+CLM_API const char *clm_table_memory_name(clm_table_memory mem);
 /** Parse a table memory name; returns CLM_E_INVALID if unknown. */
-int clm_table_memory_from_name(const char *name, clm_table_memory *out);
+CLM_API int clm_table_memory_from_name(const char *name, clm_table_memory *out);
 /** Name of a variant ("auto", "item", "reduce", "subgroup"); "?" if unknown. */
-const char *clm_variant_name(clm_variant variant);
+CLM_API const char *clm_variant_name(clm_variant variant);
 /** Parse a variant name; returns CLM_E_INVALID if unknown. */
-int clm_variant_from_name(const char *name, clm_variant *out);
+CLM_API int clm_variant_from_name(const char *name, clm_variant *out);
 
 typedef struct clm_database clm_database;
 
@@ -491,9 +499,9 @@ typedef struct clm_database clm_database;
  * works), CLM_E_BUILD (detail holds the build log), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL,
  * CLM_E_NOMEM.
  */
-int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
-                const unsigned *ids, unsigned count, const clm_compile_options *opts,
-                clm_database **out);
+CLM_API int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
+                        const unsigned *ids, unsigned count, const clm_compile_options *opts,
+                        clm_database **out);
 
 /** What a compiled database ended up as (the choices auto made). */
 typedef struct clm_database_info {
@@ -529,12 +537,12 @@ typedef struct clm_database_info {
                                         not staged) */
 } clm_database_info;
 
-int clm_database_get_info(const clm_database *db, clm_database_info *info);
+CLM_API int clm_database_get_info(const clm_database *db, clm_database_info *info);
 
 /** Release a database. NULL, and a database already freed, are ignored. Its scratches
  *  should be freed first; those still alive afterwards refuse scans (CLM_E_INVALID) and can
  *  only be inspected and freed. Not while a call with one of its scratches runs. */
-void clm_database_free(clm_database *db);
+CLM_API void clm_database_free(clm_database *db);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Scanning                                                                                   */
@@ -596,9 +604,9 @@ typedef enum {
 } clm_data_path;
 
 /** Name of a data path ("auto", "copy", "pinned", "zero-copy", "svm"); "?" if unknown. */
-const char *clm_data_path_name(clm_data_path path);
+CLM_API const char *clm_data_path_name(clm_data_path path);
 /** Parse a data path name; returns CLM_E_INVALID if unknown. */
-int clm_data_path_from_name(const char *name, clm_data_path *out);
+CLM_API int clm_data_path_from_name(const char *name, clm_data_path *out);
 
 /** Most threads a scratch reads or copies one slab with (CLMATCH_IO_THREADS). */
 #define CLM_MAX_IO_THREADS 64
@@ -642,13 +650,13 @@ typedef struct clm_scratch_options {
  * the device cannot do: detail names those it can), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL,
  * CLM_E_NOMEM.
  */
-int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
-                      clm_scratch **out);
+CLM_API int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
+                              clm_scratch **out);
 
 /** Release a scratch (waits for its device work). NULL is ignored. It may follow the
  *  clm_database_free of its database (the database is not read); not from a match callback
  *  of a call on the scratch, nor while another thread's call on it runs. */
-void clm_scratch_free(clm_scratch *scratch);
+CLM_API void clm_scratch_free(clm_scratch *scratch);
 
 /** What a scratch ended up as (the choices auto and max_memory made). */
 typedef struct clm_scratch_info {
@@ -682,7 +690,7 @@ typedef struct clm_scratch_info {
                                    buffers come later: clm_stats.alloc_seconds) */
 } clm_scratch_info;
 
-int clm_scratch_get_info(const clm_scratch *scratch, clm_scratch_info *info);
+CLM_API int clm_scratch_get_info(const clm_scratch *scratch, clm_scratch_info *info);
 
 /**
  * Find every occurrence in data[0, len) and call cb for each, in text order.
@@ -690,12 +698,12 @@ int clm_scratch_get_info(const clm_scratch *scratch, clm_scratch_info *info);
  * match and CLM_OK. When the device's match buffer fills, it is grown and the slab rescanned:
  * no match is dropped.
  */
-int clm_scan(const clm_database *db, clm_scratch *scratch, const void *data, size_t len,
-             clm_match_cb cb, void *ctx);
+CLM_API int clm_scan(const clm_database *db, clm_scratch *scratch, const void *data, size_t len,
+                     clm_match_cb cb, void *ctx);
 
 /** Count every occurrence in data[0, len) without collecting them (faster). */
-int clm_count(const clm_database *db, clm_scratch *scratch, const void *data, size_t len,
-              uint64_t *count);
+CLM_API int clm_count(const clm_database *db, clm_scratch *scratch, const void *data,
+                      size_t len, uint64_t *count);
 
 /**
  * Scan a regular file: bytes [0, size) of fd, size as fstat() gives it at the call (the file
@@ -708,11 +716,11 @@ int clm_count(const clm_database *db, clm_scratch *scratch, const void *data, si
  * fstat or a read fails, the file shrinks while it is read (a short read), or fd is not a
  * regular file (pipes and terminals: use clm_stream_write).
  */
-int clm_scan_fd(const clm_database *db, clm_scratch *scratch, int fd, clm_match_cb cb,
-                void *ctx);
+CLM_API int clm_scan_fd(const clm_database *db, clm_scratch *scratch, int fd, clm_match_cb cb,
+                        void *ctx);
 
 /** clm_scan_fd counting every occurrence instead of delivering them (as clm_count). */
-int clm_count_fd(const clm_database *db, clm_scratch *scratch, int fd, uint64_t *count);
+CLM_API int clm_count_fd(const clm_database *db, clm_scratch *scratch, int fd, uint64_t *count);
 
 /** Length for clm_scan_fd_range / clm_count_fd_range: up to the end of the file. */
 #define CLM_FD_TO_END UINT64_MAX
@@ -728,12 +736,12 @@ int clm_count_fd(const clm_database *db, clm_scratch *scratch, int fd, uint64_t 
  * its end is CLM_E_INVALID (the detail names the range and the size). clm_scan_fd is the
  * range [0, CLM_FD_TO_END). Other errors as clm_scan_fd.
  */
-int clm_scan_fd_range(const clm_database *db, clm_scratch *scratch, int fd, uint64_t offset,
-                      uint64_t length, clm_match_cb cb, void *ctx);
+CLM_API int clm_scan_fd_range(const clm_database *db, clm_scratch *scratch, int fd,
+                              uint64_t offset, uint64_t length, clm_match_cb cb, void *ctx);
 
 /** clm_scan_fd_range counting every occurrence instead of delivering them (as clm_count). */
-int clm_count_fd_range(const clm_database *db, clm_scratch *scratch, int fd, uint64_t offset,
-                       uint64_t length, uint64_t *count);
+CLM_API int clm_count_fd_range(const clm_database *db, clm_scratch *scratch, int fd,
+                               uint64_t offset, uint64_t length, uint64_t *count);
 
 /* Incremental scanning of input that arrives in pieces. Matches that straddle pieces are
  * found; offsets are counted from the first byte written. Matches are delivered in text
@@ -748,13 +756,13 @@ typedef struct clm_stream clm_stream;
 #define CLM_STREAM_COUNT_ONLY 1u  /**< only count; callbacks are not called */
 
 /** Open a stream on scratch (one open stream per scratch at a time). */
-int clm_stream_open(const clm_database *db, clm_scratch *scratch, unsigned flags,
-                    clm_stream **out);
+CLM_API int clm_stream_open(const clm_database *db, clm_scratch *scratch, unsigned flags,
+                            clm_stream **out);
 
 /** Feed the next piece. cb may be NULL only for count-only streams. After CLM_STOPPED or an
  *  error the stream accepts no more input (close it). */
-int clm_stream_write(clm_stream *stream, const void *data, size_t len, clm_match_cb cb,
-                     void *ctx);
+CLM_API int clm_stream_write(clm_stream *stream, const void *data, size_t len, clm_match_cb cb,
+                             void *ctx);
 
 /** Deliver now every match that later input cannot change: every match starting before
  *  (bytes written so far − (longest pattern − 1)), and for approximate search with
@@ -763,11 +771,11 @@ int clm_stream_write(clm_stream *stream, const void *data, size_t len, clm_match
  *  Costs a device round trip: call it when the
  *  results are needed in hand (e.g. before printing the lines of a block), not after every
  *  small write. cb may be NULL only for count-only streams. */
-int clm_stream_flush(clm_stream *stream, clm_match_cb cb, void *ctx);
+CLM_API int clm_stream_flush(clm_stream *stream, clm_match_cb cb, void *ctx);
 
 /** Finish: deliver the remaining matches, store the total number of occurrences seen in
  *  *total (may be NULL), and free the stream. */
-int clm_stream_close(clm_stream *stream, clm_match_cb cb, void *ctx, uint64_t *total);
+CLM_API int clm_stream_close(clm_stream *stream, clm_match_cb cb, void *ctx, uint64_t *total);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Statistics                                                                                 */
@@ -800,8 +808,8 @@ typedef struct clm_stats {
 } clm_stats;
 
 /** Totals since the scratch was allocated or last reset. */
-int clm_scratch_get_stats(const clm_scratch *scratch, clm_stats *out);
-void clm_scratch_reset_stats(clm_scratch *scratch);
+CLM_API int clm_scratch_get_stats(const clm_scratch *scratch, clm_stats *out);
+CLM_API void clm_scratch_reset_stats(clm_scratch *scratch);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Run the clmatch test suite: the library tests (clmatch-tests) and the CLI tests
-# (tests/cli.sh and tests/cli_dna.sh, when present), then print ONE summary line
-# "N passed, M failed".
+# Run the clmatch test suite: the shared library's exports (tests/lib.sh), the library tests
+# (clmatch-tests) and the CLI tests (tests/cli.sh and tests/cli_dna.sh, when present), then
+# print ONE summary line "N passed, M failed".
 #
 #   sh tests/run.sh              the standard run, binaries from build/    (make test)
 #   sh tests/run.sh --full       every differential case (GPU machines)    (make test-full)
@@ -155,6 +155,14 @@ if [ -f tests/cli.sh ] && [ "$mode" != oclgrind ]; then
     { env $cli_env CLMATCH_CACHE_DIR="$(own_cache cli)" sh tests/cli.sh "$B" >"$tmp/cli.log" 2>&1
       echo $? >"$tmp/rc_cli"; } &
     cli_bg=$!
+fi
+
+# What an embedding program sees of libclmatch.so (a second; not the kernels: not oclgrind's).
+if [ -f tests/lib.sh ] && [ "$mode" != oclgrind ]; then
+    sh tests/lib.sh "$B" >"$tmp/lib.log" 2>&1
+    lib_rc=$?
+    cat "$tmp/lib.log"
+    tally "$tmp/lib.log" "$lib_rc" lib.sh
 fi
 
 tests_bin=$B/clmatch-tests
