@@ -5,7 +5,7 @@
 #   make bench      benchmark every algorithm x variant on every device (not part of tests)
 #   make bench-compare   clmatch vs grep, ripgrep, ugrep, Hyperscan, memmem (bench/README.md)
 #   make check-kernels   every kernel shape preprocessed, to diff a refactor (KERNELS_BASE=dir)
-#   make docs       the tables of docs/design.md generated from the code
+#   make docs       the tables of docs/design.md and docs/library.md generated from the code
 #   make fuzz      libFuzzer targets of the parsers (tests/fuzz/), FUZZ_SECONDS each (60)
 #   make install PREFIX=/usr/local
 
@@ -122,7 +122,7 @@ KERNELS_OUT ?= $(B)/kernels
 check-kernels: $(B)/clmatch-kernels
 	@sh tools/check-kernels.sh $(B) $(KERNELS_OUT) $(KERNELS_BASE)
 
-# The tables of docs/design.md that the code generates (tools/gen-docs.sh).
+# The tables of docs/design.md and docs/library.md that the code generates (tools/gen-docs.sh).
 docs: $(B)/clmatch-kernels
 	@sh tools/gen-docs.sh $(B)
 

@@ -356,9 +356,9 @@ static int packable(const struct clm_symbols *sym, unsigned n, int caseless, uns
  * CLMATCH_PACKED=off (or CLM_PACKED=...); off by default (slower where measured). */
 static int packing_wanted(unsigned flags)
 {
-    const char *v = getenv("CLMATCH_PACKED");
+    const char *v = clm_env(CLM_ENV_PACKED);
     if (!v || !*v)
-        v = getenv("CLM_PACKED");
+        v = clm_env(CLM_ENV_PACKED_OLD);
     if (flags & CLM_NO_PACKING)
         return 0;
     if (v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0))

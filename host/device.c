@@ -285,15 +285,15 @@ static int choose_auto(cl_platform_id *plats, cl_uint np, int *pi, int *di)
     return clm_fail(CLM_E_NO_DEVICE, "no available OpenCL device on any platform");
 }
 
-static int env_index(const char *name, int *out)
+static int env_index(enum clm_env_var var, int *out)
 {
-    const char *v = getenv(name);
+    const char *v = clm_env(var);
     if (!v || !*v)
         return 0;
     char *end;
     long x = strtol(v, &end, 10);
     if (*end || x < 0 || x > 1000000)
-        return clm_fail(CLM_E_INVALID, "%s=%s is not a device index", name, v);
+        return clm_fail(CLM_E_INVALID, "%s=%s is not a device index", clm_env_name(var), v);
     *out = (int)x;
     return 1;
 }
@@ -320,8 +320,8 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
 
     int pi = platform_index, di = device_index;
     if (pi == -1) {
-        int got_p = env_index("CLMATCH_PLATFORM", &pi);
-        int got_d = env_index("CLMATCH_DEVICE", &di);
+        int got_p = env_index(CLM_ENV_PLATFORM, &pi);
+        int got_d = env_index(CLM_ENV_DEVICE, &di);
         if (got_p < 0 || got_d < 0) {
             free(plats);
             return CLM_E_INVALID;

@@ -36,6 +36,37 @@ const char *clm_cl_error_name(cl_int err);
  * failures become CLM_E_DEVICE_MEMORY, the rest CLM_E_OPENCL. */
 int clm_fail_cl(cl_int err, const char *call);
 
+/* ---- environment (env.c) ------------------------------------------------------------ */
+
+/* Every environment variable the library reads; each has one row in env.c's table (name,
+ * what it sets, the values it takes, where it is documented), which docs/library.md shows. */
+enum clm_env_var {
+    CLM_ENV_PLATFORM,
+    CLM_ENV_DEVICE,
+    CLM_ENV_KERNEL_DIR,
+    CLM_ENV_CACHE,
+    CLM_ENV_CACHE_DIR,
+    CLM_ENV_XDG_CACHE_HOME,
+    CLM_ENV_HOME,
+    CLM_ENV_SLAB_BYTES,
+    CLM_ENV_DATA_PATH,
+    CLM_ENV_IO_THREADS,
+    CLM_ENV_PACKED,
+    CLM_ENV_PACKED_OLD, /* CLM_PACKED, CLMATCH_PACKED's older name */
+    CLM_ENV_PROFILE_DIR,
+    CLM_ENV_XDG_CONFIG_HOME,
+    CLM_ENV_PROFILE,
+    CLM_ENV_STAGING,
+    CLM_ENV_TUNE,
+    CLM_ENV_COUNT
+};
+/* The variable's value as getenv gives it: NULL when unset. */
+const char *clm_env(enum clm_env_var var);
+/* Its name, e.g. "CLMATCH_CACHE_DIR", for messages. */
+const char *clm_env_name(enum clm_env_var var);
+/* The table as markdown (docs/library.md, "Environment"). */
+void clm_env_doc(FILE *f);
+
 /* ---- small utilities (util.c) ------------------------------------------------------- */
 
 uint64_t clm_hash64(const void *data, size_t len, uint64_t seed);

@@ -152,7 +152,7 @@ void clm_build_options_doc(FILE *f)
 /* Source of one file: from CLMATCH_KERNEL_DIR when set, else built in. malloc'd. */
 static int load_source(const char *name, char **out)
 {
-    const char *dir = getenv("CLMATCH_KERNEL_DIR");
+    const char *dir = clm_env(CLM_ENV_KERNEL_DIR);
     if (dir && *dir) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -218,16 +218,16 @@ _Static_assert(sizeof(struct cache_header) == 32, "the header is hashed as bytes
 
 static int cache_dir(char *buf, size_t cap)
 {
-    const char *mode = getenv("CLMATCH_CACHE");
+    const char *mode = clm_env(CLM_ENV_CACHE);
     if (mode && strcmp(mode, "off") == 0)
         return -1;
-    const char *dir = getenv("CLMATCH_CACHE_DIR");
+    const char *dir = clm_env(CLM_ENV_CACHE_DIR);
     if (dir && *dir)
         return snprintf(buf, cap, "%s", dir) < (int)cap ? 0 : -1;
-    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *xdg = clm_env(CLM_ENV_XDG_CACHE_HOME);
     if (xdg && *xdg)
         return snprintf(buf, cap, "%s/clmatch", xdg) < (int)cap ? 0 : -1;
-    const char *home = getenv("HOME");
+    const char *home = clm_env(CLM_ENV_HOME);
     if (home && *home)
         return snprintf(buf, cap, "%s/.cache/clmatch", home) < (int)cap ? 0 : -1;
     return -1;

@@ -466,8 +466,8 @@ static size_t sanitize(const char *s, char *out, size_t cap)
  * ~/.config/clmatch/profiles; file <device name>_<driver version>.profile. */
 static void profile_path(const clm_device_info *d, char *buf, size_t cap)
 {
-    const char *dir = getenv("CLMATCH_PROFILE_DIR");
-    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    const char *dir = clm_env(CLM_ENV_PROFILE_DIR);
+    const char *xdg = clm_env(CLM_ENV_XDG_CONFIG_HOME), *home = clm_env(CLM_ENV_HOME);
     char base[600], name[200], driver[200];
     int n;
     buf[0] = '\0';
@@ -737,14 +737,14 @@ int clm_tune_init(clm_device *dev)
     profile_path(d, t->profile_path, sizeof t->profile_path);
     if (dev->model) /* a model is its built-in row: nothing of this machine's applies */
         return CLM_OK;
-    const char *off = getenv("CLMATCH_PROFILE");
+    const char *off = clm_env(CLM_ENV_PROFILE);
     int profiles_off = off && (strcmp(off, "off") == 0 || strcmp(off, "0") == 0);
     if (t->profile_path[0] && !profiles_off)
         load_profile(t, d);
 
     /* CLMATCH_STAGING, the switch staging had before it was a knob: a global stage item
      * just before CLMATCH_TUNE, whose own stage and ALGO.stage items win over it */
-    const char *staging = getenv("CLMATCH_STAGING");
+    const char *staging = clm_env(CLM_ENV_STAGING);
     if (staging && *staging) {
         memset(&l, 0, sizeof l);
         if (parse_switch(staging, strlen(staging), &l.value[CLM_KNOB_STAGE]) != 0)
@@ -755,7 +755,7 @@ int clm_tune_init(clm_device *dev)
     }
 
     /* CLMATCH_TUNE: the user asked for it, so a bad item is an error */
-    const char *env = getenv("CLMATCH_TUNE");
+    const char *env = clm_env(CLM_ENV_TUNE);
     if (env && *env) {
         memset(&l, 0, sizeof l);
         if (parse_list(env, d, &l, why, sizeof why, &bad, &bad_len) != 0)

@@ -27,27 +27,10 @@
  *  - Offsets are 0-based byte offsets from the start of the scanned input; a match covers
  *    [start, end). Every occurrence is reported, overlapping ones included, each exactly once.
  *
- * Environment variables read by the library
- *  - CLMATCH_PLATFORM, CLMATCH_DEVICE: indices used by clm_device_open(-1, -1, ...).
- *  - CLMATCH_KERNEL_DIR: directory of .cl files that replaces the kernels built into the
- *    library (for kernel development).
- *  - CLMATCH_CACHE_DIR: directory of the on-disk program cache (default
- *    $XDG_CACHE_HOME/clmatch, else ~/.cache/clmatch); CLMATCH_CACHE=off disables it.
- *  - CLMATCH_SLAB_BYTES: default slab size of new scratches (tests use small slabs).
- *  - CLMATCH_PACKED=on: CLM_DNA databases compiled meanwhile pack the text where they can
- *    (as CLM_PACKING); CLMATCH_PACKED=off (or CLM_PACKED=off): they never do (as
- *    CLM_NO_PACKING).
- *  - CLMATCH_TUNE: tuning values read by clm_device_open, e.g. "wg=128,chunk=512,dfa.chunk=1024"
- *    (see "Tuning" below); CLMATCH_PROFILE_DIR: directory of tuning profiles (default
- *    $XDG_CONFIG_HOME/clmatch/profiles, else ~/.config/clmatch/profiles); CLMATCH_PROFILE=off:
- *    profiles are not read; CLMATCH_STAGING=on|off: the tuning's stage (an alias of a
- *    CLMATCH_TUNE item stage=on|off placed before CLMATCH_TUNE's own items).
- *  - CLMATCH_DATA_PATH: auto, copy, pinned, zero-copy or svm: the data path of new scratches
- *    whose options leave it CLM_PATH_AUTO (clm_data_path); another value makes
- *    clm_scratch_alloc fail with CLM_E_INVALID.
- *  - CLMATCH_IO_THREADS: 1 .. CLM_MAX_IO_THREADS, or auto: the threads with which new
- *    scratches read files and copy slabs into staging (clm_scratch_info.io_threads); another
- *    value makes clm_scratch_alloc fail with CLM_E_INVALID.
+ * Environment variables read by the library: CLMATCH_* (the device, the program cache, the
+ * kernel sources, the tuning, DNA packing, the defaults of new scratches), and
+ * XDG_CACHE_HOME, XDG_CONFIG_HOME and HOME for where the cache and the tuning profiles live.
+ * Each one, what it takes and what a bad value does: docs/library.md, "Environment".
  */
 #ifndef CLMATCH_H
 #define CLMATCH_H

@@ -5,9 +5,10 @@
  * (tools/check-kernels.sh). Needs no OpenCL device: the databases are planned for model
  * devices (clm_device_model), which build and upload nothing.
  *
- * Usage: clmatch-kernels DIR | --options | --algorithms
+ * Usage: clmatch-kernels DIR | --options | --algorithms | --environment
  * --options and --algorithms print, as markdown tables, the build options (host/program.c)
- * and the algorithms' descriptors (host/algo.c): docs/design.md holds both.
+ * and the algorithms' descriptors (host/algo.c): docs/design.md holds both; --environment
+ * the environment variables the library reads (host/env.c), for docs/library.md.
  * Writes DIR/cases.txt (one line per case: its name, then for each engine the key of its
  * kernel, or the status and message of a refused compile) and DIR/KEY.cl per distinct kernel:
  * a first line "// options: ..." and the program source.
@@ -188,7 +189,8 @@ static void print_algorithms(void)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: clmatch-kernels DIR | --options | --algorithms\n");
+        fprintf(stderr,
+                "usage: clmatch-kernels DIR | --options | --algorithms | --environment\n");
         return 1;
     }
     if (!strcmp(argv[1], "--options")) {
@@ -197,6 +199,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--algorithms")) {
         print_algorithms();
+        return 0;
+    }
+    if (!strcmp(argv[1], "--environment")) {
+        clm_env_doc(stdout);
         return 0;
     }
     const char *dir = argv[1];
