@@ -48,23 +48,21 @@ static int unsupported_table(const clm_device *dev, const struct clm_kernel_shap
 
 /* ---- staging ----------------------------------------------------------------------------- */
 
-/* Is a switch knob on? The flag `off` (first) and the flag `on` of the compile options, else
- * the tuning's value for the algorithm (ALGO.key, else key). */
-static int switch_wanted(const clm_device *dev, clm_algorithm algo, unsigned flags,
-                         unsigned on, unsigned off, enum clm_knob knob)
+/* Is a switch knob on? The compile options' switch when set, else the tuning's value for the
+ * algorithm (ALGO.key, else key). */
+static int switch_wanted(const clm_device *dev, clm_algorithm algo, clm_switch sw,
+                         enum clm_knob knob)
 {
-    if (flags & off)
-        return 0;
-    if (flags & on)
-        return 1;
+    if (sw != CLM_AUTO)
+        return sw == CLM_ON;
     return clm_tune_get(dev, algo, knob, NULL) == CLM_TUNE_ON;
 }
 
-/* Is staging asked for? CLM_NO_STAGING, CLM_STAGING, else the tuning's stage
- * (CLMATCH_STAGING is one of its sources). */
-static int stage_wanted(const clm_device *dev, clm_algorithm algo, unsigned flags)
+/* Is staging asked for? The options' staging, else the tuning's stage (CLMATCH_STAGING is
+ * one of its sources). */
+static int stage_wanted(const clm_device *dev, clm_algorithm algo, clm_switch staging)
 {
-    return switch_wanted(dev, algo, flags, CLM_STAGING, CLM_NO_STAGING, CLM_KNOB_STAGE);
+    return switch_wanted(dev, algo, staging, CLM_KNOB_STAGE);
 }
 
 /* Has this shape a staged kernel (cl/kernels.cl STAGE), given local tables: exact item
@@ -99,17 +97,17 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     s->stage_prefix = 0;
     s->stage_groups = 0;
     s->stage_prefetch = 0;
-    if (!stage_wanted(dev, s->algorithm, o->flags) || s->table_memory != CLM_TABLE_LOCAL ||
+    if (!stage_wanted(dev, s->algorithm, o->staging) || s->table_memory != CLM_TABLE_LOCAL ||
         !stageable(dev, s))
         return;
     /* chunk open: neither the options nor a profile or CLMATCH_TUNE set it. The work-group
-     * may be halved unless the options fixed it (CLM_WG_AS_TUNING: clmatch-tune's sizes, taken
+     * may be halved unless the options fixed it (wg_as_tuning: clmatch-tune's sizes, taken
      * as its profile's will be): a profile's size, measured at m = 13 and 32, must not turn
      * staging off for a longer pattern (H200, m = 64 with a profile's wg=256: 1.43 unstaged
      * vs 1.90 TB/s staged with 128). */
     clm_tuning_source csrc = CLM_TUNING_DEFAULT;
     clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, &csrc);
-    int wg_open = !o->work_group_size || (o->flags & CLM_WG_AS_TUNING);
+    int wg_open = !o->work_group_size || o->wg_as_tuning;
     int chunk_open = !o->bytes_per_item && csrc <= CLM_TUNING_BUILTIN;
     unsigned wg = s->wg, chunk = s->chunk, prefix = clm_stage_prefix(s);
     if (chunk_open && dev->info.type != CLM_DEVICE_CPU) {
@@ -120,8 +118,7 @@ static void choose_stage(const clm_device *dev, struct clm_kernel_shape *s,
     }
     if (16 * ((s->m + 14) / 16) > chunk) /* the tail must come from the next chunk */
         return;
-    int prefetch = switch_wanted(dev, s->algorithm, o->flags, CLM_PREFETCH, CLM_NO_PREFETCH,
-                                 CLM_KNOB_PREFETCH) &&
+    int prefetch = switch_wanted(dev, s->algorithm, o->prefetch, CLM_KNOB_PREFETCH) &&
                    chunk <= 128;
     if (prefetch && wg_open && wg > CLM_PREFETCH_WG_MAX)
         wg = CLM_PREFETCH_WG_MAX;
@@ -163,10 +160,10 @@ static unsigned choose_vec(const clm_device *dev, const struct clm_kernel_shape 
  * memory (CPUs): global (caches serve it; a copy to emulated local memory only costs time),
  * unless staging is asked for a kernel that has it: it reads its tables from local memory. */
 static clm_table_memory auto_table(const clm_device *dev, const struct clm_kernel_shape *s,
-                                   unsigned flags)
+                                   clm_switch staging)
 {
     if (!dev->info.local_mem_dedicated)
-        return stage_wanted(dev, s->algorithm, flags) && stageable(dev, s) &&
+        return stage_wanted(dev, s->algorithm, staging) && stageable(dev, s) &&
                        fits(dev, s, CLM_TABLE_LOCAL)
                    ? CLM_TABLE_LOCAL
                    : CLM_TABLE_GLOBAL;
@@ -219,7 +216,7 @@ static int dfa_fits_fast(const clm_device *dev, const struct clm_plan *plan)
 }
 
 static clm_algorithm auto_algorithm(const clm_device *dev, const struct clm_plan *plan,
-                                    unsigned k, unsigned flags, char *why, size_t why_cap)
+                                    unsigned k, clm_switch staging, char *why, size_t why_cap)
 {
     size_t m = plan->longest;
     if (!plan->literal || k > 0) {
@@ -238,7 +235,7 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct clm_plan
      * with its shift as a multiply (cl/bitap.cl STAGE_DOUBLE), 1.03-1.04x at m = 24 and 32
      * (2.75-2.77 vs 2.65-2.68); past 32 the DFA's prefix walk leads (m = 64: 2.63-2.66 vs
      * 2.57-2.59; bench/experiments "Staging, sixth round"). */
-    if (stage_wanted(dev, CLM_ALGO_BITAP, flags) && dev->little_endian &&
+    if (stage_wanted(dev, CLM_ALGO_BITAP, staging) && dev->little_endian &&
         dev->info.local_mem_dedicated && m <= 32) {
         snprintf(why, why_cap, "auto: exact, m=%zu <= 32 with staging in local memory: bitap",
                  m);
@@ -277,7 +274,7 @@ static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
                  (o->flags & CLM_DEGENERATE_TEXT) ? "CLM_DEGENERATE_TEXT"
                                                   : "a degenerate IUPAC code");
     } else
-        db->algorithm = auto_algorithm(db->dev, plan, db->k, o->flags, db->choice,
+        db->algorithm = auto_algorithm(db->dev, plan, db->k, o->staging, db->choice,
                                        sizeof db->choice);
     db->variant = o->variant == CLM_VARIANT_AUTO ? CLM_VARIANT_ITEM : o->variant;
 }
@@ -352,20 +349,21 @@ static int packable(const struct clm_symbols *sym, unsigned n, int caseless, uns
     return caseless ? in_both : in_upper || in_lower;
 }
 
-/* Packing is asked for by CLM_PACKING or CLMATCH_PACKED=on, refused by CLM_NO_PACKING or
- * CLMATCH_PACKED=off (or CLM_PACKED=...); off by default (slower where measured). */
-static int packing_wanted(unsigned flags)
+/* Packing, first rule that applies: the options' CLM_OFF refuses it, CLMATCH_PACKED=off (or
+ * CLM_PACKED=...) refuses it, CLMATCH_PACKED=on asks for it, the options' CLM_ON asks for it;
+ * else off (slower where measured). */
+static int packing_wanted(clm_switch packing)
 {
     const char *v = clm_env(CLM_ENV_PACKED);
     if (!v || !*v)
         v = clm_env(CLM_ENV_PACKED_OLD);
-    if (flags & CLM_NO_PACKING)
+    if (packing == CLM_OFF)
         return 0;
     if (v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0))
         return 0;
     if (v && (strcmp(v, "on") == 0 || strcmp(v, "1") == 0))
         return 1;
-    return (flags & CLM_PACKING) != 0;
+    return packing == CLM_ON;
 }
 
 /* One pass over both strands: the symbols of pattern f, empty sets up to the next word, then
@@ -396,7 +394,7 @@ static void choose_strands(clm_database *db, const struct clm_plan *plan)
     db->slots = db->one_pass ? db->caller_count : plan->n_sym;
     unsigned pack_case = 0;
     /* the kernels that read through FOR_EACH_BYTE; unpacking assumes little-endian loads */
-    db->packed = dna && db->dev->little_endian && packing_wanted(db->flags) &&
+    db->packed = dna && db->dev->little_endian && packing_wanted(plan->o->packing) &&
                  clm_algo_can(db->algorithm, db->variant, CLM_CAP_PACKED) &&
                  packable(plan->sym, plan->n_sym, (db->flags & CLM_CASELESS) != 0, &pack_case);
     db->pack_case = pack_case;
@@ -451,7 +449,7 @@ static int shape_engine(clm_database *db, struct clm_plan *plan, unsigned e, uns
     shape_tables(s, dev, &f, wg, o->bytes_per_item);
     s->table_memory = o->table_memory;
     if (s->table_memory == CLM_TABLE_AUTO)
-        s->table_memory = auto_table(dev, s, o->flags);
+        s->table_memory = auto_table(dev, s, o->staging);
     else if (!fits(dev, s, s->table_memory))
         return unsupported_table(dev, s, s->table_memory, en->first % db->caller_count);
     choose_stage(dev, s, o);

@@ -86,13 +86,19 @@ void clm_compile_options_init(clm_compile_options *opts)
 static int check_options(const clm_device *dev, const clm_compile_options *o)
 {
     const unsigned known_flags = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY | CLM_DNA |
-                                 CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING |
-                                 CLM_PACKING | CLM_STAGING | CLM_NO_STAGING | CLM_PREFETCH |
-                                 CLM_NO_PREFETCH | CLM_WG_AS_TUNING;
+                                 CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS;
     if ((unsigned)o->algorithm >= CLM_ALGO_COUNT || (unsigned)o->table_memory > CLM_TABLE_CONSTANT ||
-        (unsigned)o->variant > CLM_VARIANT_SUBGROUP || (o->flags & ~known_flags))
+        (unsigned)o->variant > CLM_VARIANT_SUBGROUP)
+        return clm_fail(CLM_E_INVALID, "clm_compile: bad algorithm, table memory or variant");
+    if (o->flags & ~known_flags) /* 64 .. 4096 were the switches below before they were fields */
         return clm_fail(CLM_E_INVALID,
-                        "clm_compile: bad algorithm, table memory, variant or flags");
+                        "clm_compile: unknown flags 0x%x (staging, prefetch, packing and "
+                        "wg_as_tuning are fields of clm_compile_options)",
+                        o->flags & ~known_flags);
+    if ((unsigned)o->staging > CLM_OFF || (unsigned)o->prefetch > CLM_OFF ||
+        (unsigned)o->packing > CLM_OFF || (unsigned)o->wg_as_tuning > 1)
+        return clm_fail(CLM_E_INVALID, "clm_compile: staging, prefetch and packing take "
+                                       "CLM_AUTO, CLM_ON or CLM_OFF, wg_as_tuning 0 or 1");
     if (o->work_group_size && o->work_group_size > dev->info.max_work_group_size)
         return clm_fail(CLM_E_INVALID, "work-group size %u exceeds the device maximum %zu",
                         o->work_group_size, dev->info.max_work_group_size);
@@ -114,10 +120,9 @@ static int check_options(const clm_device *dev, const clm_compile_options *o)
         return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DNA and CLM_CLASSES exclude each other "
                                        "(DNA patterns are IUPAC codes: R, Y, N, ... are the "
                                        "classes)");
-    if (!dna && (o->flags & (CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_NO_PACKING |
-                             CLM_PACKING)))
-        return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DEGENERATE_TEXT, CLM_BOTH_STRANDS, "
-                                       "CLM_PACKING and CLM_NO_PACKING need CLM_DNA");
+    if (!dna && ((o->flags & (CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS)) || o->packing))
+        return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DEGENERATE_TEXT, CLM_BOTH_STRANDS and "
+                                       "packing other than CLM_AUTO need CLM_DNA");
     if (o->max_errors > CLM_MAX_ERRORS)
         return clm_fail(CLM_E_INVALID, "%u errors requested; at most %u are supported",
                         o->max_errors, CLM_MAX_ERRORS);

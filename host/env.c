@@ -59,8 +59,8 @@ static const struct clm_env_row {
                             "Files, above"},
     [CLM_ENV_PACKED] = {"CLMATCH_PACKED",
                         "2-bit packing of the text of `CLM_DNA` databases compiled meanwhile: "
-                        "`on` packs where it can unless the options refuse it "
-                        "(`CLM_NO_PACKING`), `off` never packs, whatever the options ask",
+                        "`on` packs where it can unless `clm_compile_options.packing` is "
+                        "`CLM_OFF`; `off` never packs, whatever the options ask",
                         "`on` or `1`, `off` or `0`; another value: as unset",
                         "[dna.md](dna.md)"},
     [CLM_ENV_PACKED_OLD] = {"CLM_PACKED", "the older name of `CLMATCH_PACKED`, read when that "

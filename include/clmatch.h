@@ -181,7 +181,7 @@ CLM_API void clm_device_close(clm_device *dev);
 
 /*
  * The kernel shape a database gets when clm_compile_options leaves it open (work_group_size,
- * bytes_per_item, vector_width 0, no CLM_STAGING / CLM_NO_STAGING flag) and the default slab
+ * bytes_per_item, vector_width 0, staging and prefetch CLM_AUTO) and the default slab
  * of new scratches are the device's tuning, resolved by clm_device_open from these sources,
  * each overriding the one before:
  *   1. generic defaults (wg=16, chunk=4096, slab=64M, stage=off, vec=16, groups=8,
@@ -202,9 +202,8 @@ CLM_API void clm_device_close(clm_device *dev);
  *      item (a bad value: CLM_E_INVALID);
  *   5. CLMATCH_TUNE, e.g. "wg=128,chunk=512,dfa.chunk=1024,bitap.stage=on". A bad item makes
  *      clm_device_open fail with CLM_E_INVALID, naming it.
- * clm_compile_options.work_group_size, bytes_per_item, vector_width, groups_per_unit and the
- * flags CLM_STAGING, CLM_NO_STAGING, CLM_PREFETCH and CLM_NO_PREFETCH, when set, win over
- * all of them; clm_scratch_options.slab_bytes and
+ * clm_compile_options.work_group_size, bytes_per_item, vector_width, groups_per_unit,
+ * staging and prefetch, when set, win over all of them; clm_scratch_options.slab_bytes and
  * CLMATCH_SLAB_BYTES win over the slab.
  *
  * Keys (CLMATCH_TUNE items and profile lines "key = value"; numbers may end in K, M or G):
@@ -394,46 +393,23 @@ typedef enum {
  *  Its matches carry the pattern's id and strand -1. A pattern equal to its own reverse
  *  complement (GAATTC) matches on both strands: two matches. */
 #define CLM_BOTH_STRANDS 32u
-/** With CLM_DNA: never pack the text (clm_database_info.packed is 0), to compare the byte
- *  path with the packed one; CLMATCH_PACKED=off in the environment does the same for every
- *  database. */
-#define CLM_NO_PACKING 64u
-/** With CLM_DNA: pack the text to 2 bits per base (plus a validity bit) on the device where
- *  every pattern symbol allows it (clm_database_info.packed), dfa and bitap item only. Off by
- *  default because it measured slower: the search kernels are bound by instructions, not by
- *  memory, and unpacking adds work (H200: 124 vs 300 GB/s of kernel time, PoCL: 0.94 vs
- *  3.2 GB/s, both strands, m = 13, 1 GB genome). CLM_NO_PACKING wins over it. */
-#define CLM_PACKING 128u
-/** Stage the text through local memory where the kernel can (exact dfa and one-word bitap,
- *  tables in local memory: clm_database_info.staged), whatever the tuning's stage says; on
- *  a device without on-chip local memory the automatic tables of those two go local for it
- *  (as with the tuning's stage=on). */
-#define CLM_STAGING 256u
-/** Never stage the text (clm_database_info.staged is 0), whatever the tuning's stage says;
- *  wins over CLM_STAGING. */
-#define CLM_NO_STAGING 512u
-/** Staged kernels load their group's next region into registers while they walk this one
- *  (clm_database_info.prefetch), whatever the tuning's prefetch says, where a work-item's
- *  chunk is at most 128 bytes. A prefetching kernel's work-group size, unless the options
- *  set it, is at most CLM_PREFETCH_WG_MAX (the tuning's size included). */
-#define CLM_PREFETCH 1024u
-/** The largest work-group of a prefetching staged kernel whose size the options leave open
- *  (the registers each work-item holds: on the H200 bitap ran 2.81 vs 2.73-2.75 TB/s with
- *  256). */
+/** The largest work-group of a prefetching staged kernel (clm_compile_options.prefetch) whose
+ *  size the options leave open: the registers each work-item holds limit it. */
 #define CLM_PREFETCH_WG_MAX 128u
-/** Staged kernels never prefetch, whatever the tuning's prefetch says; wins over
- *  CLM_PREFETCH. */
-#define CLM_NO_PREFETCH 2048u
-/** The options' work_group_size is taken as a tuning value would be: where it is too large
- *  for a staged kernel's region it is halved, and where the kernel prefetches it is capped at
- *  CLM_PREFETCH_WG_MAX (without the flag a size the options set is kept, or the kernel does
- *  not stage). For clmatch-tune, which times the shapes its profile will give. */
-#define CLM_WG_AS_TUNING 4096u
+
+/** A performance switch of clm_compile_options: left to the library, or forced. */
+typedef enum {
+    CLM_AUTO = 0, /**< the device's tuning decides (for packing: the environment) */
+    CLM_ON = 1,   /**< on where it applies */
+    CLM_OFF = 2   /**< off */
+} clm_switch;
 
 typedef struct clm_compile_options {
     clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */
     clm_table_memory table_memory; /**< default CLM_TABLE_AUTO */
-    unsigned flags;                /**< CLM_CASELESS */
+    unsigned flags;                /**< what is searched for: CLM_CASELESS, CLM_CLASSES,
+                                        CLM_MISMATCHES_ONLY, CLM_DNA, CLM_DEGENERATE_TEXT,
+                                        CLM_BOTH_STRANDS; another bit is CLM_E_INVALID */
     unsigned work_group_size;      /**< 0: the device's tuning (clm_device_get_tuning) */
     unsigned bytes_per_item;       /**< bytes of text each work-item owns; 0: the device's
                                         tuning. Rounded up to a multiple of 16. */
@@ -445,6 +421,33 @@ typedef struct clm_compile_options {
                                         16; 0: the device's tuning (key vec) */
     unsigned groups_per_unit;      /**< staged kernels: work-groups per compute unit (1 to
                                         1024); 0: the device's tuning (key groups) */
+    clm_switch staging;            /**< stage the text through local memory where the kernel
+                                        can (exact dfa and one-word bitap with tables in
+                                        local memory: clm_database_info.staged); CLM_ON on a
+                                        device without on-chip local memory also puts those
+                                        two's automatic tables in local memory (as the
+                                        tuning's stage=on). CLM_AUTO: the tuning's stage */
+    clm_switch prefetch;           /**< staged kernels load their group's next region into
+                                        registers while they walk this one, where a
+                                        work-item's chunk is at most 128 bytes
+                                        (clm_database_info.prefetch); their work-group is
+                                        then at most CLM_PREFETCH_WG_MAX unless
+                                        work_group_size sets it. CLM_AUTO: the tuning's
+                                        prefetch */
+    clm_switch packing;            /**< CLM_DNA only (else CLM_E_INVALID): pack the text to 2
+                                        bits per base (plus a validity bit) on the device
+                                        where every pattern symbol allows it, dfa and bitap
+                                        item only (clm_database_info.packed); the results
+                                        are the same. CLM_AUTO: off (docs/dna.md says why),
+                                        unless CLMATCH_PACKED=on; CLMATCH_PACKED=off wins
+                                        over CLM_ON, CLM_OFF over both */
+    int wg_as_tuning;              /**< 1: work_group_size is taken as a tuning value would
+                                        be: halved where too large for a staged kernel's
+                                        region, capped at CLM_PREFETCH_WG_MAX where the
+                                        kernel prefetches (0: a size the options set is
+                                        kept, or the kernel does not stage). For
+                                        clmatch-tune, which times the shapes its profile
+                                        will give */
 } clm_compile_options;
 
 /** Fill *opts with the defaults. Always call before setting fields (fields may be added). */
@@ -508,8 +511,8 @@ typedef struct clm_database_info {
     int staged;                    /**< 1: the first pattern's kernel stages whole
                                         work-group regions of text in local memory
                                         (exact dfa and bitap up to 64 symbols with tables
-                                        in local memory, as the tuning's stage or the flags
-                                        CLM_STAGING / CLM_NO_STAGING ask) */
+                                        in local memory, as the tuning's stage or
+                                        clm_compile_options.staging ask) */
     unsigned vector_width;         /**< bytes per load of the first pattern's unstaged range
                                         reads (4, 8, 16); 0 where its kernel reads single
                                         bytes (naive, bmh, witness, bitap reduce, packed

@@ -212,10 +212,10 @@ void t_compile_options(clm_compile_options *o, const t_patset *ps, clm_algorithm
     o->flags = flags | (ps->caseless ? CLM_CASELESS : 0u);
     /* Local tables stage where the kernel can, as on the GPUs (their built-in stage=on), so
      * the CPU test device runs the staged kernels too; CLMATCH_STAGING=off runs the suite
-     * without them. A caller's own CLM_STAGING / CLM_NO_STAGING stays. */
-    if (mem == CLM_TABLE_LOCAL && !(flags & (CLM_STAGING | CLM_NO_STAGING))
+     * without them. A caller may set o->staging afterwards. */
+    if (mem == CLM_TABLE_LOCAL
         && !(staging && (!strcmp(staging, "off") || !strcmp(staging, "0"))))
-        o->flags |= CLM_STAGING;
+        o->staging = CLM_ON;
     o->work_group_size = wgs;
     o->bytes_per_item = bpi;
     o->variant = variant;

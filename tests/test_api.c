@@ -178,6 +178,8 @@ static void test_compile_args(const void *arg)
     clm_compile_options_init(&o);
     EXPECT(o.algorithm == CLM_ALGO_AUTO && o.table_memory == CLM_TABLE_AUTO && o.flags == 0
            && o.work_group_size == 0 && o.bytes_per_item == 0 && o.vector_width == 0);
+    EXPECT(o.staging == CLM_AUTO && o.prefetch == CLM_AUTO && o.packing == CLM_AUTO
+           && o.wg_as_tuning == 0);
 
     EXPECT_RC(clm_compile(NULL, pats, lens, NULL, 2, NULL, &db), CLM_E_INVALID);
     EXPECT_RC(clm_compile(t_dev, NULL, lens, NULL, 2, NULL, &db), CLM_E_INVALID);
@@ -198,6 +200,25 @@ static void test_compile_args(const void *arg)
     clm_compile_options_init(&o);
     o.table_memory = (clm_table_memory)99;
     EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
+    /* the performance switches are fields: their old flag bits (64 .. 4096) are unknown flags,
+     * named as such; a switch takes CLM_AUTO, CLM_ON or CLM_OFF; packing needs CLM_DNA */
+    clm_compile_options_init(&o);
+    o.flags = 256;
+    if (EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID))
+        EXPECT(strstr(clm_last_error(), "staging") != NULL);
+    clm_compile_options_init(&o);
+    o.staging = (clm_switch)3;
+    EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
+    clm_compile_options_init(&o);
+    o.wg_as_tuning = 2;
+    EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
+    clm_compile_options_init(&o);
+    o.packing = CLM_OFF;
+    EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
+    o.flags = CLM_DNA; /* "abc" and "b": IUPAC codes */
+    if (EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_OK))
+        clm_database_free(db);
+    db = NULL;
     free(big);
 }
 

@@ -69,7 +69,8 @@ static void test_kernel_args(const void *arg)
     const char *pat = "GATTACA";
     clm_compile_options o;
     clm_compile_options_init(&o);
-    o.flags = CLM_DNA | CLM_PACKING;
+    o.flags = CLM_DNA;
+    o.packing = CLM_ON;
     o.algorithm = CLM_ALGO_DFA;
     clm_database *db = NULL;
     REQUIRE_RC(clm_compile(t_dev, &pat, NULL, NULL, 1, &o, &db), CLM_OK);

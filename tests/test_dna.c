@@ -254,6 +254,7 @@ typedef struct {
     clm_database *db;
     clm_scratch *s;
     clm_database_info info;
+    clm_switch packing;
     char desc[400];
     t_matches got, want;
 } dcase;
@@ -277,7 +278,7 @@ static void describe(dcase *c)
     snprintf(c->desc, sizeof c->desc,
              "algo=%s variant=%s bpi=%u flags=%s%s%s%s%s k=%u%s%s seed=%llu",
              clm_algorithm_name(c->algo), clm_variant_name(c->variant), c->bpi,
-             c->d.flags & CLM_NO_PACKING ? "no-packing," : "",
+             c->packing == CLM_OFF ? "no-packing," : "",
              c->d.flags & CLM_CASELESS ? "caseless," : "",
              c->d.flags & CLM_DEGENERATE_TEXT ? "degenerate-text," : "",
              c->d.flags & CLM_BOTH_STRANDS ? "both-strands," : "",
@@ -309,6 +310,7 @@ static int dcase_open(dcase *c)
     o.algorithm = c->algo;
     o.variant = c->variant;
     o.flags = c->d.flags | CLM_DNA;
+    o.packing = c->packing;
     o.max_errors = c->d.k;
     o.bytes_per_item = c->bpi;
     int rc = clm_compile(t_dev, (const char *const *)c->d.pats, c->d.lens, c->d.ids, c->d.count,
@@ -498,16 +500,24 @@ static int scan_all(clm_database *db, const char *text, t_matches *got, uint64_t
     return rc;
 }
 
-static int compile1(const char *pat, unsigned flags, clm_algorithm algo, unsigned k,
-                    clm_database **db)
+/* compile1 with the options' packing switch too */
+static int compile1_packing(const char *pat, unsigned flags, clm_switch packing,
+                            clm_algorithm algo, unsigned k, clm_database **db)
 {
     clm_compile_options o;
     clm_compile_options_init(&o);
     o.flags = flags;
+    o.packing = packing;
     o.algorithm = algo;
     o.max_errors = k;
     const char *pats[1] = {pat};
     return clm_compile(t_dev, pats, NULL, NULL, 1, &o, db);
+}
+
+static int compile1(const char *pat, unsigned flags, clm_algorithm algo, unsigned k,
+                    clm_database **db)
+{
+    return compile1_packing(pat, flags, CLM_AUTO, algo, k, db);
 }
 
 /* Both strands in one bitap pass with patterns of 65..256 bases: the two strands' masks
@@ -793,7 +803,7 @@ typedef struct {
     unsigned flags, k, bpi;
 } pack_arg;
 
-/* The packed path (dfa, bitap item) and the byte path (CLM_NO_PACKING) against the
+/* The packed path (dfa, bitap item) and the byte path (packing CLM_OFF) against the
  * reference: every text length 0..200 (ranges ending inside a 4- and a 64-base group),
  * item ranges of 16 and 48 bytes (starting off the 64-base grid, and LEAD bytes before them
  * with edit distance), odd slabs, lowercase and N runs. */
@@ -820,7 +830,8 @@ static void test_packed(const void *arg)
         c[v].d.pats = pats;
         c[v].d.lens = plens;
         c[v].d.count = 2;
-        c[v].d.flags = a->flags | (v ? CLM_NO_PACKING : CLM_PACKING);
+        c[v].d.flags = a->flags;
+        c[v].packing = v ? CLM_OFF : CLM_ON;
         c[v].d.k = a->k;
         c[v].algo = a->algo;
         c[v].bpi = a->bpi;
@@ -874,40 +885,45 @@ static const pack_arg pack_args[] = {
 };
 
 /* Which databases pack: DNA sets of bases of one case (any case with CLM_CASELESS), dfa or
- * bitap item, not CLM_NO_PACKING. */
+ * bitap item, not packing CLM_OFF. */
 static void test_packed_info(const void *arg)
 {
     static const struct {
         const char *pat;
         unsigned flags;
+        clm_switch packing; /* CLM_AUTO: CLM_ON for CLM_DNA (which can pack?) */
         clm_algorithm algo;
         unsigned k;
         int packed;
     } cases[] = {
-        {"ACGTTGCA", CLM_DNA, CLM_ALGO_DFA, 0, 1},
-        {"acgtugca", CLM_DNA, CLM_ALGO_DFA, 0, 1},
-        {"ACGTugca", CLM_DNA, CLM_ALGO_DFA, 0, 0},                 /* both cases, not caseless */
-        {"ACGTugca", CLM_DNA | CLM_CASELESS, CLM_ALGO_DFA, 0, 1},
-        {"ACGTTGCA", CLM_DNA | CLM_BOTH_STRANDS, CLM_ALGO_BITAP, 0, 1},
-        {"ACGTTGCA", CLM_DNA | CLM_MISMATCHES_ONLY, CLM_ALGO_AUTO, 2, 1},
-        {"ACGTTGCA", CLM_DNA, CLM_ALGO_AUTO, 1, 1},
-        {"ACGTTGCA", CLM_DNA | CLM_NO_PACKING, CLM_ALGO_DFA, 0, 0},
-        {"ACGTTGCA", CLM_DNA, CLM_ALGO_KMP, 0, 0},
-        {"ACGTTGCA", CLM_DNA, CLM_ALGO_NAIVE, 0, 0},
-        {"ACGTTGCA", CLM_DNA, CLM_ALGO_BMH, 0, 0},
-        {"ACGTTGCA", CLM_DNA, CLM_ALGO_WITNESS, 0, 0},
-        {"ACGTNGCA", CLM_DNA, CLM_ALGO_BITAP, 0, 1},               /* N, R: sets of bases */
-        {"ACGTRGca", CLM_DNA | CLM_CASELESS, CLM_ALGO_AUTO, 0, 1},
-        {"ACGTTGCA", CLM_DNA | CLM_DEGENERATE_TEXT, CLM_ALGO_BITAP, 0, 0},
-        {"ACGTTGCA", 0, CLM_ALGO_DFA, 0, 0},
+        {"ACGTTGCA", CLM_DNA, CLM_AUTO, CLM_ALGO_DFA, 0, 1},
+        {"acgtugca", CLM_DNA, CLM_AUTO, CLM_ALGO_DFA, 0, 1},
+        {"ACGTugca", CLM_DNA, CLM_AUTO, CLM_ALGO_DFA, 0, 0},           /* both cases, not caseless */
+        {"ACGTugca", CLM_DNA | CLM_CASELESS, CLM_AUTO, CLM_ALGO_DFA, 0, 1},
+        {"ACGTTGCA", CLM_DNA | CLM_BOTH_STRANDS, CLM_AUTO, CLM_ALGO_BITAP, 0, 1},
+        {"ACGTTGCA", CLM_DNA | CLM_MISMATCHES_ONLY, CLM_AUTO, CLM_ALGO_AUTO, 2, 1},
+        {"ACGTTGCA", CLM_DNA, CLM_AUTO, CLM_ALGO_AUTO, 1, 1},
+        {"ACGTTGCA", CLM_DNA, CLM_OFF, CLM_ALGO_DFA, 0, 0},
+        {"ACGTTGCA", CLM_DNA, CLM_AUTO, CLM_ALGO_KMP, 0, 0},
+        {"ACGTTGCA", CLM_DNA, CLM_AUTO, CLM_ALGO_NAIVE, 0, 0},
+        {"ACGTTGCA", CLM_DNA, CLM_AUTO, CLM_ALGO_BMH, 0, 0},
+        {"ACGTTGCA", CLM_DNA, CLM_AUTO, CLM_ALGO_WITNESS, 0, 0},
+        {"ACGTNGCA", CLM_DNA, CLM_AUTO, CLM_ALGO_BITAP, 0, 1},         /* N, R: sets of bases */
+        {"ACGTRGca", CLM_DNA | CLM_CASELESS, CLM_AUTO, CLM_ALGO_AUTO, 0, 1},
+        {"ACGTTGCA", CLM_DNA | CLM_DEGENERATE_TEXT, CLM_AUTO, CLM_ALGO_BITAP, 0, 0},
+        {"ACGTTGCA", 0, CLM_AUTO, CLM_ALGO_DFA, 0, 0},
     };
     (void)arg;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         clm_database *db = NULL;
         clm_database_info info;
-        /* packing is asked for (CLM_PACKING): which ones can */
-        unsigned flags = cases[i].flags | (cases[i].flags & CLM_DNA ? CLM_PACKING : 0u);
-        if (!EXPECT_RC(compile1(cases[i].pat, flags, cases[i].algo, cases[i].k, &db), CLM_OK))
+        /* packing is asked for: which ones can */
+        clm_switch packing = cases[i].packing != CLM_AUTO ? cases[i].packing
+                             : cases[i].flags & CLM_DNA   ? CLM_ON
+                                                          : CLM_AUTO;
+        if (!EXPECT_RC(compile1_packing(cases[i].pat, cases[i].flags, packing, cases[i].algo,
+                                        cases[i].k, &db),
+                       CLM_OK))
             continue;
         clm_database_get_info(db, &info);
         if (!EXPECT(info.packed == cases[i].packed))
@@ -932,7 +948,8 @@ static void test_packed_info(const void *arg)
         clm_compile_options o;
         const char *pats[1] = {"ACGTTGCA"};
         clm_compile_options_init(&o);
-        o.flags = CLM_DNA | CLM_PACKING;
+        o.flags = CLM_DNA;
+        o.packing = CLM_ON;
         o.algorithm = CLM_ALGO_BITAP;
         o.variant = CLM_VARIANT_REDUCE;
         if (EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, &o, &db), CLM_OK)) {
@@ -956,8 +973,8 @@ static int child_packed_off(const char *arg)
     (void)arg;
     if (!EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)) return 1;
     t_matches_init(&got);
-    if (EXPECT_RC(compile1("GAATTC", CLM_DNA | CLM_BOTH_STRANDS | CLM_PACKING, CLM_ALGO_DFA, 0,
-                           &db),
+    if (EXPECT_RC(compile1_packing("GAATTC", CLM_DNA | CLM_BOTH_STRANDS, CLM_ON, CLM_ALGO_DFA,
+                                   0, &db),
                   CLM_OK)) {
         clm_database_get_info(db, &info);
         EXPECT(info.packed == 0);

@@ -18,7 +18,8 @@
 typedef struct {
     t_fset fs;
     clm_algorithm algo;
-    unsigned extra_flags; /* compile flags the reference does not take (CLM_DNA, packing) */
+    unsigned extra_flags; /* compile flags the reference does not take (CLM_DNA) */
+    clm_switch packing;
     clm_database *db;
     clm_scratch *s;
     t_matches got, want;
@@ -48,6 +49,7 @@ static int pcase_compile(pcase *c, const char *what)
     clm_compile_options_init(&o);
     o.algorithm = c->algo;
     o.flags = c->fs.flags | c->extra_flags;
+    o.packing = c->packing;
     o.max_errors = c->fs.k;
     int rc = clm_compile(t_dev, (const char *const *)c->fs.pats, c->fs.lens, NULL, c->fs.count,
                          &o, &c->db);
@@ -266,7 +268,7 @@ static void test_path(const void *arg)
     pcase_init(&c);
     snprintf(c.tmp, sizeof c.tmp, "%s/text", dir);
 
-    /* packed DNA (CLM_PACKING: clm_pack reads the slab): an upper-case pattern matches the
+    /* packed DNA (packing on: clm_pack reads the slab): an upper-case pattern matches the
      * same bytes as the plain reference; a few lower-case bases and Ns match nothing */
     if (!t_failures()) {
         clm_database_info info;
@@ -276,7 +278,8 @@ static void test_path(const void *arg)
         c.fs.lens = lens;
         c.fs.count = 1;
         c.algo = CLM_ALGO_DFA;
-        c.extra_flags = CLM_DNA | CLM_PACKING;
+        c.extra_flags = CLM_DNA;
+        c.packing = CLM_ON;
         if (pcase_compile(&c, "packed") && EXPECT_RC(clm_database_get_info(c.db, &info), CLM_OK)
             && EXPECT(info.packed == 1) && pcase_scratch(&c, path, 4099, 0) > 0)
             pcase_check(&c, text, n, "packed DNA");
@@ -676,7 +679,8 @@ static void test_grow(const void *arg)
         c.fs.lens = lens;
         c.fs.count = packed ? 1 : 2;
         c.algo = packed ? CLM_ALGO_DFA : CLM_ALGO_AUTO;
-        c.extra_flags = packed ? CLM_DNA | CLM_PACKING : 0;
+        c.extra_flags = packed ? CLM_DNA : 0;
+        c.packing = packed ? CLM_ON : CLM_AUTO;
         if (!pcase_compile(&c, packed ? "grow, packed" : "grow")) break;
         for (size_t pi = 0; pi < sizeof paths / sizeof paths[0] && !t_failures(); pi++) {
             clm_scratch_options so;

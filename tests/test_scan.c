@@ -483,14 +483,15 @@ typedef struct {
     unsigned flags;
     unsigned max_errors;
     size_t long_len; /* > 0: one pattern of this many bytes instead of pats */
+    clm_switch packing;
 } budget_db;
 
 static const budget_db budget_dbs[] = {
-    {"exact", {"needle"}, 1, 0, 0, 0},
-    {"long", {NULL}, 1, 0, 0, 3000},
-    {"three", {"GATTACA", "ACGT", "TTTTTTTTTTTT"}, 3, 0, 0, 0},
-    {"approximate", {"GATTACAGATTACA"}, 1, 0, 2, 0},
-    {"dna-packed", {"ACGTTGCAACGT"}, 1, CLM_DNA | CLM_PACKING | CLM_BOTH_STRANDS, 0, 0},
+    {"exact", {"needle"}, 1, 0, 0, 0, CLM_AUTO},
+    {"long", {NULL}, 1, 0, 0, 3000, CLM_AUTO},
+    {"three", {"GATTACA", "ACGT", "TTTTTTTTTTTT"}, 3, 0, 0, 0, CLM_AUTO},
+    {"approximate", {"GATTACAGATTACA"}, 1, 0, 2, 0, CLM_AUTO},
+    {"dna-packed", {"ACGTTGCAACGT"}, 1, CLM_DNA | CLM_BOTH_STRANDS, 0, 0, CLM_ON},
 };
 
 /* The N a too-small budget's detail names ("at least N bytes"); 0 when it names none. */
@@ -565,17 +566,19 @@ static void test_min_memory(const void *arg)
         t_patset ps = {pp, lens, NULL, b->count, 0};
         clm_database *db = NULL;
         clm_database_info dinfo;
+        clm_compile_options o;
         for (i = 0; i < b->count; i++) {
             pp[i] = longp ? longp : (const unsigned char *)b->pats[i];
             lens[i] = longp ? b->long_len : strlen(b->pats[i]);
         }
-        if (!EXPECT_RC(t_compile_ex(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, b->flags, 0, 0,
-                                    CLM_VARIANT_AUTO, b->max_errors, &db),
-                       CLM_OK)) {
+        t_compile_options(&o, &ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, b->flags, 0, 0,
+                          CLM_VARIANT_AUTO, b->max_errors);
+        o.packing = b->packing;
+        if (!EXPECT_RC(t_compile_with(&ps, &o, &db), CLM_OK)) {
             free(longp);
             continue;
         }
-        if ((b->flags & CLM_PACKING) && EXPECT_RC(clm_database_get_info(db, &dinfo), CLM_OK)
+        if (b->packing == CLM_ON && EXPECT_RC(clm_database_get_info(db, &dinfo), CLM_OK)
             && !dinfo.packed)
             t_note("%s: the database is not packed on this device", b->name);
         for (p = 0; p < sizeof paths / sizeof paths[0]; p++) {

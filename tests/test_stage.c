@@ -175,7 +175,7 @@ static void test_stage_queue(const void *arg)
 {
     const clm_algorithm algo = *(const clm_algorithm *)arg;
     static const size_t qlengths[] = {17, 64};
-    static const unsigned prefetch_flags[] = {CLM_PREFETCH, CLM_NO_PREFETCH};
+    static const clm_switch prefetch[] = {CLM_ON, CLM_OFF};
     const unsigned wg = 16, bpi = 128;
     const size_t group = (size_t)wg * bpi;
     size_t units = t_devinfo.compute_units ? t_devinfo.compute_units : 1;
@@ -202,8 +202,9 @@ static void test_stage_queue(const void *arg)
             clm_database_info info;
             char desc[160];
             int rc;
-            t_compile_options(&o, &ps, algo, CLM_TABLE_LOCAL, CLM_STAGING | prefetch_flags[pi],
-                              wg, bpi, CLM_VARIANT_AUTO, 0);
+            t_compile_options(&o, &ps, algo, CLM_TABLE_LOCAL, 0, wg, bpi, CLM_VARIANT_AUTO, 0);
+            o.staging = CLM_ON;
+            o.prefetch = prefetch[pi];
             o.groups_per_unit = 1;
             snprintf(desc, sizeof desc, "stage queue %s m=%zu %s, %zu regions on %zu units",
                      clm_algorithm_name(algo), m, pi ? "no prefetch" : "prefetch", regions,
@@ -233,18 +234,25 @@ static void test_stage_queue(const void *arg)
     t_matches_free(&want);
 }
 
-/* The shape a staged bitap kernel of 128-byte chunks gets with work-group size wg and flags;
- * 0 when it could not be compiled (a failure is recorded). */
-static int staged_shape(const t_patset *ps, unsigned flags, unsigned wg, clm_database_info *info)
+/* The shape a staged bitap kernel of 128-byte chunks gets with work-group size wg, prefetch
+ * and wg_as_tuning; 0 when it could not be compiled (a failure is recorded). */
+static int staged_shape(const t_patset *ps, clm_switch prefetch, int wg_as_tuning, unsigned wg,
+                        clm_database_info *info)
 {
+    clm_compile_options o;
     clm_database *db = NULL;
-    int rc = t_compile(ps, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, CLM_STAGING | flags, wg, 128, &db);
-    int ok = EXPECT_RC(rc, CLM_OK) && EXPECT_RC(clm_database_get_info(db, info), CLM_OK);
+    int rc, ok;
+    t_compile_options(&o, ps, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 0, wg, 128, CLM_VARIANT_AUTO, 0);
+    o.staging = CLM_ON;
+    o.prefetch = prefetch;
+    o.wg_as_tuning = wg_as_tuning;
+    rc = t_compile_with(ps, &o, &db);
+    ok = EXPECT_RC(rc, CLM_OK) && EXPECT_RC(clm_database_get_info(db, info), CLM_OK);
     clm_database_free(db);
     return ok;
 }
 
-/* CLM_WG_AS_TUNING: the options' work-group size is taken as a tuning's would be, capped at
+/* wg_as_tuning: the options' work-group size is taken as a tuning's would be, capped at
  * CLM_PREFETCH_WG_MAX where the kernel prefetches and halved where the region does not fit in
  * local memory; without it the size is kept (and a region too large is not staged). */
 static void test_wg_as_tuning(const void *arg)
@@ -261,8 +269,8 @@ static void test_wg_as_tuning(const void *arg)
         return;
     }
     if (t_devinfo.max_work_group_size >= 256
-        && staged_shape(&ps, CLM_PREFETCH, 256, &kept)
-        && staged_shape(&ps, CLM_PREFETCH | CLM_WG_AS_TUNING, 256, &tuned)
+        && staged_shape(&ps, CLM_ON, 0, 256, &kept)
+        && staged_shape(&ps, CLM_ON, 1, 256, &tuned)
         && !(EXPECT(kept.staged && kept.prefetch && kept.work_group_size == 256)
              && EXPECT(tuned.staged && tuned.prefetch
                        && tuned.work_group_size == CLM_PREFETCH_WG_MAX)))
@@ -272,8 +280,8 @@ static void test_wg_as_tuning(const void *arg)
      * an item) is larger than local memory */
     while (2u * big <= t_devinfo.max_work_group_size) big *= 2;
     if ((big + 1u) * 144u > t_devinfo.local_mem_bytes
-        && staged_shape(&ps, CLM_NO_PREFETCH, big, &kept)
-        && staged_shape(&ps, CLM_NO_PREFETCH | CLM_WG_AS_TUNING, big, &tuned)
+        && staged_shape(&ps, CLM_OFF, 0, big, &kept)
+        && staged_shape(&ps, CLM_OFF, 1, big, &tuned)
         && !(EXPECT(!kept.staged && kept.work_group_size == big)
              && EXPECT(tuned.staged && tuned.work_group_size < big)))
         t_note("wg %u: kept staged=%d wg=%u, as tuning staged=%d wg=%u", big, kept.staged,

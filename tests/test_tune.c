@@ -857,35 +857,35 @@ static int compile_check(clm_device *dev, ref_case *c, const clm_compile_options
 }
 
 /* stage=off gives unstaged kernels, stage=on staged ones where the kernel can stage (exact dfa
- * and one-word bitap with local tables; automatic tables go local for it on a CPU); the flags
- * win over the tuning, CLM_NO_STAGING over CLM_STAGING; ALGO.stage for its algorithm only;
+ * and one-word bitap with local tables; automatic tables go local for it on a CPU); the
+ * options' staging wins over the tuning either way; ALGO.stage for its algorithm only;
  * CLMATCH_STAGING as a stage item under CLMATCH_TUNE. Every one finds the reference's
  * matches. */
 static void test_stage_kernels(const void *arg)
 {
     static const struct {
         const char *tune, *staging; /* CLMATCH_TUNE, CLMATCH_STAGING (NULL: unset) */
-        unsigned flags;
+        clm_switch option;          /* clm_compile_options.staging */
         clm_algorithm algo;
         clm_table_memory mem;
         int staged;
     } cases[] = {
-        {"stage=off", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_AUTO, 0},
-        {"stage=off", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 0},
-        {"stage=off", NULL, CLM_STAGING, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 1},
-        {"stage=on", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_AUTO, 1},
-        {"stage=on", NULL, 0, CLM_ALGO_BITAP, CLM_TABLE_AUTO, 1},
-        {"stage=on", NULL, CLM_NO_STAGING, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 0},
-        {"stage=on", NULL, CLM_STAGING | CLM_NO_STAGING, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 0},
-        {"stage=on", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_GLOBAL, 0}, /* nothing local to stage */
-        {"stage=on", NULL, 0, CLM_ALGO_KMP, CLM_TABLE_AUTO, 0},   /* no staged kernel */
-        {"stage=off,bitap.stage=on", NULL, 0, CLM_ALGO_BITAP, CLM_TABLE_AUTO, 1},
-        {"stage=off,bitap.stage=on", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_AUTO, 0},
-        {"stage=on,dfa.stage=off", NULL, 0, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 0},
-        {NULL, "off", 0, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 0},
-        {NULL, "on", 0, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 1},
-        {"bitap.stage=on", "off", 0, CLM_ALGO_BITAP, CLM_TABLE_AUTO, 1},
-        {"stage=off", "on", 0, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 0},
+        {"stage=off", NULL, CLM_AUTO, CLM_ALGO_DFA, CLM_TABLE_AUTO, 0},
+        {"stage=off", NULL, CLM_AUTO, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 0},
+        {"stage=off", NULL, CLM_ON, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 1},
+        {"stage=on", NULL, CLM_AUTO, CLM_ALGO_DFA, CLM_TABLE_AUTO, 1},
+        {"stage=on", NULL, CLM_AUTO, CLM_ALGO_BITAP, CLM_TABLE_AUTO, 1},
+        {"stage=on", NULL, CLM_OFF, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 0},
+        {"stage=on", NULL, CLM_OFF, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 0},
+        {"stage=on", NULL, CLM_AUTO, CLM_ALGO_DFA, CLM_TABLE_GLOBAL, 0}, /* nothing local to stage */
+        {"stage=on", NULL, CLM_AUTO, CLM_ALGO_KMP, CLM_TABLE_AUTO, 0},   /* no staged kernel */
+        {"stage=off,bitap.stage=on", NULL, CLM_AUTO, CLM_ALGO_BITAP, CLM_TABLE_AUTO, 1},
+        {"stage=off,bitap.stage=on", NULL, CLM_AUTO, CLM_ALGO_DFA, CLM_TABLE_AUTO, 0},
+        {"stage=on,dfa.stage=off", NULL, CLM_AUTO, CLM_ALGO_DFA, CLM_TABLE_LOCAL, 0},
+        {NULL, "off", CLM_AUTO, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 0},
+        {NULL, "on", CLM_AUTO, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 1},
+        {"bitap.stage=on", "off", CLM_AUTO, CLM_ALGO_BITAP, CLM_TABLE_AUTO, 1},
+        {"stage=off", "on", CLM_AUTO, CLM_ALGO_BITAP, CLM_TABLE_LOCAL, 0},
     };
     env_saved saved;
     ref_case c;
@@ -899,9 +899,9 @@ static void test_stage_kernels(const void *arg)
         clm_compile_options o;
         clm_database_info di;
         char what[160];
-        snprintf(what, sizeof what, "CLMATCH_TUNE=%s CLMATCH_STAGING=%s flags %u %s/%s",
+        snprintf(what, sizeof what, "CLMATCH_TUNE=%s CLMATCH_STAGING=%s staging %d %s/%s",
                  cases[i].tune ? cases[i].tune : "", cases[i].staging ? cases[i].staging : "",
-                 cases[i].flags, clm_algorithm_name(cases[i].algo),
+                 (int)cases[i].option, clm_algorithm_name(cases[i].algo),
                  clm_table_memory_name(cases[i].mem));
         env_set("CLMATCH_TUNE", cases[i].tune);
         env_set("CLMATCH_STAGING", cases[i].staging);
@@ -909,7 +909,7 @@ static void test_stage_kernels(const void *arg)
         clm_compile_options_init(&o);
         o.algorithm = cases[i].algo;
         o.table_memory = cases[i].mem;
-        o.flags = cases[i].flags;
+        o.staging = cases[i].option;
         o.work_group_size = 16; /* groups of 4 KiB: several whole ones per 16 KiB slab */
         o.bytes_per_item = 256;
         if (compile_check(dev, &c, &o, what, &di) && !EXPECT(di.staged == cases[i].staged))
@@ -1002,7 +1002,7 @@ static void test_vec_edges(const void *arg)
             clm_compile_options_init(&o);
             o.algorithm = algos[a].algo;
             o.table_memory = CLM_TABLE_GLOBAL;
-            o.flags = CLM_NO_STAGING;
+            o.staging = CLM_OFF;
             o.max_errors = algos[a].k;
             o.work_group_size = (unsigned)wg;
             o.bytes_per_item = (unsigned)item;

@@ -72,8 +72,23 @@ static const struct model {
 struct patset {
     const char *name;
     const char *pats[4];
-    unsigned flags, k;
+    unsigned flags, k; /* the compile flags and these cases' own switches (below) */
 };
+
+/* The options' switches a case sets, as bits above the compile flags. */
+#define K_PACKING (1u << 24)
+#define K_STAGING (1u << 25)
+#define K_NO_STAGING (1u << 26)
+#define K_PREFETCH (1u << 27)
+#define K_SWITCHES (K_PACKING | K_STAGING | K_NO_STAGING | K_PREFETCH)
+
+static void set_switches(clm_compile_options *o, unsigned flags)
+{
+    o->flags = flags & ~K_SWITCHES;
+    o->packing = flags & K_PACKING ? CLM_ON : CLM_AUTO;
+    o->staging = flags & K_NO_STAGING ? CLM_OFF : flags & K_STAGING ? CLM_ON : CLM_AUTO;
+    o->prefetch = flags & K_PREFETCH ? CLM_ON : CLM_AUTO;
+}
 
 static const struct patset sets[] = {
     {"dna1", {"A"}, 0, 0},
@@ -92,10 +107,10 @@ static const struct patset sets[] = {
     {"mismatch2", {"GATTACAGATTACAG"}, CLM_MISMATCHES_ONLY, 2},
     {"dna-both", {"GATTACAGG"}, CLM_DNA | CLM_BOTH_STRANDS, 0},
     {"dna-iupac", {"GATNRYACA"}, CLM_DNA | CLM_BOTH_STRANDS, 0},
-    {"dna-packed", {"GATTACAGATTACA"}, CLM_DNA | CLM_PACKING, 0},
+    {"dna-packed", {"GATTACAGATTACA"}, CLM_DNA | K_PACKING, 0},
     {"dna-both-mm", {"GATTACAGATTACANGG"}, CLM_DNA | CLM_BOTH_STRANDS | CLM_MISMATCHES_ONLY, 3},
-    {"nostage", {"GATTACAGATTAC"}, CLM_NO_STAGING, 0},
-    {"prefetch", {"GATTACAGATTAC"}, CLM_PREFETCH | CLM_STAGING, 0},
+    {"nostage", {"GATTACAGATTAC"}, K_NO_STAGING, 0},
+    {"prefetch", {"GATTACAGATTAC"}, K_PREFETCH | K_STAGING, 0},
 };
 
 /* A pattern of m bytes of the DNA alphabet, not periodic (long-pattern cases). */
@@ -246,14 +261,14 @@ int main(int argc, char **argv)
                         unsigned n = 0;
                         while (n < 4 && ps->pats[n])
                             n++;
-                        o.flags = ps->flags;
+                        set_switches(&o, ps->flags);
                         o.max_errors = ps->k;
                         snprintf(name, sizeof name, "%s/%s/%s/%s/%s", models[mi].name,
                                  clm_algorithm_name(o.algorithm), clm_variant_name(o.variant),
                                  clm_table_memory_name(o.table_memory), ps->name);
                         bad = run_case(cases, dir, dev, name, ps->pats, n, &o);
                     }
-                    o.flags = 0;
+                    set_switches(&o, 0);
                     o.max_errors = 0;
                     for (int li = 0; li < 4 && !bad; li++) {
                         const char *p[1] = {longp[li]};

@@ -44,16 +44,13 @@
 static const clm_algorithm algos[N_ALGOS] = {CLM_ALGO_DFA, CLM_ALGO_BITAP, CLM_ALGO_KMP,
                                              CLM_ALGO_BMH};
 
-/* Staging as a measurement asks for it: the built-in value, or forced by a compile flag. */
-enum { STAGE_TUNING, STAGE_OFF, STAGE_ON };
-
-/* One measured shape of one algorithm. wg 0 / chunk 0 / vec 0 / STAGE_TUNING: the device's
+/* One measured shape of one algorithm. wg 0 / chunk 0 / vec 0 / CLM_AUTO: the device's
  * built-in choice. */
 typedef struct {
     unsigned wg, chunk, vec;
-    int stage;
+    clm_switch stage;  /* staging: CLM_AUTO (built-in), CLM_OFF or CLM_ON */
     unsigned groups;   /* staged kernels' work-groups per compute unit; 0: built-in */
-    int prefetch;      /* STAGE_TUNING (built-in), STAGE_OFF or STAGE_ON */
+    clm_switch prefetch; /* CLM_AUTO (built-in), CLM_OFF or CLM_ON */
     int status;        /* CLM_OK, or why it could not run (skipped as a candidate) */
     double seconds;    /* best kernel time */
     unsigned real_wg, real_chunk, real_vec; /* what the database got (clm_database_info) */
@@ -89,12 +86,13 @@ typedef struct {
     int n_wg, n_chunk;
     unsigned chunk_floor;   /* below it the library raises tuned chunks (4 x (m - 1)) */
     algo_state a[N_ALGOS];
-    /* each algorithm's result: shape, then load width and staging (0 / STAGE_TUNING: the
+    /* each algorithm's result: shape, then load width and staging (0 / CLM_AUTO: the
      * built-in value) */
     unsigned final_wg[N_ALGOS], final_chunk[N_ALGOS], final_vec[N_ALGOS];
-    int final_stage[N_ALGOS], own_shape[N_ALGOS];
-    unsigned final_groups[N_ALGOS]; /* staged: 0 built-in */
-    int final_prefetch[N_ALGOS];    /* staged: STAGE_TUNING built-in */
+    clm_switch final_stage[N_ALGOS];
+    int own_shape[N_ALGOS];
+    unsigned final_groups[N_ALGOS];      /* staged: 0 built-in */
+    clm_switch final_prefetch[N_ALGOS];  /* staged: CLM_AUTO built-in */
 } tuner;
 
 static double now(void)
@@ -206,7 +204,7 @@ static int check_untimed(tuner *T, clm_algorithm algo, unsigned wg, unsigned chu
     o.algorithm = algo;
     o.work_group_size = wg;
     o.bytes_per_item = chunk;
-    o.flags = CLM_WG_AS_TUNING; /* the size its profile will give */
+    o.wg_as_tuning = 1; /* the size its profile will give */
     int rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, &o, &db);
     if (rc == CLM_OK)
         rc = clm_scratch_alloc(db, NULL, &s);
@@ -226,15 +224,15 @@ static int check_untimed(tuner *T, clm_algorithm algo, unsigned wg, unsigned chu
 }
 
 /* The built-in load width and staging are the same kernels as leaving them open: 0 and
- * STAGE_TUNING, so that they are measured once. */
+ * CLM_AUTO, so that they are measured once. */
 static unsigned norm_vec(const tuner *T, unsigned vec)
 {
     return vec == T->tuning.vector_width ? 0 : vec;
 }
 
-static int norm_stage(const tuner *T, int stage)
+static clm_switch norm_stage(const tuner *T, clm_switch stage)
 {
-    return stage != STAGE_TUNING && (stage == STAGE_ON) == (T->tuning.stage != 0) ? STAGE_TUNING
+    return stage != CLM_AUTO && (stage == CLM_ON) == (T->tuning.stage != 0) ? CLM_AUTO
                                                                                    : stage;
 }
 
@@ -245,8 +243,8 @@ static int norm_stage(const tuner *T, int stage)
  * PoCL the load made identical kernels differ 2x from one minute to the next), so each time
  * is the candidate's best over the reference's best in the same window, times the
  * reference's time: runs alternate. */
-static int measure_full(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned vec, int stage,
-                        unsigned groups, int prefetch)
+static int measure_full(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned vec,
+                        clm_switch stage, unsigned groups, clm_switch prefetch)
 {
     algo_state *A = &T->a[ai];
     vec = norm_vec(T, vec);
@@ -256,8 +254,8 @@ static int measure_full(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned 
             A->pts[i].stage == stage && A->pts[i].groups == groups &&
             A->pts[i].prefetch == prefetch)
             return i;
-    int ref = wg == 0 && chunk == 0 && vec == 0 && stage == STAGE_TUNING && groups == 0 &&
-              prefetch == STAGE_TUNING;
+    int ref = wg == 0 && chunk == 0 && vec == 0 && stage == CLM_AUTO && groups == 0 &&
+              prefetch == CLM_AUTO;
     if (A->n == MAX_POINTS ||
         (T->budget > 0 && now() - T->t0 > T->budget && !ref && !T->force)) {
         T->out_of_time = A->n < MAX_POINTS;
@@ -280,9 +278,9 @@ static int measure_full(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned 
     o.bytes_per_item = chunk;
     o.vector_width = vec;
     /* the work-group size as its profile will give it (capped where the kernel prefetches) */
-    o.flags = CLM_WG_AS_TUNING;
-    o.flags |= stage == STAGE_ON ? CLM_STAGING : stage == STAGE_OFF ? CLM_NO_STAGING : 0u;
-    o.flags |= prefetch == STAGE_ON ? CLM_PREFETCH : prefetch == STAGE_OFF ? CLM_NO_PREFETCH : 0u;
+    o.wg_as_tuning = 1;
+    o.staging = stage;
+    o.prefetch = prefetch;
     o.groups_per_unit = groups;
     clm_database *db = NULL;
     clm_scratch *s = NULL;
@@ -328,14 +326,15 @@ static int measure_full(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned 
     return A->n++;
 }
 
-static int measure_ex(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned vec, int stage)
+static int measure_ex(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned vec,
+                      clm_switch stage)
 {
-    return measure_full(T, ai, wg, chunk, vec, stage, 0, STAGE_TUNING);
+    return measure_full(T, ai, wg, chunk, vec, stage, 0, CLM_AUTO);
 }
 
 static int measure(tuner *T, int ai, unsigned wg, unsigned chunk)
 {
-    return measure_ex(T, ai, wg, chunk, 0, STAGE_TUNING);
+    return measure_ex(T, ai, wg, chunk, 0, CLM_AUTO);
 }
 
 static double seconds_at(tuner *T, int ai, unsigned wg, unsigned chunk)
@@ -447,7 +446,7 @@ static void print_table(tuner *T, unsigned gwg, unsigned gchunk)
         qsort(sorted, (size_t)A->n, sizeof *sorted, cmp_points);
         for (int i = 0; i < A->n; i++) {
             const point *p = &sorted[i];
-            int shape = !p->vec && p->stage == STAGE_TUNING;
+            int shape = !p->vec && p->stage == CLM_AUTO;
             const char *mark = !p->wg && !p->chunk && shape                 ? " built-in"
                                : p->wg == T->final_wg[ai] && p->chunk == T->final_chunk[ai] &&
                                        p->vec == norm_vec(T, T->final_vec[ai]) &&
@@ -461,7 +460,7 @@ static void print_table(tuner *T, unsigned gwg, unsigned gchunk)
             if (p->status != CLM_OK) {
                 printf("# %-6s %6u %7u %4u %6s %12s %9s %10s  %s\n",
                        clm_algorithm_name(algos[ai]), p->wg, p->chunk, p->vec,
-                       p->stage == STAGE_ON ? "on" : p->stage == STAGE_OFF ? "off" : "-", "-",
+                       p->stage == CLM_ON ? "on" : p->stage == CLM_OFF ? "off" : "-", "-",
                        "-", "-", clm_strerror(p->status));
                 continue;
             }
@@ -489,7 +488,7 @@ static double point_seconds(const tuner *T, int ai, int i)
  * algorithm's own is more than 5 % faster; then staging on against off (at its width) for
  * the kernels that stage, where the library staged when asked. A value other than the
  * built-in one must be more than 2 % faster. Fills final_vec (0: built-in), final_stage
- * (STAGE_TUNING: not measured) and the notes for the profile; returns the shared width (0:
+ * (CLM_AUTO: not measured) and the notes for the profile; returns the shared width (0:
  * not measured). */
 static unsigned tune_vec_stage(tuner *T, char *notes, size_t cap)
 {
@@ -503,13 +502,13 @@ static unsigned tune_vec_stage(tuner *T, char *notes, size_t cap)
     for (int ai = 0; ai < N_ALGOS; ai++) {
         measured[ai] = 0;
         T->final_vec[ai] = 0;
-        T->final_stage[ai] = STAGE_TUNING;
+        T->final_stage[ai] = CLM_AUTO;
         if (is_bmh(ai))
             continue;
         measured[ai] = 1;
         for (int v = 0; v < 3; v++) {
             int i = measure_ex(T, ai, T->final_wg[ai], T->final_chunk[ai], vecs[v],
-                               may_stage(ai) ? STAGE_OFF : STAGE_TUNING);
+                               may_stage(ai) ? CLM_OFF : CLM_AUTO);
             t[ai][v] = point_seconds(T, ai, i);
             /* a kernel that reads single bytes (big-endian device) has no width to tune */
             measured[ai] &= isfinite(t[ai][v]) && T->a[ai].pts[i].real_vec == vecs[v];
@@ -548,8 +547,8 @@ static unsigned tune_vec_stage(tuner *T, char *notes, size_t cap)
         if (!may_stage(ai))
             continue;
         unsigned v = T->final_vec[ai];
-        int on = measure_ex(T, ai, T->final_wg[ai], T->final_chunk[ai], v, STAGE_ON);
-        int off = measure_ex(T, ai, T->final_wg[ai], T->final_chunk[ai], v, STAGE_OFF);
+        int on = measure_ex(T, ai, T->final_wg[ai], T->final_chunk[ai], v, CLM_ON);
+        int off = measure_ex(T, ai, T->final_wg[ai], T->final_chunk[ai], v, CLM_OFF);
         double ton = point_seconds(T, ai, on), toff = point_seconds(T, ai, off);
         if (!isfinite(ton) || !T->a[ai].pts[on].real_staged || !isfinite(toff)) {
             nl += (size_t)snprintf(notes + nl, nl < cap ? cap - nl : 0,
@@ -557,7 +556,7 @@ static unsigned tune_vec_stage(tuner *T, char *notes, size_t cap)
             continue;
         }
         int want_on = T->tuning.stage ? !(toff < 0.98 * ton) : ton < 0.98 * toff;
-        T->final_stage[ai] = want_on ? STAGE_ON : STAGE_OFF;
+        T->final_stage[ai] = want_on ? CLM_ON : CLM_OFF;
         nl += (size_t)snprintf(notes + nl, nl < cap ? cap - nl : 0,
                                "\n%s staged %.2f GB/s, unstaged %.2f GB/s",
                                clm_algorithm_name(algos[ai]), gbps(T, ton), gbps(T, toff));
@@ -571,18 +570,18 @@ static unsigned tune_vec_stage(tuner *T, char *notes, size_t cap)
  * be more than 2 % faster. Measured wherever the kernel can stage (so a CPU, where staging
  * stays off, still shows them in the notes); the caller writes them only for an algorithm
  * whose tuned kernel stages. Fills final_groups (0: built-in) and final_prefetch
- * (STAGE_TUNING: built-in). */
+ * (CLM_AUTO: built-in). */
 static void tune_groups_prefetch(tuner *T, char *notes, size_t cap)
 {
     static const unsigned groups[3] = {4, 8, 16};
     size_t nl = strlen(notes);
     for (int ai = 0; ai < N_ALGOS; ai++) {
         T->final_groups[ai] = 0;
-        T->final_prefetch[ai] = STAGE_TUNING;
+        T->final_prefetch[ai] = CLM_AUTO;
         if (!may_stage(ai))
             continue;
         unsigned w = T->final_wg[ai], c = T->final_chunk[ai], v = T->final_vec[ai];
-        int b = measure_full(T, ai, w, c, v, STAGE_ON, 0, STAGE_TUNING);
+        int b = measure_full(T, ai, w, c, v, CLM_ON, 0, CLM_AUTO);
         double tb = point_seconds(T, ai, b);
         if (!isfinite(tb) || !T->a[ai].pts[b].real_staged)
             continue;
@@ -591,14 +590,14 @@ static void tune_groups_prefetch(tuner *T, char *notes, size_t cap)
         double t[3], best = tb;
         for (int g = 0; g < 3; g++) {
             int i = groups[g] == builtin ? b
-                                         : measure_full(T, ai, w, c, v, STAGE_ON, groups[g],
-                                                        STAGE_TUNING);
+                                         : measure_full(T, ai, w, c, v, CLM_ON, groups[g],
+                                                        CLM_AUTO);
             t[g] = point_seconds(T, ai, i);
             if (groups[g] != builtin && t[g] < 0.98 * best)
                 best = t[g], best_g = groups[g];
         }
-        int flip = builtin_pf ? STAGE_OFF : STAGE_ON;
-        int i = measure_full(T, ai, w, c, v, STAGE_ON, best_g, flip);
+        clm_switch flip = builtin_pf ? CLM_OFF : CLM_ON;
+        int i = measure_full(T, ai, w, c, v, CLM_ON, best_g, flip);
         double tf = point_seconds(T, ai, i);
         T->final_groups[ai] = best_g;
         if (tf < 0.98 * best)
@@ -607,7 +606,7 @@ static void tune_groups_prefetch(tuner *T, char *notes, size_t cap)
                                "\n%s staged, 4 / 8 / 16 groups per compute unit: %.2f / %.2f / "
                                "%.2f GB/s; prefetch %s: %.2f GB/s",
                                clm_algorithm_name(algos[ai]), gbps(T, t[0]), gbps(T, t[1]),
-                               gbps(T, t[2]), flip == STAGE_ON ? "on" : "off", gbps(T, tf));
+                               gbps(T, t[2]), flip == CLM_ON ? "on" : "off", gbps(T, tf));
     }
 }
 
@@ -853,7 +852,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < A->n; i++) {
             const point *p = &A->pts[i];
             if (p->status == CLM_OK && (p->wg || p->chunk) && !p->vec &&
-                p->stage == STAGE_TUNING && chunk_ok(&T, ai, p->chunk) &&
+                p->stage == CLM_AUTO && chunk_ok(&T, ai, p->chunk) &&
                 p->seconds < A->pts[A->best].seconds)
                 A->best = i;
         }
@@ -882,16 +881,16 @@ int main(int argc, char **argv)
     if (gvec)
         vl += (size_t)snprintf(values + vl, sizeof values - vl, ",vec=%u", gvec);
     /* staging: one global item where the algorithms that stage agree, else one each */
-    int st_dfa = STAGE_TUNING, st_bitap = STAGE_TUNING;
+    clm_switch st_dfa = CLM_AUTO, st_bitap = CLM_AUTO;
     for (int ai = 0; ai < N_ALGOS; ai++) {
         if (algos[ai] == CLM_ALGO_DFA)
             st_dfa = T.final_stage[ai];
         else if (algos[ai] == CLM_ALGO_BITAP)
             st_bitap = T.final_stage[ai];
     }
-    if (st_dfa != STAGE_TUNING && st_dfa == st_bitap)
+    if (st_dfa != CLM_AUTO && st_dfa == st_bitap)
         vl += (size_t)snprintf(values + vl, sizeof values - vl, ",stage=%s",
-                               st_dfa == STAGE_ON ? "on" : "off");
+                               st_dfa == CLM_ON ? "on" : "off");
     for (int ai = 0; ai < N_ALGOS; ai++) {
         algo_state *A = &T.a[ai];
         const point *b = &A->pts[A->best];
@@ -908,20 +907,20 @@ int main(int argc, char **argv)
         if (T.final_vec[ai] && T.final_vec[ai] != gvec)
             vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.vec=%u", name,
                                    T.final_vec[ai]);
-        if (T.final_stage[ai] != STAGE_TUNING && st_dfa != st_bitap)
+        if (T.final_stage[ai] != CLM_AUTO && st_dfa != st_bitap)
             vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.stage=%s", name,
-                                   T.final_stage[ai] == STAGE_ON ? "on" : "off");
+                                   T.final_stage[ai] == CLM_ON ? "on" : "off");
         int i = measure_ex(&T, ai, T.final_wg[ai], T.final_chunk[ai], T.final_vec[ai],
                            T.final_stage[ai]);
         /* groups and prefetch where the tuned kernel stages */
         if (i >= 0 && A->pts[i].status == CLM_OK && A->pts[i].real_staged &&
-            (T.final_groups[ai] || T.final_prefetch[ai] != STAGE_TUNING)) {
+            (T.final_groups[ai] || T.final_prefetch[ai] != CLM_AUTO)) {
             if (T.final_groups[ai])
                 vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.groups=%u", name,
                                        T.final_groups[ai]);
-            if (T.final_prefetch[ai] != STAGE_TUNING)
+            if (T.final_prefetch[ai] != CLM_AUTO)
                 vl += (size_t)snprintf(values + vl, sizeof values - vl, ",%s.prefetch=%s",
-                                       name, T.final_prefetch[ai] == STAGE_ON ? "on" : "off");
+                                       name, T.final_prefetch[ai] == CLM_ON ? "on" : "off");
             i = measure_full(&T, ai, T.final_wg[ai], T.final_chunk[ai], T.final_vec[ai],
                              T.final_stage[ai], T.final_groups[ai], T.final_prefetch[ai]);
         }

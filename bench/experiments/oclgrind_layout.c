@@ -48,7 +48,8 @@ int main(int argc, char **argv)
     clm_compile_options o;
     clm_compile_options_init(&o);
     o.algorithm = CLM_ALGO_DFA;
-    o.flags = CLM_DNA | CLM_PACKING;
+    o.flags = CLM_DNA;
+    o.packing = CLM_ON;
     if (clm_device_open(-1, -1, &dev) != CLM_OK ||
         clm_compile(dev, pats, lens, NULL, 2, &o, &db) != CLM_OK) {
         fprintf(stderr, "%s\n", clm_last_error());
