@@ -627,7 +627,7 @@ static int measure_count(const clm_database *db, clm_scratch *s, const char *tex
             row_error(row, "clm_count", st);
             return -1;
         }
-        st = clm_scratch_get_stats(s, &stats);
+        st = clm_scratch_get_stats(s, &stats, sizeof stats);
         if (st != CLM_OK) {
             row_error(row, "clm_scratch_get_stats", st);
             return -1;
@@ -721,7 +721,7 @@ static void run_row(clm_device *dev, const char *text, const bench_scenario *sc,
     char want[64], got[64];
     int st;
 
-    clm_compile_options_init(&copts);
+    clm_compile_options_init(&copts, sizeof copts);
     copts.algorithm = row->algorithm;
     copts.variant = row->variant;
     copts.table_memory = row->table;
@@ -742,7 +742,7 @@ static void run_row(clm_device *dev, const char *text, const bench_scenario *sc,
         row_error(row, "clm_compile", st);
         return;
     }
-    st = clm_database_get_info(db, &info);
+    st = clm_database_get_info(db, &info, sizeof info);
     if (st != CLM_OK) {
         row_error(row, "clm_database_get_info", st);
         goto done;
@@ -781,7 +781,7 @@ static void run_row(clm_device *dev, const char *text, const bench_scenario *sc,
     }
     clm_scratch_options so;
     clm_scratch_info si;
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.data_path = row->data_path;
     st = clm_scratch_alloc(db, &so, &s);
     if (st == CLM_E_UNSUPPORTED && row->data_path != CLM_PATH_AUTO) {
@@ -793,7 +793,7 @@ static void run_row(clm_device *dev, const char *text, const bench_scenario *sc,
         row_error(row, "clm_scratch_alloc", st);
         goto done;
     }
-    if (clm_scratch_get_info(s, &si) == CLM_OK)
+    if (clm_scratch_get_info(s, &si, sizeof si) == CLM_OK)
         row->got_path = si.data_path;
     if (measure_count(db, s, text, o, row) != 0
         || (!sc->count_only && measure_scan(db, s, text, sc, o, row) != 0))
@@ -998,7 +998,7 @@ int main(int argc, char **argv)
     /* The devices. */
     clm_device_info *list = NULL;
     size_t list_count = 0;
-    st = clm_list_devices(0, &list, &list_count);
+    st = clm_list_devices(0, sizeof *list, &list, &list_count);
     if (st != CLM_OK || list_count == 0) {
         fprintf(stderr, BENCH_PROG ": %s: %s\n", clm_strerror(st != CLM_OK ? st : CLM_E_NO_DEVICE),
                 st != CLM_OK ? clm_last_error() : "no OpenCL device");
@@ -1230,7 +1230,7 @@ int main(int argc, char **argv)
             continue;
         }
         clm_tuning tuning;
-        if (clm_device_get_tuning(dev, &tuning) == CLM_OK) {
+        if (clm_device_get_tuning(dev, &tuning, sizeof tuning) == CLM_OK) {
             snprintf(bd->tuning, sizeof bd->tuning, "tuning %.500s (%.500s)", tuning.values,
                      tuning.source);
             fprintf(stderr, "  %s\n", bd->tuning);

@@ -61,8 +61,8 @@ struct clm_algo {
 
 /* The descriptor of an algorithm; NULL for CLM_ALGO_AUTO and values out of range. */
 const struct clm_algo *clm_algo(clm_algorithm id);
-/* The number of clm_algorithm values (CLM_ALGO_AUTO included). */
-#define CLM_ALGO_COUNT 7u
+/* CLM_ALGO_COUNT, the number of clm_algorithm values, is in internal.h (the tuning's
+ * per-algorithm tables are sized by it). */
 /* The algorithms' names, "naive, kmp, ..." (CLM_ALGO_AUTO's not included), for messages. */
 const char *clm_algo_names(void);
 /* The algorithm that has every capability in caps (for "... can" hints); NULL if none. */

@@ -71,16 +71,6 @@ int clm_variant_from_name(const char *name, clm_variant *out)
                     name ? name : "(null)");
 }
 
-void clm_compile_options_init(clm_compile_options *opts)
-{
-    if (!opts)
-        return;
-    memset(opts, 0, sizeof *opts);
-    opts->algorithm = CLM_ALGO_AUTO;
-    opts->table_memory = CLM_TABLE_AUTO;
-    opts->variant = CLM_VARIANT_AUTO;
-}
-
 /* ---- parse --------------------------------------------------------------------------- */
 
 static int check_options(const clm_device *dev, const clm_compile_options *o)
@@ -397,11 +387,14 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     if (!dev || !patterns || !out || count == 0)
         return clm_fail(CLM_E_INVALID, "clm_compile: device, patterns and out are required "
                                        "and count must be at least 1");
-    clm_compile_options defaults;
-    clm_compile_options_init(&defaults);
-    if (!opts)
-        opts = &defaults;
-    int rc = check_options(dev, opts);
+    clm_compile_options o; /* the defaults, then the caller's fields (abi.c) */
+    clm_compile_options_init(&o, sizeof o);
+    int rc = opts ? clm_options_read(&o, sizeof o, opts, CLM_COMPILE_OPTIONS_V1,
+                                     "clm_compile_options", "clm_compile_options_init")
+                  : CLM_OK;
+    opts = &o;
+    if (rc == CLM_OK)
+        rc = check_options(dev, opts);
     if (rc != CLM_OK)
         return rc;
     clm_database *db = calloc(1, sizeof *db);
@@ -431,9 +424,10 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     return CLM_OK;
 }
 
-int clm_database_get_info(const clm_database *db, clm_database_info *info)
+int clm_database_get_info(const clm_database *db, clm_database_info *out, size_t size)
 {
-    if (!db || !info)
+    clm_database_info own, *info = &own;
+    if (!db || !out)
         return clm_fail(CLM_E_INVALID, "clm_database_get_info: NULL argument");
     memset(info, 0, sizeof *info);
     info->algorithm = db->algorithm;
@@ -457,5 +451,6 @@ int clm_database_get_info(const clm_database *db, clm_database_info *info)
     info->cache_hit = 1;
     for (unsigned i = 0; i < db->engine_count; i++)
         info->cache_hit &= db->engines[i].cache_hit;
-    return CLM_OK;
+    return clm_copy_out(out, size, info, sizeof *info, CLM_DATABASE_INFO_V1,
+                        "clm_database_info");
 }

@@ -189,12 +189,17 @@ static void fill_info(cl_platform_id p, cl_device_id d, int pi, int di, unsigned
         info->preferred_work_group_multiple = probe_wg_multiple(d);
 }
 
-int clm_list_devices(unsigned flags, clm_device_info **out, size_t *count)
+int clm_list_devices(unsigned flags, size_t info_size, clm_device_info **out, size_t *count)
 {
     if (!out || !count)
         return clm_fail(CLM_E_INVALID, "clm_list_devices: out and count must not be NULL");
     *out = NULL;
     *count = 0;
+    if (info_size < CLM_DEVICE_INFO_V1)
+        return clm_fail(CLM_E_INVALID,
+                        "clm_list_devices: clm_device_info of %zu bytes: smaller than its first "
+                        "version (%zu bytes); pass sizeof (clm_device_info)",
+                        info_size, (size_t)CLM_DEVICE_INFO_V1);
     cl_platform_id *plats = NULL;
     cl_uint np = 0;
     int rc = get_platforms(&plats, &np);
@@ -218,11 +223,17 @@ int clm_list_devices(unsigned flags, clm_device_info **out, size_t *count)
         free(devs);
     }
     free(plats);
-    if (rc) {
-        free(list);
+    /* the caller's entries are info_size bytes apart */
+    unsigned char *entries = rc == CLM_OK && n ? calloc(n, info_size) : NULL;
+    if (rc == CLM_OK && n && !entries)
+        rc = clm_fail(CLM_E_NOMEM, "out of memory listing devices");
+    for (size_t i = 0; entries && i < n; i++)
+        clm_copy_out(entries + i * info_size, info_size, &list[i], sizeof *list,
+                     CLM_DEVICE_INFO_V1, "clm_device_info");
+    free(list);
+    if (rc)
         return rc;
-    }
-    *out = list;
+    *out = (clm_device_info *)(void *)entries;
     *count = n;
     return CLM_OK;
 }
@@ -416,12 +427,12 @@ int clm_device_model(const clm_device_info *info, int little_endian, clm_device 
     return CLM_OK;
 }
 
-int clm_device_get_info(const clm_device *dev, clm_device_info *info)
+int clm_device_get_info(const clm_device *dev, clm_device_info *info, size_t size)
 {
     if (!dev || !info)
         return clm_fail(CLM_E_INVALID, "clm_device_get_info: NULL argument");
-    *info = dev->info;
-    return CLM_OK;
+    return clm_copy_out(info, size, &dev->info, sizeof dev->info, CLM_DEVICE_INFO_V1,
+                        "clm_device_info");
 }
 
 void clm_device_close(clm_device *dev)

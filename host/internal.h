@@ -67,6 +67,33 @@ const char *clm_env_name(enum clm_env_var var);
 /* The table as markdown (docs/library.md, "Environment"). */
 void clm_env_doc(FILE *f);
 
+/* ---- public structs that may grow (abi.c; clmatch.h, Conventions) --------------------- */
+
+/* The bytes of type up to the end of field. */
+#define CLM_SIZE_THROUGH(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+/* Each struct's first version ends at this field: a caller's size below it is CLM_E_INVALID.
+ * Fields added later go after it; these lines do not change. */
+#define CLM_DEVICE_INFO_V1 CLM_SIZE_THROUGH(clm_device_info, open_context_seconds)
+#define CLM_TUNING_V1 CLM_SIZE_THROUGH(clm_tuning, algorithm)
+#define CLM_DATABASE_INFO_V1 CLM_SIZE_THROUGH(clm_database_info, groups_per_unit)
+#define CLM_SCRATCH_INFO_V1 CLM_SIZE_THROUGH(clm_scratch_info, alloc_seconds)
+#define CLM_STATS_V1 CLM_SIZE_THROUGH(clm_stats, reader_seconds)
+#define CLM_COMPILE_OPTIONS_V1 CLM_SIZE_THROUGH(clm_compile_options, wg_as_tuning)
+#define CLM_SCRATCH_OPTIONS_V1 CLM_SIZE_THROUGH(clm_scratch_options, max_memory)
+
+/* Copy the library's struct src (src_size bytes) into the caller's dst of dst_size bytes:
+ * the bytes both have, zeros past them. CLM_E_INVALID naming `what` for a NULL dst or a
+ * dst_size below min_size (then nothing is written). */
+int clm_copy_out(void *dst, size_t dst_size, const void *src, size_t src_size, size_t min_size,
+                 const char *what);
+/* Read the caller's options src (its first member its size) into the library's dst of
+ * dst_size bytes, which holds the defaults: the fields within both sizes become the caller's.
+ * CLM_E_INVALID naming `what` (and `init`, the function that sets the size) for a size of 0,
+ * below min_size, or one whose bytes past dst_size are not all 0 (fields this library does
+ * not know, set by a caller built against a newer clmatch.h). */
+int clm_options_read(void *dst, size_t dst_size, const void *src, size_t min_size,
+                     const char *what, const char *init);
+
 /* ---- small utilities (util.c) ------------------------------------------------------- */
 
 uint64_t clm_hash64(const void *data, size_t len, uint64_t seed);
@@ -109,12 +136,15 @@ enum clm_knob {
 #define CLM_TUNE_OFF 1u
 #define CLM_TUNE_ON 2u
 
+/* The number of clm_algorithm values (CLM_ALGO_AUTO included). */
+#define CLM_ALGO_COUNT 7u
+
 /* A device's resolved tuning. Values 0 in algo[][] fall back to value[]. */
 struct clm_tune {
     uint64_t value[CLM_KNOB_COUNT];
     unsigned char source[CLM_KNOB_COUNT]; /* clm_tuning_source */
-    uint64_t algo[CLM_TUNING_ALGORITHMS][CLM_KNOB_COUNT];
-    unsigned char algo_source[CLM_TUNING_ALGORITHMS][CLM_KNOB_COUNT];
+    uint64_t algo[CLM_ALGO_COUNT][CLM_KNOB_COUNT];
+    unsigned char algo_source[CLM_ALGO_COUNT][CLM_KNOB_COUNT];
     unsigned layers; /* bit per clm_tuning_source that set a value */
     int staging_env; /* CLMATCH_STAGING (stage's old switch) set stage */
     int tune_env;    /* CLMATCH_TUNE set something */

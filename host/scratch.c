@@ -170,15 +170,18 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
                                        "(clm_database_free), or is not from clm_compile");
     double t0 = clm_now();
     clm_device *dev = db->dev;
-    clm_scratch_options o;
-    memset(&o, 0, sizeof o);
-    if (opts)
-        o = *opts;
+    clm_scratch_options o; /* the defaults, then the caller's fields (abi.c) */
+    clm_scratch_options_init(&o, sizeof o);
+    int rc = opts ? clm_options_read(&o, sizeof o, opts, CLM_SCRATCH_OPTIONS_V1,
+                                     "clm_scratch_options", "clm_scratch_options_init")
+                  : CLM_OK;
+    if (rc)
+        return rc;
     const struct clm_path_ops *path = NULL;
     char why[sizeof ((clm_scratch_info *)0)->data_path_choice];
     char threads_why[sizeof ((clm_scratch_info *)0)->io_threads_choice];
     unsigned threads = 0;
-    int rc = clm_path_choose(dev, o.data_path, &path, why, sizeof why);
+    rc = clm_path_choose(dev, o.data_path, &path, why, sizeof why);
     if (rc == CLM_OK)
         rc = choose_io_threads(&threads, threads_why, sizeof threads_why);
     if (rc)
@@ -297,15 +300,15 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     return CLM_OK;
 }
 
-int clm_scratch_get_info(const clm_scratch *s, clm_scratch_info *info)
+int clm_scratch_get_info(const clm_scratch *s, clm_scratch_info *info, size_t size)
 {
     if (!s || !info)
         return clm_fail(CLM_E_INVALID, "clm_scratch_get_info: NULL argument");
-    *info = s->info;
-    info->allocated_bytes = 0;
+    clm_scratch_info own = s->info;
+    own.allocated_bytes = 0;
     for (unsigned i = 0; i < s->lanes; i++)
-        info->allocated_bytes += clm_lane_allocated_bytes(&s->lane[i]);
-    return CLM_OK;
+        own.allocated_bytes += clm_lane_allocated_bytes(&s->lane[i]);
+    return clm_copy_out(info, size, &own, sizeof own, CLM_SCRATCH_INFO_V1, "clm_scratch_info");
 }
 
 /* Add b's counters to a's. */
@@ -325,14 +328,14 @@ static void stats_add(clm_stats *a, const clm_stats *b)
     a->reader_seconds += b->reader_seconds;
 }
 
-int clm_scratch_get_stats(const clm_scratch *s, clm_stats *out)
+int clm_scratch_get_stats(const clm_scratch *s, clm_stats *out, size_t size)
 {
     if (!s || !out)
         return clm_fail(CLM_E_INVALID, "clm_scratch_get_stats: NULL argument");
-    *out = s->stats;
+    clm_stats own = s->stats;
     for (unsigned i = 0; i < s->lanes; i++)
-        stats_add(out, &s->lane[i].stats);
-    return CLM_OK;
+        stats_add(&own, &s->lane[i].stats);
+    return clm_copy_out(out, size, &own, sizeof own, CLM_STATS_V1, "clm_stats");
 }
 
 void clm_scratch_reset_stats(clm_scratch *s)

@@ -13,7 +13,7 @@
 #define PROFILE_FORMAT 1u
 #define PROFILE_MAGIC "clmatch-profile"
 #define PROFILE_MAX_BYTES 65536
-#define N_ALGOS CLM_TUNING_ALGORITHMS
+#define N_ALGOS ((int)CLM_ALGO_COUNT)
 
 /* ---- the knobs: one row each ------------------------------------------------------------ */
 
@@ -787,46 +787,45 @@ uint64_t clm_tune_own(const clm_device *dev, clm_algorithm algo, enum clm_knob k
     return a > 0 && a < N_ALGOS ? dev->tune.algo[a][knob] : 0;
 }
 
-/* A per-algorithm switch for clm_tuning: 1 on, 0 off, -1 not set (the global value holds). */
-static int algo_switch(uint64_t v)
+int clm_device_get_algorithm_tuning(const clm_device *dev, clm_algorithm algorithm,
+                                    clm_tuning *tuning, size_t size)
 {
-    return v ? v == CLM_TUNE_ON : -1;
-}
-
-int clm_device_get_tuning(const clm_device *dev, clm_tuning *out)
-{
-    if (!dev || !out)
-        return clm_fail(CLM_E_INVALID, "clm_device_get_tuning: NULL argument");
+    if (!dev || !tuning)
+        return clm_fail(CLM_E_INVALID, "clm_device_get_algorithm_tuning: NULL argument");
+    if ((unsigned)algorithm >= CLM_ALGO_COUNT)
+        return clm_fail(CLM_E_INVALID,
+                        "clm_device_get_algorithm_tuning: %d is not an algorithm (0 to %d)",
+                        (int)algorithm, N_ALGOS - 1);
     const struct clm_tune *t = &dev->tune;
+    clm_tuning own, *out = &own;
     memset(out, 0, sizeof *out);
-    out->work_group_size = (unsigned)t->value[CLM_KNOB_WG];
-    out->bytes_per_item = (unsigned)t->value[CLM_KNOB_CHUNK];
-    out->slab_bytes = (size_t)t->value[CLM_KNOB_SLAB];
-    out->work_group_size_source = (clm_tuning_source)t->source[CLM_KNOB_WG];
-    out->bytes_per_item_source = (clm_tuning_source)t->source[CLM_KNOB_CHUNK];
-    out->slab_bytes_source = (clm_tuning_source)t->source[CLM_KNOB_SLAB];
+    out->algorithm = algorithm;
+    /* each number as the algorithm's kernels get it (device-wide for CLM_ALGO_AUTO) */
+    clm_tuning_source src[CLM_KNOB_COUNT];
+    uint64_t v[CLM_KNOB_COUNT];
+    for (int k = 0; k < CLM_KNOB_COUNT; k++)
+        v[k] = clm_tune_get(dev, algorithm, (enum clm_knob)k, &src[k]);
+    out->work_group_size = (unsigned)v[CLM_KNOB_WG];
+    out->bytes_per_item = (unsigned)v[CLM_KNOB_CHUNK];
+    out->slab_bytes = (size_t)v[CLM_KNOB_SLAB];
+    out->work_group_size_source = src[CLM_KNOB_WG];
+    out->bytes_per_item_source = src[CLM_KNOB_CHUNK];
+    out->slab_bytes_source = src[CLM_KNOB_SLAB];
+    out->stage = v[CLM_KNOB_STAGE] == CLM_TUNE_ON;
+    out->vector_width = (unsigned)v[CLM_KNOB_VEC];
+    out->stage_source = src[CLM_KNOB_STAGE];
+    out->vector_width_source = src[CLM_KNOB_VEC];
+    out->groups_per_unit = (unsigned)v[CLM_KNOB_GROUPS];
+    out->prefetch = v[CLM_KNOB_PREFETCH] == CLM_TUNE_ON;
+    out->groups_per_unit_source = src[CLM_KNOB_GROUPS];
+    out->prefetch_source = src[CLM_KNOB_PREFETCH];
+    /* the device's: every value in force and where they came from */
     struct layer l;
     memset(&l, 0, sizeof l);
     for (int k = 0; k < CLM_KNOB_COUNT; k++) {
         l.value[k] = t->value[k];
         for (int a = 1; a < N_ALGOS; a++)
             l.algo[a][k] = t->algo[a][k];
-    }
-    out->stage = t->value[CLM_KNOB_STAGE] == CLM_TUNE_ON;
-    out->vector_width = (unsigned)t->value[CLM_KNOB_VEC];
-    out->stage_source = (clm_tuning_source)t->source[CLM_KNOB_STAGE];
-    out->vector_width_source = (clm_tuning_source)t->source[CLM_KNOB_VEC];
-    out->groups_per_unit = (unsigned)t->value[CLM_KNOB_GROUPS];
-    out->prefetch = t->value[CLM_KNOB_PREFETCH] == CLM_TUNE_ON;
-    out->groups_per_unit_source = (clm_tuning_source)t->source[CLM_KNOB_GROUPS];
-    out->prefetch_source = (clm_tuning_source)t->source[CLM_KNOB_PREFETCH];
-    for (int a = 0; a < N_ALGOS; a++) {
-        out->algorithm_groups_per_unit[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_GROUPS] : 0);
-        out->algorithm_prefetch[a] = a ? algo_switch(t->algo[a][CLM_KNOB_PREFETCH]) : -1;
-        out->algorithm_work_group_size[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_WG] : 0);
-        out->algorithm_bytes_per_item[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_CHUNK] : 0);
-        out->algorithm_stage[a] = a ? algo_switch(t->algo[a][CLM_KNOB_STAGE]) : -1;
-        out->algorithm_vector_width[a] = (unsigned)(a ? t->algo[a][CLM_KNOB_VEC] : 0);
     }
     format_layer(&l, 0, out->values, sizeof out->values);
     size_t used = 0, cap = sizeof out->source;
@@ -844,7 +843,12 @@ int clm_device_get_tuning(const clm_device *dev, clm_tuning *out)
     snprintf(out->profile_path, sizeof out->profile_path, "%s", t->profile_path);
     out->profile_used = t->profile_used;
     snprintf(out->profile_warning, sizeof out->profile_warning, "%s", t->warning);
-    return CLM_OK;
+    return clm_copy_out(tuning, size, out, sizeof *out, CLM_TUNING_V1, "clm_tuning");
+}
+
+int clm_device_get_tuning(const clm_device *dev, clm_tuning *out, size_t size)
+{
+    return clm_device_get_algorithm_tuning(dev, CLM_ALGO_AUTO, out, size);
 }
 
 /* ---- writing profiles -------------------------------------------------------------------- */

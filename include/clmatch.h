@@ -26,6 +26,22 @@
  *    still be inspected and freed.
  *  - Offsets are 0-based byte offsets from the start of the scanned input; a match covers
  *    [start, end). Every occurrence is reported, overlapping ones included, each exactly once.
+ *  - Public structs grow only at their end, and the size the caller compiled travels with
+ *    them, so a program built against an older clmatch.h keeps working with a newer
+ *    library, and one built against a newer clmatch.h gets defaults or a clear error from an
+ *    older library:
+ *    - structs the library fills (clm_device_info, clm_tuning, clm_database_info,
+ *      clm_scratch_info, clm_stats) are passed with the caller's sizeof: the library fills
+ *      the fields both know and zeroes the rest (a field it does not know reads 0), e.g.
+ *      clm_database_get_info(db, &info, sizeof info);
+ *    - option structs (clm_compile_options, clm_scratch_options) begin with `size`, which
+ *      their init function sets together with the defaults: clm_compile_options_init(&opts,
+ *      sizeof opts), then set fields. The library reads the fields within that size; fields
+ *      added later default to 0. NULL options are the defaults. A zeroed struct is not
+ *      enough: its size 0 cannot say which clmatch.h it was built against;
+ *    - CLM_E_INVALID, the detail naming the struct, for a size below the struct's first
+ *      version, options whose size is 0 (not initialised), and options that set a field past
+ *      what the library knows (built against a newer clmatch.h).
  *
  * Environment variables read by the library: CLMATCH_* (the device, the program cache, the
  * kernel sources, the tuning, DNA packing, the defaults of new scratches), and
@@ -148,10 +164,12 @@ typedef struct clm_device_info {
 
 /**
  * List every device of every platform, in platform then device order.
- * On success *out is an array of *count entries to release with clm_free_device_list().
+ * On success *out is an array of *count entries of info_size bytes each (sizeof
+ * (clm_device_info): see the Conventions) to release with clm_free_device_list().
  * Returns CLM_E_NO_PLATFORM when no OpenCL platform is installed.
  */
-CLM_API int clm_list_devices(unsigned flags, clm_device_info **out, size_t *count);
+CLM_API int clm_list_devices(unsigned flags, size_t info_size, clm_device_info **out,
+                             size_t *count);
 CLM_API void clm_free_device_list(clm_device_info *list);
 
 typedef struct clm_device clm_device;
@@ -169,11 +187,238 @@ typedef struct clm_device clm_device;
  */
 CLM_API int clm_device_open(int platform_index, int device_index, clm_device **out);
 
-/** Describe an open device (copies into *info). */
-CLM_API int clm_device_get_info(const clm_device *dev, clm_device_info *info);
+/** Describe an open device (copies into *info, of size bytes: sizeof *info). */
+CLM_API int clm_device_get_info(const clm_device *dev, clm_device_info *info, size_t size);
 
 /** Release an open device. Databases compiled for it must be freed first. NULL is ignored. */
 CLM_API void clm_device_close(clm_device *dev);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Compiling patterns                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Longest pattern accepted, in bytes. */
+#define CLM_MAX_PATTERN_LENGTH 65535u
+
+typedef enum {
+    CLM_ALGO_AUTO = 0,    /**< chosen from pattern length, alphabet, classes, errors and device
+                               type (the table is in the README; clm_database_info says what
+                               was chosen and why) */
+    CLM_ALGO_NAIVE = 1,   /**< brute force: every start position compared */
+    CLM_ALGO_KMP = 2,     /**< Knuth-Morris-Pratt with a fail table */
+    CLM_ALGO_DFA = 3,     /**< KMP automaton over the pattern's reduced alphabet */
+    CLM_ALGO_BITAP = 4,   /**< shift-and bit-parallel automaton; the only algorithm for
+                               character classes and for approximate matching (max_errors > 0);
+                               patterns up to CLM_BITAP_MAX_LENGTH symbols */
+    CLM_ALGO_BMH = 5,     /**< Boyer-Moore-Horspool, bad-character shifts */
+    CLM_ALGO_WITNESS = 6  /**< Vishkin witness/duel elimination, then verification; for long
+                               patterns. A pattern of period p <= m/2 duels in blocks of p
+                               positions, so very short periods approach brute force. */
+} clm_algorithm;
+
+/** Kernel variant (only bitap has more than one). */
+typedef enum {
+    CLM_VARIANT_AUTO = 0,     /**< chosen by algorithm and device */
+    CLM_VARIANT_ITEM = 1,     /**< each work-item scans its own range of text */
+    CLM_VARIANT_REDUCE = 2,   /**< bitap: one byte per work-item; neighbours' masks combined by
+                                   a parallel prefix in local memory (seed 003's exact_reduce);
+                                   exact search (max_errors 0), patterns up to 64 symbols */
+    CLM_VARIANT_SUBGROUP = 3  /**< reserved: REDUCE through sub-group shuffles. Not
+                                   implemented: always CLM_E_UNSUPPORTED (NVIDIA's OpenCL has
+                                   no sub-groups; on PoCL the ITEM variant is faster) */
+} clm_variant;
+
+/** Longest bitap pattern, in symbols (a class counts as one symbol). */
+#define CLM_BITAP_MAX_LENGTH 256u
+/** Most edits an approximate search allows. */
+#define CLM_MAX_ERRORS 16u
+
+/** Where a kernel keeps its tables (pattern, fail table, DFA table). */
+typedef enum {
+    CLM_TABLE_AUTO = 0,     /**< chosen by size and device */
+    CLM_TABLE_GLOBAL = 1,   /**< read from global memory (any size) */
+    CLM_TABLE_LOCAL = 2,    /**< copied into local memory per work-group */
+    CLM_TABLE_CONSTANT = 3  /**< constant memory (size ≤ CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE) */
+} clm_table_memory;
+
+/** Compile flags. */
+#define CLM_CASELESS 1u  /**< ASCII case-insensitive ('a' matches 'A'), through the tables */
+/** Patterns use class syntax (else every byte is literal):
+ *    .          any byte
+ *    [ACGT]     one of the bytes listed; ranges [a-z0-9]; [^...] any byte not listed;
+ *               inside brackets \ escapes the next byte (\], \-, \\) and \d \w \s work
+ *    \d \w \s   digit [0-9], word byte [A-Za-z0-9_], white space [ \t\n\v\f\r];
+ *    \D \W \S   their complements
+ *    \n \t \r   newline, tab, carriage return
+ *    \X         any other escaped byte X stands for itself (\. \\ \[ \])
+ *  Each class is one symbol of the pattern. Only bitap searches classes. */
+#define CLM_CLASSES 2u
+/** With max_errors > 0: count substitutions only (Hamming distance), no insertions or
+ *  deletions; a match then always has the pattern's length. */
+#define CLM_MISMATCHES_ONLY 4u
+/** DNA patterns: every pattern byte is an IUPAC nucleotide code, A C G T U R Y S W K M B D H
+ *  V N in either case (U = T); any other byte is CLM_E_PATTERN_SYNTAX (detail names it and
+ *  its offset). A code stands for its set of bases in its own case (R = [AG], r = [ag],
+ *  N = [ACGT]); with CLM_CASELESS both cases. A text byte matches a code when it is one of
+ *  those bases, so N, other IUPAC codes and anything else in the text never match (as
+ *  `seqkit locate -d`), unless CLM_DEGENERATE_TEXT. Works with exact, CLM_MISMATCHES_ONLY
+ *  and edit-distance search; patterns of plain bases run on every algorithm, patterns with
+ *  degenerate codes on those that search classes (bitap). Not with CLM_CLASSES.
+ *  The text is plain bytes (a FASTA record's sequence without its line breaks). Where every
+ *  pattern symbol is a subset of A C G T (of one case, or any case with CLM_CASELESS) the
+ *  scan may pack the text to 2 bits per base on the device (clm_database_info.packed):
+ *  the results are the same. */
+#define CLM_DNA 8u
+/** With CLM_DNA: an IUPAC code in the text matches a pattern code when their base sets
+ *  intersect (text N matches every base, text R matches A, G, R, N, ...). */
+#define CLM_DEGENERATE_TEXT 16u
+/** With CLM_DNA: also search the reverse complement of every pattern (A<->T, C<->G, R<->Y,
+ *  K<->M, B<->V, D<->H; S W N unchanged), in the same pass where the algorithm allows it
+ *  (bitap item: clm_database_info.strands_in_one_pass; the others run a second pass).
+ *  Its matches carry the pattern's id and strand -1. A pattern equal to its own reverse
+ *  complement (GAATTC) matches on both strands: two matches. */
+#define CLM_BOTH_STRANDS 32u
+/** The largest work-group of a prefetching staged kernel (clm_compile_options.prefetch) whose
+ *  size the options leave open: the registers each work-item holds limit it. */
+#define CLM_PREFETCH_WG_MAX 128u
+
+/** A performance switch of clm_compile_options: left to the library, or forced. */
+typedef enum {
+    CLM_AUTO = 0, /**< the device's tuning decides (for packing: the environment) */
+    CLM_ON = 1,   /**< on where it applies */
+    CLM_OFF = 2   /**< off */
+} clm_switch;
+
+typedef struct clm_compile_options {
+    size_t size;                   /**< sizeof (clm_compile_options), set by
+                                        clm_compile_options_init */
+    clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */
+    clm_table_memory table_memory; /**< default CLM_TABLE_AUTO */
+    unsigned flags;                /**< what is searched for: CLM_CASELESS, CLM_CLASSES,
+                                        CLM_MISMATCHES_ONLY, CLM_DNA, CLM_DEGENERATE_TEXT,
+                                        CLM_BOTH_STRANDS; another bit is CLM_E_INVALID */
+    unsigned work_group_size;      /**< 0: the device's tuning (clm_device_get_tuning) */
+    unsigned bytes_per_item;       /**< bytes of text each work-item owns; 0: the device's
+                                        tuning. Rounded up to a multiple of 16. */
+    unsigned max_errors;           /**< approximate search: up to this many edits (0: exact;
+                                        at most CLM_MAX_ERRORS and less than the pattern
+                                        length). Semantics at clm_match. */
+    clm_variant variant;           /**< default CLM_VARIANT_AUTO */
+    unsigned vector_width;         /**< bytes per load of the unstaged range reads: 4, 8 or
+                                        16; 0: the device's tuning (key vec) */
+    unsigned groups_per_unit;      /**< staged kernels: work-groups per compute unit (1 to
+                                        1024); 0: the device's tuning (key groups) */
+    clm_switch staging;            /**< stage the text through local memory where the kernel
+                                        can (exact dfa and one-word bitap with tables in
+                                        local memory: clm_database_info.staged); CLM_ON on a
+                                        device without on-chip local memory also puts those
+                                        two's automatic tables in local memory (as the
+                                        tuning's stage=on). CLM_AUTO: the tuning's stage */
+    clm_switch prefetch;           /**< staged kernels load their group's next region into
+                                        registers while they walk this one, where a
+                                        work-item's chunk is at most 128 bytes
+                                        (clm_database_info.prefetch); their work-group is
+                                        then at most CLM_PREFETCH_WG_MAX unless
+                                        work_group_size sets it. CLM_AUTO: the tuning's
+                                        prefetch */
+    clm_switch packing;            /**< CLM_DNA only (else CLM_E_INVALID): pack the text to 2
+                                        bits per base (plus a validity bit) on the device
+                                        where every pattern symbol allows it, dfa and bitap
+                                        item only (clm_database_info.packed); the results
+                                        are the same. CLM_AUTO: off (docs/dna.md says why),
+                                        unless CLMATCH_PACKED=on; CLMATCH_PACKED=off wins
+                                        over CLM_ON, CLM_OFF over both */
+    int wg_as_tuning;              /**< 1: work_group_size is taken as a tuning value would
+                                        be: halved where too large for a staged kernel's
+                                        region, capped at CLM_PREFETCH_WG_MAX where the
+                                        kernel prefetches (0: a size the options set is
+                                        kept, or the kernel does not stage). For
+                                        clmatch-tune, which times the shapes its profile
+                                        will give */
+} clm_compile_options;
+
+/** Fill *opts (of size bytes: sizeof *opts) with its size and the defaults. Call it before
+ *  setting fields. Errors: CLM_E_INVALID (NULL, a size below the first version's). */
+CLM_API int clm_compile_options_init(clm_compile_options *opts, size_t size);
+
+/** Name of an algorithm ("auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness"); "?" if
+ *  unknown. */
+CLM_API const char *clm_algorithm_name(clm_algorithm algorithm);
+/** Parse an algorithm name; returns CLM_E_INVALID if unknown. */
+CLM_API int clm_algorithm_from_name(const char *name, clm_algorithm *out);
+/** The number of clm_algorithm values, CLM_ALGO_AUTO included: their names are
+ *  clm_algorithm_name(0) ... clm_algorithm_name(clm_algorithm_count() - 1). */
+CLM_API unsigned clm_algorithm_count(void);
+/** Name of a table memory ("auto", "global", "local", "constant"); "?" if unknown. */
+CLM_API const char *clm_table_memory_name(clm_table_memory mem);
+/** Parse a table memory name; returns CLM_E_INVALID if unknown. */
+CLM_API int clm_table_memory_from_name(const char *name, clm_table_memory *out);
+/** Name of a variant ("auto", "item", "reduce", "subgroup"); "?" if unknown. */
+CLM_API const char *clm_variant_name(clm_variant variant);
+/** Parse a variant name; returns CLM_E_INVALID if unknown. */
+CLM_API int clm_variant_from_name(const char *name, clm_variant *out);
+
+typedef struct clm_database clm_database;
+
+/**
+ * Compile patterns into an immutable database for one device.
+ * patterns[i] points at lengths[i] bytes (any bytes, NUL included); lengths may be NULL for
+ * NUL-terminated strings. ids may be NULL (pattern i then reports id i). opts may be NULL for
+ * the defaults, else filled by clm_compile_options_init first. Several patterns are searched
+ * over one upload of the text, one kernel each.
+ * Errors: CLM_E_INVALID (NULL, count 0, max_errors >= the pattern length or above
+ * CLM_MAX_ERRORS), CLM_E_EMPTY_PATTERN, CLM_E_PATTERN_SYNTAX, CLM_E_PATTERN_TOO_LONG (beyond
+ * CLM_MAX_PATTERN_LENGTH, or beyond what the chosen algorithm handles: detail names the limit
+ * and an algorithm that works), CLM_E_UNSUPPORTED (classes or errors with an algorithm that
+ * cannot do them, a table that does not fit, a variant the device lacks: detail names what
+ * works), CLM_E_BUILD (detail holds the build log), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL,
+ * CLM_E_NOMEM.
+ */
+CLM_API int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
+                        const unsigned *ids, unsigned count, const clm_compile_options *opts,
+                        clm_database **out);
+
+/** What a compiled database ended up as (the choices auto made). */
+typedef struct clm_database_info {
+    clm_algorithm algorithm;       /**< never CLM_ALGO_AUTO */
+    clm_table_memory table_memory; /**< never CLM_TABLE_AUTO */
+    clm_variant variant;           /**< never CLM_VARIANT_AUTO */
+    unsigned max_errors;
+    unsigned flags;
+    unsigned pattern_count;
+    size_t min_length, max_length; /**< shortest and longest pattern, in symbols */
+    unsigned work_group_size;
+    unsigned bytes_per_item;
+    char build_options[512];       /**< the macros of the first pattern's kernel build */
+    int cache_hit;                 /**< 1 when every program came from the memory/disk cache */
+    char choice[256];              /**< why this algorithm/variant/table memory (the automatic
+                                        choice's rule, or "requested") */
+    int packed;                    /**< 1: CLM_DNA text is packed to 2 bits per base on the
+                                        device before the search */
+    int strands_in_one_pass;       /**< 1: CLM_BOTH_STRANDS searches a pattern and its
+                                        reverse complement in the same kernel pass */
+    int staged;                    /**< 1: the first pattern's kernel stages whole
+                                        work-group regions of text in local memory
+                                        (exact dfa and bitap up to 64 symbols with tables
+                                        in local memory, as the tuning's stage or
+                                        clm_compile_options.staging ask) */
+    unsigned vector_width;         /**< bytes per load of the first pattern's unstaged range
+                                        reads (4, 8, 16); 0 where its kernel reads single
+                                        bytes (naive, bmh, witness, bitap reduce, packed
+                                        text, big-endian devices) */
+    int prefetch;                  /**< 1: the first pattern's staged kernel loads the next
+                                        region into registers during a walk */
+    unsigned groups_per_unit;      /**< staged: work-groups launched per compute unit (0 when
+                                        not staged) */
+} clm_database_info;
+
+/** What db ended up as (copies into *info, of size bytes: sizeof *info). */
+CLM_API int clm_database_get_info(const clm_database *db, clm_database_info *info, size_t size);
+
+/** Release a database. NULL, and a database already freed, are ignored. Its scratches
+ *  should be freed first; those still alive afterwards refuse scans (CLM_E_INVALID) and can
+ *  only be inspected and freed. Not while a call with one of its scratches runs. */
+CLM_API void clm_database_free(clm_database *db);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Tuning                                                                                     */
@@ -246,17 +491,12 @@ typedef enum {
     CLM_TUNING_ENV = 3      /**< CLMATCH_TUNE (for stage also CLMATCH_STAGING) */
 } clm_tuning_source;
 
-/** Entries of the per-algorithm arrays, indexed by clm_algorithm ([CLM_ALGO_AUTO] unused). */
-#define CLM_TUNING_ALGORITHMS 7
-
 /** A device's tuning as clm_device_open resolved it. */
 typedef struct clm_tuning {
     unsigned work_group_size;     /**< key wg */
     unsigned bytes_per_item;      /**< key chunk */
     size_t slab_bytes;            /**< key slab */
     clm_tuning_source work_group_size_source, bytes_per_item_source, slab_bytes_source;
-    unsigned algorithm_work_group_size[CLM_TUNING_ALGORITHMS]; /**< ALGO.wg; 0: wg */
-    unsigned algorithm_bytes_per_item[CLM_TUNING_ALGORITHMS];  /**< ALGO.chunk; 0: chunk */
     char values[512];      /**< every value in force, in CLMATCH_TUNE syntax, e.g.
                                 "wg=16,chunk=4096,slab=64M,stage=off,vec=16,dfa.chunk=1024" */
     char source[1280];     /**< the sources applied, e.g. "built-in PoCL CPU, profile
@@ -275,18 +515,26 @@ typedef struct clm_tuning {
     int stage;                  /**< key stage: 1 on, 0 off */
     unsigned vector_width;      /**< key vec: bytes per load, 4, 8 or 16 */
     clm_tuning_source stage_source, vector_width_source;
-    int algorithm_stage[CLM_TUNING_ALGORITHMS]; /**< ALGO.stage: 1 on, 0 off; -1: stage */
-    unsigned algorithm_vector_width[CLM_TUNING_ALGORITHMS]; /**< ALGO.vec; 0: vec */
     unsigned groups_per_unit;   /**< key groups */
     int prefetch;               /**< key prefetch: 1 on, 0 off */
     clm_tuning_source groups_per_unit_source, prefetch_source;
-    unsigned algorithm_groups_per_unit[CLM_TUNING_ALGORITHMS]; /**< ALGO.groups; 0: groups */
-    int algorithm_prefetch[CLM_TUNING_ALGORITHMS]; /**< ALGO.prefetch: 1 on, 0 off; -1:
-                                                        prefetch */
+    clm_algorithm algorithm;    /**< CLM_ALGO_AUTO: the device-wide values above (the keys
+                                     without ALGO.); else the values this algorithm's kernels
+                                     get: its own ALGO.key where a source set one, else the
+                                     device-wide key, each with its source */
 } clm_tuning;
 
-/** The tuning of an open device (copies into *out). */
-CLM_API int clm_device_get_tuning(const clm_device *dev, clm_tuning *out);
+/** The device-wide tuning of an open device (copies into *out, of size bytes: sizeof *out). */
+CLM_API int clm_device_get_tuning(const clm_device *dev, clm_tuning *out, size_t size);
+
+/**
+ * The tuning one algorithm's kernels get on dev (clm_tuning.algorithm says which): the
+ * numbers and their sources are its own; values, source and the profile fields are the
+ * device's, as clm_device_get_tuning gives them. CLM_ALGO_AUTO: clm_device_get_tuning.
+ * Errors: CLM_E_INVALID (NULL, an unknown algorithm, a bad size).
+ */
+CLM_API int clm_device_get_algorithm_tuning(const clm_device *dev, clm_algorithm algorithm,
+                                            clm_tuning *out, size_t size);
 
 /**
  * The text of a tuning profile for dev: the header line naming dev's name and driver
@@ -306,229 +554,6 @@ CLM_API int clm_tuning_format_profile(const clm_device *dev, const char *values,
  */
 CLM_API int clm_tuning_write_profile(const clm_device *dev, const char *values,
                                      const char *comment, const char *path);
-
-/* ------------------------------------------------------------------------------------------ */
-/* Compiling patterns                                                                         */
-/* ------------------------------------------------------------------------------------------ */
-
-/** Longest pattern accepted, in bytes. */
-#define CLM_MAX_PATTERN_LENGTH 65535u
-
-typedef enum {
-    CLM_ALGO_AUTO = 0,    /**< chosen from pattern length, alphabet, classes, errors and device
-                               type (the table is in the README; clm_database_info says what
-                               was chosen and why) */
-    CLM_ALGO_NAIVE = 1,   /**< brute force: every start position compared */
-    CLM_ALGO_KMP = 2,     /**< Knuth-Morris-Pratt with a fail table */
-    CLM_ALGO_DFA = 3,     /**< KMP automaton over the pattern's reduced alphabet */
-    CLM_ALGO_BITAP = 4,   /**< shift-and bit-parallel automaton; the only algorithm for
-                               character classes and for approximate matching (max_errors > 0);
-                               patterns up to CLM_BITAP_MAX_LENGTH symbols */
-    CLM_ALGO_BMH = 5,     /**< Boyer-Moore-Horspool, bad-character shifts */
-    CLM_ALGO_WITNESS = 6  /**< Vishkin witness/duel elimination, then verification; for long
-                               patterns. A pattern of period p <= m/2 duels in blocks of p
-                               positions, so very short periods approach brute force. */
-} clm_algorithm;
-
-/** Kernel variant (only bitap has more than one). */
-typedef enum {
-    CLM_VARIANT_AUTO = 0,     /**< chosen by algorithm and device */
-    CLM_VARIANT_ITEM = 1,     /**< each work-item scans its own range of text */
-    CLM_VARIANT_REDUCE = 2,   /**< bitap: one byte per work-item; neighbours' masks combined by
-                                   a parallel prefix in local memory (seed 003's exact_reduce);
-                                   exact search (max_errors 0), patterns up to 64 symbols */
-    CLM_VARIANT_SUBGROUP = 3  /**< reserved: REDUCE through sub-group shuffles. Not
-                                   implemented: always CLM_E_UNSUPPORTED (NVIDIA's OpenCL has
-                                   no sub-groups; on PoCL the ITEM variant is faster) */
-} clm_variant;
-
-/** Longest bitap pattern, in symbols (a class counts as one symbol). */
-#define CLM_BITAP_MAX_LENGTH 256u
-/** Most edits an approximate search allows. */
-#define CLM_MAX_ERRORS 16u
-
-/** Where a kernel keeps its tables (pattern, fail table, DFA table). */
-typedef enum {
-    CLM_TABLE_AUTO = 0,     /**< chosen by size and device */
-    CLM_TABLE_GLOBAL = 1,   /**< read from global memory (any size) */
-    CLM_TABLE_LOCAL = 2,    /**< copied into local memory per work-group */
-    CLM_TABLE_CONSTANT = 3  /**< constant memory (size ≤ CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE) */
-} clm_table_memory;
-
-/** Compile flags. */
-#define CLM_CASELESS 1u  /**< ASCII case-insensitive ('a' matches 'A'), through the tables */
-/** Patterns use class syntax (else every byte is literal):
- *    .          any byte
- *    [ACGT]     one of the bytes listed; ranges [a-z0-9]; [^...] any byte not listed;
- *               inside brackets \ escapes the next byte (\], \-, \\) and \d \w \s work,
- *               though not as a range's start or end ([a-\d] and [\d-z] are malformed)
- *    \d \w \s   digit [0-9], word byte [A-Za-z0-9_], white space [ \t\n\v\f\r];
- *    \D \W \S   their complements
- *    \n \t \r   newline, tab, carriage return
- *    \X         any other escaped byte X stands for itself (\. \\ \[ \])
- *  Each class is one symbol of the pattern. Only bitap searches classes. */
-#define CLM_CLASSES 2u
-/** With max_errors > 0: count substitutions only (Hamming distance), no insertions or
- *  deletions; a match then always has the pattern's length. */
-#define CLM_MISMATCHES_ONLY 4u
-/** DNA patterns: every pattern byte is an IUPAC nucleotide code, A C G T U R Y S W K M B D H
- *  V N in either case (U = T); any other byte is CLM_E_PATTERN_SYNTAX (detail names it and
- *  its offset). A code stands for its set of bases in its own case (R = [AG], r = [ag],
- *  N = [ACGT]); with CLM_CASELESS both cases. A text byte matches a code when it is one of
- *  those bases, so N, other IUPAC codes and anything else in the text never match (as
- *  `seqkit locate -d`), unless CLM_DEGENERATE_TEXT. Works with exact, CLM_MISMATCHES_ONLY
- *  and edit-distance search; patterns of plain bases run on every algorithm, patterns with
- *  degenerate codes on those that search classes (bitap). Not with CLM_CLASSES.
- *  The text is plain bytes (a FASTA record's sequence without its line breaks). Where every
- *  pattern symbol is a subset of A C G T (of one case, or any case with CLM_CASELESS) the
- *  scan may pack the text to 2 bits per base on the device (clm_database_info.packed):
- *  the results are the same. */
-#define CLM_DNA 8u
-/** With CLM_DNA: an IUPAC code in the text matches a pattern code when their base sets
- *  intersect (text N matches every base, text R matches A, G, R, N, ...). */
-#define CLM_DEGENERATE_TEXT 16u
-/** With CLM_DNA: also search the reverse complement of every pattern (A<->T, C<->G, R<->Y,
- *  K<->M, B<->V, D<->H; S W N unchanged), in the same pass where the algorithm allows it
- *  (bitap item: clm_database_info.strands_in_one_pass; the others run a second pass).
- *  Its matches carry the pattern's id and strand -1. A pattern equal to its own reverse
- *  complement (GAATTC) matches on both strands: two matches. */
-#define CLM_BOTH_STRANDS 32u
-/** The largest work-group of a prefetching staged kernel (clm_compile_options.prefetch) whose
- *  size the options leave open: the registers each work-item holds limit it. */
-#define CLM_PREFETCH_WG_MAX 128u
-
-/** A performance switch of clm_compile_options: left to the library, or forced. */
-typedef enum {
-    CLM_AUTO = 0, /**< the device's tuning decides (for packing: the environment) */
-    CLM_ON = 1,   /**< on where it applies */
-    CLM_OFF = 2   /**< off */
-} clm_switch;
-
-typedef struct clm_compile_options {
-    clm_algorithm algorithm;       /**< default CLM_ALGO_AUTO */
-    clm_table_memory table_memory; /**< default CLM_TABLE_AUTO */
-    unsigned flags;                /**< what is searched for: CLM_CASELESS, CLM_CLASSES,
-                                        CLM_MISMATCHES_ONLY, CLM_DNA, CLM_DEGENERATE_TEXT,
-                                        CLM_BOTH_STRANDS; another bit is CLM_E_INVALID */
-    unsigned work_group_size;      /**< 0: the device's tuning (clm_device_get_tuning) */
-    unsigned bytes_per_item;       /**< bytes of text each work-item owns; 0: the device's
-                                        tuning. Rounded up to a multiple of 16. */
-    unsigned max_errors;           /**< approximate search: up to this many edits (0: exact;
-                                        at most CLM_MAX_ERRORS and less than the pattern
-                                        length). Semantics at clm_match. */
-    clm_variant variant;           /**< default CLM_VARIANT_AUTO */
-    unsigned vector_width;         /**< bytes per load of the unstaged range reads: 4, 8 or
-                                        16; 0: the device's tuning (key vec) */
-    unsigned groups_per_unit;      /**< staged kernels: work-groups per compute unit (1 to
-                                        1024); 0: the device's tuning (key groups) */
-    clm_switch staging;            /**< stage the text through local memory where the kernel
-                                        can (exact dfa and one-word bitap with tables in
-                                        local memory: clm_database_info.staged); CLM_ON on a
-                                        device without on-chip local memory also puts those
-                                        two's automatic tables in local memory (as the
-                                        tuning's stage=on). CLM_AUTO: the tuning's stage */
-    clm_switch prefetch;           /**< staged kernels load their group's next region into
-                                        registers while they walk this one, where a
-                                        work-item's chunk is at most 128 bytes
-                                        (clm_database_info.prefetch); their work-group is
-                                        then at most CLM_PREFETCH_WG_MAX unless
-                                        work_group_size sets it. CLM_AUTO: the tuning's
-                                        prefetch */
-    clm_switch packing;            /**< CLM_DNA only (else CLM_E_INVALID): pack the text to 2
-                                        bits per base (plus a validity bit) on the device
-                                        where every pattern symbol allows it, dfa and bitap
-                                        item only (clm_database_info.packed); the results
-                                        are the same. CLM_AUTO: off (docs/dna.md says why),
-                                        unless CLMATCH_PACKED=on; CLMATCH_PACKED=off wins
-                                        over CLM_ON, CLM_OFF over both */
-    int wg_as_tuning;              /**< 1: work_group_size is taken as a tuning value would
-                                        be: halved where too large for a staged kernel's
-                                        region, capped at CLM_PREFETCH_WG_MAX where the
-                                        kernel prefetches (0: a size the options set is
-                                        kept, or the kernel does not stage). For
-                                        clmatch-tune, which times the shapes its profile
-                                        will give */
-} clm_compile_options;
-
-/** Fill *opts with the defaults. Always call before setting fields (fields may be added). */
-CLM_API void clm_compile_options_init(clm_compile_options *opts);
-
-/** Name of an algorithm ("auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness"); "?" if
- *  unknown. */
-CLM_API const char *clm_algorithm_name(clm_algorithm algorithm);
-/** Parse an algorithm name; returns CLM_E_INVALID if unknown. */
-CLM_API int clm_algorithm_from_name(const char *name, clm_algorithm *out);
-/** The number of clm_algorithm values, CLM_ALGO_AUTO included: their names are
- *  clm_algorithm_name(0) ... clm_algorithm_name(clm_algorithm_count() - 1). */
-CLM_API unsigned clm_algorithm_count(void);
-/** Name of a table memory ("auto", "global", "local", "constant"); "?" if unknown. */
-CLM_API const char *clm_table_memory_name(clm_table_memory mem);
-/** Parse a table memory name; returns CLM_E_INVALID if unknown. */
-CLM_API int clm_table_memory_from_name(const char *name, clm_table_memory *out);
-/** Name of a variant ("auto", "item", "reduce", "subgroup"); "?" if unknown. */
-CLM_API const char *clm_variant_name(clm_variant variant);
-/** Parse a variant name; returns CLM_E_INVALID if unknown. */
-CLM_API int clm_variant_from_name(const char *name, clm_variant *out);
-
-typedef struct clm_database clm_database;
-
-/**
- * Compile patterns into an immutable database for one device.
- * patterns[i] points at lengths[i] bytes (any bytes, NUL included); lengths may be NULL for
- * NUL-terminated strings. ids may be NULL (pattern i then reports id i). opts may be NULL for
- * the defaults. Several patterns are searched over one upload of the text, one kernel each.
- * Errors: CLM_E_INVALID (NULL, count 0, max_errors >= the pattern length or above
- * CLM_MAX_ERRORS), CLM_E_EMPTY_PATTERN, CLM_E_PATTERN_SYNTAX, CLM_E_PATTERN_TOO_LONG (beyond
- * CLM_MAX_PATTERN_LENGTH, or beyond what the chosen algorithm handles: detail names the limit
- * and an algorithm that works), CLM_E_UNSUPPORTED (classes or errors with an algorithm that
- * cannot do them, a table that does not fit, a variant the device lacks: detail names what
- * works), CLM_E_BUILD (detail holds the build log), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL,
- * CLM_E_NOMEM.
- */
-CLM_API int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
-                        const unsigned *ids, unsigned count, const clm_compile_options *opts,
-                        clm_database **out);
-
-/** What a compiled database ended up as (the choices auto made). */
-typedef struct clm_database_info {
-    clm_algorithm algorithm;       /**< never CLM_ALGO_AUTO */
-    clm_table_memory table_memory; /**< never CLM_TABLE_AUTO */
-    clm_variant variant;           /**< never CLM_VARIANT_AUTO */
-    unsigned max_errors;
-    unsigned flags;
-    unsigned pattern_count;
-    size_t min_length, max_length; /**< shortest and longest pattern, in symbols */
-    unsigned work_group_size;
-    unsigned bytes_per_item;
-    char build_options[512];       /**< the macros of the first pattern's kernel build */
-    int cache_hit;                 /**< 1 when every program came from the memory/disk cache */
-    char choice[256];              /**< why this algorithm/variant/table memory (the automatic
-                                        choice's rule, or "requested") */
-    int packed;                    /**< 1: CLM_DNA text is packed to 2 bits per base on the
-                                        device before the search */
-    int strands_in_one_pass;       /**< 1: CLM_BOTH_STRANDS searches a pattern and its
-                                        reverse complement in the same kernel pass */
-    int staged;                    /**< 1: the first pattern's kernel stages whole
-                                        work-group regions of text in local memory
-                                        (exact dfa and bitap up to 64 symbols with tables
-                                        in local memory, as the tuning's stage or
-                                        clm_compile_options.staging ask) */
-    unsigned vector_width;         /**< bytes per load of the first pattern's unstaged range
-                                        reads (4, 8, 16); 0 where its kernel reads single
-                                        bytes (naive, bmh, witness, bitap reduce, packed
-                                        text, big-endian devices) */
-    int prefetch;                  /**< 1: the first pattern's staged kernel loads the next
-                                        region into registers during a walk */
-    unsigned groups_per_unit;      /**< staged: work-groups launched per compute unit (0 when
-                                        not staged) */
-} clm_database_info;
-
-CLM_API int clm_database_get_info(const clm_database *db, clm_database_info *info);
-
-/** Release a database. NULL, and a database already freed, are ignored. Its scratches
- *  should be freed first; those still alive afterwards refuse scans (CLM_E_INVALID) and can
- *  only be inspected and freed. Not while a call with one of its scratches runs. */
-CLM_API void clm_database_free(clm_database *db);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Scanning                                                                                   */
@@ -601,6 +626,7 @@ CLM_API int clm_data_path_from_name(const char *name, clm_data_path *out);
 #define CLM_MIN_BUDGET_SLAB_BYTES ((size_t)1 << 20)
 
 typedef struct clm_scratch_options {
+    size_t size;        /**< sizeof (clm_scratch_options), set by clm_scratch_options_init */
     size_t slab_bytes;  /**< text per device transfer/launch; 0: default (CLMATCH_SLAB_BYTES,
                              else chosen from device memory). Inputs larger than a slab are
                              scanned slab by slab with an overlap of (longest pattern − 1).
@@ -624,13 +650,18 @@ typedef struct clm_scratch_options {
                              the matches of one slab (24 bytes per match) are not counted. */
 } clm_scratch_options;
 
+/** Fill *opts (of size bytes: sizeof *opts) with its size and the defaults (every other field
+ *  0). Call it before setting fields. Errors: CLM_E_INVALID (NULL, a size below the first
+ *  version's). */
+CLM_API int clm_scratch_options_init(clm_scratch_options *opts, size_t size);
+
 /**
  * Allocate the per-caller state for scanning with db: the plan of its device buffers and
  * staging, and its kernels. The buffers of each slot (queue, text, staging, match buffer) are
  * allocated when a scan first uses the slot, sized to the slab at hand: a small input gets
  * small buffers and one slot, so a scan can fail with CLM_E_DEVICE_MEMORY where allocation
  * used to fail here (a slab above the device's largest allocation still fails here).
- * opts may be NULL (every field 0 gives the defaults; fields may be added at the end).
+ * opts may be NULL for the defaults, else filled by clm_scratch_options_init first.
  * Errors: CLM_E_INVALID (a bad option, CLMATCH_DATA_PATH, CLMATCH_IO_THREADS or
  * CLMATCH_SLAB_BYTES value, a max_memory below the minimum), CLM_E_UNSUPPORTED (a data path
  * the device cannot do: detail names those it can), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL,
@@ -676,7 +707,9 @@ typedef struct clm_scratch_info {
                                    buffers come later: clm_stats.alloc_seconds) */
 } clm_scratch_info;
 
-CLM_API int clm_scratch_get_info(const clm_scratch *scratch, clm_scratch_info *info);
+/** What scratch ended up as (copies into *info, of size bytes: sizeof *info). */
+CLM_API int clm_scratch_get_info(const clm_scratch *scratch, clm_scratch_info *info,
+                                 size_t size);
 
 /**
  * Find every occurrence in data[0, len) and call cb for each, in text order.
@@ -793,8 +826,9 @@ typedef struct clm_stats {
                                    queued or under way (bytes / this: the host's read rate) */
 } clm_stats;
 
-/** Totals since the scratch was allocated or last reset. */
-CLM_API int clm_scratch_get_stats(const clm_scratch *scratch, clm_stats *out);
+/** Totals since the scratch was allocated or last reset (copies into *out, of size bytes:
+ *  sizeof *out). */
+CLM_API int clm_scratch_get_stats(const clm_scratch *scratch, clm_stats *out, size_t size);
 CLM_API void clm_scratch_reset_stats(clm_scratch *scratch);
 
 #ifdef __cplusplus

@@ -65,7 +65,7 @@ int fcase_open(fcase *c, const char *extra)
     int rc;
     fcase_close(c);
     fcase_describe(c, extra);
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.algorithm = c->algo;
     o.variant = c->variant;
     o.table_memory = c->mem;
@@ -80,7 +80,7 @@ int fcase_open(fcase *c, const char *extra)
         return T_FAIL("%s: clm_compile returned %d (%s): %.500s", c->desc, rc, clm_strerror(rc),
                       clm_last_error());
     }
-    if (clm_database_get_info(c->db, &c->info) != CLM_OK) {
+    if (clm_database_get_info(c->db, &c->info, sizeof c->info) != CLM_OK) {
         T_FAIL("%s: clm_database_get_info failed", c->desc);
         fcase_close(c);
         return 0;

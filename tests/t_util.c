@@ -206,7 +206,7 @@ void t_compile_options(clm_compile_options *o, const t_patset *ps, clm_algorithm
                        clm_variant variant, unsigned max_errors)
 {
     const char *staging = getenv("CLMATCH_STAGING");
-    clm_compile_options_init(o);
+    clm_compile_options_init(o, sizeof *o);
     o->algorithm = algo;
     o->table_memory = mem;
     o->flags = flags | (ps->caseless ? CLM_CASELESS : 0u);
@@ -405,7 +405,7 @@ int t_scratch_alloc(const clm_database *db, clm_scratch **s, size_t slab, size_t
                     const char *desc)
 {
     clm_scratch_options so;
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.slab_bytes = slab;
     so.match_capacity = capacity;
     clm_scratch_free(*s);

@@ -58,7 +58,7 @@ static void test_names(const void *arg)
     EXPECT_RC(clm_algorithm_from_name("witnes", &a), CLM_E_INVALID);
 
     memset(&o, 0xa5, sizeof o);
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     EXPECT(o.variant == CLM_VARIANT_AUTO && o.max_errors == 0 && o.flags == 0
            && o.algorithm == CLM_ALGO_AUTO);
 }
@@ -77,7 +77,7 @@ static int compile_set(const char *const *pats, const size_t *lens, unsigned cou
     clm_compile_options o;
     clm_database *db = NULL;
     int rc;
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.algorithm = c.algo;
     o.variant = c.variant;
     o.flags = c.flags;
@@ -203,7 +203,7 @@ static void test_errors(const void *arg)
         clm_database_info info;
         c = (copts){CLM_ALGO_BITAP, CLM_VARIANT_AUTO, 0, 2};
         if (EXPECT_RC(compile_set((const char *const *)&p40, (size_t[]){33}, 1, c, &db), CLM_OK)
-            && EXPECT_RC(clm_database_get_info(db, &info), CLM_OK))
+            && EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK))
             EXPECT(info.variant == CLM_VARIANT_ITEM && info.max_errors == 2
                    && info.algorithm == CLM_ALGO_BITAP);
         clm_database_free(db);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* the first versions of the public structs */
 #include "t.h"
 
 static int contains_ci(const char *hay, const char *needle)
@@ -123,18 +124,18 @@ static void test_device_args(const void *arg)
     clm_device *d = NULL;
     (void)arg;
 
-    EXPECT_RC(clm_list_devices(0, NULL, &count), CLM_E_INVALID);
-    EXPECT_RC(clm_list_devices(0, &list, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_list_devices(0, sizeof *list, NULL, &count), CLM_E_INVALID);
+    EXPECT_RC(clm_list_devices(0, sizeof *list, &list, NULL), CLM_E_INVALID);
     EXPECT_RC(clm_device_open(-1, -1, NULL), CLM_E_INVALID);
     EXPECT_RC(clm_device_open(-2, -1, &d), CLM_E_INVALID);
     EXPECT_RC(clm_device_open(-1, -2, &d), CLM_E_INVALID);
     EXPECT_RC(clm_device_open(0, -7, &d), CLM_E_INVALID);
-    EXPECT_RC(clm_device_get_info(NULL, &info), CLM_E_INVALID);
-    EXPECT_RC(clm_device_get_info(t_dev, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_device_get_info(NULL, &info, sizeof info), CLM_E_INVALID);
+    EXPECT_RC(clm_device_get_info(t_dev, NULL, sizeof info), CLM_E_INVALID);
     clm_device_close(NULL);
     clm_free_device_list(NULL);
 
-    REQUIRE_RC(clm_list_devices(0, &list, &count), CLM_OK);
+    REQUIRE_RC(clm_list_devices(0, sizeof *list, &list, &count), CLM_OK);
     for (i = 0; i < count; i++) {
         if (list[i].platform_index + 1 > nplat) nplat = list[i].platform_index + 1;
         if (list[i].platform_index == 0) ndev0++;
@@ -151,7 +152,7 @@ static void test_device_args(const void *arg)
         t_note("detail does not name device 0 \"%s\": \"%s\"", list[0].name, clm_last_error());
     /* A platform with device -1: that platform's first device. */
     if (EXPECT_RC(clm_device_open(0, -1, &d), CLM_OK)) {
-        if (EXPECT_RC(clm_device_get_info(d, &info), CLM_OK))
+        if (EXPECT_RC(clm_device_get_info(d, &info, sizeof info), CLM_OK))
             EXPECT(info.platform_index == 0 && info.device_index == 0
                    && strcmp(info.name, list[0].name) == 0);
         clm_device_close(d);
@@ -175,7 +176,7 @@ static void test_compile_args(const void *arg)
 
     REQUIRE(big != NULL);
     memset(big, 'x', biglen);
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     EXPECT(o.algorithm == CLM_ALGO_AUTO && o.table_memory == CLM_TABLE_AUTO && o.flags == 0
            && o.work_group_size == 0 && o.bytes_per_item == 0 && o.vector_width == 0);
     EXPECT(o.staging == CLM_AUTO && o.prefetch == CLM_AUTO && o.packing == CLM_AUTO
@@ -197,22 +198,22 @@ static void test_compile_args(const void *arg)
     }
     o.algorithm = (clm_algorithm)99;
     EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.table_memory = (clm_table_memory)99;
     EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
     /* the performance switches are fields: their old flag bits (64 .. 4096) are unknown flags,
      * named as such; a switch takes CLM_AUTO, CLM_ON or CLM_OFF; packing needs CLM_DNA */
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.flags = 256;
     if (EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID))
         EXPECT(strstr(clm_last_error(), "staging") != NULL);
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.staging = (clm_switch)3;
     EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.wg_as_tuning = 2;
     EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.packing = CLM_OFF;
     EXPECT_RC(clm_compile(t_dev, pats, lens, NULL, 2, &o, &db), CLM_E_INVALID);
     o.flags = CLM_DNA; /* "abc" and "b": IUPAC codes */
@@ -235,9 +236,9 @@ static void test_compile_defaults(const void *arg)
 
     t_matches_init(&got);
     if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 2, NULL, &db), CLM_OK)) goto out;
-    EXPECT_RC(clm_database_get_info(NULL, &info), CLM_E_INVALID);
-    EXPECT_RC(clm_database_get_info(db, NULL), CLM_E_INVALID);
-    if (EXPECT_RC(clm_database_get_info(db, &info), CLM_OK)) {
+    EXPECT_RC(clm_database_get_info(NULL, &info, sizeof info), CLM_E_INVALID);
+    EXPECT_RC(clm_database_get_info(db, NULL, sizeof info), CLM_E_INVALID);
+    if (EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK)) {
         EXPECT(info.algorithm != CLM_ALGO_AUTO && info.table_memory != CLM_TABLE_AUTO);
         EXPECT(info.pattern_count == 2 && info.min_length == 1 && info.max_length == 3);
         EXPECT(info.work_group_size > 0 && info.bytes_per_item > 0
@@ -259,17 +260,17 @@ static void test_compile_defaults(const void *arg)
     db = NULL;
 
     /* bytes_per_item is rounded up to a multiple of 16. */
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.bytes_per_item = 17;
     o.work_group_size = 16;
     if (EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 2, &o, &db), CLM_OK)
-        && EXPECT_RC(clm_database_get_info(db, &info), CLM_OK))
+        && EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK))
         EXPECT(info.bytes_per_item == 32 && info.work_group_size == 16);
     clm_database_free(db);
     db = NULL;
     o.bytes_per_item = 1;
     if (EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 2, &o, &db), CLM_OK)
-        && EXPECT_RC(clm_database_get_info(db, &info), CLM_OK))
+        && EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK))
         EXPECT(info.bytes_per_item == 16);
 out:
     clm_database_free(db);
@@ -310,8 +311,8 @@ static void test_scan_args(const void *arg)
     EXPECT_RC(clm_scan(db, s2, "abab", 4, t_collect, &got), CLM_E_INVALID);
     EXPECT_RC(clm_count(db2, s, "abab", 4, &count), CLM_E_INVALID);
     EXPECT(got.n == 0);
-    EXPECT_RC(clm_scratch_get_stats(NULL, &st), CLM_E_INVALID);
-    EXPECT_RC(clm_scratch_get_stats(s, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_scratch_get_stats(NULL, &st, sizeof st), CLM_E_INVALID);
+    EXPECT_RC(clm_scratch_get_stats(s, NULL, sizeof st), CLM_E_INVALID);
     clm_scratch_reset_stats(NULL);
     /* Still fine after all that. */
     if (EXPECT_RC(clm_scan(db, s, "abab", 4, t_collect, &got), CLM_OK)) EXPECT(got.n == 2);
@@ -342,7 +343,7 @@ static int check_slab_limits(clm_device *dev, const clm_device_info *info)
 
     t_matches_init(&got);
     if (!EXPECT_RC(clm_compile(dev, pats, NULL, NULL, 1, NULL, &db), CLM_OK)) goto out;
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.slab_bytes = (size_t)-1 / 2;
     if (EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_E_INVALID)) EXPECT(*clm_last_error());
     s = NULL;
@@ -360,7 +361,7 @@ static int check_slab_limits(clm_device *dev, const clm_device_info *info)
     }
     /* The match buffer grows anyway, so clamping an absurd initial capacity is fine too; but
      * a size overflow must not give a buffer smaller than the capacity it claims. */
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.match_capacity = (size_t)-1 / 64;
     rc = clm_scratch_alloc(db, &so, &s);
     if (rc == CLM_OK) {
@@ -390,7 +391,7 @@ static int child_device_memory(const char *arg)
     clm_device_info info;
     (void)arg;
     if (!EXPECT_RC(clm_device_open(-1, -1, &d), CLM_OK)) return 1;
-    if (EXPECT_RC(clm_device_get_info(d, &info), CLM_OK)) {
+    if (EXPECT_RC(clm_device_get_info(d, &info, sizeof info), CLM_OK)) {
         if (!EXPECT(info.max_alloc_bytes < CLM_MAX_SLAB_BYTES))
             t_note("POCL_MEMORY_LIMIT=1 left max allocation at %llu",
                    (unsigned long long)info.max_alloc_bytes);
@@ -715,7 +716,7 @@ static void test_freed_database(const void *arg)
     expect_misuse(clm_stream_close(st, t_collect, &got, &n), CLM_E_INVALID, "clm_stream_close",
                   "freed");
     st = NULL;
-    if (EXPECT_RC(clm_scratch_get_info(s, &info), CLM_OK)) EXPECT(info.slots > 0);
+    if (EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK)) EXPECT(info.slots > 0);
     clm_database_free(db); /* already freed: ignored */
     db = NULL;
 
@@ -751,7 +752,7 @@ static int child_no_platform(const char *arg)
     size_t count = 0;
     clm_device *d = NULL;
     (void)arg;
-    if (EXPECT_RC(clm_list_devices(0, &list, &count), CLM_E_NO_PLATFORM)
+    if (EXPECT_RC(clm_list_devices(0, sizeof *list, &list, &count), CLM_E_NO_PLATFORM)
         && !EXPECT(contains_ci(clm_last_error(), "pocl")))
         t_note("clm_list_devices detail: \"%s\"", clm_last_error());
     if (EXPECT_RC(clm_device_open(-1, -1, &d), CLM_E_NO_PLATFORM)
@@ -759,6 +760,193 @@ static int child_no_platform(const char *arg)
         t_note("clm_device_open detail: \"%s\"", clm_last_error());
     EXPECT_RC(clm_device_open(0, 0, &d), CLM_E_NO_PLATFORM);
     return 0;
+}
+
+/* ---- struct sizes (clmatch.h, Conventions) ------------------------------------------------ */
+
+/* Bytes a newer clmatch.h might have added to a struct; the marker of bytes not written. */
+#define NEWER 64
+#define UNTOUCHED 0xA5
+
+static int all_bytes(const unsigned char *p, size_t n, unsigned char v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != v) return 0;
+    return 1;
+}
+
+typedef int (*getter)(const void *obj, void *out, size_t size);
+static int get_device_info(const void *o, void *out, size_t size)
+{
+    return clm_device_get_info(o, out, size);
+}
+static int get_tuning(const void *o, void *out, size_t size)
+{
+    return clm_device_get_tuning(o, out, size);
+}
+static int get_bitap_tuning(const void *o, void *out, size_t size)
+{
+    return clm_device_get_algorithm_tuning(o, CLM_ALGO_BITAP, out, size);
+}
+static int get_database_info(const void *o, void *out, size_t size)
+{
+    return clm_database_get_info(o, out, size);
+}
+static int get_scratch_info(const void *o, void *out, size_t size)
+{
+    return clm_scratch_get_info(o, out, size);
+}
+static int get_stats(const void *o, void *out, size_t size)
+{
+    return clm_scratch_get_stats(o, out, size);
+}
+
+/* A getter with the caller's struct of its own size (the reference); of a newer header's size
+ * (the same bytes, then zeros); of the first version's size, in a buffer of just that size
+ * (the same bytes, none written past: ASan sees it); smaller (CLM_E_INVALID naming the struct,
+ * nothing written). */
+static void check_getter(const char *what, getter get, const void *obj, size_t own, size_t v1)
+{
+    unsigned char *ref = malloc(own), *newer = malloc(own + NEWER), *older = malloc(v1);
+    if (!EXPECT(ref && newer && older)) goto out;
+    memset(newer, UNTOUCHED, own + NEWER);
+    if (!EXPECT_RC(get(obj, ref, own), CLM_OK) || !EXPECT_RC(get(obj, newer, own + NEWER), CLM_OK)
+        || !EXPECT_RC(get(obj, older, v1), CLM_OK)) {
+        t_note("%s", what);
+        goto out;
+    }
+    if (!EXPECT(memcmp(newer, ref, own) == 0 && all_bytes(newer + own, NEWER, 0)
+                && memcmp(older, ref, v1) == 0))
+        t_note("%s: a newer or older caller's struct differs from its own", what);
+    memset(newer, UNTOUCHED, own + NEWER);
+    if (EXPECT_RC(get(obj, newer, v1 - 1), CLM_E_INVALID)
+        && !EXPECT(all_bytes(newer, own + NEWER, UNTOUCHED) && strstr(clm_last_error(), what)))
+        t_note("%s of %zu bytes: \"%s\"", what, v1 - 1, clm_last_error());
+    EXPECT_RC(get(obj, newer, 0), CLM_E_INVALID);
+out:
+    free(ref);
+    free(newer);
+    free(older);
+}
+
+/* Options of the first version's size (a buffer of just that size), a newer header's size
+ * (fields past the library's left 0, or set), size 0 (not initialised), too small, absurd. */
+static void check_options(const char *what, const char *init_name,
+                          int (*init)(void *opts, size_t size), int (*use)(void *opts),
+                          size_t own, size_t v1)
+{
+    unsigned char *opts = malloc(own + NEWER), *older = malloc(v1);
+    size_t size;
+    if (!EXPECT(opts && older)) goto out;
+    /* init: the size, the defaults, zeros past what the library knows */
+    memset(opts, UNTOUCHED, own + NEWER);
+    if (EXPECT_RC(init(opts, own + NEWER), CLM_OK)) {
+        memcpy(&size, opts, sizeof size);
+        EXPECT(size == own + NEWER && all_bytes(opts + own, NEWER, 0));
+    }
+    memset(opts, UNTOUCHED, own + NEWER);
+    EXPECT_RC(init(opts, v1 - 1), CLM_E_INVALID);
+    EXPECT_RC(init(NULL, own), CLM_E_INVALID);
+    EXPECT(all_bytes(opts, own + NEWER, UNTOUCHED));
+    /* a newer caller that leaves the fields this library does not know at 0; one that sets
+     * one: refused, naming the struct */
+    REQUIRE_RC(init(opts, own + NEWER), CLM_OK);
+    if (!EXPECT_RC(use(opts), CLM_OK)) t_note("%s of a newer header", what);
+    opts[own + NEWER - 1] = 1;
+    if (EXPECT_RC(use(opts), CLM_E_INVALID)
+        && !EXPECT(strstr(clm_last_error(), what) && strstr(clm_last_error(), "newer")))
+        t_note("\"%s\"", clm_last_error());
+    /* an older caller's struct: exactly its size is read */
+    if (EXPECT_RC(init(older, v1), CLM_OK) && !EXPECT_RC(use(older), CLM_OK))
+        t_note("%s of the first version's size", what);
+    /* not initialised (a zeroed struct), too small, absurd: refused, naming the init function */
+    memset(opts, 0, own);
+    if (EXPECT_RC(use(opts), CLM_E_INVALID) && !EXPECT(strstr(clm_last_error(), init_name)))
+        t_note("\"%s\"", clm_last_error());
+    for (int i = 0; i < 2; i++) {
+        size = i ? (size_t)1 << 40 : v1 - 1;
+        memcpy(opts, &size, sizeof size);
+        EXPECT_RC(use(opts), CLM_E_INVALID);
+    }
+out:
+    free(opts);
+    free(older);
+}
+
+static const clm_database *sizes_db;
+static int init_compile(void *o, size_t size)
+{
+    return clm_compile_options_init(o, size);
+}
+static int init_scratch(void *o, size_t size)
+{
+    return clm_scratch_options_init(o, size);
+}
+static int use_compile(void *o)
+{
+    const char *pats[1] = {"needle"};
+    clm_database *db = NULL;
+    int rc = clm_compile(t_dev, pats, NULL, NULL, 1, o, &db);
+    clm_database_free(db);
+    return rc;
+}
+static int use_scratch(void *o)
+{
+    clm_scratch *s = NULL;
+    int rc = clm_scratch_alloc(sizes_db, o, &s);
+    clm_scratch_free(s);
+    return rc;
+}
+
+/* Every struct that may grow, as callers built against an older or a newer clmatch.h pass
+ * it: the library writes and reads exactly the caller's size. */
+static void test_struct_sizes(const void *arg)
+{
+    const char *pats[1] = {"needle"};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    clm_device_info *list = NULL, *wide = NULL;
+    size_t n = 0, wide_n = 0;
+    uint64_t count = 0;
+    (void)arg;
+
+    check_getter("clm_device_info", get_device_info, t_dev, sizeof(clm_device_info),
+                 CLM_DEVICE_INFO_V1);
+    check_getter("clm_tuning", get_tuning, t_dev, sizeof(clm_tuning), CLM_TUNING_V1);
+    check_getter("clm_tuning", get_bitap_tuning, t_dev, sizeof(clm_tuning), CLM_TUNING_V1);
+    REQUIRE_RC(clm_compile(t_dev, pats, NULL, NULL, 1, NULL, &db), CLM_OK);
+    check_getter("clm_database_info", get_database_info, db, sizeof(clm_database_info),
+                 CLM_DATABASE_INFO_V1);
+    if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
+        && EXPECT_RC(clm_count(db, s, "a needle", 8, &count), CLM_OK)) {
+        check_getter("clm_scratch_info", get_scratch_info, s, sizeof(clm_scratch_info),
+                     CLM_SCRATCH_INFO_V1);
+        check_getter("clm_stats", get_stats, s, sizeof(clm_stats), CLM_STATS_V1);
+    }
+    clm_scratch_free(s);
+
+    check_options("clm_compile_options", "clm_compile_options_init", init_compile, use_compile,
+                  sizeof(clm_compile_options), CLM_COMPILE_OPTIONS_V1);
+    sizes_db = db;
+    check_options("clm_scratch_options", "clm_scratch_options_init", init_scratch, use_scratch,
+                  sizeof(clm_scratch_options), CLM_SCRATCH_OPTIONS_V1);
+    clm_database_free(db);
+
+    /* the device list: entries info_size bytes apart, as the caller's array has them */
+    EXPECT_RC(clm_list_devices(0, CLM_DEVICE_INFO_V1 - 1, &list, &n), CLM_E_INVALID);
+    EXPECT(list == NULL && n == 0);
+    if (EXPECT_RC(clm_list_devices(0, sizeof *list, &list, &n), CLM_OK)
+        && EXPECT_RC(clm_list_devices(0, sizeof *list + NEWER, &wide, &wide_n), CLM_OK)
+        && EXPECT(n == wide_n && n > 0)) {
+        for (size_t i = 0; i < n; i++) {
+            const unsigned char *e = (const unsigned char *)wide + i * (sizeof *list + NEWER);
+            if (!EXPECT(memcmp(e, &list[i], sizeof *list) == 0
+                        && all_bytes(e + sizeof *list, NEWER, 0)))
+                t_note("device list entry %zu of %zu bytes", i, sizeof *list + NEWER);
+        }
+    }
+    clm_free_device_list(list);
+    clm_free_device_list(wide);
 }
 
 static void test_no_platform(const void *arg)
@@ -788,6 +976,7 @@ void register_api_tests(void)
     t_register("api.reentry", test_reentry, NULL, 1);
     t_register("api.busy_threads", test_busy_threads, NULL, 1);
     t_register("api.freed_database", test_freed_database, NULL, 1);
+    t_register("api.struct_sizes", test_struct_sizes, NULL, 1);
     t_register("api.no_platform", test_no_platform, NULL, 1);
     t_register_child("no_platform", child_no_platform);
     t_register_child("device_memory", child_device_memory);

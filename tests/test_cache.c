@@ -15,9 +15,9 @@
 
 /* Programs used by the cache scenarios: one per algorithm, lengths used nowhere else; the
  * last packs its DNA text, a program of three entry points (clm_pack) instead of two. */
-static const struct { clm_algorithm algo; unsigned alpha; size_t m; unsigned flags; } progs[] = {
+static const struct { clm_algorithm algo; unsigned alpha; size_t m; int packed; } progs[] = {
     {CLM_ALGO_NAIVE, 4, 23, 0}, {CLM_ALGO_KMP, 26, 29, 0}, {CLM_ALGO_DFA, 256, 37, 0},
-    {CLM_ALGO_DFA, 4, 31, CLM_DNA | CLM_PACKING}};
+    {CLM_ALGO_DFA, 4, 31, 1}};
 #define NPROGS (sizeof progs / sizeof progs[0])
 
 /* A child that hangs (blocked on a FIFO) is killed by SIGALRM and the test fails. */
@@ -47,15 +47,16 @@ static int check_prog(clm_device *dev, size_t k, int *hit)
     t_fill(&r, text, n, progs[k].alpha);
     for (i = 0; i < 20; i++) memcpy(text + t_below(&r, n - m), p, m);
     t_reference(text, n, &ps, &want);
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.algorithm = progs[k].algo;
     o.table_memory = CLM_TABLE_GLOBAL;
-    o.flags = progs[k].flags;
+    o.flags = progs[k].packed ? CLM_DNA : 0;
+    o.packing = progs[k].packed ? CLM_ON : CLM_AUTO;
     *hit = -1;
     rc = clm_compile(dev, (const char *const *)&pp, &m, NULL, 1, &o, &db);
     if (rc != CLM_OK) goto out;
-    if (EXPECT_RC(clm_database_get_info(db, &info), CLM_OK)) *hit = info.cache_hit;
-    if ((progs[k].flags & CLM_PACKING) && !info.packed)
+    if (EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK)) *hit = info.cache_hit;
+    if (progs[k].packed && !info.packed)
         t_note("%s m=%zu: the text is not packed here", clm_algorithm_name(progs[k].algo), m);
     if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
         && EXPECT_RC(clm_scan(db, s, text, n, t_collect, &got), CLM_OK)

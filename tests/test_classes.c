@@ -396,7 +396,7 @@ static int compile_rc(const char *p, size_t len, clm_algorithm algo, unsigned fl
     const char *pats[1];
     int rc;
     pats[0] = p;
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.algorithm = algo;
     o.flags = flags;
     o.max_errors = k;
@@ -473,7 +473,7 @@ static void test_syntax(const void *arg)
         const char *pats[3] = {"GA[AT]TC", "[AC", "x"};
         clm_compile_options o;
         clm_database *db = NULL;
-        clm_compile_options_init(&o);
+        clm_compile_options_init(&o, sizeof o);
         o.flags = CLM_CLASSES;
         if (EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 3, &o, &db), CLM_E_PATTERN_SYNTAX)
             && !strstr(clm_last_error(), "[AC") && !strstr(clm_last_error(), "pattern 1"))

@@ -68,7 +68,7 @@ static void test_kernel_args(const void *arg)
     /* a packed DNA database: its program has clm_pack beside the search kernels */
     const char *pat = "GATTACA";
     clm_compile_options o;
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.flags = CLM_DNA;
     o.packing = CLM_ON;
     o.algorithm = CLM_ALGO_DFA;

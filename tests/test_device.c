@@ -14,7 +14,7 @@ static void test_list(const void *arg)
     size_t count = 0, pcount = 0, i;
     (void)arg;
 
-    REQUIRE_RC(clm_list_devices(0, &list, &count), CLM_OK);
+    REQUIRE_RC(clm_list_devices(0, sizeof *list, &list, &count), CLM_OK);
     if (!EXPECT(count >= 1 && list != NULL)) goto out;
     for (i = 0; i < count; i++) {
         const clm_device_info *d = &list[i];
@@ -39,7 +39,7 @@ static void test_list(const void *arg)
                         d->device_index, d->name);
     }
     /* Probing fills the preferred work-group multiple of available devices. */
-    if (EXPECT_RC(clm_list_devices(CLM_LIST_PROBE, &probed, &pcount), CLM_OK)
+    if (EXPECT_RC(clm_list_devices(CLM_LIST_PROBE, sizeof *probed, &probed, &pcount), CLM_OK)
         && EXPECT(pcount == count)) {
         for (i = 0; i < pcount; i++) {
             EXPECT(strcmp(probed[i].name, list[i].name) == 0);
@@ -60,7 +60,7 @@ static void test_auto_choice(const void *arg)
     const char *ep = getenv("CLMATCH_PLATFORM"), *ed = getenv("CLMATCH_DEVICE");
     (void)arg;
 
-    REQUIRE_RC(clm_list_devices(0, &list, &count), CLM_OK);
+    REQUIRE_RC(clm_list_devices(0, sizeof *list, &list, &count), CLM_OK);
     if (ep && *ep) {
         int p = atoi(ep), d = ed && *ed ? atoi(ed) : 0;
         for (i = 0; i < count; i++)
@@ -98,7 +98,7 @@ static int child_env_device(const char *arg)
     rc = clm_device_open(-1, -1, &dev);
     if (!EXPECT_RC(rc, want)) return 1;
     if (rc == CLM_OK) {
-        if (EXPECT_RC(clm_device_get_info(dev, &info), CLM_OK)
+        if (EXPECT_RC(clm_device_get_info(dev, &info, sizeof info), CLM_OK)
             && !EXPECT(info.platform_index == p && info.device_index == d))
             t_note("got platform %d device %d", info.platform_index, info.device_index);
         clm_device_close(dev);
@@ -113,7 +113,7 @@ static void test_env_choice(const void *arg)
     int nplat = 0;
     (void)arg;
 
-    REQUIRE_RC(clm_list_devices(0, &list, &count), CLM_OK);
+    REQUIRE_RC(clm_list_devices(0, sizeof *list, &list, &count), CLM_OK);
     for (i = 0; i < count; i++)
         if (list[i].platform_index + 1 > nplat) nplat = list[i].platform_index + 1;
     /* Every device (a few at most) can be chosen through the environment. */
@@ -170,7 +170,8 @@ static int child_slab_env(const char *arg)
         && EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
         && EXPECT_RC(clm_count(db, s, text, n, &count), CLM_OK)) {
         EXPECT(count == want.n);
-        if (EXPECT_RC(clm_scratch_get_stats(s, &st), CLM_OK) && !EXPECT(st.slabs >= n / 4096))
+        if (EXPECT_RC(clm_scratch_get_stats(s, &st, sizeof st), CLM_OK)
+            && !EXPECT(st.slabs >= n / 4096))
             t_note("%llu slabs for %zu bytes with CLMATCH_SLAB_BYTES=4096",
                    (unsigned long long)st.slabs, n);
     }

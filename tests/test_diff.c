@@ -184,7 +184,7 @@ static int dopen(dctx *c, const t_patset *ps, unsigned wgs, unsigned bpi, const 
         return T_FAIL("%s: clm_compile: %s: %.500s", c->desc, clm_strerror(rc),
                       clm_last_error());
     }
-    if (clm_database_get_info(c->db, &c->info) != CLM_OK) {
+    if (clm_database_get_info(c->db, &c->info, sizeof c->info) != CLM_OK) {
         T_FAIL("%s: clm_database_get_info failed", c->desc);
         goto bad;
     }
@@ -425,7 +425,7 @@ static void kind_boundary(dctx *c, unsigned alpha, size_t m, unsigned wgs, unsig
                 /* The slab option took effect, or the slab boundaries were never crossed. */
                 /* (a tail shorter than the pattern is never launched: no match fits) */
                 size_t starts = n - m + 1;
-                if (EXPECT(clm_scratch_get_stats(c->s, &st) == CLM_OK)
+                if (EXPECT(clm_scratch_get_stats(c->s, &st, sizeof st) == CLM_OK)
                     && !EXPECT(st.slabs >= 2 * ((starts + slab - 1) / slab)))
                     t_note("%s: %llu slab launches for scan+count of %zu bytes with slab %zu",
                            c->desc, (unsigned long long)st.slabs, n, slab);

@@ -289,7 +289,7 @@ static void describe(dcase *c)
 static int dcase_scratch(dcase *c, size_t slab)
 {
     clm_scratch_options so;
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.slab_bytes = slab;
     clm_scratch_free(c->s);
     c->s = NULL;
@@ -306,7 +306,7 @@ static int dcase_open(dcase *c)
     clm_compile_options o;
     dcase_close(c);
     describe(c);
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.algorithm = c->algo;
     o.variant = c->variant;
     o.flags = c->d.flags | CLM_DNA;
@@ -319,7 +319,7 @@ static int dcase_open(dcase *c)
         c->db = NULL;
         return T_FAIL("%s: clm_compile: %s: %.300s", c->desc, clm_strerror(rc), clm_last_error());
     }
-    clm_database_get_info(c->db, &c->info);
+    clm_database_get_info(c->db, &c->info, sizeof c->info);
     if (!EXPECT(c->info.pattern_count == c->d.count) ||
         (c->algo != CLM_ALGO_AUTO && !EXPECT(c->info.algorithm == c->algo))) {
         dcase_close(c);
@@ -505,7 +505,7 @@ static int compile1_packing(const char *pat, unsigned flags, clm_switch packing,
                             clm_algorithm algo, unsigned k, clm_database **db)
 {
     clm_compile_options o;
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.flags = flags;
     o.packing = packing;
     o.algorithm = algo;
@@ -703,7 +703,7 @@ static void test_errors(const void *arg)
         const char *pats[1] = {"AC\0T"};
         size_t len = 4;
         clm_compile_options o;
-        clm_compile_options_init(&o);
+        clm_compile_options_init(&o, sizeof o);
         o.flags = CLM_DNA;
         EXPECT_RC(clm_compile(t_dev, pats, &len, NULL, 1, &o, &db), CLM_E_PATTERN_SYNTAX);
         EXPECT(strstr(clm_last_error(), "offset 2") != NULL);
@@ -739,12 +739,12 @@ static void test_info(const void *arg)
     const char *pats[2] = {"ACGTACGGTA", "TTGACA"};
     clm_compile_options o;
     (void)arg;
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.flags = CLM_DNA | CLM_BOTH_STRANDS;
     if (EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 2, &o, &db), CLM_OK) &&
         EXPECT_RC(compile1("ACGTACGGTA", 0, CLM_ALGO_AUTO, 0, &lit), CLM_OK)) {
-        clm_database_get_info(db, &a);
-        clm_database_get_info(lit, &b);
+        clm_database_get_info(db, &a, sizeof a);
+        clm_database_get_info(lit, &b, sizeof b);
         EXPECT(a.algorithm == b.algorithm);
         EXPECT(a.pattern_count == 2);
         EXPECT(a.flags == (CLM_DNA | CLM_BOTH_STRANDS));
@@ -776,7 +776,7 @@ static void test_info(const void *arg)
             o.flags = sp[i].flags;
             o.max_errors = sp[i].k;
             if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 2, &o, &db), CLM_OK)) continue;
-            clm_database_get_info(db, &a);
+            clm_database_get_info(db, &a, sizeof a);
             if (!EXPECT(a.strands_in_one_pass == sp[i].one_pass))
                 t_note("case %zu: %s/%s strands_in_one_pass %d", i,
                        clm_algorithm_name(a.algorithm), clm_variant_name(a.variant),
@@ -787,7 +787,7 @@ static void test_info(const void *arg)
         }
     }
     if (EXPECT_RC(compile1("ACGTNNACGT", CLM_DNA, CLM_ALGO_AUTO, 0, &db), CLM_OK)) {
-        clm_database_get_info(db, &a);
+        clm_database_get_info(db, &a, sizeof a);
         EXPECT(a.algorithm == CLM_ALGO_BITAP);
         EXPECT(strstr(a.choice, "bitap") != NULL);
     }
@@ -925,7 +925,7 @@ static void test_packed_info(const void *arg)
                                         cases[i].k, &db),
                        CLM_OK))
             continue;
-        clm_database_get_info(db, &info);
+        clm_database_get_info(db, &info, sizeof info);
         if (!EXPECT(info.packed == cases[i].packed))
             t_note("\"%s\" flags %u algorithm %s: packed %d", cases[i].pat, cases[i].flags,
                    clm_algorithm_name(info.algorithm), info.packed);
@@ -936,7 +936,7 @@ static void test_packed_info(const void *arg)
         clm_database *db = NULL;
         clm_database_info info;
         if (EXPECT_RC(compile1("ACGTTGCA", CLM_DNA, CLM_ALGO_DFA, 0, &db), CLM_OK)) {
-            clm_database_get_info(db, &info);
+            clm_database_get_info(db, &info, sizeof info);
             EXPECT(info.packed == 0);
         }
         clm_database_free(db);
@@ -947,13 +947,13 @@ static void test_packed_info(const void *arg)
         clm_database_info info;
         clm_compile_options o;
         const char *pats[1] = {"ACGTTGCA"};
-        clm_compile_options_init(&o);
+        clm_compile_options_init(&o, sizeof o);
         o.flags = CLM_DNA;
         o.packing = CLM_ON;
         o.algorithm = CLM_ALGO_BITAP;
         o.variant = CLM_VARIANT_REDUCE;
         if (EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, &o, &db), CLM_OK)) {
-            clm_database_get_info(db, &info);
+            clm_database_get_info(db, &info, sizeof info);
             EXPECT(info.packed == 0);
         }
         clm_database_free(db);
@@ -976,7 +976,7 @@ static int child_packed_off(const char *arg)
     if (EXPECT_RC(compile1_packing("GAATTC", CLM_DNA | CLM_BOTH_STRANDS, CLM_ON, CLM_ALGO_DFA,
                                    0, &db),
                   CLM_OK)) {
-        clm_database_get_info(db, &info);
+        clm_database_get_info(db, &info, sizeof info);
         EXPECT(info.packed == 0);
         if (EXPECT_RC(scan_all(db, "xGAATTCgaattcGAATTC", &got, NULL), CLM_OK))
             EXPECT(got.n == 4 && got.v[0].start == 1 && got.v[3].start == 13);

@@ -550,7 +550,7 @@ static int child_fuzzy_stream(const char *arg)
     }
     alarm(STREAM_ALARM_S);
     rc = clm_device_open(-1, -1, &t_dev);
-    if (rc != CLM_OK || clm_device_get_info(t_dev, &t_devinfo) != CLM_OK)
+    if (rc != CLM_OK || clm_device_get_info(t_dev, &t_devinfo, sizeof t_devinfo) != CLM_OK)
         return T_FAIL("child: clm_device_open: %s: %s", clm_strerror(rc), clm_last_error()), 1;
     stream_body();
     clm_device_close(t_dev);

@@ -328,7 +328,7 @@ int main(int argc, char **argv)
            (unsigned long long)t_seed);
     {
         int rc = clm_device_open(-1, -1, &t_dev);
-        if (rc != CLM_OK || clm_device_get_info(t_dev, &t_devinfo) != CLM_OK) {
+        if (rc != CLM_OK || clm_device_get_info(t_dev, &t_devinfo, sizeof t_devinfo) != CLM_OK) {
             printf("not ok - device_open: clm_device_open(-1, -1) failed: %s: %s\n",
                    clm_strerror(rc), clm_last_error());
             printf("0 passed, 1 failed\n");

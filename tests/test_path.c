@@ -46,7 +46,7 @@ static void pcase_free(pcase *c)
 static int pcase_compile(pcase *c, const char *what)
 {
     clm_compile_options o;
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.algorithm = c->algo;
     o.flags = c->fs.flags | c->extra_flags;
     o.packing = c->packing;
@@ -80,7 +80,7 @@ static int pcase_scratch(pcase *c, clm_data_path path, size_t slab, size_t budge
 {
     clm_scratch_options so;
     clm_scratch_info info;
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.slab_bytes = slab;
     so.data_path = path;
     so.max_memory = budget;
@@ -99,7 +99,7 @@ static int pcase_scratch(pcase *c, clm_data_path path, size_t slab, size_t budge
         return T_FAIL("clm_scratch_alloc(path %s, slab %zu): %s: %s", clm_data_path_name(path),
                       slab, clm_strerror(rc), clm_last_error());
     }
-    if (EXPECT_RC(clm_scratch_get_info(c->s, &info), CLM_OK)
+    if (EXPECT_RC(clm_scratch_get_info(c->s, &info, sizeof info), CLM_OK)
         && (!EXPECT(info.data_path == path || (path == CLM_PATH_AUTO && info.data_path))
             || !EXPECT(info.slab_bytes == slab || budget)))
         t_note("asked for %s, slab %zu; info: %s, slab %zu", clm_data_path_name(path), slab,
@@ -137,7 +137,7 @@ static void pcase_check(pcase *c, const unsigned char *text, size_t n, const cha
     clm_stream *st = NULL;
     int fd;
 
-    if (!c->db || !c->s || clm_scratch_get_info(c->s, &info) != CLM_OK) return;
+    if (!c->db || !c->s || clm_scratch_get_info(c->s, &info, sizeof info) != CLM_OK) return;
     snprintf(desc, sizeof desc, "%s, path %s, slab %zu, n %zu, k %u", what,
              clm_data_path_name(info.data_path), info.slab_bytes, n, c->fs.k);
     t_matches_clear(&c->want);
@@ -280,7 +280,8 @@ static void test_path(const void *arg)
         c.algo = CLM_ALGO_DFA;
         c.extra_flags = CLM_DNA;
         c.packing = CLM_ON;
-        if (pcase_compile(&c, "packed") && EXPECT_RC(clm_database_get_info(c.db, &info), CLM_OK)
+        if (pcase_compile(&c, "packed")
+            && EXPECT_RC(clm_database_get_info(c.db, &info, sizeof info), CLM_OK)
             && EXPECT(info.packed == 1) && pcase_scratch(&c, path, 4099, 0) > 0)
             pcase_check(&c, text, n, "packed DNA");
     }
@@ -591,7 +592,7 @@ static void test_budget(const void *arg)
     if (!pcase_one(&c, dir, pats, lens, p5, "budget")) goto out;
 
     /* too small: the detail gives the minimum */
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.max_memory = 100000;
     if (EXPECT_RC(clm_scratch_alloc(c.db, &so, &s), CLM_E_INVALID)
         && !EXPECT(strstr(clm_last_error(), "at least") != NULL))
@@ -600,7 +601,7 @@ static void test_budget(const void *arg)
 
     /* a 64 MiB slab asked for, 8 MiB allowed: the slab shrinks, the scans stay right */
     if (pcase_scratch(&c, CLM_PATH_AUTO, (size_t)64 << 20, budget) <= 0) goto out;
-    if (EXPECT_RC(clm_scratch_get_info(c.s, &info), CLM_OK)) {
+    if (EXPECT_RC(clm_scratch_get_info(c.s, &info, sizeof info), CLM_OK)) {
         if (!EXPECT(info.slab_bytes < ((size_t)64 << 20) && info.slab_bytes >= CLM_MIN_BUDGET_SLAB_BYTES)
             || !EXPECT(info.memory_bytes <= budget && info.max_memory == budget)
             || !EXPECT(info.memory_bytes == info.device_bytes + info.host_bytes))
@@ -614,7 +615,7 @@ static void test_budget(const void *arg)
     text = path_text(&r, n, p5, 5);
     clm_scratch_reset_stats(c.s);
     pcase_check(&c, text, n, "under an 8 MiB budget");
-    if (EXPECT_RC(clm_scratch_get_stats(c.s, &st), CLM_OK) && !EXPECT(st.slabs >= 2 * 5))
+    if (EXPECT_RC(clm_scratch_get_stats(c.s, &st, sizeof st), CLM_OK) && !EXPECT(st.slabs >= 2 * 5))
         t_note("%llu slabs over five scans", (unsigned long long)st.slabs);
 out:
     free(text);
@@ -641,7 +642,7 @@ static int grow_step(pcase *c, const unsigned char *text, size_t n, size_t *allo
     if (fd < 0) return T_FAIL("cannot open %s: %s", c->tmp, strerror(errno));
     ok = fd_agrees(c, fd, desc);
     close(fd);
-    if (ok && EXPECT_RC(clm_scratch_get_info(c->s, &info), CLM_OK))
+    if (ok && EXPECT_RC(clm_scratch_get_info(c->s, &info, sizeof info), CLM_OK))
         *allocated = info.allocated_bytes;
     return ok;
 }
@@ -687,7 +688,7 @@ static void test_grow(const void *arg)
             clm_scratch_info info;
             size_t allocated[3] = {0, 0, 0};
             char desc[128];
-            memset(&so, 0, sizeof so);
+            clm_scratch_options_init(&so, sizeof so);
             so.slab_bytes = slab;
             so.data_path = paths[pi];
             so.match_capacity = 4096; /* so that the text buffers dominate what is held */
@@ -698,7 +699,8 @@ static void test_grow(const void *arg)
                 c.s = NULL;
                 continue;
             }
-            if (!EXPECT_RC(rc, CLM_OK) || !EXPECT_RC(clm_scratch_get_info(c.s, &info), CLM_OK))
+            if (!EXPECT_RC(rc, CLM_OK)
+                || !EXPECT_RC(clm_scratch_get_info(c.s, &info, sizeof info), CLM_OK))
                 break;
             if (!EXPECT(info.memory_bytes >= 2 * slab) || !EXPECT(info.allocated_bytes < slab / 8))
                 t_note("before any scan: plan %zu bytes, allocated %zu", info.memory_bytes,
@@ -756,7 +758,7 @@ static int child_io_threads(const char *arg)
 
     pcase_init(&c);
     if (!EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)) goto out;
-    if (!EXPECT_RC(clm_device_get_info(t_dev, &t_devinfo), CLM_OK)) goto out;
+    if (!EXPECT_RC(clm_device_get_info(t_dev, &t_devinfo, sizeof t_devinfo), CLM_OK)) goto out;
     if (!(dir = t_tempdir("iothreads"))) goto out;
     if (!pcase_one(&c, dir, pats, lens, p5, "io threads")) goto out;
     if (strcmp(arg, "bad") == 0) {
@@ -774,7 +776,7 @@ static int child_io_threads(const char *arg)
     c.db = NULL;
     if (!pcase_compile(&c, "io threads, two patterns")) goto out;
     if (pcase_scratch(&c, CLM_PATH_AUTO, slab, 0) <= 0) goto out;
-    if (EXPECT_RC(clm_scratch_get_info(c.s, &info), CLM_OK)) {
+    if (EXPECT_RC(clm_scratch_get_info(c.s, &info, sizeof info), CLM_OK)) {
         if (strcmp(arg, "auto") == 0) {
             if (!EXPECT(info.io_threads >= 1 && info.io_threads <= 16)
                 || !EXPECT(strncmp(info.io_threads_choice, "auto", 4) == 0))
@@ -792,7 +794,7 @@ static int child_io_threads(const char *arg)
     snprintf(desc, sizeof desc, "CLMATCH_IO_THREADS=%s", env ? env : "(unset)");
     pcase_check(&c, text, n, desc);
     /* one clm_scan over the whole text, one slab */
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.slab_bytes = (n + 4095) / 4096 * 4096;
     if (!t_failures() && EXPECT_RC(clm_scratch_alloc(c.db, &so, &one), CLM_OK))
         t_check_scan(c.db, one, text, n, &c.want, &c.got, desc, "the whole text in one slab");
@@ -844,13 +846,13 @@ static int child_env(const char *arg)
     clm_scratch_info info;
     if (!EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)) return 1;
     if (EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) {
-        memset(&so, 0, sizeof so);
+        clm_scratch_options_init(&so, sizeof so);
         if (strcmp(arg, "bogus") == 0) {
             if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_E_INVALID)
                 && !EXPECT(strstr(clm_last_error(), "CLMATCH_DATA_PATH=bogus") != NULL))
                 t_note("detail: \"%s\"", clm_last_error());
         } else if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
-                   && EXPECT_RC(clm_scratch_get_info(s, &info), CLM_OK)) {
+                   && EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK)) {
             EXPECT(info.data_path == CLM_PATH_COPY);
             EXPECT(strstr(info.data_path_choice, "CLMATCH_DATA_PATH") != NULL);
             clm_scratch_free(s);
@@ -858,7 +860,7 @@ static int child_env(const char *arg)
             /* an explicit option wins over the environment */
             so.data_path = CLM_PATH_PINNED;
             if (EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)
-                && EXPECT_RC(clm_scratch_get_info(s, &info), CLM_OK))
+                && EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK))
                 EXPECT(info.data_path == CLM_PATH_PINNED);
         }
     }
@@ -882,7 +884,7 @@ static void test_env(const void *arg)
                && p == (clm_data_path)i);
     EXPECT_RC(clm_data_path_from_name("zero_copy", &p), CLM_E_INVALID);
     EXPECT(strcmp(clm_data_path_name((clm_data_path)99), "?") == 0);
-    EXPECT_RC(clm_scratch_get_info(NULL, &info), CLM_E_INVALID);
+    EXPECT_RC(clm_scratch_get_info(NULL, &info, sizeof info), CLM_E_INVALID);
     if (t_run_child("data_path_env", "bogus", bogus) != 0)
         T_FAIL("child with CLMATCH_DATA_PATH=bogus failed (see # lines above)");
     if (t_run_child("data_path_env", "copy", copy) != 0)

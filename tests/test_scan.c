@@ -36,7 +36,7 @@ static clm_scratch *scratch(const clm_database *db, size_t slab, size_t capacity
 {
     clm_scratch_options so;
     clm_scratch *s = NULL;
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.slab_bytes = slab;
     so.match_capacity = capacity;
     if (!EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)) return NULL;
@@ -85,7 +85,7 @@ static void test_growth(const void *arg)
         size_t slab_bytes = slab == 1 ? 4099 : 0;
         clm_scratch_options so;
         clm_scratch_free(s);
-        memset(&so, 0, sizeof so);
+        clm_scratch_options_init(&so, sizeof so);
         so.slab_bytes = slab_bytes;
         so.match_capacity = 16;
         so.match_capacity_limit = slab == 2 ? 64 : 0;
@@ -96,7 +96,7 @@ static void test_growth(const void *arg)
         t_matches_clear(&got);
         if (!EXPECT_RC(clm_scan(db, s, text, n, t_collect, &got), CLM_OK)) break;
         same(&got, &want, what);
-        if (EXPECT_RC(clm_scratch_get_stats(s, &st), CLM_OK) && !EXPECT(st.rescans > 0))
+        if (EXPECT_RC(clm_scratch_get_stats(s, &st, sizeof st), CLM_OK) && !EXPECT(st.rescans > 0))
             t_note("%s: stats.rescans is 0, so the growth path did not run", what);
         EXPECT(st.matches == want.n);
         /* The grown buffer is kept: scanning again gives the same. */
@@ -196,17 +196,17 @@ static void test_stats(const void *arg)
     t_reference(text, n, &ps, &want);
     if (!EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) goto out;
     if (!(s = scratch(db, 4096, 0))) goto out;
-    if (!EXPECT_RC(clm_scratch_get_stats(s, &st), CLM_OK)) goto out;
+    if (!EXPECT_RC(clm_scratch_get_stats(s, &st, sizeof st), CLM_OK)) goto out;
     EXPECT(st.bytes == 0 && st.slabs == 0 && st.matches == 0 && st.rescans == 0);
     if (!EXPECT_RC(clm_count(db, s, text, n, &count), CLM_OK)) goto out;
     EXPECT(count == want.n);
-    if (!EXPECT_RC(clm_scratch_get_stats(s, &st), CLM_OK)) goto out;
+    if (!EXPECT_RC(clm_scratch_get_stats(s, &st, sizeof st), CLM_OK)) goto out;
     EXPECT(st.bytes >= n);
     EXPECT(st.slabs >= (n + 4095) / 4096);
     EXPECT(st.matches == want.n);
     EXPECT(st.kernel_seconds >= 0 && st.transfer_seconds >= 0 && st.wall_seconds >= 0);
     clm_scratch_reset_stats(s);
-    if (!EXPECT_RC(clm_scratch_get_stats(s, &st), CLM_OK)) goto out;
+    if (!EXPECT_RC(clm_scratch_get_stats(s, &st, sizeof st), CLM_OK)) goto out;
     EXPECT(st.bytes == 0 && st.slabs == 0 && st.matches == 0 && st.rescans == 0);
     EXPECT(st.kernel_seconds == 0 && st.transfer_seconds == 0 && st.wall_seconds == 0);
 out:
@@ -293,13 +293,13 @@ static void test_least_capacity(const void *arg)
     (void)arg;
     t_rng_init(&r, "least_capacity", 0);
     t_fill(&r, text, n, 4);
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.flags = CLM_DNA | CLM_BOTH_STRANDS;
     memset(&so, 0, sizeof so);
     so.match_capacity = 1;
     so.match_capacity_limit = 1;
     if (!EXPECT_RC(clm_compile(t_dev, &pat, NULL, NULL, 1, &o, &db), CLM_OK)) goto out;
-    EXPECT_RC(clm_database_get_info(db, &info), CLM_OK);
+    EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK);
     if (!EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)) goto out;
     EXPECT_RC(clm_scan(db, s, text, n, strand_pairs, seen), CLM_OK);
     EXPECT(seen[0] == 2 * n && seen[1] == 2 * n);
@@ -509,7 +509,7 @@ static int alloc_budget(const clm_database *db, clm_scratch_options so, size_t b
     clm_scratch *s = NULL;
     so.max_memory = budget;
     int rc = clm_scratch_alloc(db, &so, &s);
-    if (rc == CLM_OK && info) clm_scratch_get_info(s, info);
+    if (rc == CLM_OK && info) clm_scratch_get_info(s, info, sizeof *info);
     clm_scratch_free(s);
     return rc;
 }
@@ -578,7 +578,8 @@ static void test_min_memory(const void *arg)
             free(longp);
             continue;
         }
-        if (b->packing == CLM_ON && EXPECT_RC(clm_database_get_info(db, &dinfo), CLM_OK)
+        if (b->packing == CLM_ON
+            && EXPECT_RC(clm_database_get_info(db, &dinfo, sizeof dinfo), CLM_OK)
             && !dinfo.packed)
             t_note("%s: the database is not packed on this device", b->name);
         for (p = 0; p < sizeof paths / sizeof paths[0]; p++) {
@@ -588,7 +589,7 @@ static void test_min_memory(const void *arg)
                 char where[160];
                 size_t n;
                 int rc;
-                memset(&so, 0, sizeof so);
+                clm_scratch_options_init(&so, sizeof so);
                 so.data_path = paths[p];
                 so.slab_bytes = shapes[k].slab;
                 so.match_capacity = shapes[k].capacity;

@@ -130,7 +130,7 @@ static void test_stage(const void *arg)
                 free(p);
                 continue;
             }
-            if (EXPECT_RC(clm_database_get_info(db, &info), CLM_OK)
+            if (EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK)
                 && !EXPECT(info.staged == staging_expected()))
                 t_note("%s: staged=%d (CLMATCH_STAGING %s)", desc, info.staged,
                        getenv("CLMATCH_STAGING") ? getenv("CLMATCH_STAGING") : "unset");
@@ -214,7 +214,7 @@ static void test_stage_queue(const void *arg)
                 T_FAIL("%s: clm_compile: %s: %.300s", desc, clm_strerror(rc), clm_last_error());
                 continue;
             }
-            if (EXPECT_RC(clm_database_get_info(db, &info), CLM_OK)
+            if (EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK)
                 && !(EXPECT(info.staged) && EXPECT(info.groups_per_unit == 1)
                      && EXPECT(info.prefetch == !pi)))
                 t_note("%s: staged=%d groups_per_unit=%u prefetch=%d", desc, info.staged,
@@ -247,7 +247,7 @@ static int staged_shape(const t_patset *ps, clm_switch prefetch, int wg_as_tunin
     o.prefetch = prefetch;
     o.wg_as_tuning = wg_as_tuning;
     rc = t_compile_with(ps, &o, &db);
-    ok = EXPECT_RC(rc, CLM_OK) && EXPECT_RC(clm_database_get_info(db, info), CLM_OK);
+    ok = EXPECT_RC(rc, CLM_OK) && EXPECT_RC(clm_database_get_info(db, info, sizeof *info), CLM_OK);
     clm_database_free(db);
     return ok;
 }

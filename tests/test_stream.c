@@ -187,7 +187,7 @@ static void test_stream(const void *arg)
     t_matches_init(&got);
     t_matches_init(&once);
     sset_make(&set, a);
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.slab_bytes = SLAB;
     so.match_capacity = a->capacity;
     if (!EXPECT_RC(t_compile(&set.ps, a->algo, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) goto out;
@@ -280,7 +280,7 @@ static void test_stream_stop(const void *arg)
     sset_make(&set, &a);
     text = make_text(&a, &set, n, SCHED_MIXED);
     t_reference(text, n, &set.ps, &want);
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.slab_bytes = SLAB;
     if (!EXPECT_RC(t_compile(&set.ps, a.algo, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) goto out;
     if (!EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)) goto out;

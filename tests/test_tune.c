@@ -67,6 +67,16 @@ static int open_dev(clm_device **dev)
     return clm_device_open(t_devinfo.platform_index, t_devinfo.device_index, dev);
 }
 
+/* The tuning algo's kernels get on dev (zeroed, a failure recorded, when there is none). */
+static clm_tuning algo_tuning(const clm_device *dev, clm_algorithm algo)
+{
+    clm_tuning t;
+    memset(&t, 0, sizeof t);
+    if (EXPECT_RC(clm_device_get_algorithm_tuning(dev, algo, &t, sizeof t), CLM_OK))
+        EXPECT(t.algorithm == algo);
+    return t;
+}
+
 static int write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
@@ -87,7 +97,7 @@ static void test_builtin(const void *arg)
     char want[128];
     (void)arg;
 
-    REQUIRE_RC(clm_device_get_tuning(t_dev, &t), CLM_OK);
+    REQUIRE_RC(clm_device_get_tuning(t_dev, &t, sizeof t), CLM_OK);
     while (wg > t_devinfo.max_work_group_size) wg /= 2;
     quarter = (size_t)(t_devinfo.max_alloc_bytes / 4);
     if (slab > quarter) slab = quarter > ((size_t)1 << 20) ? quarter : (size_t)1 << 20;
@@ -112,8 +122,15 @@ static void test_builtin(const void *arg)
         t_note("profile path %s is not under CLMATCH_PROFILE_DIR=%s", t.profile_path, dir);
     EXPECT(strlen(t.profile_path) > 8
            && strcmp(t.profile_path + strlen(t.profile_path) - 8, ".profile") == 0);
-    EXPECT(t.algorithm_work_group_size[CLM_ALGO_DFA] == 0
-           && t.algorithm_bytes_per_item[CLM_ALGO_DFA] == 0);
+    /* no built-in row sets dfa's own: it gets the device-wide values, from their source */
+    {
+        clm_tuning d = algo_tuning(t_dev, CLM_ALGO_DFA);
+        EXPECT(t.algorithm == CLM_ALGO_AUTO && d.work_group_size == t.work_group_size
+               && d.bytes_per_item == t.bytes_per_item
+               && d.work_group_size_source == t.work_group_size_source
+               && d.bytes_per_item_source == t.bytes_per_item_source
+               && strcmp(d.values, t.values) == 0 && strcmp(d.source, t.source) == 0);
+    }
     /* staging: on for GPUs whose local memory is on chip, off for CPUs; 16-byte loads */
     {
         int stage = gpu && t_devinfo.local_mem_dedicated;
@@ -126,10 +143,15 @@ static void test_builtin(const void *arg)
         EXPECT(t.stage_source == (sv && *sv ? CLM_TUNING_ENV : CLM_TUNING_BUILTIN)
                || t_devinfo.type == CLM_DEVICE_OTHER);
         EXPECT(strstr(t.values, stage ? ",stage=on," : ",stage=off,") && strstr(t.values, ",vec=16"));
-        EXPECT(t.algorithm_stage[CLM_ALGO_BITAP] == -1 && t.algorithm_vector_width[CLM_ALGO_KMP] == 0);
+        EXPECT(algo_tuning(t_dev, CLM_ALGO_BITAP).stage == t.stage
+               && algo_tuning(t_dev, CLM_ALGO_KMP).vector_width == t.vector_width);
     }
-    EXPECT_RC(clm_device_get_tuning(NULL, &t), CLM_E_INVALID);
-    EXPECT_RC(clm_device_get_tuning(t_dev, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_device_get_tuning(NULL, &t, sizeof t), CLM_E_INVALID);
+    EXPECT_RC(clm_device_get_tuning(t_dev, NULL, sizeof t), CLM_E_INVALID);
+    EXPECT_RC(clm_device_get_algorithm_tuning(t_dev, (clm_algorithm)CLM_ALGO_WITNESS + 1, &t,
+                                              sizeof t),
+              CLM_E_INVALID);
+    EXPECT_RC(clm_device_get_algorithm_tuning(NULL, CLM_ALGO_DFA, &t, sizeof t), CLM_E_INVALID);
 }
 
 /* ---- CLMATCH_TUNE ---------------------------------------------------------------------- */
@@ -214,7 +236,7 @@ static void test_env_items(const void *arg)
         clm_tuning t;
         env_set("CLMATCH_TUNE", good[i][0]);
         if (!EXPECT_RC(open_dev(&dev), CLM_OK)) continue;
-        if (EXPECT_RC(clm_device_get_tuning(dev, &t), CLM_OK)
+        if (EXPECT_RC(clm_device_get_tuning(dev, &t, sizeof t), CLM_OK)
             && !EXPECT(has_all(t.values, good[i][1]) && strstr(t.source, "CLMATCH_TUNE")))
             t_note("CLMATCH_TUNE=\"%s\": values \"%s\" from \"%s\", want \"%s\"", good[i][0],
                    t.values, t.source, good[i][1]);
@@ -273,7 +295,7 @@ static void expect_shape(clm_device *dev, ref_case *c, clm_algorithm algo, unsig
     clm_database_info di;
     t_matches got;
     char diff[512];
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.algorithm = algo;
     o.work_group_size = wg;
     o.bytes_per_item = bpi;
@@ -283,7 +305,7 @@ static void expect_shape(clm_device *dev, ref_case *c, clm_algorithm algo, unsig
         t_note("%s: %s", what, clm_algorithm_name(algo));
         return;
     }
-    if (EXPECT_RC(clm_database_get_info(db, &di), CLM_OK)
+    if (EXPECT_RC(clm_database_get_info(db, &di, sizeof di), CLM_OK)
         && !EXPECT(di.work_group_size == want_wg && di.bytes_per_item == want_chunk))
         t_note("%s: %s got work-group size %u, %u bytes per item; want %u, %u", what,
                clm_algorithm_name(algo), di.work_group_size, di.bytes_per_item, want_wg,
@@ -317,7 +339,7 @@ static void test_profile_precedence(const void *arg)
 
     /* no profile yet: built-in values, and where the profile would be */
     if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
-    EXPECT_RC(clm_device_get_tuning(dev, &t), CLM_OK);
+    EXPECT_RC(clm_device_get_tuning(dev, &t, sizeof t), CLM_OK);
     EXPECT(!t.profile_used && strncmp(t.profile_path, dir, strlen(dir)) == 0);
     /* the writer checks its values as CLMATCH_TUNE is checked */
     EXPECT_RC(clm_tuning_write_profile(dev, "wg=33", NULL, NULL), CLM_E_INVALID);
@@ -333,12 +355,13 @@ static void test_profile_precedence(const void *arg)
 
     /* the profile is picked up by the next open */
     if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
-    if (EXPECT_RC(clm_device_get_tuning(dev, &t), CLM_OK)
+    if (EXPECT_RC(clm_device_get_tuning(dev, &t, sizeof t), CLM_OK)
         && !EXPECT(t.profile_used && t.profile_warning[0] == '\0'
                    && strstr(t.source, t.profile_path) && t.work_group_size == 32
                    && t.work_group_size_source == CLM_TUNING_PROFILE && t.bytes_per_item == 512
-                   && t.algorithm_bytes_per_item[CLM_ALGO_DFA] == 1024
-                   && t.algorithm_bytes_per_item[CLM_ALGO_KMP] == 0))
+                   && algo_tuning(dev, CLM_ALGO_DFA).bytes_per_item == 1024
+                   && algo_tuning(dev, CLM_ALGO_DFA).bytes_per_item_source == CLM_TUNING_PROFILE
+                   && algo_tuning(dev, CLM_ALGO_KMP).bytes_per_item == 512))
         t_note("with a profile: %s from %s; warning \"%s\"", t.values, t.source,
                t.profile_warning);
     /* per-algorithm values only for their algorithm; bmh.chunk as it is */
@@ -352,7 +375,7 @@ static void test_profile_precedence(const void *arg)
      * bmh.chunk (bmh is back to m + 32 = 45, rounded to 48); the profile's wg stays */
     env_set("CLMATCH_TUNE", "chunk=256,dfa.wg=64,bitap.chunk=16");
     if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
-    if (EXPECT_RC(clm_device_get_tuning(dev, &t), CLM_OK)
+    if (EXPECT_RC(clm_device_get_tuning(dev, &t, sizeof t), CLM_OK)
         && !EXPECT(t.profile_used && t.bytes_per_item_source == CLM_TUNING_ENV
                    && t.work_group_size_source == CLM_TUNING_PROFILE
                    && strstr(t.source, "CLMATCH_TUNE")))
@@ -369,7 +392,8 @@ static void test_profile_precedence(const void *arg)
     /* CLMATCH_PROFILE=off: no profile, no warning */
     env_set("CLMATCH_TUNE", NULL);
     env_set("CLMATCH_PROFILE", "off");
-    if (EXPECT_RC(open_dev(&dev), CLM_OK) && EXPECT_RC(clm_device_get_tuning(dev, &t), CLM_OK))
+    if (EXPECT_RC(open_dev(&dev), CLM_OK)
+        && EXPECT_RC(clm_device_get_tuning(dev, &t, sizeof t), CLM_OK))
         EXPECT(!t.profile_used && t.work_group_size_source != CLM_TUNING_PROFILE
                && t.profile_warning[0] == '\0');
     clm_device_close(dev);
@@ -416,7 +440,7 @@ static void test_bad_profiles(const void *arg)
     env_set("CLMATCH_TUNE", NULL);
     env_set("CLMATCH_PROFILE", NULL);
     if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
-    clm_device_get_tuning(dev, &builtin);
+    clm_device_get_tuning(dev, &builtin, sizeof builtin);
     snprintf(path, sizeof path, "%s", builtin.profile_path);
     /* this device's header, as the writer makes it (no values, no comment) */
     EXPECT_RC(clm_tuning_format_profile(dev, "", NULL, header, sizeof header), CLM_OK);
@@ -429,7 +453,7 @@ static void test_bad_profiles(const void *arg)
             snprintf(body, sizeof body, "%.*sdriver=\"0.0-other\"\nwg = 32\n",
                      (int)(drv - header), header);
             if (EXPECT(write_file(path, body) == 0) && EXPECT_RC(open_dev(&dev), CLM_OK)) {
-                clm_device_get_tuning(dev, &t);
+                clm_device_get_tuning(dev, &t, sizeof t);
                 if (!EXPECT(!t.profile_used && strstr(t.profile_warning, "0.0-other")
                             && t.work_group_size == builtin.work_group_size))
                     t_note("other driver: used %d, warning \"%s\"", t.profile_used,
@@ -447,7 +471,7 @@ static void test_bad_profiles(const void *arg)
             snprintf(body, sizeof body, "%s%s", header, b);
         if (!EXPECT(write_file(path, body) == 0)) break;
         if (!EXPECT_RC(open_dev(&dev), CLM_OK)) continue;
-        clm_device_get_tuning(dev, &t);
+        clm_device_get_tuning(dev, &t, sizeof t);
         if (cases[i].expect == NULL) {
             if (!EXPECT(t.profile_used && t.profile_warning[0] == '\0' && t.work_group_size == 32
                         && t.bytes_per_item == 1024))
@@ -521,7 +545,7 @@ static void test_profile_escape(const void *arg)
     env_set("CLMATCH_TUNE", NULL);
     env_set("CLMATCH_PROFILE", NULL);
     if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
-    clm_device_get_tuning(dev, &t);
+    clm_device_get_tuning(dev, &t, sizeof t);
     snprintf(path, sizeof path, "%s", t.profile_path);
     EXPECT_RC(clm_tuning_format_profile(dev, "", NULL, header, sizeof header), CLM_OK);
     clm_device_close(dev);
@@ -540,7 +564,7 @@ static void test_profile_escape(const void *arg)
         }
         if (!EXPECT(write_bytes(path, body, n) == 0)) break;
         if (!EXPECT_RC(open_dev(&dev), CLM_OK)) continue;
-        clm_device_get_tuning(dev, &t);
+        clm_device_get_tuning(dev, &t, sizeof t);
         if (!EXPECT(!t.profile_used && printable_line(t.profile_warning)
                     && strstr(t.profile_warning, cases[i].expect)))
             t_note("case %zu: used %d, warning \"%s\"; want \"%s\"", i, t.profile_used,
@@ -569,7 +593,7 @@ static int child_profile_special(const char *arg)
     (void)arg;
     alarm(60);
     if (!EXPECT_RC(clm_device_open(-1, -1, &dev), CLM_OK)) return 1;
-    clm_device_get_tuning(dev, &t);
+    clm_device_get_tuning(dev, &t, sizeof t);
     snprintf(path, sizeof path, "%s", t.profile_path);
     clm_device_close(dev);
     for (i = 0; i < 3; i++) {
@@ -577,7 +601,7 @@ static int child_profile_special(const char *arg)
                                                         : symlink("/dev/null", path);
         if (!EXPECT(made == 0)) continue;
         if (EXPECT_RC(clm_device_open(-1, -1, &dev), CLM_OK)) {
-            clm_device_get_tuning(dev, &t);
+            clm_device_get_tuning(dev, &t, sizeof t);
             if (!EXPECT(!t.profile_used && strstr(t.profile_warning, kinds[i])
                         && strstr(t.profile_warning, "not a regular file")
                         && t.work_group_size_source != CLM_TUNING_PROFILE))
@@ -666,7 +690,7 @@ static void test_profile_writers(const void *arg)
     files = t_list_files(dir, &list);
     if (!EXPECT(files == 1)) t_note("%zu files in the profile directory", files);
     t_free_list(list, files);
-    if (EXPECT_RC(open_dev(&dev), CLM_OK) && EXPECT_RC(clm_device_get_tuning(dev, &t), CLM_OK)
+    if (EXPECT_RC(open_dev(&dev), CLM_OK) && EXPECT_RC(clm_device_get_tuning(dev, &t, sizeof t), CLM_OK)
         && !EXPECT(t.profile_used && t.work_group_size == 32 && t.bytes_per_item == 1024))
         t_note("the profile written: used %d, %s, warning \"%s\"", t.profile_used, t.values,
                t.profile_warning);
@@ -697,15 +721,24 @@ static void test_witness_wg(const void *arg)
 /* ---- stage and vec ------------------------------------------------------------------------ */
 
 /* The device under test opened again; its tuning into *t. */
-static int open_tuning(clm_tuning *t)
+/* Open the device under test and take its tuning: device-wide into *t and, with a != NULL,
+ * each algorithm's into a[algo] (a[CLM_ALGO_AUTO] as *t). */
+static int open_tunings(clm_tuning *t, clm_tuning *a)
 {
     clm_device *dev = NULL;
     int rc = open_dev(&dev);
     if (rc == CLM_OK) {
-        clm_device_get_tuning(dev, t);
+        clm_device_get_tuning(dev, t, sizeof *t);
+        for (int i = 0; a && i <= CLM_ALGO_WITNESS; i++)
+            a[i] = algo_tuning(dev, (clm_algorithm)i);
         clm_device_close(dev);
     }
     return rc;
+}
+
+static int open_tuning(clm_tuning *t)
+{
+    return open_tunings(t, NULL);
 }
 
 /* Where stage and vec come from: CLMATCH_TUNE (global and per algorithm), CLMATCH_STAGING
@@ -716,7 +749,7 @@ static void test_stage_vec_sources(const void *arg)
     env_saved saved;
     char *dir = t_tempdir("tune-sv");
     clm_device *dev = NULL;
-    clm_tuning t;
+    clm_tuning t, a[CLM_ALGO_WITNESS + 1];
     char header[1024], body[2048];
     (void)arg;
     REQUIRE(dir != NULL);
@@ -726,45 +759,43 @@ static void test_stage_vec_sources(const void *arg)
     env_set("CLMATCH_STAGING", NULL);
 
     env_set("CLMATCH_TUNE", "stage=on,vec=8,dfa.vec=4,bitap.stage=off");
-    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+    if (EXPECT_RC(open_tunings(&t, a), CLM_OK)
         && !EXPECT(t.stage == 1 && t.stage_source == CLM_TUNING_ENV && t.vector_width == 8
                    && t.vector_width_source == CLM_TUNING_ENV
-                   && t.algorithm_vector_width[CLM_ALGO_DFA] == 4
-                   && t.algorithm_vector_width[CLM_ALGO_KMP] == 0
-                   && t.algorithm_stage[CLM_ALGO_BITAP] == 0
-                   && t.algorithm_stage[CLM_ALGO_DFA] == -1 && strstr(t.source, "CLMATCH_TUNE")
+                   && a[CLM_ALGO_DFA].vector_width == 4 && a[CLM_ALGO_KMP].vector_width == 8
+                   && a[CLM_ALGO_BITAP].stage == 0 && a[CLM_ALGO_DFA].stage == 1
+                   && strstr(t.source, "CLMATCH_TUNE")
                    && !strstr(t.source, "CLMATCH_STAGING")))
         t_note("CLMATCH_TUNE: %s from %s", t.values, t.source);
 
     /* CLMATCH_STAGING alone: stage from the environment, named as such */
     env_set("CLMATCH_TUNE", NULL);
     env_set("CLMATCH_STAGING", "off");
-    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+    if (EXPECT_RC(open_tunings(&t, a), CLM_OK)
         && !EXPECT(t.stage == 0 && t.stage_source == CLM_TUNING_ENV
                    && t.vector_width_source != CLM_TUNING_ENV
                    && strstr(t.source, ", CLMATCH_STAGING") && !strstr(t.source, "CLMATCH_TUNE")
                    && strstr(t.values, ",stage=off,")))
         t_note("CLMATCH_STAGING=off: %s from %s", t.values, t.source);
     env_set("CLMATCH_STAGING", "1");
-    if (EXPECT_RC(open_tuning(&t), CLM_OK) && !EXPECT(t.stage == 1))
+    if (EXPECT_RC(open_tunings(&t, a), CLM_OK) && !EXPECT(t.stage == 1))
         t_note("CLMATCH_STAGING=1: %s from %s", t.values, t.source);
     /* CLMATCH_TUNE wins over it: its global stage, its per-algorithm stage on top */
     env_set("CLMATCH_STAGING", "on");
     env_set("CLMATCH_TUNE", "stage=off");
-    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+    if (EXPECT_RC(open_tunings(&t, a), CLM_OK)
         && !EXPECT(t.stage == 0 && strstr(t.source, "CLMATCH_STAGING, CLMATCH_TUNE")))
         t_note("CLMATCH_STAGING=on, CLMATCH_TUNE=stage=off: %s from %s", t.values, t.source);
     env_set("CLMATCH_STAGING", "off");
     env_set("CLMATCH_TUNE", "bitap.stage=on");
-    if (EXPECT_RC(open_tuning(&t), CLM_OK)
-        && !EXPECT(t.stage == 0 && t.algorithm_stage[CLM_ALGO_BITAP] == 1
-                   && t.algorithm_stage[CLM_ALGO_DFA] == -1))
+    if (EXPECT_RC(open_tunings(&t, a), CLM_OK)
+        && !EXPECT(t.stage == 0 && a[CLM_ALGO_BITAP].stage == 1 && a[CLM_ALGO_DFA].stage == 0))
         t_note("CLMATCH_STAGING=off, CLMATCH_TUNE=bitap.stage=on: %s from %s", t.values,
                t.source);
     /* a bad CLMATCH_STAGING: the device does not open, and the detail says why */
     env_set("CLMATCH_TUNE", NULL);
     env_set("CLMATCH_STAGING", "sometimes");
-    if (EXPECT_RC(open_tuning(&t), CLM_E_INVALID)
+    if (EXPECT_RC(open_tunings(&t, a), CLM_E_INVALID)
         && !EXPECT(strstr(clm_last_error(), "CLMATCH_STAGING='sometimes'")
                    && strstr(clm_last_error(), "on or off")))
         t_note("detail \"%s\"", clm_last_error());
@@ -782,19 +813,21 @@ static void test_stage_vec_sources(const void *arg)
                                        NULL), CLM_OK);
     clm_device_close(dev);
     dev = NULL;
-    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+    if (EXPECT_RC(open_tunings(&t, a), CLM_OK)
         && !EXPECT(t.profile_used && t.stage == 1 && t.stage_source == CLM_TUNING_PROFILE
                    && t.vector_width == 8 && t.vector_width_source == CLM_TUNING_PROFILE
-                   && t.algorithm_vector_width[CLM_ALGO_BITAP] == 4
-                   && t.algorithm_stage[CLM_ALGO_DFA] == 0))
+                   && a[CLM_ALGO_BITAP].vector_width == 4
+                   && a[CLM_ALGO_BITAP].vector_width_source == CLM_TUNING_PROFILE
+                   && a[CLM_ALGO_DFA].stage == 0
+                   && a[CLM_ALGO_DFA].stage_source == CLM_TUNING_PROFILE))
         t_note("profile: %s from %s (%s)", t.values, t.source, t.profile_warning);
     /* CLMATCH_STAGING over the profile: its global stage replaces the profile's dfa.stage */
     env_set("CLMATCH_STAGING", "off");
-    if (EXPECT_RC(open_tuning(&t), CLM_OK)
+    if (EXPECT_RC(open_tunings(&t, a), CLM_OK)
         && !EXPECT(t.profile_used && t.stage == 0 && t.stage_source == CLM_TUNING_ENV
-                   && t.algorithm_stage[CLM_ALGO_DFA] == -1
+                   && a[CLM_ALGO_DFA].stage == 0 && a[CLM_ALGO_DFA].stage_source == CLM_TUNING_ENV
                    && t.vector_width_source == CLM_TUNING_PROFILE
-                   && t.algorithm_vector_width[CLM_ALGO_BITAP] == 4))
+                   && a[CLM_ALGO_BITAP].vector_width == 4))
         t_note("profile + CLMATCH_STAGING=off: %s from %s", t.values, t.source);
     env_set("CLMATCH_STAGING", NULL);
     /* a profile written before stage and vec existed is still used; they stay built-in */
@@ -807,20 +840,20 @@ static void test_stage_vec_sources(const void *arg)
         snprintf(path, sizeof path, "%s", builtin.profile_path);
         snprintf(body, sizeof body, "%s# measured by an older clmatch-tune\nwg = 32\nchunk = 512\n",
                  header);
-        if (EXPECT(write_file(path, body) == 0) && EXPECT_RC(open_tuning(&t), CLM_OK)
+        if (EXPECT(write_file(path, body) == 0) && EXPECT_RC(open_tunings(&t, a), CLM_OK)
             && !EXPECT(t.profile_used && t.work_group_size == 32
                        && t.stage == builtin.stage && t.stage_source == builtin.stage_source
                        && t.vector_width == 16 && t.vector_width_source == builtin.vector_width_source))
             t_note("old profile: %s from %s (%s)", t.values, t.source, t.profile_warning);
         /* bad values in a profile: not used, the line and the reason in the warning */
         snprintf(body, sizeof body, "%swg = 32\nvec = 12\n", header);
-        if (EXPECT(write_file(path, body) == 0) && EXPECT_RC(open_tuning(&t), CLM_OK)
+        if (EXPECT(write_file(path, body) == 0) && EXPECT_RC(open_tunings(&t, a), CLM_OK)
             && !EXPECT(!t.profile_used && strstr(t.profile_warning, path)
                        && strstr(t.profile_warning, "line 3: bytes per load 12 is not 4, 8 or 16")
                        && t.vector_width == 16 && t.work_group_size == builtin.work_group_size))
             t_note("vec = 12: %s (%s)", t.values, t.profile_warning);
         snprintf(body, sizeof body, "%sstage = sometimes\n", header);
-        if (EXPECT(write_file(path, body) == 0) && EXPECT_RC(open_tuning(&t), CLM_OK)
+        if (EXPECT(write_file(path, body) == 0) && EXPECT_RC(open_tunings(&t, a), CLM_OK)
             && !EXPECT(!t.profile_used
                        && strstr(t.profile_warning, "line 2: 'sometimes' is not on, off, 1 or 0 for stage")
                        && t.stage == builtin.stage))
@@ -847,7 +880,7 @@ static int compile_check(clm_device *dev, ref_case *c, const clm_compile_options
         return 0;
     }
     t_matches_init(&got);
-    EXPECT_RC(clm_database_get_info(db, di), CLM_OK);
+    EXPECT_RC(clm_database_get_info(db, di, sizeof *di), CLM_OK);
     if (t_scratch_alloc(db, &s, 16384, 0, what))
         t_check_scan(db, s, c->text, c->n, &c->want, &got, what, "tune");
     t_matches_free(&got);
@@ -906,7 +939,7 @@ static void test_stage_kernels(const void *arg)
         env_set("CLMATCH_TUNE", cases[i].tune);
         env_set("CLMATCH_STAGING", cases[i].staging);
         if (!EXPECT_RC(open_dev(&dev), CLM_OK)) continue;
-        clm_compile_options_init(&o);
+        clm_compile_options_init(&o, sizeof o);
         o.algorithm = cases[i].algo;
         o.table_memory = cases[i].mem;
         o.staging = cases[i].option;
@@ -999,7 +1032,7 @@ static void test_vec_edges(const void *arg)
             int rc;
             snprintf(desc, sizeof desc, "%s k=%u vec=%u", clm_algorithm_name(algos[a].algo),
                      algos[a].k, vecs[v]);
-            clm_compile_options_init(&o);
+            clm_compile_options_init(&o, sizeof o);
             o.algorithm = algos[a].algo;
             o.table_memory = CLM_TABLE_GLOBAL;
             o.staging = CLM_OFF;
@@ -1013,7 +1046,7 @@ static void test_vec_edges(const void *arg)
                 continue;
             }
             snprintf(macro, sizeof macro, "-D VEC=%u", vecs[v]);
-            if (EXPECT_RC(clm_database_get_info(db, &di), CLM_OK)
+            if (EXPECT_RC(clm_database_get_info(db, &di, sizeof di), CLM_OK)
                 && !EXPECT(di.vector_width == vecs[v] && !di.staged
                            && has_option(di.build_options, macro)))
                 t_note("%s: vector width %u, staged %d, build %s", desc, di.vector_width,
@@ -1032,7 +1065,7 @@ static void test_vec_edges(const void *arg)
     {
         clm_compile_options o;
         clm_database *db = NULL;
-        clm_compile_options_init(&o);
+        clm_compile_options_init(&o, sizeof o);
         o.vector_width = 12;
         if (EXPECT_RC(clm_compile(t_dev, (const char *const *)&pp, &m, NULL, 1, &o, &db),
                       CLM_E_INVALID))
@@ -1056,7 +1089,7 @@ static void test_vec_edges(const void *arg)
                 clm_compile_options o;
                 clm_database_info di;
                 char what[64];
-                clm_compile_options_init(&o);
+                clm_compile_options_init(&o, sizeof o);
                 o.algorithm = want_vec[a].algo;
                 o.table_memory = CLM_TABLE_GLOBAL;
                 o.work_group_size = (unsigned)wg;
@@ -1072,7 +1105,7 @@ static void test_vec_edges(const void *arg)
             {
                 clm_compile_options o;
                 clm_database_info di;
-                clm_compile_options_init(&o);
+                clm_compile_options_init(&o, sizeof o);
                 o.algorithm = CLM_ALGO_DFA;
                 o.table_memory = CLM_TABLE_GLOBAL;
                 o.work_group_size = (unsigned)wg;

@@ -310,7 +310,7 @@ int cli_open_device(const cli_device_opts *o, clm_device **dev)
     }
     /* a profile the library could not use: the search still runs, with built-in values */
     clm_tuning t;
-    if (clm_device_get_tuning(*dev, &t) == CLM_OK && t.profile_warning[0])
+    if (clm_device_get_tuning(*dev, &t, sizeof t) == CLM_OK && t.profile_warning[0])
         errmsg("warning: tuning profile ignored: %s", t.profile_warning);
     return 0;
 }
@@ -328,7 +328,7 @@ int cli_compile(clm_device *dev, const char *const *patterns, const size_t *leng
 int cli_alloc_scratch(clm_database *db, const cli_device_opts *o, clm_scratch **scratch)
 {
     clm_scratch_options so;
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.data_path = o->data_path;
     so.max_memory = o->max_memory;
     double t0 = now_seconds();
@@ -389,7 +389,7 @@ void cli_stats_kernel(const clm_stats *s)
 void cli_stats_tuning(const clm_device *dev)
 {
     clm_tuning t;
-    if (clm_device_get_tuning(dev, &t) == CLM_OK)
+    if (clm_device_get_tuning(dev, &t, sizeof t) == CLM_OK)
         fprintf(stderr, "clmatch: tuning %s from %s\n", t.values, t.source);
 }
 
@@ -402,7 +402,7 @@ void cli_stats_setup(double setup_s, double search_s)
 void cli_stats_scratch(const clm_scratch *scratch)
 {
     clm_scratch_info si;
-    if (clm_scratch_get_info(scratch, &si) != CLM_OK)
+    if (clm_scratch_get_info(scratch, &si, sizeof si) != CLM_OK)
         return;
     fprintf(stderr, "clmatch: data path %s \xe2\x80\x94 %.*s\n", clm_data_path_name(si.data_path),
             (int)sizeof si.data_path_choice, si.data_path_choice);
@@ -428,19 +428,19 @@ void cli_stats_breakdown(const clm_device *dev, const clm_database *db,
     clm_stats st;
     double named = cli_time.open + cli_time.compile + cli_time.scratch;
     fprintf(stderr, "clmatch: start-up %.4f s:", setup_s);
-    if (dev && clm_device_get_info(dev, &di) == CLM_OK)
+    if (dev && clm_device_get_info(dev, &di, sizeof di) == CLM_OK)
         fprintf(stderr, " platforms %.4f s, devices %.4f s, context %.4f s (device open %.4f s),",
                 di.open_platforms_seconds, di.open_devices_seconds, di.open_context_seconds,
                 cli_time.open);
     else
         fprintf(stderr, " device open %.4f s,", cli_time.open);
     fprintf(stderr, " compile %.4f s", cli_time.compile);
-    if (db && clm_database_get_info(db, &dbi) == CLM_OK)
+    if (db && clm_database_get_info(db, &dbi, sizeof dbi) == CLM_OK)
         fprintf(stderr, " (%s)", dbi.cache_hit ? "from cache" : "built");
     fprintf(stderr, ", scratch %.4f s, rest %.4f s\n", cli_time.scratch,
             setup_s > named ? setup_s - named : 0.0);
-    if (!scratch || clm_scratch_get_info(scratch, &si) != CLM_OK ||
-        clm_scratch_get_stats(scratch, &st) != CLM_OK)
+    if (!scratch || clm_scratch_get_info(scratch, &si, sizeof si) != CLM_OK ||
+        clm_scratch_get_stats(scratch, &st, sizeof st) != CLM_OK)
         return;
     named = st.read_seconds + st.alloc_seconds + st.launch_seconds + st.wait_seconds;
     fprintf(stderr, "clmatch: search %.4f s: read %.4f s", search_s, st.read_seconds);

@@ -306,7 +306,7 @@ static void get_tuning(const clm_device_info *d, tuning_result *r)
         snprintf(r->error, sizeof r->error, "%s: %s", clm_strerror(r->status), clm_last_error());
         return;
     }
-    clm_device_get_tuning(dev, &r->t);
+    clm_device_get_tuning(dev, &r->t, sizeof r->t);
     clm_device_close(dev);
 }
 
@@ -553,7 +553,7 @@ int main(int argc, char **argv)
     if (want_device >= 0 && want_platform < 0)
         want_platform = 0;
 
-    int st = clm_list_devices(CLM_LIST_PROBE, &list, &count);
+    int st = clm_list_devices(CLM_LIST_PROBE, sizeof *list, &list, &count);
     if (st != CLM_OK) {
         const char *detail = clm_last_error();
         fprintf(stderr, PROG ": %s%s%s\n", clm_strerror(st), *detail ? ": " : "", detail);

@@ -251,7 +251,7 @@ int main(int argc, char **argv)
                     if (v == CLM_VARIANT_REDUCE && a != CLM_ALGO_BITAP)
                         continue;
                     clm_compile_options o;
-                    clm_compile_options_init(&o);
+                    clm_compile_options_init(&o, sizeof o);
                     o.algorithm = (clm_algorithm)a;
                     o.variant = (clm_variant)v;
                     o.table_memory = (clm_table_memory)t;
@@ -283,7 +283,7 @@ int main(int argc, char **argv)
         for (int w = 0; w < 2 && !bad; w++)
             for (int c = 0; c < 2 && !bad; c++) {
                 clm_compile_options o;
-                clm_compile_options_init(&o);
+                clm_compile_options_init(&o, sizeof o);
                 o.work_group_size = wgs[w];
                 o.bytes_per_item = chunks[c];
                 o.vector_width = c ? 8 : 4;

@@ -177,7 +177,7 @@ static int timed_count(tuner *T, int ai, clm_database *db, clm_scratch *s, doubl
     int rc = clm_count(db, s, T->text, T->n, &count);
     if (rc == CLM_OK && count != T->want) {
         clm_database_info di;
-        clm_database_get_info(db, &di);
+        clm_database_get_info(db, &di, sizeof di);
         fprintf(stderr,
                 PROG ": %s with work-group size %u, %u bytes per work-item, %u-byte loads%s "
                 "counted %llu occurrences, the host %llu: wrong answer, no profile written\n",
@@ -186,7 +186,7 @@ static int timed_count(tuner *T, int ai, clm_database *db, clm_scratch *s, doubl
                 (unsigned long long)T->want);
         exit(1);
     }
-    if (rc == CLM_OK && (rc = clm_scratch_get_stats(s, &st)) == CLM_OK)
+    if (rc == CLM_OK && (rc = clm_scratch_get_stats(s, &st, sizeof st)) == CLM_OK)
         *secs = st.kernel_seconds;
     return rc;
 }
@@ -200,7 +200,7 @@ static int check_untimed(tuner *T, clm_algorithm algo, unsigned wg, unsigned chu
     clm_database *db = NULL;
     clm_scratch *s = NULL;
     uint64_t count = 0;
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.algorithm = algo;
     o.work_group_size = wg;
     o.bytes_per_item = chunk;
@@ -272,7 +272,7 @@ static int measure_full(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned 
     p->seconds = INFINITY;
 
     clm_compile_options o;
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.algorithm = algos[ai];
     o.work_group_size = wg;
     o.bytes_per_item = chunk;
@@ -288,7 +288,7 @@ static int measure_full(tuner *T, int ai, unsigned wg, unsigned chunk, unsigned 
     int rc = clm_compile(T->dev, T->pats, T->lens, NULL, T->npats, &o, &db);
     if (rc == CLM_OK)
         rc = clm_scratch_alloc(db, NULL, &s);
-    if (rc == CLM_OK && clm_database_get_info(db, &di) == CLM_OK) {
+    if (rc == CLM_OK && clm_database_get_info(db, &di, sizeof di) == CLM_OK) {
         p->real_wg = di.work_group_size;
         p->real_chunk = di.bytes_per_item;
         p->real_vec = di.vector_width;
@@ -736,8 +736,8 @@ int main(int argc, char **argv)
                 clm_last_error());
         return 2;
     }
-    clm_device_get_info(T.dev, &T.info);
-    clm_device_get_tuning(T.dev, &T.tuning);
+    clm_device_get_info(T.dev, &T.info, sizeof T.info);
+    clm_device_get_tuning(T.dev, &T.tuning, sizeof T.tuning);
     int gpu = T.info.type != CLM_DEVICE_CPU;
     if (!size)
         /* GPUs: the copy of the text, not the kernel, takes most of each count (pageable

@@ -1246,7 +1246,7 @@ static int list_devices(int json)
 {
     clm_device_info *list = NULL;
     size_t n = 0;
-    int st = clm_list_devices(0, &list, &n);
+    int st = clm_list_devices(0, sizeof *list, &list, &n);
     int dflt_p = -1, dflt_d = -1;
     clm_device *dev = NULL;
     if (st != CLM_OK) {
@@ -1256,7 +1256,7 @@ static int list_devices(int json)
     /* Mark the device a search would use; if that cannot be opened, just mark none. */
     if (clm_device_open(-1, -1, &dev) == CLM_OK) {
         clm_device_info info;
-        if (clm_device_get_info(dev, &info) == CLM_OK) {
+        if (clm_device_get_info(dev, &info, sizeof info) == CLM_OK) {
             dflt_p = info.platform_index;
             dflt_d = info.device_index;
         }
@@ -1283,11 +1283,11 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
     clm_device_info di;
     clm_database_info dbi;
     clm_stats s;
-    if (clm_device_get_info(r->dev, &di) == CLM_OK)
+    if (clm_device_get_info(r->dev, &di, sizeof di) == CLM_OK)
         fprintf(stderr, "clmatch: device %d:%d: %s (%s, %s)\n", di.platform_index,
                 di.device_index, di.name, type_name(di.type), di.platform_name);
     cli_stats_tuning(r->dev);
-    if (clm_database_get_info(r->db, &dbi) == CLM_OK) {
+    if (clm_database_get_info(r->db, &dbi, sizeof dbi) == CLM_OK) {
         fprintf(stderr, "clmatch: algorithm %s (%s), table memory %s, k=%u%s%s%s",
                 clm_algorithm_name(dbi.algorithm), clm_variant_name(dbi.variant),
                 clm_table_memory_name(dbi.table_memory), dbi.max_errors,
@@ -1308,7 +1308,7 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
                 dbi.pattern_count, dbi.min_length, dbi.max_length, dbi.work_group_size,
                 dbi.bytes_per_item, staged, loads, dbi.cache_hit ? "from cache" : "built");
     }
-    if (clm_scratch_get_stats(r->scratch, &s) == CLM_OK) {
+    if (clm_scratch_get_stats(r->scratch, &s, sizeof s) == CLM_OK) {
         fprintf(stderr,
                 "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64
                 " occurrence(s), %" PRIu64 " rescan(s)\n",
@@ -1352,7 +1352,7 @@ static int setup_device(run_state *r, const pattern *pats, size_t n)
         if (lens[i] > r->max_len)
             r->max_len = lens[i];
     }
-    clm_compile_options_init(&opts);
+    clm_compile_options_init(&opts, sizeof opts);
     opts.algorithm = r->cfg.dev.algorithm;
     opts.table_memory = r->cfg.dev.table_memory;
     opts.variant = r->cfg.dev.variant;

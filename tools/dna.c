@@ -1129,7 +1129,7 @@ static int setup_device(dna_run *r)
             ptrs[i] = rc_seqs[i];
         }
     }
-    clm_compile_options_init(&opts);
+    clm_compile_options_init(&opts, sizeof opts);
     opts.algorithm = cfg->dev.algorithm;
     opts.variant = cfg->dev.variant;
     opts.table_memory = cfg->dev.table_memory;
@@ -1167,11 +1167,11 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
     clm_device_info di;
     clm_database_info dbi;
     clm_stats s;
-    if (clm_device_get_info(r->dev, &di) == CLM_OK)
+    if (clm_device_get_info(r->dev, &di, sizeof di) == CLM_OK)
         fprintf(stderr, "clmatch: device %d:%d: %s (%s)\n", di.platform_index,
                 di.device_index, di.name, di.platform_name);
     cli_stats_tuning(r->dev);
-    if (clm_database_get_info(r->db, &dbi) == CLM_OK) {
+    if (clm_database_get_info(r->db, &dbi, sizeof dbi) == CLM_OK) {
         fprintf(stderr, "clmatch: algorithm %s (%s), table memory %s, k=%u%s%s%s%s",
                 clm_algorithm_name(dbi.algorithm), clm_variant_name(dbi.variant),
                 clm_table_memory_name(dbi.table_memory), dbi.max_errors,
@@ -1194,7 +1194,7 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
             " sequence bytes, %" PRIu64 " match(es); at record boundaries %" PRIu64
             " dropped, %" PRIu64 " clamped to the record start\n",
             r->records, r->bytes_in, r->seq_bytes, r->total_matches, r->dropped, r->clamped);
-    if (clm_scratch_get_stats(r->scratch, &s) == CLM_OK) {
+    if (clm_scratch_get_stats(r->scratch, &s, sizeof s) == CLM_OK) {
         fprintf(stderr,
                 "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64
                 " rescan(s); ",

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     struct first_matches fm = {0};
     if (rc == CLM_OK) {
         clm_device_info info;
-        clm_device_get_info(dev, &info);
+        clm_device_get_info(dev, &info, sizeof info);
         printf("%llu occurrences of %s on %s\n", (unsigned long long)count, pattern, info.name);
         rc = clm_scan(db, scratch, text, len, on_match, &fm);
     }

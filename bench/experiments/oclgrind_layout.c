@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     clm_device *dev = NULL;
     clm_database *db = NULL;
     clm_compile_options o;
-    clm_compile_options_init(&o);
+    clm_compile_options_init(&o, sizeof o);
     o.algorithm = CLM_ALGO_DFA;
     o.flags = CLM_DNA;
     o.packing = CLM_ON;
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
     clm_scratch *s = NULL;
     for (int i = 1; i < argc; i++) {
         clm_scratch_options so;
-        memset(&so, 0, sizeof so);
+        clm_scratch_options_init(&so, sizeof so);
         so.slab_bytes = (size_t)atol(argv[i]);
         clm_scratch_free(s); /* scratches one after another, as the test makes them */
         s = NULL;
