@@ -221,11 +221,11 @@ typedef enum {
     CLM_VARIANT_AUTO = 0,     /**< chosen by algorithm and device */
     CLM_VARIANT_ITEM = 1,     /**< each work-item scans its own range of text */
     CLM_VARIANT_REDUCE = 2,   /**< bitap: one byte per work-item; neighbours' masks combined by
-                                   a parallel prefix in local memory (seed 003's exact_reduce);
-                                   exact search (max_errors 0), patterns up to 64 symbols */
+                                   a parallel prefix in local memory; exact search
+                                   (max_errors 0), patterns up to 64 symbols */
     CLM_VARIANT_SUBGROUP = 3  /**< reserved: REDUCE through sub-group shuffles. Not
-                                   implemented: always CLM_E_UNSUPPORTED (NVIDIA's OpenCL has
-                                   no sub-groups; on PoCL the ITEM variant is faster) */
+                                   implemented: always CLM_E_UNSUPPORTED (docs/design.md says
+                                   why) */
 } clm_variant;
 
 /** Longest bitap pattern, in symbols (a class counts as one symbol). */
@@ -426,61 +426,36 @@ CLM_API void clm_database_free(clm_database *db);
 
 /*
  * The kernel shape a database gets when clm_compile_options leaves it open (work_group_size,
- * bytes_per_item, vector_width 0, staging and prefetch CLM_AUTO) and the default slab
- * of new scratches are the device's tuning, resolved by clm_device_open from these sources,
- * each overriding the one before:
- *   1. generic defaults (wg=16, chunk=4096, slab=64M, stage=off, vec=16, groups=8,
- *      prefetch=off);
- *   2. a built-in row chosen by vendor and device type (NVIDIA, AMD, Intel and other GPUs:
- *      wg=256, chunk=256, slab=256M, stage=on, vec=16, groups=8, prefetch=off,
- *      bitap.prefetch=on; PoCL, the Intel CPU runtime and other CPUs: wg=16, chunk=4096,
- *      slab=64M, stage=off, vec=16, groups=8, prefetch=off), capped to the device's limits
- *      (stage=off where local memory is not on chip);
- *   3. the device's profile file, written by clmatch-tune: CLMATCH_PROFILE_DIR, else
- *      $XDG_CONFIG_HOME/clmatch/profiles, else ~/.config/clmatch/profiles, named after the
- *      device name and driver version (clm_tuning.profile_path). A profile measured on
- *      another device or driver, with a bad line, or that is no regular file (a FIFO, a
- *      directory, a device: not read, so a FIFO cannot hang the open), is not used: the
- *      device still opens, and clm_tuning.profile_warning says which file, which line and
- *      what is wrong;
- *   4. CLMATCH_STAGING=on|off, the switch staging had before it was a knob: a global stage
- *      item (a bad value: CLM_E_INVALID);
- *   5. CLMATCH_TUNE, e.g. "wg=128,chunk=512,dfa.chunk=1024,bitap.stage=on". A bad item makes
+ * bytes_per_item, vector_width and groups_per_unit 0, staging and prefetch CLM_AUTO) and the
+ * default slab of new scratches are the device's tuning, resolved by clm_device_open from
+ * these sources, each overriding the one before:
+ *   1. generic defaults;
+ *   2. a built-in row chosen by the device's vendor and type, capped to its limits;
+ *   3. the device's profile file, written by clmatch-tune (clm_tuning.profile_path). A profile
+ *      measured on another device or driver, with a bad line, or that is no regular file (a
+ *      FIFO, a directory: not read, so it cannot hang the open), is not used: the device
+ *      still opens, and clm_tuning.profile_warning says which file, which line and what is
+ *      wrong;
+ *   4. CLMATCH_STAGING=on|off: a global stage item (a bad value: CLM_E_INVALID);
+ *   5. CLMATCH_TUNE, e.g. "wg=128,chunk=512,dfa.chunk=1024,bitap.stage=on"; a bad item makes
  *      clm_device_open fail with CLM_E_INVALID, naming it.
- * clm_compile_options.work_group_size, bytes_per_item, vector_width, groups_per_unit,
- * staging and prefetch, when set, win over all of them; clm_scratch_options.slab_bytes and
+ * Those compile options, when set, win over all of them; clm_scratch_options.slab_bytes and
  * CLMATCH_SLAB_BYTES win over the slab.
  *
  * Keys (CLMATCH_TUNE items and profile lines "key = value"; numbers may end in K, M or G):
- *   wg      work-group size: a power of two or a multiple of 16, at most the device maximum
- *   chunk   bytes of text per work-item: a multiple of 16, at most 1M. Raised to 4 x (longest
- *           pattern - 1) so the bytes re-read past a range stay under ~25 %. Not for bmh,
- *           whose work-items own m + 32 starts: only bmh.chunk changes that (as it is)
- *   slab    default slab bytes: a multiple of 4K, at most CLM_MAX_SLAB_BYTES and the device's
- *           largest allocation
- *   stage   on or off (1 or 0): exact dfa and one-word bitap (m <= 64) with their tables in
- *           local memory stage each work-group's text through local memory where the shape
- *           fits (clm_database_info.staged). On a device without on-chip local memory, on
- *           also puts those two algorithms' automatic tables in local memory, which staging
- *           reads. Other algorithms ignore it
- *   vec     bytes per load of the unstaged range reads: 4, 8 or 16 (uint, uint2 or uint4
- *           loads of each 16-byte block). Read by kmp, dfa and bitap item on little-endian
- *           devices (clm_database_info.vector_width); the other kernels read single bytes
- *   groups  staged kernels: work-groups launched per compute unit, 1 to 1024; they take the
- *           slab's regions from a queue, so more groups than fit at once only wait
- *           (clm_database_info.groups_per_unit)
- *   prefetch  on or off: a staged kernel loads its group's next region into registers while
- *           it walks this one, where a work-item's chunk is at most 128 bytes (registers
- *           cost occupancy); its work-group is then at most 128 unless wg is fixed by the
- *           compile options (clm_database_info.prefetch)
- *   ALGO.wg, ALGO.chunk, ALGO.stage, ALGO.vec, ALGO.groups, ALGO.prefetch   for one
- *           algorithm only (naive, kmp, dfa, bitap, bmh, witness), e.g. dfa.chunk=1024; a source that sets a key globally
- *           replaces the per-algorithm values of that key from the sources below it.
- * Profile file: "#" starts a comment; the first line is the header
- *   clmatch-profile 1 device="<CL_DEVICE_NAME>" driver="<CL_DRIVER_VERSION>"
- * (" and \ inside the quotes escaped with \), then one "key = value" per line. A key a
- * profile leaves out keeps the built-in value (profiles written before stage, vec, groups and
- * prefetch existed stay valid).
+ *   wg        work-group size: a power of two or a multiple of 16, at most the device's
+ *   chunk     bytes of text per work-item: a multiple of 16, at most 1M
+ *   slab      default slab bytes: a multiple of 4K, at most CLM_MAX_SLAB_BYTES and the
+ *             device's largest allocation
+ *   stage     on or off (1 or 0): as clm_compile_options.staging
+ *   vec       4, 8 or 16: as clm_compile_options.vector_width
+ *   groups    1 to 1024: as clm_compile_options.groups_per_unit
+ *   prefetch  on or off: as clm_compile_options.prefetch
+ *   ALGO.key  the key for one algorithm only (naive, kmp, dfa, bitap, bmh, witness), e.g.
+ *             dfa.chunk=1024; a source that sets a key globally replaces the per-algorithm
+ *             values of that key from the sources below it.
+ * The built-in rows, what each key changes in the kernels, the profile format and the
+ * measurements behind the defaults: docs/tuning.md.
  */
 
 /** Where a tuning value came from, lowest to highest precedence. */
@@ -686,7 +661,7 @@ typedef struct clm_scratch_info {
     unsigned slots;           /**< slabs in flight at once (each with its buffers) */
     unsigned io_threads;      /**< threads that copy or read a big slab (clm_scan_fd):
                                    CLMATCH_IO_THREADS, else the CPUs this process may use, at
-                                   most 16 (each thread reads the page cache at ~5-10 GB/s) */
+                                   most 16 */
     char io_threads_choice[64]; /**< why: "CLMATCH_IO_THREADS=8" or "auto: 16 CPUs" */
     size_t device_bytes;      /**< device buffers: text, packed text, counters, match buffers */
     size_t host_bytes;        /**< host staging of every slot (pinned, zero-copy or SVM buffers,
