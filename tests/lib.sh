@@ -69,9 +69,13 @@ int main(void)
 }
 EOF
 soname=$(${OBJDUMP:-objdump} -p "$SO" 2>/dev/null | awk '$1 == "SONAME" { print $2 }')
+# a sanitized library (make test-asan) needs its runtime linked into the program first
+san=""
+${OBJDUMP:-objdump} -p "$SO" 2>/dev/null | grep -q 'NEEDED.*libasan' && san=-fsanitize=address,undefined
+# shellcheck disable=SC2086 # $san is empty or one option
 if [ -f "$SO" ] && [ -n "$soname" ] && ln -s "$(cd "$B" && pwd)/libclmatch.so" "$T/$soname" &&
-    "$CC" -std=c11 -Wall -Wextra -pedantic -Werror -I"$ROOT/include" -o "$T/embed" "$T/embed.c" \
-        -L"$B" -lclmatch >"$T/err" 2>&1 &&
+    "$CC" -std=c11 -Wall -Wextra -pedantic -Werror $san -I"$ROOT/include" -o "$T/embed" \
+        "$T/embed.c" -L"$B" -lclmatch >"$T/err" 2>&1 &&
     LD_LIBRARY_PATH=$T "$T/embed" >>"$T/err" 2>&1; then
     pass "a program built against clmatch.h alone links with libclmatch.so and runs"
 else
