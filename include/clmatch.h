@@ -308,19 +308,20 @@ typedef struct clm_compile_options {
                                         16; 0: the device's tuning (key vec) */
     unsigned groups_per_unit;      /**< staged kernels: work-groups per compute unit (1 to
                                         1024); 0: the device's tuning (key groups) */
-    clm_switch staging;            /**< stage the text through local memory where the kernel
-                                        can (exact dfa and one-word bitap with tables in
-                                        local memory: clm_database_info.staged); CLM_ON on a
-                                        device without on-chip local memory also puts those
-                                        two's automatic tables in local memory (as the
-                                        tuning's stage=on). CLM_AUTO: the tuning's stage */
-    clm_switch prefetch;           /**< staged kernels load their group's next region into
-                                        registers while they walk this one, where a
+    clm_switch staging;            /**< CLM_ON: stage the text through local memory where
+                                        the kernel can (exact dfa and one-word bitap with
+                                        tables in local memory: clm_database_info.staged);
+                                        on a device without on-chip local memory those two's
+                                        automatic tables then go local (as with the tuning's
+                                        stage=on). CLM_OFF: never. CLM_AUTO: the tuning's
+                                        stage */
+    clm_switch prefetch;           /**< CLM_ON: staged kernels load their group's next region
+                                        into registers while they walk this one, where a
                                         work-item's chunk is at most 128 bytes
                                         (clm_database_info.prefetch); their work-group is
                                         then at most CLM_PREFETCH_WG_MAX unless
-                                        work_group_size sets it. CLM_AUTO: the tuning's
-                                        prefetch */
+                                        work_group_size sets it. CLM_OFF: never. CLM_AUTO:
+                                        the tuning's prefetch */
     clm_switch packing;            /**< CLM_DNA only (else CLM_E_INVALID): pack the text to 2
                                         bits per base (plus a validity bit) on the device
                                         where every pattern symbol allows it, dfa and bitap
