@@ -348,7 +348,7 @@ int clm_path_choose(const clm_device *dev, clm_data_path asked,
                         (int)asked);
     snprintf(why, why_cap, "requested");
     if (asked == CLM_PATH_AUTO) {
-        const char *env = getenv("CLMATCH_DATA_PATH");
+        const char *env = clm_env(CLM_ENV_DATA_PATH);
         if (env && *env) {
             if (clm_data_path_from_name(env, &asked) != CLM_OK)
                 return clm_fail(CLM_E_INVALID, "CLMATCH_DATA_PATH=%s is not a data path "

@@ -14,9 +14,9 @@
 
 /* ---- the memory plan -------------------------------------------------------------------- */
 
-static size_t env_size(const char *name)
+static size_t env_size(enum clm_env_var var)
 {
-    const char *v = getenv(name);
+    const char *v = clm_env(var);
     if (!v || !*v)
         return 0;
     char *end;
@@ -28,7 +28,7 @@ static size_t env_size(const char *name)
 static int choose_io_threads(unsigned *out, char *why, size_t why_cap)
 {
     unsigned cpus = 1;
-    const char *env = getenv("CLMATCH_IO_THREADS");
+    const char *env = clm_env(CLM_ENV_IO_THREADS);
     *out = clm_io_threads(&cpus);
     snprintf(why, why_cap, "auto: %u CPU%s, at most 16", cpus, cpus == 1 ? "" : "s");
     if (!env || !*env || !strcmp(env, "auto"))
@@ -187,7 +187,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     if (rc)
         return rc;
     if (!o.slab_bytes)
-        o.slab_bytes = env_size("CLMATCH_SLAB_BYTES");
+        o.slab_bytes = env_size(CLM_ENV_SLAB_BYTES);
     if (!o.slab_bytes)
         o.slab_bytes = (size_t)dev->tune.value[CLM_KNOB_SLAB]; /* the tuning's slab */
     if (o.slab_bytes > CLM_MAX_SLAB_BYTES)

@@ -84,9 +84,8 @@ else
 fi
 
 # The environment: read through clm_env() alone (host/env.c), every CLMATCH_* name the
-# library's sources mention a row of its table (docs/library.md shows it). scan.c keeps its
-# own getenv calls until its split is merged (their rows exist).
-readers=$(cd "$ROOT" && grep -l 'getenv *(' host/*.c | grep -v -e '^host/env\.c$' -e '^host/scan\.c$')
+# library's sources mention a row of its table (docs/library.md shows it).
+readers=$(cd "$ROOT" && grep -l 'getenv *(' host/*.c | grep -v -e '^host/env\.c$')
 if [ -z "$readers" ]; then
     pass "the library reads the environment through host/env.c"
 else
