@@ -295,7 +295,7 @@ static void test_least_capacity(const void *arg)
     t_fill(&r, text, n, 4);
     clm_compile_options_init(&o, sizeof o);
     o.flags = CLM_DNA | CLM_BOTH_STRANDS;
-    memset(&so, 0, sizeof so);
+    clm_scratch_options_init(&so, sizeof so);
     so.match_capacity = 1;
     so.match_capacity_limit = 1;
     if (!EXPECT_RC(clm_compile(t_dev, &pat, NULL, NULL, 1, &o, &db), CLM_OK)) goto out;
