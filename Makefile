@@ -54,9 +54,9 @@ $(B)/kernels_gen.c: $(CL_SRC) $(B)/embed-sources
 # Hidden by default: libclmatch.so exports only what clmatch.h marks CLM_API (tests/lib.sh
 # checks it); the programs below link the static library and reach the internals too.
 LIB_CFLAGS := -fPIC -fvisibility=hidden
-$(B)/obj/%.o: host/%.c include/clmatch.h $(wildcard host/*.h cl/*.h) | $(B)/obj
+$(B)/obj/%.o: host/%.c include/clmatch.h $(wildcard host/*.h cl/*.h) Makefile | $(B)/obj
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
-$(B)/obj/kernels_gen.o: $(B)/kernels_gen.c | $(B)/obj
+$(B)/obj/kernels_gen.o: $(B)/kernels_gen.c Makefile | $(B)/obj
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
 $(B)/libclmatch.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^

@@ -43,19 +43,31 @@ enum {
 /* every algorithm but auto */
 #define ALL_ALGOS (ALGO_BIT(clm_algorithm_count()) - 2u)
 
-/* The explicit kinds of kernel, in report order. Algorithms with a single kernel ask for
+/* The explicit kinds of kernel, in report order: every algorithm of the library, each
+ * variant of those with several (bench_kinds). Algorithms with a single kernel ask for
  * CLM_VARIANT_AUTO (the row then shows the variant the library reports). */
 typedef struct kind {
     clm_algorithm algorithm;
     clm_variant variant;
 } kind;
-static const kind kinds[] = {
-    {CLM_ALGO_NAIVE, CLM_VARIANT_AUTO},    {CLM_ALGO_KMP, CLM_VARIANT_AUTO},
-    {CLM_ALGO_DFA, CLM_VARIANT_AUTO},      {CLM_ALGO_BITAP, CLM_VARIANT_ITEM},
-    {CLM_ALGO_BITAP, CLM_VARIANT_REDUCE},  {CLM_ALGO_BITAP, CLM_VARIANT_SUBGROUP},
-    {CLM_ALGO_BMH, CLM_VARIANT_AUTO},      {CLM_ALGO_WITNESS, CLM_VARIANT_AUTO},
-};
-enum { KIND_COUNT = sizeof kinds / sizeof kinds[0] };
+#define MAX_KINDS 64
+static kind kinds[MAX_KINDS];
+static int kind_count;
+
+static void bench_kinds(void)
+{
+    for (unsigned a = 1; a < clm_algorithm_count(); a++) {
+        unsigned v = clm_algorithm_variants((clm_algorithm)a);
+        if (v == 1u << CLM_VARIANT_ITEM) {
+            if (kind_count < MAX_KINDS)
+                kinds[kind_count++] = (kind){(clm_algorithm)a, CLM_VARIANT_AUTO};
+            continue;
+        }
+        for (unsigned k = CLM_VARIANT_ITEM; k < 32; k++)
+            if ((v >> k & 1u) && kind_count < MAX_KINDS)
+                kinds[kind_count++] = (kind){(clm_algorithm)a, (clm_variant)k};
+    }
+}
 static const clm_table_memory tables[] = {CLM_TABLE_GLOBAL, CLM_TABLE_LOCAL, CLM_TABLE_CONSTANT};
 
 /* Names of variants for parsing --variant (algorithms: the library's, clm_algorithm_from_name). */
@@ -944,6 +956,7 @@ int main(int argc, char **argv)
     int st = parse_args(argc, argv, &o, &time_set, &size_set);
     if (st != 0)
         return st;
+    bench_kinds();
 
     /* Fail now, not after minutes of measuring, when the report cannot be written. */
     if (o.write_files && !o.list_scenarios && make_dirs(o.out_dir) != 0) {
@@ -1085,7 +1098,7 @@ int main(int argc, char **argv)
     /* Rows in report order: device, scenario, algorithm/variant, table memory, then the
      * automatic choice of that scenario. */
     size_t max_rows = (size_t)device_count * (size_t)scenario_count
-                      * (KIND_COUNT * 3 + 1 + CLM_PATH_SVM);
+                      * ((size_t)kind_count * 3 + 1 + CLM_PATH_SVM);
     bench_row *rows = calloc(max_rows, sizeof *rows);
     if (!rows) {
         fprintf(stderr, BENCH_PROG ": out of host memory\n");
@@ -1098,7 +1111,7 @@ int main(int argc, char **argv)
     for (int d = 0; d < device_count; d++)
         for (int sci = 0; sci < scenario_count; sci++) {
             const bench_scenario *sc = &scenarios[sci];
-            for (int kd = 0; kd < KIND_COUNT; kd++)
+            for (int kd = 0; kd < kind_count; kd++)
                 for (int t = 0; t < 3; t++) {
                     if (!row_wanted(&o, sc, &kinds[kd], tables[t]))
                         continue;

@@ -43,6 +43,15 @@ unsigned clm_algorithm_count(void)
     return CLM_ALGO_COUNT;
 }
 
+unsigned clm_algorithm_variants(clm_algorithm algorithm)
+{
+    const struct clm_algo *a = clm_algo(algorithm);
+    unsigned v = a ? 1u << CLM_VARIANT_ITEM : 0;
+    if (a && (a->caps & CLM_CAP_REDUCE))
+        v |= 1u << CLM_VARIANT_REDUCE | 1u << CLM_VARIANT_SUBGROUP;
+    return v;
+}
+
 int clm_algorithm_from_name(const char *name, clm_algorithm *out)
 {
     for (unsigned i = 0; out && name && i < CLM_ALGO_COUNT; i++)

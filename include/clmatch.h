@@ -350,6 +350,11 @@ CLM_API int clm_algorithm_from_name(const char *name, clm_algorithm *out);
 /** The number of clm_algorithm values, CLM_ALGO_AUTO included: their names are
  *  clm_algorithm_name(0) ... clm_algorithm_name(clm_algorithm_count() - 1). */
 CLM_API unsigned clm_algorithm_count(void);
+/** The variants an algorithm has: bit (1u << v) set for each clm_variant v it takes.
+ *  CLM_VARIANT_ITEM for every algorithm, CLM_VARIANT_REDUCE and the reserved
+ *  CLM_VARIANT_SUBGROUP for those with a reduce kernel (bitap); 0 for auto and unknown
+ *  values. */
+CLM_API unsigned clm_algorithm_variants(clm_algorithm algorithm);
 /** Name of a table memory ("auto", "global", "local", "constant"); "?" if unknown. */
 CLM_API const char *clm_table_memory_name(clm_table_memory mem);
 /** Parse a table memory name; returns CLM_E_INVALID if unknown. */
