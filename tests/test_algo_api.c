@@ -45,6 +45,17 @@ static void test_names(const void *arg)
         if (EXPECT_RC(clm_variant_from_name(vnames[i], &v), CLM_OK) && !EXPECT(v == (clm_variant)i))
             t_note("clm_variant_from_name(\"%s\") gave %d", vnames[i], (int)v);
     }
+    EXPECT(clm_algorithm_count() == 7);
+    /* every algorithm has the item kernel; only bitap the reduce (and reserved subgroup) */
+    for (i = 0; i < 7; i++) {
+        unsigned want = i == 0 ? 0 : 1u << CLM_VARIANT_ITEM;
+        if (i == CLM_ALGO_BITAP)
+            want |= 1u << CLM_VARIANT_REDUCE | 1u << CLM_VARIANT_SUBGROUP;
+        if (!EXPECT(clm_algorithm_variants((clm_algorithm)i) == want))
+            t_note("clm_algorithm_variants(%s) = %#x, expected %#x", anames[i],
+                   clm_algorithm_variants((clm_algorithm)i), want);
+    }
+    EXPECT(clm_algorithm_variants((clm_algorithm)7) == 0);
     EXPECT(strcmp(clm_algorithm_name((clm_algorithm)7), "?") == 0);
     EXPECT(strcmp(clm_algorithm_name((clm_algorithm)-1), "?") == 0);
     EXPECT(strcmp(clm_variant_name((clm_variant)4), "?") == 0);
