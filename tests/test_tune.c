@@ -67,6 +67,29 @@ static int open_dev(clm_device **dev)
     return clm_device_open(t_devinfo.platform_index, t_devinfo.device_index, dev);
 }
 
+/* Save the tuning's environment and point it at an empty profile directory: no CLMATCH_TUNE,
+ * profiles on. */
+static void profile_env(env_saved *saved, const char *dir)
+{
+    env_save(saved);
+    env_set("CLMATCH_PROFILE_DIR", dir);
+    env_set("CLMATCH_TUNE", NULL);
+    env_set("CLMATCH_PROFILE", NULL);
+}
+
+/* The device under test's tuning (where it looks for its profile: t->profile_path) and the
+ * header the writer gives its profile (no values, no comment). */
+static int this_profile(clm_tuning *t, char *header, size_t header_cap)
+{
+    clm_device *dev = NULL;
+    if (!EXPECT_RC(open_dev(&dev), CLM_OK))
+        return -1;
+    int ok = EXPECT_RC(clm_device_get_tuning(dev, t, sizeof *t), CLM_OK) &&
+             EXPECT_RC(clm_tuning_format_profile(dev, "", NULL, header, header_cap), CLM_OK);
+    clm_device_close(dev);
+    return ok ? 0 : -1;
+}
+
 /* The tuning algo's kernels get on dev (zeroed, a failure recorded, when there is none). */
 static clm_tuning algo_tuning(const clm_device *dev, clm_algorithm algo)
 {
@@ -331,11 +354,8 @@ static void test_profile_precedence(const void *arg)
     ref_case c;
     (void)arg;
     REQUIRE(dir != NULL);
-    env_save(&saved);
+    profile_env(&saved, dir);
     ref_case_init(&c, 13);
-    env_set("CLMATCH_PROFILE_DIR", dir);
-    env_set("CLMATCH_TUNE", NULL);
-    env_set("CLMATCH_PROFILE", NULL);
 
     /* no profile yet: built-in values, and where the profile would be */
     if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
@@ -435,17 +455,9 @@ static void test_bad_profiles(const void *arg)
     size_t i;
     (void)arg;
     REQUIRE(dir != NULL);
-    env_save(&saved);
-    env_set("CLMATCH_PROFILE_DIR", dir);
-    env_set("CLMATCH_TUNE", NULL);
-    env_set("CLMATCH_PROFILE", NULL);
-    if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
-    clm_device_get_tuning(dev, &builtin, sizeof builtin);
+    profile_env(&saved, dir);
+    if (this_profile(&builtin, header, sizeof header) != 0) goto out;
     snprintf(path, sizeof path, "%s", builtin.profile_path);
-    /* this device's header, as the writer makes it (no values, no comment) */
-    EXPECT_RC(clm_tuning_format_profile(dev, "", NULL, header, sizeof header), CLM_OK);
-    clm_device_close(dev);
-    dev = NULL;
     /* the same header but another driver version */
     {
         char *drv = strstr(header, "driver=\"");
@@ -540,16 +552,9 @@ static void test_profile_escape(const void *arg)
     size_t i, hl;
     (void)arg;
     REQUIRE(dir != NULL);
-    env_save(&saved);
-    env_set("CLMATCH_PROFILE_DIR", dir);
-    env_set("CLMATCH_TUNE", NULL);
-    env_set("CLMATCH_PROFILE", NULL);
-    if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
-    clm_device_get_tuning(dev, &t, sizeof t);
+    profile_env(&saved, dir);
+    if (this_profile(&t, header, sizeof header) != 0) goto out;
     snprintf(path, sizeof path, "%s", t.profile_path);
-    EXPECT_RC(clm_tuning_format_profile(dev, "", NULL, header, sizeof header), CLM_OK);
-    clm_device_close(dev);
-    dev = NULL;
     hl = strlen(header);
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *b = cases[i].body;
@@ -667,10 +672,7 @@ static void test_profile_writers(const void *arg)
     size_t files;
     (void)arg;
     REQUIRE(dir != NULL);
-    env_save(&saved);
-    env_set("CLMATCH_PROFILE_DIR", dir);
-    env_set("CLMATCH_TUNE", NULL);
-    env_set("CLMATCH_PROFILE", NULL);
+    profile_env(&saved, dir);
     if (!EXPECT_RC(open_dev(&dev), CLM_OK)) goto out;
     for (i = 0; i < 4; i++) {
         jobs[i].dev = dev;
