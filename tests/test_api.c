@@ -429,16 +429,14 @@ static size_t count_ab(const char *text, size_t n)
     return c;
 }
 
-/* A text of 300 "ab" occurrences between other bytes, in memory and in a file. */
+/* A text of 300 "ab" occurrences between other bytes, in memory (text) and in a file (the
+ * FILE returned, NULL when it cannot be written); *want gets the occurrences. */
 #define MISUSE_LEN 1200
-static void misuse_text(char *text)
+static FILE *misuse_input(char *text, size_t *want)
 {
     size_t i;
     for (i = 0; i < MISUSE_LEN; i++) text[i] = "xabz"[i % 4];
-}
-
-static FILE *misuse_file(const char *text)
-{
+    *want = count_ab(text, MISUSE_LEN);
     FILE *f = tmpfile();
     if (f && (fwrite(text, 1, MISUSE_LEN, f) != MISUSE_LEN || fflush(f) != 0)) {
         fclose(f);
@@ -526,9 +524,7 @@ static void test_reentry(const void *arg)
     FILE *f;
     (void)arg;
 
-    misuse_text(text);
-    want = count_ab(text, MISUSE_LEN);
-    f = misuse_file(text);
+    f = misuse_input(text, &want);
     t_matches_init(&got);
     REQUIRE(f != NULL);
     if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, NULL, &db), CLM_OK)
@@ -621,9 +617,7 @@ static void test_busy_threads(const void *arg)
     FILE *f;
     (void)arg;
 
-    misuse_text(text);
-    want = count_ab(text, MISUSE_LEN);
-    f = misuse_file(text);
+    f = misuse_input(text, &want);
     t_matches_init(&got);
     REQUIRE(f != NULL);
     if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, NULL, &db), CLM_OK)
@@ -683,9 +677,7 @@ static void test_freed_database(const void *arg)
     FILE *f;
     (void)arg;
 
-    misuse_text(text);
-    want = count_ab(text, MISUSE_LEN);
-    f = misuse_file(text);
+    f = misuse_input(text, &want);
     t_matches_init(&got);
     REQUIRE(f != NULL);
     if (!EXPECT_RC(clm_compile(t_dev, pats, NULL, NULL, 1, NULL, &db), CLM_OK)
