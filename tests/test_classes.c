@@ -252,29 +252,38 @@ static void test_exact(const void *arg)
     free(longp[1]);
 }
 
+/* Each class pattern searched with bitap against the reference, on random text of `density`
+ * (class_text) that its classes match often. */
+static void search_classes(const cpat *pats, size_t count, unsigned flags, unsigned density,
+                           const char *label)
+{
+    size_t n = t_quick ? 3000 : 20000, i;
+    fcase c;
+    t_rng r;
+    fcase_init(&c);
+    c.algo = CLM_ALGO_BITAP;
+    t_rng_init(&r, label, 0);
+    for (i = 0; i < count; i++) {
+        const unsigned char *pp = (const unsigned char *)pats[i].p;
+        unsigned char *text;
+        set_fs(&c, &pp, &pats[i].len, NULL, 1, flags, 0);
+        text = class_text(&r, n, &c.fs, density);
+        if (fcase_open(&c, NULL)) fcase_check(&c, text, n, label);
+        fcase_close(&c);
+        free(text);
+    }
+    fcase_free(&c);
+}
+
 /* Caseless negated classes: [^a] with CLM_CASELESS matches neither 'a' nor 'A' (the listed
  * bytes are folded before the complement, as in grep -i and PCRE). Kept apart so that a
  * library reading it the other way fails here alone. */
 static void test_caseless_negated(const void *arg)
 {
     static const cpat negs[] = {CP("[^a]"), CP("[^ACGT]"), CP("[^a-c]x[^Q]")};
-    size_t n = t_quick ? 3000 : 20000, i;
-    fcase c;
-    t_rng r;
     (void)arg;
-    fcase_init(&c);
-    c.algo = CLM_ALGO_BITAP;
-    t_rng_init(&r, "caseless-negated", 0);
-    for (i = 0; i < sizeof negs / sizeof negs[0]; i++) {
-        const unsigned char *pp = (const unsigned char *)negs[i].p;
-        unsigned char *text;
-        set_fs(&c, &pp, &negs[i].len, NULL, 1, CLM_CLASSES | CLM_CASELESS, 0);
-        text = class_text(&r, n, &c.fs, 30);
-        if (fcase_open(&c, NULL)) fcase_check(&c, text, n, "caseless-negated");
-        fcase_close(&c);
-        free(text);
-    }
-    fcase_free(&c);
+    search_classes(negs, sizeof negs / sizeof negs[0], CLM_CLASSES | CLM_CASELESS, 30,
+                   "caseless-negated");
 }
 
 /* ---- approximate and Hamming with classes ------------------------------------------------------ */
@@ -489,28 +498,16 @@ static void test_class_hyphen(const void *arg)
 {
     static const cpat ok[] = {CP("[\\d-]"), CP("[-\\d]"), CP("[\\d\\-z]"), CP("[a\\-\\W]"),
                               CP("[^\\s-]")};
-    size_t n = t_quick ? 3000 : 20000, i;
-    fcase c;
-    t_rng r;
+    size_t i;
     (void)arg;
-    fcase_init(&c);
-    c.algo = CLM_ALGO_BITAP;
-    t_rng_init(&r, "class-hyphen", 0);
     for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-        const unsigned char *pp = (const unsigned char *)ok[i].p;
         t_cset *S = NULL;
-        unsigned char *text;
-        long m = t_parse_pattern(pp, ok[i].len, 1, 0, &S, NULL, NULL);
+        long m = t_parse_pattern((const unsigned char *)ok[i].p, ok[i].len, 1, 0, &S, NULL, NULL);
         if (!EXPECT(m == 1) || !EXPECT(t_cset_has(&S[0], '-') != (ok[i].p[1] == '^')))
             t_note("reference parser on \"%s\": %ld symbols", ok[i].p, m);
         free(S);
-        set_fs(&c, &pp, &ok[i].len, NULL, 1, CLM_CLASSES, 0);
-        text = class_text(&r, n, &c.fs, 20);
-        if (fcase_open(&c, NULL)) fcase_check(&c, text, n, "class-hyphen");
-        fcase_close(&c);
-        free(text);
     }
-    fcase_free(&c);
+    search_classes(ok, sizeof ok / sizeof ok[0], CLM_CLASSES, 20, "class-hyphen");
 }
 
 static void test_unsupported(const void *arg)
