@@ -25,47 +25,25 @@
 /* ---- device models ------------------------------------------------------------------------ */
 
 /* The properties the planning reads, as the devices of bench/results report them. */
-static void model_gpu(clm_device_info *d)
-{
-    memset(d, 0, sizeof *d);
-    snprintf(d->platform_name, sizeof d->platform_name, "NVIDIA CUDA");
-    snprintf(d->platform_vendor, sizeof d->platform_vendor, "NVIDIA Corporation");
-    snprintf(d->name, sizeof d->name, "NVIDIA H200 (model)");
-    snprintf(d->vendor, sizeof d->vendor, "NVIDIA Corporation");
-    d->type = CLM_DEVICE_GPU;
-    d->compute_units = 132;
-    d->global_mem_bytes = (uint64_t)140 << 30;
-    d->max_alloc_bytes = (uint64_t)35 << 30;
-    d->local_mem_bytes = 49152;
-    d->local_mem_dedicated = 1;
-    d->constant_mem_bytes = 65536;
-    d->max_work_group_size = 1024;
-    d->mem_base_align_bits = 4096;
-}
-
-static void model_cpu(clm_device_info *d)
-{
-    memset(d, 0, sizeof *d);
-    snprintf(d->platform_name, sizeof d->platform_name, "Portable Computing Language");
-    snprintf(d->platform_vendor, sizeof d->platform_vendor, "The pocl project");
-    snprintf(d->name, sizeof d->name, "pthread (model)");
-    snprintf(d->vendor, sizeof d->vendor, "GenuineIntel");
-    d->type = CLM_DEVICE_CPU;
-    d->compute_units = 16;
-    d->global_mem_bytes = (uint64_t)16 << 30;
-    d->max_alloc_bytes = (uint64_t)4 << 30;
-    d->local_mem_bytes = 1 << 20;
-    d->local_mem_dedicated = 0;
-    d->constant_mem_bytes = 1 << 20;
-    d->max_work_group_size = 4096;
-    d->host_unified_memory = 1;
-    d->mem_base_align_bits = 1024;
-}
-
 static const struct model {
     const char *name;
-    void (*fill)(clm_device_info *d);
-} models[] = {{"gpu", model_gpu}, {"cpu", model_cpu}};
+    clm_device_info info;
+} models[] = {
+    {"gpu",
+     {.platform_name = "NVIDIA CUDA", .platform_vendor = "NVIDIA Corporation",
+      .name = "NVIDIA H200 (model)", .vendor = "NVIDIA Corporation", .type = CLM_DEVICE_GPU,
+      .compute_units = 132, .global_mem_bytes = (uint64_t)140 << 30,
+      .max_alloc_bytes = (uint64_t)35 << 30, .local_mem_bytes = 49152,
+      .local_mem_dedicated = 1, .constant_mem_bytes = 65536, .max_work_group_size = 1024,
+      .mem_base_align_bits = 4096}},
+    {"cpu",
+     {.platform_name = "Portable Computing Language", .platform_vendor = "The pocl project",
+      .name = "pthread (model)", .vendor = "GenuineIntel", .type = CLM_DEVICE_CPU,
+      .compute_units = 16, .global_mem_bytes = (uint64_t)16 << 30,
+      .max_alloc_bytes = (uint64_t)4 << 30, .local_mem_bytes = 1 << 20,
+      .local_mem_dedicated = 0, .constant_mem_bytes = 1 << 20, .max_work_group_size = 4096,
+      .host_unified_memory = 1, .mem_base_align_bits = 1024}},
+};
 
 /* ---- pattern sets ------------------------------------------------------------------------- */
 
@@ -238,10 +216,8 @@ int main(int argc, char **argv)
         long_pattern(longp[i], long_m[i]);
     int bad = 0;
     for (size_t mi = 0; mi < sizeof models / sizeof models[0] && !bad; mi++) {
-        clm_device_info info;
-        models[mi].fill(&info);
         clm_device *dev;
-        if (clm_device_model(&info, 1, &dev) != CLM_OK) {
+        if (clm_device_model(&models[mi].info, 1, &dev) != CLM_OK) {
             fprintf(stderr, "clmatch-kernels: %s\n", clm_last_error());
             return 1;
         }
