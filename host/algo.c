@@ -206,35 +206,84 @@ static size_t bitap_stage_bytes(const struct clm_kernel_shape *s)
     return 257u * (s->m <= 32 ? 4u : 8u) + (clm_stage_prefix(s) ? 256u * 4u : 0);
 }
 
+/* ---- loop passes (clm_algo.loop_passes) -------------------------------------------------- */
+
+/* naive: per start a pass, m - 1 bytes compared and the leaving pass; bmh the same at shifts
+ * of 1 (periodic text) */
+static size_t compare_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
+                             unsigned lanes)
+{
+    (void)bytes, (void)lanes;
+    return chunk * (s->m + 1);
+}
+
+/* kmp: per byte a pass and the fail loop's leaving pass; fail steps are at most one per byte of
+ * a lane's range, and the lanes' may all differ */
+static size_t kmp_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
+                         unsigned lanes)
+{
+    (void)s, (void)chunk;
+    return bytes * (2 + lanes);
+}
+
+/* dfa, bitap: 16 bytes a pass, single bytes at both ends */
+static size_t block_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
+                           unsigned lanes)
+{
+    (void)s, (void)chunk, (void)lanes;
+    return bytes / 16 + 32;
+}
+
+/* witness: a block's starts, the duel tree, the verification: GS a pass */
+static size_t witness_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
+                             unsigned lanes)
+{
+    (void)chunk, (void)bytes, (void)lanes;
+    size_t gs = s->gs ? s->gs : 1;
+    return (s->pi + gs - 1) / gs + 16 + (s->m + gs - 1) / gs;
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 static const struct clm_algo algos[CLM_ALGO_COUNT] = {
-    [CLM_ALGO_NAIVE] = {CLM_ALGO_NAIVE, "naive", "NAIVE", "naive.cl", NULL, 0,
-                        CLM_MAX_PATTERN_LENGTH, 1, 0,
-                        "brute force: every start compared with the pattern", NULL, naive_shape,
-                        literal_tables, NULL, NULL},
-    [CLM_ALGO_KMP] = {CLM_ALGO_KMP, "kmp", "KMP", "kmp.cl", NULL, CLM_CAP_BLOCKS,
-                      CLM_MAX_PATTERN_LENGTH, 1, 0, "Knuth-Morris-Pratt with a fail table", NULL,
-                      kmp_shape, literal_tables, NULL, NULL},
-    [CLM_ALGO_DFA] = {CLM_ALGO_DFA, "dfa", "DFA", "dfa.cl", NULL,
-                      CLM_CAP_STAGE | CLM_CAP_PACKED | CLM_CAP_BLOCKS | CLM_CAP_LOOKUP,
-                      CLM_MAX_PATTERN_LENGTH, 1, CLM_DFA_STAGE_PREFIX,
-                      "KMP automaton over the pattern's reduced alphabet", NULL, dfa_shape,
-                      dfa_tables, dfa_stage_bytes, dfa_stage_shape},
-    [CLM_ALGO_BITAP] = {CLM_ALGO_BITAP, "bitap", "BITAP", "bitap.cl", "bitap_reduce.cl",
-                        CLM_CAP_CLASSES | CLM_CAP_ERRORS | CLM_CAP_REDUCE | CLM_CAP_STAGE |
-                            CLM_CAP_ENDS | CLM_CAP_PACKED | CLM_CAP_BLOCKS | CLM_CAP_STRANDS |
-                            CLM_CAP_LOOKUP,
-                        CLM_BITAP_MAX_LENGTH, 1, CLM_BITAP_STAGE_PREFIX,
-                        "shift-and bit-parallel automaton: classes, k edits or mismatches",
-                        bitap_facts, bitap_shape, bitap_tables, bitap_stage_bytes, NULL},
-    [CLM_ALGO_BMH] = {CLM_ALGO_BMH, "bmh", "BMH", "bmh.cl", NULL, 0, CLM_MAX_PATTERN_LENGTH, 1,
-                      0, "Boyer-Moore-Horspool, bad-character shifts", NULL, bmh_shape,
-                      literal_tables, NULL, NULL},
-    [CLM_ALGO_WITNESS] = {CLM_ALGO_WITNESS, "witness", "WITNESS", "witness.cl", NULL, 0,
-                          CLM_MAX_PATTERN_LENGTH, 1, 0,
-                          "Vishkin witness/duel elimination, then verification", NULL,
-                          witness_shape, literal_tables, NULL, NULL},
+    [CLM_ALGO_NAIVE] = {.id = CLM_ALGO_NAIVE, .name = "naive", .macro = "NAIVE",
+                        .source = "naive.cl", .max_length = CLM_MAX_PATTERN_LENGTH, .group = 1,
+                        .summary = "brute force: every start compared with the pattern",
+                        .shape = naive_shape, .tables = literal_tables,
+                        .loop_passes = compare_passes},
+    [CLM_ALGO_KMP] = {.id = CLM_ALGO_KMP, .name = "kmp", .macro = "KMP", .source = "kmp.cl",
+                      .caps = CLM_CAP_BLOCKS, .max_length = CLM_MAX_PATTERN_LENGTH, .group = 1,
+                      .summary = "Knuth-Morris-Pratt with a fail table", .shape = kmp_shape,
+                      .tables = literal_tables, .loop_passes = kmp_passes},
+    [CLM_ALGO_DFA] = {.id = CLM_ALGO_DFA, .name = "dfa", .macro = "DFA", .source = "dfa.cl",
+                      .caps = CLM_CAP_STAGE | CLM_CAP_PACKED | CLM_CAP_BLOCKS | CLM_CAP_LOOKUP,
+                      .max_length = CLM_MAX_PATTERN_LENGTH, .group = 1,
+                      .stage_prefix = CLM_DFA_STAGE_PREFIX,
+                      .summary = "KMP automaton over the pattern's reduced alphabet",
+                      .shape = dfa_shape, .tables = dfa_tables, .loop_passes = block_passes,
+                      .stage_bytes = dfa_stage_bytes, .stage_shape = dfa_stage_shape},
+    [CLM_ALGO_BITAP] = {.id = CLM_ALGO_BITAP, .name = "bitap", .macro = "BITAP",
+                        .source = "bitap.cl", .reduce_source = "bitap_reduce.cl",
+                        .caps = CLM_CAP_CLASSES | CLM_CAP_ERRORS | CLM_CAP_REDUCE |
+                                CLM_CAP_STAGE | CLM_CAP_ENDS | CLM_CAP_PACKED | CLM_CAP_BLOCKS |
+                                CLM_CAP_STRANDS | CLM_CAP_LOOKUP,
+                        .max_length = CLM_BITAP_MAX_LENGTH, .group = 1,
+                        .stage_prefix = CLM_BITAP_STAGE_PREFIX,
+                        .summary = "shift-and bit-parallel automaton: classes, k edits or "
+                                   "mismatches",
+                        .facts = bitap_facts, .shape = bitap_shape, .tables = bitap_tables,
+                        .loop_passes = block_passes, .stage_bytes = bitap_stage_bytes},
+    [CLM_ALGO_BMH] = {.id = CLM_ALGO_BMH, .name = "bmh", .macro = "BMH", .source = "bmh.cl",
+                      .max_length = CLM_MAX_PATTERN_LENGTH, .group = 1,
+                      .summary = "Boyer-Moore-Horspool, bad-character shifts",
+                      .shape = bmh_shape, .tables = literal_tables,
+                      .loop_passes = compare_passes},
+    [CLM_ALGO_WITNESS] = {.id = CLM_ALGO_WITNESS, .name = "witness", .macro = "WITNESS",
+                          .source = "witness.cl", .max_length = CLM_MAX_PATTERN_LENGTH,
+                          .group = 1,
+                          .summary = "Vishkin witness/duel elimination, then verification",
+                          .shape = witness_shape, .tables = literal_tables,
+                          .loop_passes = witness_passes},
 };
 
 const struct clm_algo *clm_algo(clm_algorithm id)

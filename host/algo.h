@@ -54,6 +54,12 @@ struct clm_algo {
      * tab_elem bytes, zeroed) for the `count` patterns the shape was planned for. */
     int (*tables)(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
                   unsigned count, int caseless, unsigned char *bytes, void *tab);
+    /* Loop passes one work-item of an unstaged item kernel of shape s makes at most for
+     * `chunk` starts, as a device with a loop budget counts them (clm_device.loop_budget):
+     * every pass of every loop, the pass that leaves a loop included, an inner loop's passes
+     * those of the busiest of `lanes` lanes run together; `bytes` is chunk + m - 1 + lead. */
+    size_t (*loop_passes)(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
+                          unsigned lanes);
     /* CLM_CAP_STAGE: local memory of the staged walk's tables, and its own shape fields. */
     size_t (*stage_bytes)(const struct clm_kernel_shape *s);
     void (*stage_shape)(struct clm_kernel_shape *s);

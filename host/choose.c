@@ -202,6 +202,56 @@ static void shape_tables(struct clm_kernel_shape *s, const clm_device *dev,
         s->span = wg * s->chunk;
 }
 
+/* ---- loop budget (clm_device.loop_budget: Mesa's llvmpipe) ------------------------------ */
+
+/* The most loop passes a work-item of shape s makes for `chunk` starts (its algorithm's
+ * count, plus the table copy into local memory: (PAT_LEN + TAB_LEN) / WG). Unstaged item
+ * kernels of exact search on bytes in memory order, which is what the budget is checked for
+ * (fit_loop_budget). */
+static size_t loop_passes(const clm_device *dev, const struct clm_kernel_shape *s, size_t chunk)
+{
+    size_t tables =
+        s->table_memory == CLM_TABLE_LOCAL ? (s->pat_len + s->tab_len) / s->wg + 2 : 0;
+    return tables + clm_algo(s->algorithm)->loop_passes(s, chunk, chunk + s->m - 1 + s->lead,
+                                                         dev->loop_lanes);
+}
+
+/* Does a shape fit the device's loop budget with its smallest range (16 starts per
+ * work-item)? */
+static int loop_budget_fits(const clm_device *dev, const struct clm_kernel_shape *s)
+{
+    return !dev->loop_budget || loop_passes(dev, s, 16) <= dev->loop_budget;
+}
+
+/* Keep a kernel's loop passes within the device's budget (0: none): the shape's chunk, else
+ * the largest multiple of 16 that fits (a user's bytes_per_item too: past the budget the
+ * device would drop matches); CLM_E_PATTERN_TOO_LONG where not even 16 does. Staged kernels
+ * walk one region per work-group under a budget (pass.c); the group variants' work-groups
+ * scan WG starts each. */
+static int fit_loop_budget(const clm_device *dev, struct clm_kernel_shape *s, size_t index)
+{
+    const size_t budget = dev->loop_budget;
+    if (!budget || s->variant != CLM_VARIANT_ITEM || s->stage ||
+        loop_passes(dev, s, s->chunk) <= budget)
+        return CLM_OK;
+    if (!loop_budget_fits(dev, s)) {
+        struct clm_kernel_shape shorter = *s;
+        while (shorter.m > 1 && !loop_budget_fits(dev, &shorter))
+            --shorter.m;
+        return clm_fail(CLM_E_PATTERN_TOO_LONG,
+                        "%s handles patterns up to %u symbols on %s, where a work-item makes "
+                        "at most %zu loop passes (Mesa's llvmpipe leaves every loop past "
+                        "them); pattern %zu has %u; dfa can (CLM_ALGO_DFA, -a dfa)",
+                        clm_algorithm_name(s->algorithm), shorter.m, dev->info.name, budget,
+                        index, s->m);
+    }
+    /* the passes grow by a fixed number per byte of chunk */
+    size_t base = loop_passes(dev, s, 0), per_byte = loop_passes(dev, s, 1) - base;
+    s->chunk = (unsigned)((budget - base) / per_byte / 16 * 16);
+    s->span = s->wg * s->chunk;
+    return CLM_OK;
+}
+
 /* ---- the automatic choice (docs/design.md "Automatic choice") ---------------------------- */
 
 static int dfa_fits_fast(const clm_device *dev, const struct clm_plan *plan)
@@ -251,7 +301,19 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct clm_plan
         return CLM_ALGO_DFA;
     }
     /* KMP's fail table (2 bytes per symbol) fits where the DFA's did not; witness duels
-     * measured 2-6x slower than KMP (bench/results/h200-a, long-256/1000). */
+     * measured 2-6x slower than KMP (bench/results/h200-a, long-256/1000). On a device with
+     * a loop budget too small for KMP's fail loops the DFA's walk (no inner loop) stays. */
+    struct clm_kernel_shape kmp;
+    struct clm_pattern_facts f = {m, plan->most_classes, 0, 1};
+    memset(&kmp, 0, sizeof kmp);
+    kmp.algorithm = CLM_ALGO_KMP;
+    shape_tables(&kmp, dev, &f, 16, 0);
+    if (!loop_budget_fits(dev, &kmp)) {
+        snprintf(why, why_cap,
+                 "auto: exact, m=%zu: kmp would exceed the device's loop budget, dfa does not",
+                 m);
+        return CLM_ALGO_DFA;
+    }
     snprintf(why, why_cap, "auto: exact, m=%zu too long for a fast DFA table: kmp", m);
     return CLM_ALGO_KMP;
 }
@@ -454,7 +516,7 @@ static int shape_engine(clm_database *db, struct clm_plan *plan, unsigned e, uns
         return unsupported_table(dev, s, s->table_memory, en->first % db->caller_count);
     choose_stage(dev, s, o);
     s->vec = choose_vec(dev, s, o->vector_width);
-    return CLM_OK;
+    return fit_loop_budget(dev, s, en->first % db->caller_count);
 }
 
 /* The pattern table: every slot's id, strand and length (compile.c adds the symbol sets

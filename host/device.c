@@ -384,6 +384,15 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
     dev->little_endian = little == CL_TRUE;
     dev->hit_check = dev->info.type == CLM_DEVICE_CPU;
     dev->no_funnel_shift = strstr(dev->info.name, "Oclgrind") != NULL;
+    /* llvmpipe's loop limiter (gallivm LP_MAX_TGSI_LOOP_ITERATIONS): its name gives the vector
+     * width, "llvmpipe (LLVM 15.0.6, 256 bits)", in lanes of 32 bits (16 if it does not) */
+    if (strncmp(dev->info.name, "llvmpipe", 8) == 0) {
+        const char *comma = strrchr(dev->info.name, ',');
+        unsigned bits = 0;
+        dev->loop_budget = 65535;
+        dev->loop_lanes =
+            comma && sscanf(comma, ", %u bits", &bits) == 1 && bits >= 32 ? bits / 32 : 16;
+    }
     if ((rc = clm_tune_init(dev)) != CLM_OK) {
         free(dev);
         return rc;

@@ -229,6 +229,13 @@ struct clm_device {
     /* kernel macros chosen per device when it is opened: HIT_CHECK (CPUs: bitap tests for
      * a match once per 16 bytes), NO_FUNNEL_SHIFT (oclgrind's interpreter lacks llvm.fshl) */
     int hit_check, no_funnel_shift;
+    /* loop_budget: loop passes one work-item may make in all, over every loop of a kernel (0:
+     * no limit). Mesa's llvmpipe (rusticl) leaves every loop once a work-item has made 65535,
+     * with no error (bench/experiments/loop_budget.c); the host keeps each kernel's passes
+     * under it (choose.c fit_loop_budget; pass.c: a staged group per region). loop_lanes:
+     * work-items run as one SIMD batch there: an inner loop passes as often as its busiest
+     * lane. */
+    unsigned loop_budget, loop_lanes;
     /* tuning: work-group size, bytes per work-item, slab, staging and load width */
     struct clm_tune tune;
     pthread_mutex_t lock; /* guards the program cache */

@@ -804,6 +804,74 @@ done:
     t_matches_free(&c.want);
 }
 
+/* ---- long work per work-item ------------------------------------------------------------ */
+
+/* Inputs on which a work-item of the built-in shape makes far more than 65535 loop passes:
+ * all-match text, every start compared in full (naive, m = 100, over its 4096 starts; bmh,
+ * m = 300, over its m + 32), KMP over a range of 4 (m - 1) bytes (m = 13000), and KMP at
+ * m = 3000 over (a^(m-1) b a^(m-1) c d^k)*, whose fail loops run m - 1 steps after each c, at
+ * a different place in each work-item's range. Mesa's llvmpipe leaves every loop once a
+ * work-item has made 65535 passes (bench/experiments/loop_budget.c): those matches were lost
+ * until the host bounded the range. A pattern too long for any range there is refused with a
+ * detail that says so and names dfa, which must then find them. */
+typedef struct {
+    clm_algorithm algo;
+    size_t m, n;
+    int fail_loops; /* the KMP text above, else a^n */
+} long_work;
+static const long_work long_works[] = {
+    {CLM_ALGO_NAIVE, 100, 8192, 0}, {CLM_ALGO_NAIVE, 5000, 12000, 0},
+    {CLM_ALGO_BMH, 300, 4096, 0},   {CLM_ALGO_KMP, 13000, 80000, 0},
+    {CLM_ALGO_KMP, 3000, 200000, 1},
+};
+
+static void test_long_work(const void *arg)
+{
+    const long_work *w = arg;
+    size_t m = w->m, n = w->n, i;
+    unsigned char *p = xmalloc(m), *text = xmalloc(n);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    t_matches want, got;
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    char desc[96];
+
+    memset(p, 'a', m);
+    memset(text, 'a', n);
+    if (w->fail_loops) {
+        size_t unit = 2 * m + m / 7 + 1;
+        p[m - 1] = 'b';
+        for (i = 0; i < n; i++) {
+            size_t k = i % unit;
+            if (k == m - 1) text[i] = 'b';
+            else if (k == 2 * m - 1) text[i] = 'c';
+            else if (k >= 2 * m) text[i] = 'd';
+        }
+    }
+    t_matches_init(&want);
+    t_matches_init(&got);
+    t_reference(text, n, &ps, &want);
+    snprintf(desc, sizeof desc, "algo=%s m=%zu", clm_algorithm_name(w->algo), m);
+    int rc = t_compile(&ps, w->algo, CLM_TABLE_GLOBAL, 0, 0, 0, &db);
+    if (rc == CLM_E_PATTERN_TOO_LONG) {
+        if (!EXPECT(strstr(clm_last_error(), "loop passes") && strstr(clm_last_error(), "dfa")))
+            t_note("%s: refused: %s", desc, clm_last_error());
+        snprintf(desc, sizeof desc, "algo=dfa m=%zu (%s refused)", m,
+                 clm_algorithm_name(w->algo));
+        rc = t_compile(&ps, CLM_ALGO_DFA, CLM_TABLE_GLOBAL, 0, 0, 0, &db);
+    }
+    if (EXPECT_RC(rc, CLM_OK) && t_scratch_alloc(db, &s, 0, 0, desc))
+        t_check_scan(db, s, text, n, &want, &got, desc,
+                     w->fail_loops ? "(a^(m-1)b a^(m-1)c d^k)*" : "a^n");
+    clm_scratch_free(s);
+    clm_database_free(db);
+    t_matches_free(&got);
+    t_matches_free(&want);
+    free(text);
+    free(p);
+}
+
 void register_diff_tests(void)
 {
     static const clm_table_memory mems[] = {CLM_TABLE_GLOBAL, CLM_TABLE_LOCAL,
@@ -832,5 +900,11 @@ void register_diff_tests(void)
                            k != K_LARGE && (ai < 3 || mi == 0 || k == K_RANDOM));
             }
         }
+    }
+    for (k = 0; k < sizeof long_works / sizeof long_works[0]; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "diff.long-work.%s-m%zu",
+                 clm_algorithm_name(long_works[k].algo), long_works[k].m);
+        t_register(name, test_long_work, &long_works[k], 0);
     }
 }
