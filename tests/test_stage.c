@@ -234,6 +234,59 @@ static void test_stage_queue(const void *arg)
     t_matches_free(&want);
 }
 
+/* A long walk of the queue: 16 MiB of random DNA in one slab, 8192 regions of 2 KiB for the
+ * groups of one per compute unit, a 2-symbol pattern (counted inline) and a 13-symbol one.
+ * On Mesa's llvmpipe each group's loop passes grow with its regions past the 65535 a
+ * work-item may make there, and the queued walks lost ~28 % of the count even with 16 groups
+ * per unit: the host launches a group per region there (host/scan.c). */
+static void test_stage_queue_long(const void *arg)
+{
+    const clm_algorithm algo = *(const clm_algorithm *)arg;
+    static const size_t qlengths[] = {2, 13};
+    const size_t n = (size_t)16 << 20;
+    unsigned char *text = malloc(n);
+    size_t li;
+    t_rng r;
+    t_matches got, want;
+
+    REQUIRE(text != NULL);
+    if (!staging_expected()) { /* CLMATCH_STAGING=off: nothing stages */
+        free(text);
+        return;
+    }
+    t_matches_init(&got);
+    t_matches_init(&want);
+    t_rng_init(&r, "queue-long", (uint64_t)algo);
+    t_fill(&r, text, n, 4);
+    for (li = 0; li < sizeof qlengths / sizeof qlengths[0]; li++) {
+        size_t m = qlengths[li];
+        unsigned char *p = t_pattern(4, m);
+        const unsigned char *pp = p;
+        t_patset ps = {&pp, &m, NULL, 1, 0};
+        clm_compile_options o;
+        clm_database *db = NULL;
+        clm_scratch *s = NULL;
+        clm_database_info info;
+        char desc[96];
+        snprintf(desc, sizeof desc, "stage queue %s m=%zu, 16 MiB", clm_algorithm_name(algo), m);
+        t_reference(text, n, &ps, &want);
+        t_compile_options(&o, &ps, algo, CLM_TABLE_LOCAL, 0, 16, 128, CLM_VARIANT_AUTO, 0);
+        o.staging = CLM_ON;
+        o.groups_per_unit = 1;
+        if (EXPECT_RC(t_compile_with(&ps, &o, &db), CLM_OK)
+            && EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK)
+            && EXPECT(info.staged)
+            && t_scratch_alloc(db, &s, n, 0, desc))
+            t_check_scan(db, s, text, n, &want, &got, desc, "random DNA");
+        clm_scratch_free(s);
+        clm_database_free(db);
+        free(p);
+    }
+    free(text);
+    t_matches_free(&got);
+    t_matches_free(&want);
+}
+
 /* The shape a staged bitap kernel of 128-byte chunks gets with work-group size wg, prefetch
  * and wg_as_tuning; 0 when it could not be compiled (a failure is recorded). */
 static int staged_shape(const t_patset *ps, clm_switch prefetch, int wg_as_tuning, unsigned wg,
@@ -326,6 +379,8 @@ void register_stage_tests(void)
     static const clm_algorithm queue_algos[] = {CLM_ALGO_DFA, CLM_ALGO_BITAP};
     t_register("stage.queue.dfa", test_stage_queue, &queue_algos[0], 1);
     t_register("stage.queue.bitap", test_stage_queue, &queue_algos[1], 1);
+    t_register("stage.queue-long.dfa", test_stage_queue_long, &queue_algos[0], 0);
+    t_register("stage.queue-long.bitap", test_stage_queue_long, &queue_algos[1], 0);
     t_register("stage.env", test_staging_env, NULL, 1);
     t_register("stage.wg_as_tuning", test_wg_as_tuning, NULL, 1);
     t_register_child("staging_env", child_staging_env);
