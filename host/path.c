@@ -242,7 +242,7 @@ static void svm_free(struct clm_lane *ln, struct clm_slot *sl)
     if (!sl->svm)
         return;
     if (sl->queue)
-        clFinish(sl->queue); /* clSVMFree does not wait for commands that use it */
+        clm_finish_queue(sl->queue); /* clSVMFree waits for no command that uses it */
     clSVMFree(ln->dev->context, sl->svm);
     sl->svm = NULL;
 }

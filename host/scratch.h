@@ -185,6 +185,8 @@ int clm_slot_push_event(struct clm_slot *sl, cl_event ev);
 /* Account profiling times and drop the slot's events (and what the slab borrowed). */
 void clm_slot_release_events(struct clm_lane *ln, struct clm_slot *sl);
 /* Wait for whatever the slot has in flight and forget it (error and stop paths). */
+/* Wait for everything queued (clFinish, made safe on rusticl: slot.c). */
+void clm_finish_queue(cl_command_queue queue);
 void clm_slot_abandon(struct clm_lane *ln, struct clm_slot *sl);
 /* Release everything the slot holds. */
 void clm_slot_close(struct clm_lane *ln, struct clm_slot *sl);

@@ -42,10 +42,24 @@ void clm_slot_release_events(struct clm_lane *ln, struct clm_slot *sl)
     sl->host = NULL;
 }
 
+/* clFinish, through a marker waited for first: Mesa 22.3's rusticl returns from clFinish at
+ * once when the queue was flushed since its last command (each pass is), with the
+ * counters' read still writing into sl->counts (bench/experiments/finish_after_flush.c). An
+ * in-order queue completes its marker after everything before it. */
+void clm_finish_queue(cl_command_queue queue)
+{
+    cl_event marker;
+    if (clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker) == CL_SUCCESS) {
+        clWaitForEvents(1, &marker);
+        clReleaseEvent(marker);
+    }
+    clFinish(queue);
+}
+
 void clm_slot_abandon(struct clm_lane *ln, struct clm_slot *sl)
 {
     if (sl->queue)
-        clFinish(sl->queue);
+        clm_finish_queue(sl->queue);
     clm_slot_release_events(ln, sl);
     sl->busy = 0;
 }
@@ -188,7 +202,7 @@ void clm_slot_close(struct clm_lane *ln, struct clm_slot *sl)
     clm_slot_unview(ln, sl);
     slot_free_text(ln, sl);
     if (sl->queue) {
-        clFinish(sl->queue);
+        clm_finish_queue(sl->queue);
         clReleaseCommandQueue(sl->queue);
     }
     if (sl->packed)
