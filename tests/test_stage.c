@@ -321,7 +321,9 @@ static void test_wg_as_tuning(const void *arg)
         free(p);
         return;
     }
-    if (t_devinfo.max_work_group_size >= 256
+    /* where a region of 256 items (144 bytes each) and the tables (under 4 KiB) fit in
+     * local memory: not in llvmpipe's 32 KiB */
+    if (t_devinfo.max_work_group_size >= 256 && 257u * 144u + 4096u <= t_devinfo.local_mem_bytes
         && staged_shape(&ps, CLM_ON, 0, 256, &kept)
         && staged_shape(&ps, CLM_ON, 1, 256, &tuned)
         && !(EXPECT(kept.staged && kept.prefetch && kept.work_group_size == 256)
