@@ -247,6 +247,11 @@ static void test_max_length(const void *arg)
         goto out;
     }
     if (rc == CLM_E_UNSUPPORTED && t_table_bytes(&ps, a->algo) > t_table_limit(a->mem)) goto out;
+    /* Mesa's llvmpipe leaves every loop once a work-item has made 65535 passes: naive, bmh and
+     * kmp cannot search this length there, and say so (dfa can: auto takes it) */
+    if (rc == CLM_E_PATTERN_TOO_LONG && a->algo != CLM_ALGO_AUTO
+        && strstr(clm_last_error(), "loop passes"))
+        goto out;
     if (!EXPECT_RC(rc, CLM_OK)) goto out;
     if (!(s = scratch(db, 0, 0))) goto out;
     if (EXPECT_RC(clm_scan(db, s, text, n, t_collect, &got), CLM_OK))
