@@ -39,8 +39,8 @@ PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune $(B)/clmatch-exa
 ALL      := $(B)/libclmatch.a $(B)/libclmatch.so $(PROGRAMS) $(B)/clmatch-tests \
             $(B)/clmatch-bench $(B)/clmatch.pc
 
-.PHONY: all lib setup demo test test-full test-quick test-oclgrind test-asan bench install uninstall clean \
-        check-kernels docs
+.PHONY: all lib setup demo test test-full test-quick test-oclgrind test-asan test-rusticl bench \
+        install uninstall clean check-kernels docs
 all: $(ALL)
 lib: $(B)/libclmatch.a $(B)/libclmatch.so
 
@@ -110,6 +110,12 @@ test-oclgrind: setup
 	@sh tools/setup.sh oclgrind
 	@$(MAKE) --no-print-directory all
 	@sh tests/run.sh --oclgrind
+
+# The standard set on Mesa's rusticl (llvmpipe, a second CPU implementation beside PoCL).
+test-rusticl: setup
+	@sh tools/setup.sh rusticl
+	@$(MAKE) --no-print-directory all
+	@sh tests/run.sh --rusticl
 
 test-asan: setup
 	@$(MAKE) --no-print-directory B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \

@@ -2,14 +2,20 @@
 # Make sure this machine can build and run clmatch: OpenCL headers, the ICD loader, PoCL (an
 # OpenCL platform on the CPU, so there is always a device) and clinfo. On Debian/Ubuntu it
 # installs what is missing through apt-get when run as root; otherwise it prints the exact
-# command and stops. Usage: tools/setup.sh [oclgrind|fuzz]   (oclgrind: also the kernel
-# checker; fuzz: also clang and its runtimes, libFuzzer and the sanitizers, for make fuzz)
+# command and stops. Usage: tools/setup.sh [oclgrind|fuzz|rusticl]   (oclgrind: also the kernel
+# checker; fuzz: also clang and its runtimes, libFuzzer and the sanitizers, for make fuzz;
+# rusticl: also Mesa's OpenCL, whose llvmpipe device tests/run.sh --rusticl uses: its .icd
+# files in /etc/OpenCL/vendors are not needed for that, and add platforms beside PoCL,
+# Clover's with no device)
 set -eu
 
 need="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
-[ "${1:-}" = oclgrind ] && need="$need oclgrind"
+case "${1:-}" in
+oclgrind) need="$need oclgrind" ;;
 # libclang-rt-dev: the runtimes of the distribution's default clang (Debian 12: 14)
-[ "${1:-}" = fuzz ] && need="$need clang libclang-rt-dev"
+fuzz) need="$need clang libclang-rt-dev" ;;
+rusticl) need="$need mesa-opencl-icd" ;;
+esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     # Not Debian-like: check the files the build needs and say what to get.
