@@ -367,7 +367,12 @@ static int forge(const char *path, int how)
     key_len = strlen(key);
     bin = e + at;
     switch (how) {
-    case 0: bin_len = empty_program_bc(bin, bin_len); break;
+    case 0: { /* PoCL 3.1's layout; another PoCL's binary is cut short of a byte instead, so
+                 that every entry is damaged and every program must be rebuilt */
+        size_t emptied = empty_program_bc(bin, bin_len);
+        bin_len = emptied ? emptied : bin_len - 1;
+        break;
+    }
     case 1: case 2: { /* the whole entry that size */
         size_t want = how == 1 ? SEEN_SMALL_1 : SEEN_SMALL_2, head = 32 + key_len;
         bin_len = want > head && want - head < bin_len ? want - head : bin_len / 3;
