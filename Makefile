@@ -112,10 +112,11 @@ test-oclgrind: setup
 	@sh tests/run.sh --oclgrind
 
 # The standard set on Mesa's rusticl (llvmpipe, a second CPU implementation beside PoCL).
+# RUSTICL_SET=--quick: the quick set (CI's, when time allows: .ci/run)
 test-rusticl: setup
 	@sh tools/setup.sh rusticl
 	@$(MAKE) --no-print-directory all
-	@sh tests/run.sh --rusticl
+	@sh tests/run.sh --rusticl $(RUSTICL_SET)
 
 test-asan: setup
 	@$(MAKE) --no-print-directory B=build-asan CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer' \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # make fuzz: run every libFuzzer target built into BUILD_DIR (tests/fuzz/fuzz_NAME.c ->
 # BUILD_DIR/fuzz_NAME), one after the other, each for FUZZ_SECONDS seconds (default 60) or,
-# when FUZZ_RUNS is set, that many executions. New inputs go to a scratch directory that is
+# when FUZZ_RUNS is set, that many executions (FUZZ_SEED fixes libFuzzer's seed). New inputs
+# go to a scratch directory that is
 # removed afterwards; tests/fuzz/corpus/NAME/ is only read, so the committed corpus never
 # grows. Prints per target the executions done; a crash, leak, sanitizer report or timeout
 # fails the run, with the report and the input saved under BUILD_DIR/artifacts/NAME/.
@@ -12,6 +13,8 @@ b=${1:-build-fuzz}
 secs=${FUZZ_SECONDS:-60}
 runs=${FUZZ_RUNS:-}
 if [ -n "$runs" ]; then limit="-runs=$runs"; else limit="-max_total_time=$secs"; fi
+# FUZZ_SEED: the same mutations on every run (CI), else libFuzzer picks a seed
+seed=${FUZZ_SEED:+-seed=$FUZZ_SEED}
 
 failed=""
 count=0
@@ -35,7 +38,7 @@ for src in tests/fuzz/fuzz_*.c; do
     t0=$(date +%s)
     # -close_fd_mask=3: the code under test may print (the CLI's messages); libFuzzer and the
     # sanitizers report on a copy of stderr, which the log keeps.
-    "$bin" "$limit" -timeout=10 -close_fd_mask=3 -print_final_stats=1 \
+    "$bin" "$limit" $seed -timeout=10 -close_fd_mask=3 -print_final_stats=1 \
         -artifact_prefix="$art/" "$scratch" $seeds >"$log" 2>&1
     rc=$?
     t1=$(date +%s)
