@@ -2,9 +2,8 @@
 # make fuzz: run every libFuzzer target built into BUILD_DIR (tests/fuzz/fuzz_NAME.c ->
 # BUILD_DIR/fuzz_NAME), one after the other, each for FUZZ_SECONDS seconds (default 60) or,
 # when FUZZ_RUNS is set, that many executions (FUZZ_SEED fixes libFuzzer's seed). New inputs
-# go to a scratch directory that is
-# removed afterwards; tests/fuzz/corpus/NAME/ is only read, so the committed corpus never
-# grows. Prints per target the executions done; a crash, leak, sanitizer report or timeout
+# go to a scratch directory that is removed afterwards; tests/fuzz/corpus/NAME/ is only read,
+# so the committed corpus never grows. Prints per target the executions done; a crash, leak, sanitizer report or timeout
 # fails the run, with the report and the input saved under BUILD_DIR/artifacts/NAME/.
 # Usage: sh tests/fuzz/run.sh [BUILD_DIR]   (from the repository root)
 set -u
