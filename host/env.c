@@ -21,8 +21,8 @@ static const struct clm_env_row {
                         "unset)",
                         "a device index; not a number: `CLM_E_INVALID`", "`clm_device_open`"},
     [CLM_ENV_KERNEL_DIR] = {"CLMATCH_KERNEL_DIR",
-                            "a directory of `.cl` files read instead of the kernels built into "
-                            "the library (kernel development)",
+                            "a directory of kernel sources (the `.cl` files and `contract.h`) read "
+                            "instead of those built into the library (kernel development)",
                             "a directory holding every file of `cl/`", "[design.md](design.md)"},
     [CLM_ENV_CACHE] = {"CLMATCH_CACHE", "the on-disk program cache", "`off` disables it",
                        "[design.md](design.md)"},

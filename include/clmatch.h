@@ -371,7 +371,8 @@ typedef struct clm_database clm_database;
  * patterns[i] points at lengths[i] bytes (any bytes, NUL included); lengths may be NULL for
  * NUL-terminated strings. ids may be NULL (pattern i then reports id i). opts may be NULL for
  * the defaults, else filled by clm_compile_options_init first. Several patterns are searched
- * over one upload of the text, one kernel each.
+ * over one upload of the text: each algorithm's engines search a group of them per kernel
+ * launch (groups of one today; a pattern table maps each match to its id).
  * Errors: CLM_E_INVALID (NULL, count 0, max_errors >= the pattern length or above
  * CLM_MAX_ERRORS), CLM_E_EMPTY_PATTERN, CLM_E_PATTERN_SYNTAX, CLM_E_PATTERN_TOO_LONG (beyond
  * CLM_MAX_PATTERN_LENGTH, or beyond what the chosen algorithm handles: detail names the limit
