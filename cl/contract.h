@@ -66,4 +66,20 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
 #define CLM_PACK_VALID 32u
 #define CLM_PACKED_BYTES(bases) (((bases) + CLM_PACK_BASES - 1u) / CLM_PACK_BASES * CLM_PACK_BLOCK)
 
+/* The Aho-Corasick table (cl/aho.cl, TAB): a header of CLM_AHO_HEADER uints, then the
+ * transitions: state v's row of classes entries at CLM_AHO_HEADER + v * classes, each entry
+ * the next state's row offset (premultiplied: the walk is tab[state + class]). States with
+ * matches ending there come last, from row offset OUT_MIN on; output state ordinal
+ * o = (state - OUT_MIN) / classes has the first pattern ending there at HEAD + o and the next
+ * shorter output state in its suffix chain at LINK + o; pattern j of the group the next one
+ * ending in the same state at DUP + j and its length at LEN + j (CLM_AHO_NONE ends a list). */
+#define CLM_AHO_CLASSES 0
+#define CLM_AHO_OUT_MIN 1
+#define CLM_AHO_HEAD 2
+#define CLM_AHO_LINK 3
+#define CLM_AHO_DUP 4
+#define CLM_AHO_LEN 5
+#define CLM_AHO_HEADER 8u
+#define CLM_AHO_NONE 0xffffffffu
+
 #endif

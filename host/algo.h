@@ -13,6 +13,9 @@ struct clm_pattern_facts {
     unsigned classes;       /* literal patterns: distinct bytes (the reduced alphabet) */
     unsigned bitap_classes; /* bitap: distinct position masks (set by its facts hook) */
     size_t period;          /* smallest period of the literal bytes (1 for symbol sets) */
+    size_t states;          /* aho: states of the group's automaton */
+    size_t tab_words;       /* aho: entries of its table (cl/aho.cl) */
+    size_t outputs;         /* aho: loop passes of the most matches ending at one byte */
 };
 
 /* What an algorithm can do (struct clm_algo.caps). */
@@ -26,9 +29,12 @@ enum clm_algo_cap {
     CLM_CAP_PACKED = 1u << 5,  /* item kernels read packed DNA text (cl/common.cl PACKED) */
     CLM_CAP_BLOCKS = 1u << 6,  /* item kernels read 16-byte blocks: the vec knob applies */
     CLM_CAP_STRANDS = 1u << 7, /* item kernels search both strands in one pass */
-    CLM_CAP_LOOKUP = 1u << 8   /* tables looked up once per byte, scattered (dfa, bitap):
+    CLM_CAP_LOOKUP = 1u << 8,  /* tables looked up once per byte, scattered (dfa, bitap):
                                   local memory first; else threads mostly read the same
                                   entries, which constant memory broadcasts */
+    CLM_CAP_WALK = 1u << 9     /* tables walked state by state, each lane at its own
+                                  address (aho): local memory, else global; constant memory
+                                  would serialize the lanes */
 };
 
 struct clm_algo {
@@ -64,6 +70,16 @@ struct clm_algo {
     size_t (*stage_bytes)(const struct clm_kernel_shape *s);
     void (*stage_shape)(struct clm_kernel_shape *s);
 };
+
+/* Aho-Corasick's hooks (host/aho.c). */
+int clm_aho_facts(const struct clm_symbols *sym, unsigned count, unsigned strands,
+                  struct clm_pattern_facts *f);
+void clm_aho_shape(struct clm_kernel_shape *s, const clm_device *dev,
+                   const struct clm_pattern_facts *f, size_t *chunk, int given);
+int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
+                   unsigned count, int caseless, unsigned char *bytes, void *tab);
+size_t clm_aho_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
+                           unsigned lanes);
 
 /* The descriptor of an algorithm; NULL for CLM_ALGO_AUTO and values out of range. */
 const struct clm_algo *clm_algo(clm_algorithm id);

@@ -167,6 +167,8 @@ static clm_table_memory auto_table(const clm_device *dev, const struct clm_kerne
                        fits(dev, s, CLM_TABLE_LOCAL)
                    ? CLM_TABLE_LOCAL
                    : CLM_TABLE_GLOBAL;
+    if (clm_algo_can(s->algorithm, s->variant, CLM_CAP_WALK))
+        return fits(dev, s, CLM_TABLE_LOCAL) ? CLM_TABLE_LOCAL : CLM_TABLE_GLOBAL;
     static const clm_table_memory scattered[] = {CLM_TABLE_LOCAL, CLM_TABLE_CONSTANT};
     static const clm_table_memory shared[] = {CLM_TABLE_CONSTANT, CLM_TABLE_LOCAL};
     const clm_table_memory *order =
@@ -257,7 +259,7 @@ static int fit_loop_budget(const clm_device *dev, struct clm_kernel_shape *s, si
 static int dfa_fits_fast(const clm_device *dev, const struct clm_plan *plan)
 {
     struct clm_kernel_shape s;
-    struct clm_pattern_facts f = {plan->longest, plan->most_classes, 0, 1};
+    struct clm_pattern_facts f = {.m = plan->longest, .classes = plan->most_classes, .period = 1};
     memset(&s, 0, sizeof s);
     s.algorithm = CLM_ALGO_DFA;
     shape_tables(&s, dev, &f, 64, 0);
@@ -304,7 +306,7 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct clm_plan
      * measured 2-6x slower than KMP (bench/results/h200-a, long-256/1000). On a device with
      * a loop budget too small for KMP's fail loops the DFA's walk (no inner loop) stays. */
     struct clm_kernel_shape kmp;
-    struct clm_pattern_facts f = {m, plan->most_classes, 0, 1};
+    struct clm_pattern_facts f = {.m = m, .classes = plan->most_classes, .period = 1};
     memset(&kmp, 0, sizeof kmp);
     kmp.algorithm = CLM_ALGO_KMP;
     shape_tables(&kmp, dev, &f, 16, 0);
@@ -317,6 +319,11 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct clm_plan
     snprintf(why, why_cap, "auto: exact, m=%zu too long for a fast DFA table: kmp", m);
     return CLM_ALGO_KMP;
 }
+
+/* From this many exact patterns on, one Aho-Corasick pass instead of a pass per pattern. */
+#ifndef AHO_MIN_PATTERNS
+#define AHO_MIN_PATTERNS 2u
+#endif
 
 static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
 {
@@ -335,6 +342,11 @@ static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
         snprintf(db->choice, sizeof db->choice, "auto: %s needs bitap",
                  (o->flags & CLM_DEGENERATE_TEXT) ? "CLM_DEGENERATE_TEXT"
                                                   : "a degenerate IUPAC code");
+    } else if (plan->literal && db->k == 0 && db->caller_count >= AHO_MIN_PATTERNS) {
+        db->algorithm = CLM_ALGO_AHO;
+        snprintf(db->choice, sizeof db->choice,
+                 "auto: %u exact patterns: aho searches them all in one pass",
+                 db->caller_count);
     } else
         db->algorithm = auto_algorithm(db->dev, plan, db->k, o->staging, db->choice,
                                        sizeof db->choice);

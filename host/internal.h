@@ -137,7 +137,7 @@ enum clm_knob {
 #define CLM_TUNE_ON 2u
 
 /* The number of clm_algorithm values (CLM_ALGO_AUTO included). */
-#define CLM_ALGO_COUNT 7u
+#define CLM_ALGO_COUNT 8u
 
 /* A device's resolved tuning. Values 0 in algo[][] fall back to value[]. */
 struct clm_tune {
@@ -286,6 +286,8 @@ struct clm_kernel_shape {
     int stage_prefetch; /* staged: the next region's loads in flight during a walk */
     unsigned vec;      /* bytes per load of the unstaged range reads (cl/common.cl LOAD16):
                           4, 8 or 16; 0 where the kernel reads no blocks (VEC=16 then) */
+    unsigned aho_passes; /* aho: loop passes of the most matches ending at one byte (for a
+                            device's loop budget; the kernel reads its table instead) */
 };
 
 /* The one place that turns a shape into build options (program.c's table); the string is

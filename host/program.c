@@ -44,7 +44,8 @@ static void opt_tab_t(char *buf, size_t cap, const clm_device *d,
                       const struct clm_kernel_shape *s)
 {
     (void)d;
-    snprintf(buf, cap, "TAB_T=%s", s->tab_elem == 8 ? "ulong" : "ushort");
+    snprintf(buf, cap, "TAB_T=%s",
+             s->tab_elem == 8 ? "ulong" : s->tab_elem == 4 ? "uint" : "ushort");
 }
 
 static void opt_table(char *buf, size_t cap, const clm_device *d,
@@ -86,7 +87,7 @@ static const struct build_option {
     {"SIGMA", SHAPE(sigma), 0, "dfa, bitap: rows or classes of the second table (a power of 2)"},
     {"PAT_LEN", SHAPE(pat_len), 0, "entries of the byte table (the pattern, or a class map)"},
     {"TAB_LEN", SHAPE(tab_len), 0, "entries of the second table (fail, transitions, masks...)"},
-    {"TAB_T", TEXT(opt_tab_t), 0, "the second table's entries: ushort, or ulong (bitap)"},
+    {"TAB_T", TEXT(opt_tab_t), 0, "the second table's entries: ushort, uint (aho) or ulong (bitap)"},
     {"WG", SHAPE(wg), 0, "work-group size of every launch"},
     {"CHUNK", SHAPE(chunk), 0, "bytes of text a work-item owns (a multiple of 16)"},
     {"TABLE_*", TEXT(opt_table), 0, "TABLE_GLOBAL, _LOCAL or _CONSTANT: where tables are read"},

@@ -211,9 +211,12 @@ typedef enum {
                                character classes and for approximate matching (max_errors > 0);
                                patterns up to CLM_BITAP_MAX_LENGTH symbols */
     CLM_ALGO_BMH = 5,     /**< Boyer-Moore-Horspool, bad-character shifts */
-    CLM_ALGO_WITNESS = 6  /**< Vishkin witness/duel elimination, then verification; for long
+    CLM_ALGO_WITNESS = 6, /**< Vishkin witness/duel elimination, then verification; for long
                                patterns. A pattern of period p <= m/2 duels in blocks of p
                                positions, so very short periods approach brute force. */
+    CLM_ALGO_AHO = 7      /**< Aho-Corasick automaton over every pattern of the database at
+                               once (literal patterns, exact search): one pass over the text
+                               for any number of patterns */
 } clm_algorithm;
 
 /** Kernel variant (only bitap has more than one). */
@@ -342,8 +345,8 @@ typedef struct clm_compile_options {
  *  setting fields. Errors: CLM_E_INVALID (NULL, a size below the first version's). */
 CLM_API int clm_compile_options_init(clm_compile_options *opts, size_t size);
 
-/** Name of an algorithm ("auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness"); "?" if
- *  unknown. */
+/** Name of an algorithm ("auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness", "aho");
+ *  "?" if unknown. */
 CLM_API const char *clm_algorithm_name(clm_algorithm algorithm);
 /** Parse an algorithm name; returns CLM_E_INVALID if unknown. */
 CLM_API int clm_algorithm_from_name(const char *name, clm_algorithm *out);

@@ -174,5 +174,6 @@ void register_stage_tests(void);
 void register_tune_tests(void);
 void register_path_tests(void);
 void register_contract_tests(void);
+void register_multi_tests(void);
 
 #endif

@@ -240,6 +240,21 @@ uint64_t t_table_bytes(const t_patset *ps, clm_algorithm algo)
      * pack tables tighter, so a rejection is only legitimate above this size. */
     uint64_t worst = 0;
     unsigned i;
+    if (algo == CLM_ALGO_AHO) {
+        /* one automaton of every pattern: a state per pattern byte (and the root), a 32-bit
+         * entry per state and distinct byte (and "other"), four per output and pattern */
+        unsigned char seen[256] = {0};
+        uint64_t total = 0, distinct = 0;
+        for (i = 0; i < ps->count; i++) {
+            total += ps->lens[i];
+            for (size_t k = 0; k < ps->lens[i]; k++) {
+                unsigned char c = ps->caseless ? fold(ps->pats[i][k]) : ps->pats[i][k];
+                distinct += !seen[c];
+                seen[c] = 1;
+            }
+        }
+        return 256 + 4096 + 4 * ((total + 1) * (distinct + 1) * 9 / 8 + 2 * total + 2 * ps->count);
+    }
     for (i = 0; i < ps->count; i++) {
         uint64_t m = ps->lens[i], bytes = m;
         if (algo == CLM_ALGO_KMP) {

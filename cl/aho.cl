@@ -1,0 +1,71 @@
+/* aho.cl - Aho-Corasick automaton of a group of literal patterns (seed 004 section 3): one
+ * walk over the text finds every occurrence of every pattern of the group, overlapping ones
+ * included. pat: class map (case folded by the host when CASELESS); tab: the table of
+ * contract.h CLM_AHO_*: transitions premultiplied by the row length, so one lookup per byte,
+ * and the states where matches end numbered last, so one compare per byte finds them.
+ * Matches are reported by their exclusive end and the pattern's slot (info + j); the walk
+ * starts empty at `begin`, so every match it finds starts there or later, and it keeps those
+ * that start before begin + CHUNK and before `owned`. */
+
+/* Every pattern ending at exclusive end e, the walk being in output state `state`: their
+ * number (count_only) or each appended. */
+uint clm_aho_outputs(TABLE_SPACE const uint *tab, uint state, uint e, uint limit,
+                     __global uint *counter, __global uint *out, uint cap, uint info,
+                     const int count_only)
+{
+    uint found = 0;
+    const uint head = tab[CLM_AHO_HEAD], link = tab[CLM_AHO_LINK];
+    const uint dup = tab[CLM_AHO_DUP], len = tab[CLM_AHO_LEN];
+    for (uint o = (state - tab[CLM_AHO_OUT_MIN]) / tab[CLM_AHO_CLASSES]; o != CLM_AHO_NONE;
+         o = tab[link + o])
+        for (uint j = tab[head + o]; j != CLM_AHO_NONE; j = tab[dup + j])
+            if (e - tab[len + j] < limit)
+                FOUND(e, info + j);
+    return found;
+}
+
+uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
+                    TABLE_SPACE const uchar *pat, TABLE_SPACE const uint *tab,
+                    __global uint *counter, __global uint *out, uint cap, uint info,
+                    const int count_only)
+{
+    uint found = 0, state = CLM_AHO_HEADER;
+    const uint out_min = tab[CLM_AHO_OUT_MIN];
+    const uint end = begin + CHUNK, limit = min(end, owned), stop = min(end + (M - 1), n);
+#define AHO_STEP(byte, pos)                                                                \
+    do {                                                                                   \
+        state = tab[state + pat[(byte)]];                                                  \
+        if (state >= out_min)                                                              \
+            found += clm_aho_outputs(tab, state, (pos) + 1u, limit, counter, out, cap,     \
+                                     info, count_only);                                    \
+    } while (0)
+#if LITTLE_ENDIAN_DEVICE
+    /* A whole range (every range of a slab but the last): blocks of 16 bytes, each walked
+     * with a running max of the state alone; only a block where an output state was reached
+     * walks again from its first state and reports (uniform work across the SIMD lanes). */
+    if (end <= owned && end <= n) {
+        __global const uchar *t16 = text + begin;
+#define AHO_FAST(byte, pos)                                                                \
+    do {                                                                                   \
+        state = tab[state + pat[(byte)]];                                                  \
+        hit = max(hit, state);                                                             \
+    } while (0)
+        for (uint j = 0; j < CHUNK / 16; ++j) {
+            const uint4 v = LOAD16(t16, j);
+            const uint p = begin + 16 * j, before = state;
+            uint hit = 0;
+            STEP_UINT4(AHO_FAST, v, p);
+            if (hit >= out_min) {
+                state = before;
+                STEP_UINT4(AHO_STEP, v, p);
+            }
+        }
+#undef AHO_FAST
+        FOR_EACH_BYTE(AHO_STEP, text, end, stop);
+        return found;
+    }
+#endif
+    FOR_EACH_BYTE(AHO_STEP, text, begin, stop);
+#undef AHO_STEP
+    return found;
+}

@@ -1,0 +1,271 @@
+/* Aho-Corasick over a group of literal patterns (seed 004 section 3): the automaton, and the
+ * hooks of its descriptor (host/algo.c). The table's layout is cl/contract.h's CLM_AHO_*. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo.h"
+#include "contract.h"
+
+#define NONE CLM_AHO_NONE
+
+/* The automaton of `count` patterns over their reduced alphabet, states in BFS order. */
+struct aho {
+    unsigned char cls[256];
+    unsigned classes;
+    size_t states;
+    uint32_t *go;    /* states x classes: the next state (the full transition function) */
+    uint32_t *fail;  /* per state: its longest proper suffix that is a state */
+    uint32_t *order; /* the states in BFS order (order[0] is the root) */
+    uint32_t *head;  /* per state: the first pattern ending there, or NONE */
+    uint32_t *dup;   /* per pattern: the next one ending in the same state, or NONE */
+    uint32_t *dlink; /* per state: the next state of its suffix chain with a head, or NONE */
+    uint32_t *total; /* per state: the patterns that end at a byte where the walk is there */
+    size_t outs;     /* states with total > 0 */
+    size_t passes;   /* the output walk's most loop passes at one byte (cl/aho.cl) */
+};
+
+static void aho_free(struct aho *a)
+{
+    free(a->go);
+    free(a->fail);
+    free(a->order);
+    free(a->head);
+    free(a->dup);
+    free(a->dlink);
+    free(a->total);
+    memset(a, 0, sizeof *a);
+}
+
+/* The class map of every pattern's bytes at once (folded when caseless: the table maps text
+ * bytes, which the kernel does not fold). */
+static int aho_classes(const struct clm_symbols *sym, unsigned count, int caseless,
+                       size_t total, struct aho *a)
+{
+    unsigned char *all = malloc(total), seen[256] = {0};
+    if (!all)
+        return clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick automaton");
+    size_t n = 0;
+    for (unsigned j = 0; j < count; j++) /* each distinct byte once keeps the buffer short */
+        for (size_t i = 0; i < sym[j].m; i++)
+            if (!seen[sym[j].bytes[i]]++)
+                all[n++] = sym[j].bytes[i];
+    a->classes = clm_class_map(all, n, caseless, a->cls);
+    free(all);
+    return CLM_OK;
+}
+
+/* The trie of the patterns: go holds its edges (0: none, as no edge leads to the root). */
+static void aho_trie(const struct clm_symbols *sym, unsigned count, struct aho *a)
+{
+    const size_t C = a->classes;
+    for (unsigned j = 0; j < count; j++) {
+        size_t u = 0;
+        for (size_t i = 0; i < sym[j].m; i++) {
+            uint32_t *e = &a->go[u * C + a->cls[sym[j].bytes[i]]];
+            if (!*e)
+                *e = (uint32_t)a->states++;
+            u = *e;
+        }
+        a->dup[j] = a->head[u];
+        a->head[u] = j;
+    }
+}
+
+/* Fail links and the full transition function, in BFS order (a state's fail state is
+ * shallower, so its row is complete when the state's is filled); then the output chains. */
+static int aho_links(struct aho *a)
+{
+    const size_t C = a->classes;
+    size_t qn = 1;
+    a->order[0] = 0;
+    a->fail[0] = 0;
+    for (size_t qi = 0; qi < qn; qi++) {
+        uint32_t u = a->order[qi];
+        for (size_t c = 0; c < C; c++) {
+            uint32_t v = a->go[u * C + c];
+            uint32_t via_fail = u ? a->go[(size_t)a->fail[u] * C + c] : 0;
+            if (v) {
+                a->fail[v] = via_fail;
+                a->order[qn++] = v;
+            } else {
+                a->go[u * C + c] = via_fail;
+            }
+        }
+    }
+    /* chain walks: per output state of the chain its head list and one pass to leave it */
+    uint32_t *chain = calloc(a->states, sizeof *chain);
+    if (!chain)
+        return clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick automaton");
+    a->passes = 0;
+    a->outs = 0;
+    for (size_t qi = 0; qi < a->states; qi++) {
+        uint32_t v = a->order[qi], f = a->fail[v], own = 0;
+        for (uint32_t j = a->head[v]; j != NONE; j = a->dup[j])
+            own++;
+        if (v == 0) {
+            a->dlink[0] = NONE;
+            a->total[0] = own;
+            continue;
+        }
+        a->dlink[v] = a->head[f] != NONE ? f : a->dlink[f];
+        a->total[v] = own + a->total[f];
+        chain[v] = (a->head[v] != NONE) + (a->dlink[v] != NONE ? chain[a->dlink[v]] : 0);
+        if (a->total[v]) {
+            a->outs++;
+            size_t p = 1 + 2 * ((size_t)chain[v] + 1) + a->total[v];
+            a->passes = p > a->passes ? p : a->passes;
+        }
+    }
+    free(chain);
+    return CLM_OK;
+}
+
+static int aho_build(const struct clm_symbols *sym, unsigned count, int caseless, struct aho *a)
+{
+    memset(a, 0, sizeof *a);
+    size_t total = 0;
+    for (unsigned j = 0; j < count; j++) {
+        if (!sym[j].literal)
+            return clm_fail(CLM_E_UNSUPPORTED, "aho searches literal patterns only");
+        total += sym[j].m;
+    }
+    int rc = aho_classes(sym, count, caseless, total, a);
+    if (rc != CLM_OK)
+        return rc;
+    const size_t C = a->classes, cap = total + 1;
+    if (cap > (SIZE_MAX / sizeof(uint32_t)) / C || cap * C >= NONE)
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "%u patterns of %zu bytes in all over %zu distinct bytes are too many "
+                        "for one Aho-Corasick automaton; search them in several databases",
+                        count, total, C);
+    a->states = 1;
+    a->go = calloc(cap * C, sizeof *a->go);
+    a->fail = calloc(cap, sizeof *a->fail);
+    a->order = calloc(cap, sizeof *a->order);
+    a->head = malloc(cap * sizeof *a->head);
+    a->dup = malloc((size_t)count * sizeof *a->dup);
+    a->dlink = calloc(cap, sizeof *a->dlink);
+    a->total = calloc(cap, sizeof *a->total);
+    if (!a->go || !a->fail || !a->order || !a->head || !a->dup || !a->dlink || !a->total) {
+        aho_free(a);
+        return clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick automaton of "
+                                     "%u patterns", count);
+    }
+    memset(a->head, 0xff, cap * sizeof *a->head);
+    aho_trie(sym, count, a);
+    rc = aho_links(a);
+    if (rc != CLM_OK)
+        aho_free(a);
+    return rc;
+}
+
+/* Entries of the table (cl/contract.h CLM_AHO_*). */
+static size_t aho_words(const struct aho *a, unsigned count)
+{
+    return CLM_AHO_HEADER + a->states * a->classes + 2 * a->outs + 2 * (size_t)count;
+}
+
+/* ---- the descriptor's hooks ------------------------------------------------------------- */
+
+int clm_aho_facts(const struct clm_symbols *sym, unsigned count, unsigned strands,
+                  struct clm_pattern_facts *f)
+{
+    (void)strands; /* reverse complements are patterns of the group */
+    struct aho a;
+    int rc = aho_build(sym, count, 0, &a); /* bytes come folded: the same automaton */
+    if (rc != CLM_OK)
+        return rc;
+    f->classes = a.classes;
+    f->states = a.states;
+    f->outputs = a.passes;
+    f->tab_words = aho_words(&a, count);
+    aho_free(&a);
+    if (f->tab_words >= NONE)
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "the Aho-Corasick table of %u patterns (%zu states) has more than 2^32 "
+                        "entries; search them in several databases", count, f->states);
+    return CLM_OK;
+}
+
+/* Round up to three significant bits: sets of similar size share a kernel build (TAB_LEN
+ * is one of its options), for at most 1/8 more table. */
+static size_t round_size(size_t x)
+{
+    size_t p = 64;
+    while (p * 2 <= x)
+        p *= 2;
+    size_t step = p / 8 > 64 ? p / 8 : 64;
+    return clm_round_up(x, step);
+}
+
+void clm_aho_shape(struct clm_kernel_shape *s, const clm_device *dev,
+                   const struct clm_pattern_facts *f, size_t *chunk, int given)
+{
+    (void)dev, (void)chunk, (void)given;
+    s->pat_len = 256;
+    s->tab_elem = 4;
+    s->tab_len = (unsigned)round_size(f->tab_words);
+    s->aho_passes = (unsigned)(f->outputs < 0xffffffu ? f->outputs : 0xffffffu);
+}
+
+int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
+                   unsigned count, int caseless, unsigned char *bytes, void *tab_out)
+{
+    struct aho a;
+    int rc = aho_build(sym, count, caseless, &a);
+    if (rc != CLM_OK)
+        return rc;
+    const size_t C = a.classes;
+    uint32_t *newid = malloc(a.states * sizeof *newid);
+    if (!newid) {
+        aho_free(&a);
+        return clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick table");
+    }
+    /* states without matches first, in BFS order (the shallow ones, where random text keeps
+     * the walk, together), then the output states: one compare tells a match */
+    size_t quiet = 0, out = a.states - a.outs;
+    for (size_t qi = 0; qi < a.states; qi++) {
+        uint32_t v = a.order[qi];
+        newid[v] = (uint32_t)(a.total[v] ? out++ : quiet++);
+    }
+    uint32_t *tab = tab_out;
+    const size_t first_out = a.states - a.outs;
+    const uint32_t head_at = (uint32_t)(CLM_AHO_HEADER + a.states * C);
+    const uint32_t link_at = (uint32_t)(head_at + a.outs), dup_at = (uint32_t)(link_at + a.outs);
+    const uint32_t len_at = dup_at + count;
+    tab[CLM_AHO_CLASSES] = (uint32_t)C;
+    tab[CLM_AHO_OUT_MIN] = (uint32_t)(CLM_AHO_HEADER + first_out * C);
+    tab[CLM_AHO_HEAD] = head_at;
+    tab[CLM_AHO_LINK] = link_at;
+    tab[CLM_AHO_DUP] = dup_at;
+    tab[CLM_AHO_LEN] = len_at;
+    for (size_t v = 0; v < a.states; v++) {
+        uint32_t *row = tab + CLM_AHO_HEADER + (size_t)newid[v] * C;
+        for (size_t c = 0; c < C; c++)
+            row[c] = (uint32_t)(CLM_AHO_HEADER + (size_t)newid[a.go[v * C + c]] * C);
+        if (a.total[v]) {
+            size_t o = newid[v] - first_out;
+            uint32_t d = a.dlink[v];
+            tab[head_at + o] = a.head[v];
+            tab[link_at + o] = d == NONE ? NONE : (uint32_t)(newid[d] - first_out);
+        }
+    }
+    for (unsigned j = 0; j < count; j++) {
+        tab[dup_at + j] = a.dup[j];
+        tab[len_at + j] = (uint32_t)sym[j].m;
+    }
+    memcpy(bytes, a.cls, 256);
+    (void)s;
+    free(newid);
+    aho_free(&a);
+    return CLM_OK;
+}
+
+/* The walk: 16 bytes a pass and single bytes at both ends, as dfa's; and at each byte where
+ * matches end, the output walk's passes (every byte, in all-match text). */
+size_t clm_aho_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
+                           unsigned lanes)
+{
+    (void)chunk, (void)lanes;
+    return bytes / 16 + 32 + bytes * (s->aho_passes ? s->aho_passes : 1);
+}
