@@ -139,7 +139,7 @@ static void print_auto_line(FILE *f, const bench_report *r, int dev)
     for (int sc = 0; sc < r->scenario_count; sc++) {
         scenario_summary s;
         summarize(r, dev, sc, &s);
-        if (!s.auto_row)
+        if (!s.auto_row || s.auto_row->status == ROW_UNSUPPORTED) /* not run by design */
             continue;
         double ratio = auto_ratio(&s);
         if (ratio <= 0) {
