@@ -58,6 +58,29 @@ int pick_pattern(const char *file, size_t file_len, size_t from, size_t m, char 
 /** m letters A-Z from a fixed xorshift sequence seeded with seed (reproducible). */
 void random_letters(uint64_t seed, size_t m, char *out);
 
+/** A set of distinct patterns (the multi suite), back to back in one buffer. */
+typedef struct pattern_set {
+    unsigned count;
+    char *bytes;                /* every pattern, back to back (owned) */
+    const char **ptrs;          /* count pointers into bytes (owned) */
+    size_t *lens;               /* (owned) */
+    size_t min_len, max_len;
+} pattern_set;
+
+/** What a set is drawn from a text as: DNA windows of the bytes A, C, G, T only (other
+ *  bytes, newlines included, are skipped), or words: maximal runs of ASCII letters. */
+typedef enum { SET_DNA, SET_WORDS } set_kind;
+
+/**
+ * Draw n distinct patterns of min_m..max_m bytes (each length equally likely for DNA; a
+ * word's own length, kept when within the range) at random positions of text (xorshift,
+ * seeded: reproducible), so every one occurs in it. Returns 0, or -1 when the text does not
+ * hold n distinct such patterns within 1000 n tries, or out of memory.
+ */
+int draw_pattern_set(const char *text, size_t len, set_kind kind, unsigned n, size_t min_m,
+                     size_t max_m, uint64_t seed, pattern_set *out);
+void free_pattern_set(pattern_set *set);
+
 typedef enum { REF_EXACT, REF_HAMMING, REF_EDIT } ref_kind;
 
 /**
@@ -74,6 +97,16 @@ typedef enum { REF_EXACT, REF_HAMMING, REF_EDIT } ref_kind;
 int host_reference(const char *text, size_t len, const char *pat, size_t m, ref_kind kind,
                    unsigned k, const size_t *limits, size_t n,
                    uint64_t (*hist)[BENCH_MAX_K + 1]);
+
+/**
+ * Host reference of a pattern set, on every host core: counts[i] = every occurrence of every
+ * pattern (overlapping ones included, each pattern's own) ending at or before limits[i], as
+ * host_reference does for one. An Aho-Corasick automaton over the set's byte classes: one
+ * table step per text byte, whatever the number of patterns. Returns 0, or -1 when out of
+ * memory.
+ */
+int host_reference_set(const char *text, size_t len, const pattern_set *set,
+                       const size_t *limits, size_t n, uint64_t *counts);
 
 /* ---- bandwidth.c: the device's own bandwidths, measured with plain OpenCL --------------- */
 
@@ -128,10 +161,12 @@ enum {
     SUITE_APPROX = 1u << 3, /* bitap with k = 1..3 edits or mismatches, m = 13 and 32 */
     SUITE_WORST = 1u << 4,  /* the all-'a' text, and a non-matching pattern on the genome */
     SUITE_QUICK = 1u << 5,  /* one or two scenarios of each kind (--quick's default) */
+    SUITE_MULTI = 1u << 6,  /* sets of 10 to 100 000 patterns: DNA on the genome, words on
+                               the English corpus (not in full: a run of its own) */
     SUITE_FULL = SUITE_EXACT | SUITE_LONG | SUITE_APPROX | SUITE_WORST
 };
 
-typedef enum { TEXT_GENOME = 0, TEXT_ALL_A = 1 } text_kind;
+typedef enum { TEXT_GENOME = 0, TEXT_ALL_A = 1, TEXT_CORPUS = 2 } text_kind;
 
 typedef struct bench_scenario {
     char id[32];                /* "exact-13", "edit-k2-m32", "worst-a255b", ... */
@@ -148,6 +183,8 @@ typedef struct bench_scenario {
     int path_rows;              /* 1: also the automatic choice on each data path (by default
                                    one scenario; --data-path: every scenario) */
     char origin[96];            /* "genome offset 1000000", "--pattern", "xorshift seed 1" */
+    pattern_set *set;           /* the multi suite: the patterns searched (owned; bytes/len
+                                   are then its first pattern and its longest length) */
 } bench_scenario;
 
 /* ---- the results ------------------------------------------------------------------------ */
@@ -192,6 +229,7 @@ typedef struct bench_row {
     uint64_t scan_hist[BENCH_MAX_K + 1];     /* clm_scan's matches by edit count */
     int mismatch;               /* 1 when a count disagreed with the reference or itself */
     unsigned work_group_size, bytes_per_item;
+    int cache_hit;              /* clm_database_info.cache_hit: compile_s had no kernel build */
 } bench_row;
 
 typedef struct bench_report {
@@ -204,6 +242,8 @@ typedef struct bench_report {
     char filters[256];          /* "--algo dfa --table local", or "" */
     const char *genome_path;
     size_t genome_bytes;
+    const char *corpus_path;    /* the multi suite's English text; NULL when not read */
+    size_t corpus_bytes;
     uint64_t text_bytes;
     double time_per_row, max_time_per_row;
     int min_reps, quick;

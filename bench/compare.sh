@@ -8,8 +8,12 @@
 #                    (tools/fetch-genome.sh -> data/umaydis.fa)
 #   --patterns LIST  comma-separated: file:M (M bytes from the file's first line of at least M
 #                    bytes at or after offset 1,000,000, as clmatch-bench picks them), none (a
-#                    32-mer of bases that never matches), or a literal.
-#                    Default file:13,file:32,none
+#                    32-mer of bases that never matches), set:ID (the patterns of
+#                    clmatch-bench's multi scenario ID, e.g. set:multi-dna20-1000, drawn
+#                    from --file: one search for all of them), list:PATH (every line of
+#                    PATH a pattern), or a literal.  Default file:13,file:32,none
+#   --multi          the pattern sets of 10, 100, 1000 and 10000 DNA 20-mers
+#                    (set:multi-dna20-N; with --file data/gcide.txt use set:multi-words-N)
 #   --pattern STR    one more literal (repeatable; may hold commas)
 #   --reps N         timed runs per row after one untimed warm-up run.  Default 5
 #   --tools LIST     clmatch,grep,rg,ugrep,hs,memmem (default: all; a missing one is skipped
@@ -23,8 +27,9 @@
 #   --out DIR        results directory (default bench/results)
 #   --label NAME     results file prefix (default the host name)
 #   --no-files       print the markdown report only
-# Environment: CLMATCH, HS_COUNT, MEMMEM_COUNT, GREP, RG, UGREP: the programs (e.g. RG=/opt/rg/
-# usr/bin/rg, binaries extracted from .deb files); every tool runs under LC_ALL=C.
+# Environment: CLMATCH, HS_COUNT, MEMMEM_COUNT, GREP, RG, UGREP, BENCH (clmatch-bench, for
+# set:ID): the programs (e.g. RG=/opt/rg/usr/bin/rg, binaries extracted from .deb files);
+# every tool runs under LC_ALL=C.
 # Writes <out>/<label>-<YYYY-MM-DD>-compare.md, .csv, .json and prints the markdown.
 # INT/TERM during the runs: the running command finishes, then the rows measured so far are
 # written as <label>-<date>-compare-partial.* (e.g. under `timeout 590 sh bench/compare.sh`).
@@ -51,6 +56,7 @@ while [ $# -gt 0 ]; do
         --file=*) file=${1#*=} ;;
         --patterns) [ $# -ge 2 ] || die "--patterns needs a value"; patterns="$patterns,$2"; shift ;;
         --patterns=*) patterns="$patterns,${1#*=}" ;;
+        --multi) patterns="$patterns,set:multi-dna20-10,set:multi-dna20-100,set:multi-dna20-1000,set:multi-dna20-10000" ;;
         --pattern) [ $# -ge 2 ] || die "--pattern needs a value"
                    extra_patterns="$extra_patterns$2$nl"; shift ;;
         --reps) [ $# -ge 2 ] || die "--reps needs a value"; reps=$2; shift ;;
@@ -142,6 +148,7 @@ note() { echo "$*" >> "$notes"; say "$*"; }
 # ---- tools ------------------------------------------------------------------------------
 CLMATCH=${CLMATCH:-$build/clmatch}
 HS_COUNT=${HS_COUNT:-$build/hs_count}
+BENCH=${BENCH:-$build/clmatch-bench}
 MEMMEM_COUNT=${MEMMEM_COUNT:-$build/memmem_count}
 GREP=${GREP:-$(command -v grep || echo grep)}
 RG=${RG:-$(command -v rg || echo rg)}
@@ -206,11 +213,33 @@ pick() {  # M: M bytes from the first line (not a FASTA header) of >= M bytes at
         { off += length($0) + 1 }
         END { exit !found }' "$file"
 }
-plist="$tmp/patterns"; : > "$plist"   # id<TAB>pattern<TAB>what
+plist="$tmp/patterns"; : > "$plist"   # id<TAB>pattern<TAB>what[<TAB>pattern file of a set]
 n_user=0
+sets="$tmp/sets"
+# A set: its lines (one pattern each) searched at once; the pattern column says what it is.
+add_set() {  # id path what
+    [ -s "$2" ] || die "pattern set $1: '$2' is missing or empty"
+    if grep -q '^$' "$2"; then die "pattern set $1: '$2' has an empty line (an empty pattern)"; fi
+    if grep -q '	' "$2"; then die "pattern set $1: '$2' has a tab (not supported)"; fi
+    n=$(wc -l < "$2" | tr -d ' ')
+    longest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$2")
+    printf '%s\t%s\t%s\t%s\n' "$1" "$n patterns ($(head -n 1 "$2") ...)" "$3, longest $longest" "$2" >> "$plist"
+}
 add_pattern() {  # token
     case $1 in
         '') return ;;
+        set:*)
+            id=${1#set:}
+            if [ ! -d "$sets" ]; then  # every multi scenario's set, drawn from --file
+                [ -x "$BENCH" ] || die "set:$id needs $BENCH (make, or BENCH=...)"
+                "$BENCH" --genome "$file" --corpus "$file" --write-patterns "$sets" >&2 \
+                    || die "$BENCH --write-patterns failed"
+            fi
+            [ -f "$sets/$id.txt" ] || die "no pattern set '$id' from $file (clmatch-bench --suite multi --list-scenarios; DNA sets need the genome, word sets the corpus)"
+            add_set "$id" "$sets/$id.txt" "clmatch-bench's $id, drawn from the file" ;;
+        list:*)
+            n_user=$((n_user + 1))
+            add_set "list$n_user" "${1#list:}" "lines of ${1#list:}" ;;
         file:*)
             m=${1#file:}
             case $m in ''|*[!0-9]*|0) die "bad pattern token '$1' (file:M)" ;; esac
@@ -226,6 +255,23 @@ add_pattern() {  # token
 }
 old_ifs=$IFS; IFS=,
 for tok in $patterns; do IFS=$old_ifs; add_pattern "$tok"; IFS=,; done
+# clmatch takes a set with -f where it has it, else as one -e per line (shell-quoted here,
+# once per set, for the eval in cmd_of).
+clmatch_f=''
+if "$CLMATCH" --help 2>/dev/null | grep -Eq '^[[:space:]]*-f[ ,]'; then clmatch_f=1; fi
+while IFS='	' read -r pid _p _w setf; do
+    [ -n "$setf" ] || continue
+    if [ -n "$clmatch_f" ]; then
+        printf -- "-f '%s'" "$(printf '%s' "$setf" | sed "s/'/'\\\\''/g")" > "$tmp/args-$pid"
+    else
+        sed -e "s/'/'\\\\''/g" -e "s/^/-e '/" -e "s/\$/'/" "$setf" | tr '\n' ' ' > "$tmp/args-$pid"
+    fi
+done < "$plist"
+if grep -q '	.*	.*	' "$plist"; then
+    has_tool memmem && note "memmem: one pattern a run; not run on pattern sets"
+    if [ -n "$clmatch_f" ]; then note "clmatch takes a pattern set with -f FILE"
+    else note "clmatch takes a pattern set as one -e per line (its --help lists no -f)"; fi
+fi
 IFS=$nl
 for tok in $extra_patterns; do IFS=$old_ifs; add_pattern "$tok"; IFS=$nl; done
 IFS=$old_ifs
@@ -251,9 +297,24 @@ for i in 1 2 3 4 5; do
     [ -z "$timer_ns" ] || [ "$ns" -lt "$timer_ns" ] && timer_ns=$ns
 done
 
-# The command of a row: tool, device or thread count, pattern, file.
+# The command of a row: tool, device or thread count, pattern, file, and a set's pattern
+# file and id (pat is then its description).
 cmd_of() {
-    tool=$1; cfg=$2; pat=$3; f=$4
+    tool=$1; cfg=$2; pat=$3; f=$4; setf=${5:-}; spid=${6:-}
+    if [ -n "$setf" ]; then
+        case $tool in
+            clmatch-matches|clmatch-lines)
+                sem_opt=--count-matches; [ "$tool" = clmatch-lines ] && sem_opt=-c
+                eval "set -- \"\$CLMATCH\" -p \"\${cfg%%:*}\" -d \"\${cfg#*:}\" --stats $sem_opt -F $(cat "$tmp/args-$spid") \"\$f\"" ;;
+            grep) set -- "$GREP" -F -c -f "$setf" "$f" ;;
+            rg) set -- "$RG" --no-config -F -c -f "$setf" "$f" ;;
+            rg-matches) set -- "$RG" --no-config -F --count-matches -f "$setf" "$f" ;;
+            ugrep) set -- "$UGREP" -F -c -f "$setf" "$f" ;;
+            hs) set -- "$HS_COUNT" -t "$cfg" -f "$setf" "$f" ;;
+        esac
+        "$@"
+        return
+    fi
     case $tool in
         clmatch-matches) set -- "$CLMATCH" -p "${cfg%%:*}" -d "${cfg#*:}" --stats --count-matches -F -e "$pat" "$f" ;;
         clmatch-lines) set -- "$CLMATCH" -p "${cfg%%:*}" -d "${cfg#*:}" --stats -c -F -e "$pat" "$f" ;;
@@ -277,6 +338,8 @@ if tool_ok clmatch; then
     while read -r d; do printf 'clmatch-lines\t%s\n' "$d" >> "$rowlist"; done < "$devlist"
 fi
 for t in grep rg ugrep; do tool_ok $t && printf '%s\t1\n' $t >> "$rowlist"; done
+# ripgrep's --count-matches: its non-overlapping matches (leftmost-first), on sets only
+tool_ok rg && printf 'rg-matches\t1\n' >> "$rowlist"
 
 date_=$(date +%Y-%m-%d)
 host=$(hostname 2>/dev/null || uname -n)
@@ -287,12 +350,20 @@ results="$tmp/results.tsv"; : > "$results"
 status=0
 
 # One row: warm-up run, then $reps timed runs; appends a line to $results.
-measure() {  # size_bytes text_path pattern_id pattern tool config
-    sz=$1; text=$2; pid=$3; pat=$4; tool=$5; cfg=$6
-    m=$(printf '%s' "$pat" | wc -c | tr -d ' ')
+measure() {  # size_bytes text_path pattern_id pattern tool config [set_file]
+    sz=$1; text=$2; pid=$3; pat=$4; tool=$5; cfg=$6; set_file=${7:-}
+    # memmem searches one pattern; rg's non-overlapping count is a row of the sets only
+    [ -n "$set_file" ] && [ "$tool" = memmem ] && return
+    [ -z "$set_file" ] && [ "$tool" = rg-matches ] && return
+    if [ -n "$set_file" ]; then
+        m=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$set_file")
+    else
+        m=$(printf '%s' "$pat" | wc -c | tr -d ' ')
+    fi
     case $tool in
         clmatch-*) base=clmatch; sem=${tool#clmatch-}; dev=$cfg; thr='' ;;
         hs|memmem) base=$tool; sem=matches; dev=''; thr=$cfg ;;
+        rg-matches) base=rg; sem=non-overlapping; dev=''; thr=1 ;;
         *) base=$tool; sem=lines; dev=''; thr=1 ;;
     esac
     ver=$(tool_version "$base")
@@ -300,7 +371,7 @@ measure() {  # size_bytes text_path pattern_id pattern tool config
     err=''; dname=''; algo=''
     i=0
     while [ $i -le "$reps" ]; do
-        run "$tmp/out" "$tmp/err" cmd_of "$tool" "$cfg" "$pat" "$text"
+        run "$tmp/out" "$tmp/err" cmd_of "$tool" "$cfg" "$pat" "$text" "$set_file" "$pid"
         [ "$stopped" = 1 ] && break
         if [ "$rc" -ge 2 ]; then
             err="exit $rc: $(grep -v '^clmatch: \(device\|tuning\|algorithm\|[0-9]* pattern\|scanned\|kernel\|data path\|slab\|setup\|start-up\|search\|teardown\)' "$tmp/err" | head -n 1 | tr '\t' ' ')"
@@ -381,11 +452,11 @@ for sz in $size_list; do
     fi
     cat "$text" > /dev/null   # the untimed warm-up read
     k=0
-    while IFS='	' read -r pid pat _what; do
+    while IFS='	' read -r pid pat _what setf; do
         while IFS='	' read -r tool cfg; do
             k=$((k + 1))
             say "size $sz, pattern $pid, $tool $cfg ($k of $((nrows * npat)))"
-            measure "$sz" "$text" "$pid" "$pat" "$tool" "$cfg" < /dev/null
+            measure "$sz" "$text" "$pid" "$pat" "$tool" "$cfg" "$setf" < /dev/null
             [ "$stopped" = 1 ] && break
         done < "$rowlist"
         [ "$stopped" = 1 ] && break
@@ -486,7 +557,9 @@ write_md() {
     echo "measures a no-op process as $(awk -v n="$timer_ns" 'BEGIN { printf "%.1f", n / 1e6 }') ms. Every tool runs under LC_ALL=C."
     echo "\`counts\`: *matches* = every occurrence, overlapping ones included (clmatch"
     echo "--count-matches, hs_count, memmem_count); *lines* = matching lines (clmatch -c, grep -c,"
-    echo "rg -c, ugrep -c). *agree*: equal to the reference of its kind (memmem / grep first)."
+    echo "rg -c, ugrep -c); *non-overlapping* = ripgrep's --count-matches on a pattern set"
+    echo "(leftmost-first, no overlaps: a count of its own, checked against nothing)."
+    echo "*agree*: equal to the reference of its kind (memmem / grep first)."
     echo "*in-process*: clmatch's --stats (setup = OpenCL start-up and kernel build or cache load;"
     echo "search = end-to-end search; kernel = device time of the search kernels, median), or"
     echo "hs_count/memmem_count's load (mmap of the file, MAP_POPULATE) and best in-memory scan."
@@ -505,7 +578,7 @@ write_md() {
     fi
     echo "| pattern | m | bytes | what |"
     echo "|---|---|---|---|"
-    awk -F'\t' '{ printf "| %s | %d | `%s` | %s |\n", $1, length($2), $2, $3 }' "$plist"
+    awk -F'\t' '{ printf "| %s | %s | `%s` | %s |\n", $1, $4 != "" ? "set" : length($2), $2, $3 }' "$plist"
     echo
     if [ -s "$notes" ]; then
         echo "Notes:"

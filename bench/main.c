@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "algo.h" /* clm_algo(a)->group: how many patterns one launch of it searches */
 #include "bench.h"
 
 enum {
@@ -33,7 +34,12 @@ enum {
     MAX_REPS = 1000,
     DEFAULT_PATTERN_OFFSET = 1000000, /* where the genome patterns are taken from */
     NONMATCH_LENGTH = 64,
-    NONMATCH_SEED = 1
+    NONMATCH_SEED = 1,
+    /* The multi suite: a per-pattern algorithm (a launch per pattern) runs sets of at most
+     * this many patterns; auto, where no algorithm searches a group, at most the second
+     * (beyond, a call launches that many kernels per slab: hours on a CPU device). */
+    PER_PATTERN_MAX_SET = 100,
+    PER_PATTERN_MAX_AUTO = 1000
 };
 
 #define ALGO_BIT(a) (1u << (unsigned)(a))
@@ -79,12 +85,15 @@ typedef struct suite_name {
 } suite_name;
 static const suite_name suite_names[] = {
     {"basic", SUITE_BASIC}, {"exact", SUITE_EXACT}, {"long", SUITE_LONG},
-    {"approx", SUITE_APPROX}, {"worst", SUITE_WORST}, {"quick", SUITE_QUICK},
-    {"full", SUITE_FULL},
+    {"approx", SUITE_APPROX}, {"worst", SUITE_WORST}, {"multi", SUITE_MULTI},
+    {"quick", SUITE_QUICK}, {"full", SUITE_FULL},
 };
 
 typedef struct options {
     const char *genome_path;
+    const char *corpus_path;    /* the multi suite's English text */
+    const char *write_patterns; /* --write-patterns DIR: write the sets and exit */
+    unsigned max_patterns;      /* multi scenarios of at most this many patterns; 0: all */
     uint64_t size;              /* 0: by suite and device types */
     uint64_t cpu_size;          /* most bytes a CPU device scans; 0: by suite */
     uint64_t worst_size;        /* all-'a' text a device scans; 0: a quarter of its text */
@@ -124,12 +133,19 @@ static void usage(FILE *f)
         "                    (m=256, 1000), approx (bitap k=1..3, edits and mismatches),\n"
         "                    worst (all-'a' text, non-matching pattern), full (exact + long\n"
         "                    + approx + worst; the default), quick (a few of each; --quick's\n"
-        "                    default). Repeatable: the union is run\n"
+        "                    default), multi (sets of 10 to 100000 DNA patterns on the\n"
+        "                    genome, 10 to 10000 words on --corpus; not in full).\n"
+        "                    Repeatable: the union is run\n"
         "  --scenario ID     only scenarios whose id starts with ID (repeatable;\n"
         "                    --list-scenarios shows them)\n"
         "  --non-matching    the non-matching random-letter scenario (= --scenario nonmatch)\n"
         "  --list-scenarios  print the scenarios of the chosen suites and exit\n"
         "  --genome FILE     FASTA to replicate (default data/umaydis.fa; tools/fetch-genome.sh)\n"
+        "  --corpus FILE     English text of the multi suite's words (default data/gcide.txt;\n"
+        "                    bench/fetch-corpus.sh)\n"
+        "  --max-patterns N  only the multi scenarios of at most N patterns\n"
+        "  --write-patterns DIR  write each selected multi scenario's patterns, one a line,\n"
+        "                    to DIR/ID.txt and exit (bench/compare.sh's pattern sets)\n"
         "  --size BYTES      text size, suffix K/M/G (default: basic 1G when a GPU is benched,\n"
         "                    else 256M; other suites 256M, 64M without a GPU; 32M --quick)\n"
         "  --cpu-size BYTES  CPU devices scan only the first BYTES of the text (default: basic\n"
@@ -190,6 +206,7 @@ static int parse_args(int argc, char **argv, options *o, int *time_set, int *siz
 {
     memset(o, 0, sizeof *o);
     o->genome_path = "data/umaydis.fa";
+    o->corpus_path = "data/gcide.txt";
     o->time_per_row = 1.0;
     o->min_reps = 3;
     o->write_files = 1;
@@ -232,6 +249,18 @@ static int parse_args(int argc, char **argv, options *o, int *time_set, int *siz
         i++;
         if (!strcmp(a, "--genome")) {
             o->genome_path = v;
+        } else if (!strcmp(a, "--corpus")) {
+            o->corpus_path = v;
+        } else if (!strcmp(a, "--max-patterns")) {
+            char *end;
+            errno = 0;
+            unsigned long n = strtoul(v, &end, 10);
+            if (errno || *end || v[0] == '-' || n < 1 || n > 100000000)
+                return bad_arg(a, v, "expected a count of patterns");
+            o->max_patterns = (unsigned)n;
+            add_filter_text(o, a, v);
+        } else if (!strcmp(a, "--write-patterns")) {
+            o->write_patterns = v;
         } else if (!strcmp(a, "--size")) {
             if (parse_size(v, &o->size) != 0 || o->size == 0)
                 return bad_arg(a, v, "not a size like 64M or 1G");
@@ -273,7 +302,8 @@ static int parse_args(int argc, char **argv, options *o, int *time_set, int *siz
                     found = 1;
                 }
             if (!found)
-                return bad_arg(a, v, "expected basic, exact, long, approx, worst, full or quick");
+                return bad_arg(a, v, "expected basic, exact, long, approx, worst, multi, full or "
+                                     "quick");
         } else if (!strcmp(a, "--scenario")) {
             if (o->scenario_filter_count == MAX_FILTERS)
                 return bad_arg(a, v, "too many scenario filters");
@@ -336,6 +366,8 @@ static int parse_args(int argc, char **argv, options *o, int *time_set, int *siz
     }
     if (!o->path_set)
         o->path_mask = PATHS_ALL;
+    if (o->write_patterns) /* the sets alone: no other scenario is built */
+        o->suites = SUITE_MULTI;
     if (!o->suites)  /* --scenario alone picks from every scenario */
         o->suites = o->scenario_filter_count ? ~0u : o->quick ? SUITE_QUICK : SUITE_FULL;
     if (!*time_set)
@@ -400,6 +432,8 @@ static int scenario_wanted(const options *o, const bench_scenario *sc)
 {
     if (!(sc->suites & o->suites))
         return 0;
+    if (sc->set && o->max_patterns && sc->set->count > o->max_patterns)
+        return 0;
     if (o->scenario_filter_count == 0)
         return 1;
     for (int i = 0; i < o->scenario_filter_count; i++)
@@ -432,9 +466,97 @@ static bench_scenario *add_scenario(bench_scenario *list, int *count, unsigned s
     return sc;
 }
 
+static void free_scenario(bench_scenario *sc)
+{
+    free(sc->bytes);
+    free_pattern_set(sc->set);
+    free(sc->set);
+}
+
+/* 1 when the run may select a multi scenario: their sets are drawn (and the corpus read)
+ * only then. */
+static int multi_wanted(const options *o)
+{
+    if (!(o->suites & SUITE_MULTI))
+        return 0;
+    for (int i = 0; i < o->scenario_filter_count; i++)
+        if (!strncmp(o->scenario_filters[i], "multi", strlen(o->scenario_filters[i]) < 5
+                                                          ? strlen(o->scenario_filters[i])
+                                                          : 5))
+            return 1;
+    return o->scenario_filter_count == 0;
+}
+
+/* The multi suite: sets of distinct patterns drawn at random places (fixed seeds) of the
+ * file they are searched in, so every one occurs: DNA of mixed lengths and 20-mers from the
+ * genome, words from the corpus (NULL: none). A set the file cannot give is left out with a
+ * message. 0, or the exit status. */
+static int add_multi_scenarios(const options *o, const char *genome, size_t genome_len,
+                               const char *corpus, size_t corpus_len, bench_scenario *list,
+                               int *count)
+{
+    static const unsigned sizes[] = {10, 100, 1000, 10000, 100000};
+    static const struct {
+        const char *name, *what;
+        set_kind kind;
+        text_kind text;
+        size_t min_m, max_m;
+        unsigned most;      /* largest set */
+        uint64_t seed;
+    } kinds[] = {
+        {"dna", "DNA patterns", SET_DNA, TEXT_GENOME, 8, 32, 100000, 18001},
+        {"dna20", "DNA 20-mers", SET_DNA, TEXT_GENOME, 20, 20, 100000, 18002},
+        {"words", "English words", SET_WORDS, TEXT_CORPUS, 3, 20, 10000, 18003},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && sizes[i] <= kinds[k].most;
+             i++) {
+            const int words = kinds[k].text == TEXT_CORPUS;
+            const char *from = words ? corpus : genome;
+            size_t from_len = words ? corpus_len : genome_len;
+            const char *path = words ? o->corpus_path : o->genome_path;
+            if (!from)
+                continue;
+            pattern_set *set = calloc(1, sizeof *set);
+            if (!set) {
+                fprintf(stderr, BENCH_PROG ": out of memory\n");
+                return 2;
+            }
+            if (draw_pattern_set(from, from_len, kinds[k].kind, sizes[i], kinds[k].min_m,
+                                 kinds[k].max_m, kinds[k].seed + i, set) != 0) {
+                fprintf(stderr, BENCH_PROG ": %s does not hold %u distinct %s of %zu-%zu "
+                        "bytes: multi-%s-%u left out\n", path, sizes[i], kinds[k].what,
+                        kinds[k].min_m, kinds[k].max_m, kinds[k].name, sizes[i]);
+                free(set);
+                continue;
+            }
+            bench_scenario *sc = add_scenario(list, count, SUITE_MULTI, kinds[k].text,
+                                              set->ptrs[0], set->max_len, 0, 0, ALL_ALGOS);
+            if (!sc) {
+                fprintf(stderr, BENCH_PROG ": out of memory or too many scenarios\n");
+                free_pattern_set(set);
+                free(set);
+                return 2;
+            }
+            memcpy(sc->bytes, set->ptrs[0], set->lens[0]);
+            sc->set = set;
+            snprintf(sc->id, sizeof sc->id, "multi-%s-%u", kinds[k].name, sizes[i]);
+            if (kinds[k].min_m == kinds[k].max_m)
+                snprintf(sc->title, sizeof sc->title, "%u %s", sizes[i], kinds[k].what);
+            else
+                snprintf(sc->title, sizeof sc->title, "%u %s, m = %zu-%zu", sizes[i],
+                         kinds[k].what, set->min_len, set->max_len);
+            snprintf(sc->origin, sizeof sc->origin, "%s, xorshift seed %llu",
+                     words ? "corpus words" : "genome windows of ACGT",
+                     (unsigned long long)(kinds[k].seed + i));
+        }
+    return 0;
+}
+
 /* Every scenario of every suite (the selection happens later). 0, or the exit status. */
 static int build_scenarios(const options *o, const char *genome, size_t genome_len,
-                           bench_scenario *list, int *count)
+                           const char *corpus, size_t corpus_len, bench_scenario *list,
+                           int *count)
 {
     static const size_t exact_m[] = {4, 8, 13, 16, 32, 64};
     static const size_t long_m[] = {256, 1000};
@@ -462,6 +584,8 @@ static int build_scenarios(const options *o, const char *genome, size_t genome_l
         }                                                                                   \
     } while (0)
 
+    if (!(o->suites & ~(unsigned)SUITE_MULTI))
+        goto multi; /* the multi suite alone: --genome need not hold the patterns below */
     /* Exact, genome. */
     for (size_t i = 0; i < sizeof exact_m / sizeof exact_m[0]; i++) {
         size_t m = exact_m[i];
@@ -535,6 +659,12 @@ static int build_scenarios(const options *o, const char *genome, size_t genome_l
     snprintf(sc->title, sizeof sc->title, "non-matching random letters, m = %d",
              NONMATCH_LENGTH);
     snprintf(sc->origin, sizeof sc->origin, "letters A-Z, xorshift seed %d", NONMATCH_SEED);
+multi:
+    if (multi_wanted(o)) {
+        int st = add_multi_scenarios(o, genome, genome_len, corpus, corpus_len, list, count);
+        if (st != 0)
+            return st;
+    }
     /* The user's patterns: exact, in whatever suites run. */
     for (int k = 0; k < o->user_pattern_count; k++) {
         const char *p = o->user_patterns[k];
@@ -564,12 +694,14 @@ static void suites_text(unsigned suites, char *out, size_t n)
 
 /* ---- one row ---------------------------------------------------------------------------- */
 
-/* Counting callback that also checks what the API promises: text order (start, then end),
- * the lengths and edit counts the search allows. */
+/* Counting callback that also checks what the API promises: text order (start, then end;
+ * for a set start, then id), the lengths and edit counts the search allows, ids. */
 typedef struct scan_counter {
     uint64_t n;
     uint64_t last_start, last_end;
+    unsigned last_id;
     size_t min_len, max_len;
+    const pattern_set *set;     /* a set: match id i has length set->lens[i] */
     unsigned k;
     uint64_t out_of_order, wrong_length;
     uint64_t hist[BENCH_MAX_K + 1];
@@ -579,16 +711,20 @@ static int count_match(const clm_match *match, void *ctx)
 {
     scan_counter *c = ctx;
     if (c->n && (match->start < c->last_start
-                 || (match->start == c->last_start && match->end <= c->last_end)))
+                 || (match->start == c->last_start
+                     && (c->set ? match->id <= c->last_id : match->end <= c->last_end))))
         c->out_of_order++;
     uint64_t len = match->end - match->start;
-    if (match->end < match->start || len < c->min_len || len > c->max_len || match->id != 0
+    int wrong_id = c->set ? match->id >= c->set->count || len != c->set->lens[match->id]
+                          : match->id != 0;
+    if (match->end < match->start || len < c->min_len || len > c->max_len || wrong_id
         || match->edits > c->k)
         c->wrong_length++;
     else if (match->edits <= BENCH_MAX_K)
         c->hist[match->edits]++;
     c->last_start = match->start;
     c->last_end = match->end;
+    c->last_id = match->id;
     c->n++;
     return 0;
 }
@@ -684,8 +820,9 @@ static int measure_scan(const clm_database *db, clm_scratch *s, const char *text
         scan_counter c;
         memset(&c, 0, sizeof c);
         c.k = sc->k;
-        c.min_len = sc->len;
+        c.min_len = sc->set ? sc->set->min_len : sc->len;
         c.max_len = sc->len;
+        c.set = sc->set;
         if (sc->k && !(sc->flags & CLM_MISMATCHES_ONLY)) {
             c.min_len = sc->len - sc->k;
             c.max_len = sc->len + sc->k;
@@ -730,6 +867,9 @@ static void run_row(clm_device *dev, const char *text, const bench_scenario *sc,
     clm_scratch *s = NULL;
     clm_database_info info;
     const char *bytes = sc->bytes;
+    const char *const *patterns = sc->set ? sc->set->ptrs : &bytes;
+    const size_t *lengths = sc->set ? sc->set->lens : &sc->len;
+    unsigned count = sc->set ? sc->set->count : 1;
     char want[64], got[64];
     int st;
 
@@ -740,7 +880,7 @@ static void run_row(clm_device *dev, const char *text, const bench_scenario *sc,
     copts.max_errors = sc->k;
     copts.flags = sc->flags;
     double t = now_seconds();
-    st = clm_compile(dev, &bytes, &sc->len, NULL, 1, &copts, &db);
+    st = clm_compile(dev, patterns, lengths, NULL, count, &copts, &db);
     row->compile_s = now_seconds() - t;
     /* A variant that cannot serve this pattern on this device: the library says why. The
      * automatic choice must always work. */
@@ -759,6 +899,7 @@ static void run_row(clm_device *dev, const char *text, const bench_scenario *sc,
         row_error(row, "clm_database_get_info", st);
         goto done;
     }
+    row->cache_hit = info.cache_hit;
     row->work_group_size = info.work_group_size;
     row->bytes_per_item = info.bytes_per_item;
     row->got_algorithm = info.algorithm;
@@ -925,10 +1066,19 @@ static int write_reports(const options *o, const bench_report *r)
     return 0;
 }
 
+/* How many patterns one launch of the algorithm searches (1: a launch per pattern). */
+static unsigned algo_group(clm_algorithm a)
+{
+    const struct clm_algo *d = clm_algo(a);
+    return d ? d->group : 1;
+}
+
 static int row_wanted(const options *o, const bench_scenario *sc, const kind *kd,
                       clm_table_memory table)
 {
     if (!(sc->algo_mask & ALGO_BIT(kd->algorithm)))
+        return 0;
+    if (sc->set && sc->set->count > PER_PATTERN_MAX_SET && algo_group(kd->algorithm) <= 1)
         return 0;
     if (o->algo_mask && !(o->algo_mask & ALGO_BIT(kd->algorithm)))
         return 0;
@@ -947,6 +1097,41 @@ static int row_wanted(const options *o, const bench_scenario *sc, const kind *kd
 static ref_kind scenario_ref_kind(const bench_scenario *sc)
 {
     return sc->k == 0 ? REF_EXACT : (sc->flags & CLM_MISMATCHES_ONLY) ? REF_HAMMING : REF_EDIT;
+}
+
+/* --write-patterns: DIR/ID.txt per multi scenario, one pattern a line (bench/compare.sh
+ * gives them to the CPU tools with -f). 0, or the exit status. */
+static int write_pattern_sets(const char *dir, const bench_scenario *list, int count)
+{
+    char path[4096];
+    if (make_dirs(dir) != 0) {
+        fprintf(stderr, BENCH_PROG ": cannot create %s: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    for (int i = 0; i < count; i++) {
+        const pattern_set *set = list[i].set;
+        if (!set)
+            continue;
+        int n = snprintf(path, sizeof path, "%s/%.31s.txt", dir, list[i].id);
+        if (n < 0 || (size_t)n >= sizeof path) {
+            fprintf(stderr, BENCH_PROG ": --write-patterns path too long\n");
+            return 2;
+        }
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            fprintf(stderr, BENCH_PROG ": cannot write %s: %s\n", path, strerror(errno));
+            return 2;
+        }
+        for (unsigned k = 0; k < set->count; k++) {
+            fwrite(set->ptrs[k], 1, set->lens[k], f);
+            fputc('\n', f);
+        }
+        if (fclose(f) != 0) {
+            fprintf(stderr, BENCH_PROG ": writing %s failed: %s\n", path, strerror(errno));
+            return 2;
+        }
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -978,11 +1163,34 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    /* The English corpus of the multi suite's words: a run that asked for the suite needs
+     * it; one that only may select it (--scenario alone) goes on without those scenarios. */
+    char *corpus = NULL;
+    size_t corpus_len = 0;
+    if (multi_wanted(&o) && (read_file(o.corpus_path, &corpus, &corpus_len) != 0
+                             || corpus_len == 0)) {
+        int asked = o.suites != ~0u;
+        fprintf(stderr, BENCH_PROG ": %s %s %s (fetch it with: sh bench/fetch-corpus.sh)%s\n",
+                asked ? "cannot read" : "no", o.corpus_path,
+                corpus ? "is empty" : strerror(errno),
+                asked ? "" : "; the multi-words scenarios are left out");
+        free(corpus);
+        corpus = NULL;
+        if (asked) {
+            free(genome);
+            return 2;
+        }
+    }
+
     /* The scenarios of the chosen suites. */
     static bench_scenario all_scenarios[MAX_SCENARIOS], scenarios[MAX_SCENARIOS];
     int all_count = 0, scenario_count = 0;
-    st = build_scenarios(&o, genome, genome_len, all_scenarios, &all_count);
+    st = build_scenarios(&o, genome, genome_len, corpus, corpus_len, all_scenarios,
+                         &all_count);
     if (st != 0) {
+        for (int i = 0; i < all_count; i++)
+            free_scenario(&all_scenarios[i]);
+        free(corpus);
         free(genome);
         return st;
     }
@@ -990,20 +1198,25 @@ int main(int argc, char **argv)
         if (scenario_wanted(&o, &all_scenarios[i]))
             scenarios[scenario_count++] = all_scenarios[i];
         else
-            free(all_scenarios[i].bytes);
-    if (o.list_scenarios) {
+            free_scenario(&all_scenarios[i]);
+    if (o.list_scenarios || o.write_patterns) {
+        st = o.write_patterns ? write_pattern_sets(o.write_patterns, scenarios, scenario_count)
+                              : 0;
         for (int i = 0; i < scenario_count; i++) {
             char suites[128];
             suites_text(scenarios[i].suites, suites, sizeof suites);
-            printf("%-18s %-44s %s\n", scenarios[i].id, scenarios[i].title,
-                   scenarios[i].suites == ~0u ? "every suite" : suites);
-            free(scenarios[i].bytes);
+            if (o.list_scenarios)
+                printf("%-18s %-44s %s\n", scenarios[i].id, scenarios[i].title,
+                       scenarios[i].suites == ~0u ? "every suite" : suites);
+            free_scenario(&scenarios[i]);
         }
+        free(corpus);
         free(genome);
-        return 0;
+        return st;
     }
     if (scenario_count == 0) {
         fprintf(stderr, BENCH_PROG ": no scenario selected (see --list-scenarios)\n");
+        free(corpus);
         free(genome);
         return 2;
     }
@@ -1015,6 +1228,7 @@ int main(int argc, char **argv)
     if (st != CLM_OK || list_count == 0) {
         fprintf(stderr, BENCH_PROG ": %s: %s\n", clm_strerror(st != CLM_OK ? st : CLM_E_NO_DEVICE),
                 st != CLM_OK ? clm_last_error() : "no OpenCL device");
+        free(corpus);
         free(genome);
         return 2;
     }
@@ -1043,6 +1257,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "  %d:%d  %s  %s\n", list[i].platform_index,
                         list[i].device_index, device_type_name(list[i].type), list[i].name);
             clm_free_device_list(list);
+            free(corpus);
             free(genome);
             return 2;
         }
@@ -1058,13 +1273,15 @@ int main(int argc, char **argv)
         o.cpu_size = 64 * MIB;
     if (o.size > SIZE_MAX) {
         fprintf(stderr, BENCH_PROG ": --size too large for this host\n");
+        free(corpus);
         free(genome);
         return 2;
     }
-    int any_genome = 0, any_worst = 0;
+    int any_genome = 0, any_worst = 0, any_corpus = 0;
     for (int i = 0; i < scenario_count; i++) {
         any_genome |= scenarios[i].text == TEXT_GENOME;
         any_worst |= scenarios[i].text == TEXT_ALL_A;
+        any_corpus |= scenarios[i].text == TEXT_CORPUS;
     }
     uint64_t worst_max = 0;
     for (int i = 0; i < device_count; i++) {
@@ -1079,18 +1296,26 @@ int main(int argc, char **argv)
             worst_max = bd->worst_bytes;
     }
 
-    char *text = NULL, *all_a = NULL;
+    char *text = NULL, *all_a = NULL, *corpus_text = NULL;
     if (any_genome) {
         fprintf(stderr, BENCH_PROG ": building a %.1f MiB text from %s\n",
                 (double)o.size / (double)MIB, o.genome_path);
         text = replicate(genome, genome_len, (size_t)o.size);
     }
+    if (any_corpus) {
+        fprintf(stderr, BENCH_PROG ": building a %.1f MiB text from %s\n",
+                (double)o.size / (double)MIB, o.corpus_path);
+        corpus_text = replicate(corpus, corpus_len, (size_t)o.size);
+    }
     if (any_worst && (all_a = malloc((size_t)worst_max)) != NULL)
         memset(all_a, 'a', (size_t)worst_max);
-    if ((any_genome && !text) || (any_worst && !all_a)) {
+    if ((any_genome && !text) || (any_worst && !all_a) || (any_corpus && !corpus_text)) {
         fprintf(stderr, BENCH_PROG ": out of host memory for the texts (try --size)\n");
         free(text);
         free(all_a);
+        free(corpus_text);
+        free(corpus);
+        free(corpus);
         free(genome);
         return 2;
     }
@@ -1104,10 +1329,15 @@ int main(int argc, char **argv)
         fprintf(stderr, BENCH_PROG ": out of host memory\n");
         free(text);
         free(all_a);
+        free(corpus_text);
+        free(corpus);
+        free(corpus);
         free(genome);
         return 2;
     }
-    int row_count = 0;
+    int row_count = 0, any_group = 0;
+    for (unsigned a = 1; a < clm_algorithm_count(); a++)
+        any_group |= algo_group((clm_algorithm)a) > 1;
     for (int d = 0; d < device_count; d++)
         for (int sci = 0; sci < scenario_count; sci++) {
             const bench_scenario *sc = &scenarios[sci];
@@ -1135,6 +1365,12 @@ int main(int argc, char **argv)
                     row->variant = CLM_VARIANT_AUTO;
                     row->table = CLM_TABLE_AUTO;
                     row->data_path = (clm_data_path)p;
+                    if (sc->set && sc->set->count > PER_PATTERN_MAX_AUTO && !any_group) {
+                        row->status = ROW_UNSUPPORTED; /* set before the run: not run */
+                        snprintf(row->note, sizeof row->note, "not run: no algorithm of this "
+                                 "library searches a group of patterns in one launch, so auto "
+                                 "would launch %u kernels per slab", sc->set->count);
+                    }
                 }
             }
         }
@@ -1143,6 +1379,9 @@ int main(int argc, char **argv)
         free(rows);
         free(text);
         free(all_a);
+        free(corpus_text);
+        free(corpus);
+        free(corpus);
         free(genome);
         return 2;
     }
@@ -1156,21 +1395,36 @@ int main(int argc, char **argv)
         uint64_t hist[MAX_DEVICES][BENCH_MAX_K + 1];
         int used = 0;
         for (int i = 0; i < row_count; i++)
-            used |= rows[i].scenario == sci;
+            used |= rows[i].scenario == sci && rows[i].status != ROW_UNSUPPORTED;
         if (!used)
             continue;
         for (int d = 0; d < device_count; d++)
             limits[d] = (size_t)(sc->text == TEXT_ALL_A ? devices[d].worst_bytes
                                                         : devices[d].text_bytes);
-        const char *t = sc->text == TEXT_ALL_A ? all_a : text;
+        const char *t = sc->text == TEXT_ALL_A ? all_a : sc->text == TEXT_CORPUS ? corpus_text
+                                                                                 : text;
         size_t tlen = (size_t)(sc->text == TEXT_ALL_A ? worst_max : o.size);
-        if (host_reference(t, tlen, sc->bytes, sc->len, scenario_ref_kind(sc), sc->k, limits,
-                           (size_t)device_count, hist) != 0) {
+        uint64_t set_counts[MAX_DEVICES];
+        int ref = 0;
+        if (sc->set) {
+            memset(hist, 0, sizeof hist);
+            ref = host_reference_set(t, tlen, sc->set, limits, (size_t)device_count,
+                                     set_counts);
+            for (int d = 0; d < device_count; d++)
+                hist[d][0] = set_counts[d];
+        } else {
+            ref = host_reference(t, tlen, sc->bytes, sc->len, scenario_ref_kind(sc), sc->k,
+                                 limits, (size_t)device_count, hist);
+        }
+        if (ref != 0) {
             fprintf(stderr, BENCH_PROG ": no host reference for scenario %s (out of memory, "
                     "or too long for an approximate reference)\n", sc->id);
             free(rows);
             free(text);
             free(all_a);
+            free(corpus_text);
+            free(corpus);
+            free(corpus);
             free(genome);
             return 2;
         }
@@ -1259,7 +1513,13 @@ int main(int argc, char **argv)
                     kind_name(row->algorithm, row->variant, kn, sizeof kn),
                     clm_table_memory_name(row->table), row->data_path ? ", data path " : "",
                     row->data_path ? clm_data_path_name(row->data_path) : "");
-            run_row(dev, sc->text == TEXT_ALL_A ? all_a : text, sc, &o, row);
+            if (row->status == ROW_UNSUPPORTED) { /* decided before the run */
+                fprintf(stderr, "%s\n", row->note);
+                continue;
+            }
+            run_row(dev, sc->text == TEXT_ALL_A ? all_a : sc->text == TEXT_CORPUS ? corpus_text
+                                                                                   : text,
+                    sc, &o, row);
             if (row->status == ROW_OK) {
                 if (row->algorithm == CLM_ALGO_AUTO)
                     fprintf(stderr, "chose %s/%s (data path %s), ",
@@ -1313,6 +1573,8 @@ int main(int argc, char **argv)
     snprintf(r.filters, sizeof r.filters, "%s", o.filters);
     r.genome_path = o.genome_path;
     r.genome_bytes = genome_len;
+    r.corpus_path = any_corpus ? o.corpus_path : NULL;
+    r.corpus_bytes = corpus_len;
     r.text_bytes = o.size;
     r.time_per_row = o.time_per_row;
     r.max_time_per_row = o.max_time_per_row;
@@ -1370,10 +1632,12 @@ int main(int argc, char **argv)
         status = 1;
     }
     for (int i = 0; i < scenario_count; i++)
-        free(scenarios[i].bytes);
+        free_scenario(&scenarios[i]);
     free(rows);
     free(text);
     free(all_a);
+    free(corpus_text);
+    free(corpus);
     free(genome);
     return status;
 }

@@ -44,10 +44,21 @@ static void print_mib(FILE *f, uint64_t bytes)
         fprintf(f, "%.4g MiB", (double)bytes / (double)MIB);
 }
 
+static const char *text_name(text_kind t)
+{
+    return t == TEXT_ALL_A ? "all-a" : t == TEXT_CORPUS ? "corpus" : "genome";
+}
+
+/* The bytes a scenario shows: its pattern, or the first of its set. */
+static size_t shown_len(const bench_scenario *p)
+{
+    return p->set ? p->set->lens[0] : p->len;
+}
+
 /* Pattern bytes for a table cell: printable ASCII kept, the rest as \xNN, long ones cut. */
 static void print_pattern(FILE *f, const bench_scenario *p)
 {
-    const size_t show = p->len > 40 ? 40 : p->len;
+    const size_t len = shown_len(p), show = len > 40 ? 40 : len;
     fputc('`', f);
     for (size_t i = 0; i < show; i++) {
         unsigned char c = (unsigned char)p->bytes[i];
@@ -56,7 +67,18 @@ static void print_pattern(FILE *f, const bench_scenario *p)
         else
             fprintf(f, "\\x%02x", c);
     }
-    fputs(show < p->len ? "...`" : "`", f);
+    fputs(show < len ? "...`" : "`", f);
+    if (p->set)
+        fprintf(f, " and %u more", p->set->count - 1);
+}
+
+/* The m column: the length, or a set's shortest-longest. */
+static void print_m(FILE *f, const bench_scenario *sc)
+{
+    if (sc->set && sc->set->min_len != sc->set->max_len)
+        fprintf(f, " %zu-%zu |", sc->set->min_len, sc->set->max_len);
+    else
+        fprintf(f, " %zu |", sc->len);
 }
 
 static double row_kernel_gbs(const bench_row *row)
@@ -117,7 +139,7 @@ static void print_auto_line(FILE *f, const bench_report *r, int dev)
     for (int sc = 0; sc < r->scenario_count; sc++) {
         scenario_summary s;
         summarize(r, dev, sc, &s);
-        if (!s.auto_row)
+        if (!s.auto_row || s.auto_row->status == ROW_UNSUPPORTED) /* not run by design */
             continue;
         double ratio = auto_ratio(&s);
         if (ratio <= 0) {
@@ -350,6 +372,48 @@ static void print_host_reads(FILE *f, const bench_report *r)
     }
 }
 
+/* The multi suite per device: every row of a set with its compile time (kernel builds
+ * included unless the program cache had them) and table memory. */
+static void print_multi_table(FILE *f, const bench_report *r, int dev)
+{
+    const bench_device *d = &r->devices[dev];
+    int header = 0;
+    for (int i = 0; i < r->row_count; i++) {
+        const bench_row *row = &r->rows[i];
+        const bench_scenario *sc = &r->scenarios[row->scenario];
+        char ran[64];
+        if (row->device != dev || !sc->set || row->data_path != CLM_PATH_AUTO)
+            continue;
+        if (!header++)
+            fprintf(f, "\n### %d:%d %s, pattern sets (multi)\n\n"
+                       "Compile s: `clm_compile` wall time (kernel builds included, unless "
+                       "*cached*: every program came from the cache). Table memory: TODO, "
+                       "when `clm_database_info` reports it.\n\n"
+                       "| scenario | patterns | m | row | kernel GB/s | %% of read BW | e2e GB/s "
+                       "count | compile s | table memory | matches | reference |\n"
+                       "|---|---:|---|---|---:|---:|---:|---:|---|---:|---|\n",
+                    d->info.platform_index, d->info.device_index,
+                    device_type_name(d->info.type));
+        fprintf(f, "| %s | %u |", sc->id, sc->set->count);
+        print_m(f, sc);
+        fprintf(f, " %s%s |", row->algorithm == CLM_ALGO_AUTO ? "auto → " : "",
+                row_ran(row, ran, sizeof ran));
+        if (row->status != ROW_OK) {
+            char note[300];
+            one_line(note, sizeof note, row->note);
+            fprintf(f, " - | - | - | - | - | - | %s%s |\n",
+                    row->status == ROW_UNSUPPORTED ? "unsupported: " : "**ERROR**: ", note);
+            continue;
+        }
+        print_gbs_cell(f, row->bytes, row->kernel_med_s);
+        print_pct_cell(f, d, row_kernel_gbs(row));
+        print_gbs_cell(f, row->bytes, row->count_med_s);
+        fprintf(f, " %.2f%s | TODO | %" PRIu64 " | %s |\n", row->compile_s,
+                row->cache_hit ? " (cached)" : "", row->matches,
+                row->mismatch ? "**MISMATCH**" : "agrees");
+    }
+}
+
 void report_markdown(FILE *f, const bench_report *r)
 {
     fprintf(f, "# clmatch bench: %s, %s%s\n\n", r->label, r->date, r->quick ? " (quick)" : "");
@@ -365,6 +429,9 @@ void report_markdown(FILE *f, const bench_report *r)
     fprintf(f, " (%.1f copies), in pageable host memory; worst cases scan a text of `a` bytes "
                "(sizes per device below)\n",
             (double)r->text_bytes / (double)(r->genome_bytes ? r->genome_bytes : 1));
+    if (r->corpus_path)
+        fprintf(f, "- Corpus (the multi suite's words): `%s` (%zu bytes of English text) "
+                   "repeated to the same size\n", r->corpus_path, r->corpus_bytes);
     fprintf(f, "- Method: per row one warm-up call on a 4 MiB prefix (excluded: it makes the "
                "first launch), then calls over the whole text until %.2g s and at least %d, cut "
                "at %.2g s, for `clm_count` and again for `clm_scan`; medians shown, best in the "
@@ -412,9 +479,11 @@ void report_markdown(FILE *f, const bench_report *r)
     for (int i = 0; i < r->scenario_count; i++) {
         const bench_scenario *sc = &r->scenarios[i];
         fprintf(f, "| %s | %s | %s | ", sc->id, sc->title,
-                sc->text == TEXT_ALL_A ? "all `a`" : "genome");
+                sc->text == TEXT_ALL_A ? "all `a`" : text_name(sc->text));
         print_pattern(f, sc);
-        fprintf(f, " | %zu | %u | %s | %s |\n", sc->len, sc->k, sc->origin,
+        fputs(" |", f);
+        print_m(f, sc);
+        fprintf(f, " %u | %s | %s |\n", sc->k, sc->origin,
                 sc->count_only ? "clm_count" : "clm_count, clm_scan");
     }
 
@@ -443,6 +512,9 @@ void report_markdown(FILE *f, const bench_report *r)
         print_scenario_table(f, r, d);
     for (int d = 0; d < r->device_count; d++)
         print_path_table(f, r, d);
+
+    for (int d = 0; d < r->device_count; d++)
+        print_multi_table(f, r, d);
 
     fputs("\n## Results\n\n"
           "| device | scenario | algorithm | variant | table memory | m | k | kernel GB/s | "
@@ -476,7 +548,8 @@ void report_markdown(FILE *f, const bench_report *r)
             fprintf(f, "%s | %s | %s |", clm_algorithm_name(row->algorithm),
                     variant_name(ok ? row->got_variant : row->variant),
                     clm_table_memory_name(row->table));
-        fprintf(f, " %zu | %u |", sc->len, sc->k);
+        print_m(f, sc);
+        fprintf(f, " %u |", sc->k);
         if (!ok) {
             fprintf(f, " - | - | - | - | - | %s%s |\n",
                     row->status == ROW_UNSUPPORTED ? "unsupported: " : "**ERROR**: ", note);
@@ -514,7 +587,7 @@ static void csv_pattern(FILE *f, const bench_scenario *p)
 {
     char buf[200];
     size_t n = 0;
-    for (size_t i = 0; i < p->len && n + 8 < sizeof buf; i++) {
+    for (size_t i = 0; i < shown_len(p) && n + 8 < sizeof buf; i++) {
         unsigned char c = (unsigned char)p->bytes[i];
         if (c >= 0x20 && c < 0x7f && c != '\\')
             buf[n++] = (char)c;
@@ -535,7 +608,8 @@ void report_csv(FILE *f, const bench_report *r)
           "count_gbs_median,count_gbs_best,scan_gbs_median,scan_gbs_best,count_reps,scan_reps,"
           "matches,expected,matches_by_edits,mismatch,compile_s,warmup_count_s,warmup_scan_s,"
           "work_group_size,bytes_per_item,auto_choice,auto_vs_best,choice,note,data_path,"
-          "data_path_used,host_read_gbs,host_read_threads\n", f);
+          "data_path_used,host_read_gbs,host_read_threads,pattern_count,min_m,cache_hit,"
+          "table_bytes\n", f);
     for (int i = 0; i < r->row_count; i++) {
         const bench_row *row = &r->rows[i];
         const bench_device *d = &r->devices[row->device];
@@ -549,7 +623,7 @@ void report_csv(FILE *f, const bench_report *r)
         csv_text(f, d->info.name);
         fprintf(f, ",%.3f,%.3f,%.3f,%s,%s,%s,%s,%s,%zu,%u,%d,", d->bw.ok ? d->bw.read_gbs : 0.0,
                 d->bw.h2d_pageable_gbs, d->bw.h2d_pinned_gbs, sc->id,
-                sc->text == TEXT_ALL_A ? "all-a" : "genome", clm_algorithm_name(row->algorithm),
+                text_name(sc->text), clm_algorithm_name(row->algorithm),
                 variant_name(ok && !is_auto ? row->got_variant : row->variant),
                 clm_table_memory_name(row->table), sc->len, sc->k,
                 (sc->flags & CLM_MISMATCHES_ONLY) != 0);
@@ -597,6 +671,8 @@ void report_csv(FILE *f, const bench_report *r)
         for (int c = 0; c <= last; c++)
             fprintf(f, "%s%u:%.3f", c ? "/" : "", d->bw.host_read_threads[c],
                     d->bw.host_read_gbs[c]);
-        fputc('\n', f);
+        /* table_bytes: empty until clm_database_info reports the tables' memory (TODO) */
+        fprintf(f, ",%u,%zu,%d,\n", sc->set ? sc->set->count : 1,
+                sc->set ? sc->set->min_len : sc->len, ok ? row->cache_hit : 0);
     }
 }

@@ -27,6 +27,17 @@ genome=$(sh tools/fetch-genome.sh) || {
     exit 2
 }
 
+# The multi suite's English corpus (bench/fetch-corpus.sh), fetched only when a run may
+# want it: an offline host must not wait on apt for the other suites.
+case " ${BENCH_ARGS:-} $* " in
+    *multi*)
+        corpus=$(sh bench/fetch-corpus.sh) || {
+            echo "bench/run.sh: could not fetch the corpus (bench/fetch-corpus.sh)" >&2
+            exit 2
+        }
+        set -- --corpus "$corpus" "$@" ;;
+esac
+
 # BENCH_ARGS is split on spaces on purpose: it is a list of options.
 # shellcheck disable=SC2086
 exec "$bin" --genome "$genome" ${BENCH_ARGS:-} "$@"

@@ -41,7 +41,9 @@ void yard_die(const yard *y, const char *what, const char *detail)
 
 static void usage(const char *prog)
 {
-    fprintf(stderr, "usage: %s [-t THREADS] [--read] [-r REPS] [-e] PATTERN FILE\n"
+    fprintf(stderr, "usage: %s [-t THREADS] [--read] [-r REPS] ([-e] PATTERN | -f PATTERNS) "
+                    "FILE\n"
+                    "  -f FILE  every line of FILE is a pattern (hs_count only)\n"
                     "  -t N     scan threads (default 1; 0 = every online CPU)\n"
                     "  --read   read the file into memory (pread) instead of mapping it (mmap)\n"
                     "  -r N     time N in-memory scans, report the best (default 1)\n",
@@ -71,7 +73,8 @@ static void *scan_part(void *arg)
     const yard *y = p->y;
     size_t stop = p->end + y->m - 1 < y->n ? p->end + y->m - 1 : y->n;
     p->count = 0;
-    p->err = p->fn(p->shared, p->index, y->text + p->begin, stop - p->begin, &p->count);
+    p->err = p->fn(p->shared, p->index, y->text + p->begin, stop - p->begin, p->end - p->begin,
+                   &p->count);
     return NULL;
 }
 
@@ -108,11 +111,60 @@ static part *new_parts(yard *y)
     return parts;
 }
 
+/* -f FILE: its lines as patterns (y->pats, lens, npat, m); a bad file ends the program. */
+static void read_patterns(yard *y, const char *file)
+{
+    FILE *f = fopen(file, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (!f)
+        yard_die(y, file, strerror(errno));
+    for (;;) {
+        if (n == cap && !(buf = realloc(buf, cap = cap ? 2 * cap : 1 << 16)))
+            yard_die(y, "out of memory for the patterns", NULL);
+        size_t got = fread(buf + n, 1, cap - n, f);
+        if (got == 0)
+            break;
+        n += got;
+    }
+    if (ferror(f))
+        yard_die(y, file, "read error");
+    fclose(f);
+    if (n == 0)
+        yard_die(y, file, "no pattern in it");
+    if (buf[n - 1] != '\n') { /* the last line without its newline */
+        if (n == cap && !(buf = realloc(buf, cap + 1)))
+            yard_die(y, "out of memory for the patterns", NULL);
+        buf[n++] = '\n';
+    }
+    unsigned lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += buf[i] == '\n';
+    y->pats = malloc(lines * sizeof *y->pats);
+    y->lens = malloc(lines * sizeof *y->lens);
+    if (!y->pats || !y->lens)
+        yard_die(y, "out of memory for the patterns", NULL);
+    for (size_t b = 0, e = 0; e < n; e++) {
+        if (buf[e] != '\n')
+            continue;
+        if (e == b) {
+            char where[64];
+            snprintf(where, sizeof where, "line %u is empty (an empty pattern)", y->npat + 1);
+            yard_die(y, file, where);
+        }
+        y->pats[y->npat] = buf + b;
+        y->lens[y->npat++] = e - b;
+        y->m = e - b > y->m ? e - b : y->m;
+        b = e + 1;
+    }
+    y->pat = y->pats[0];
+}
+
 void yard_open(yard *y, const char *prog, int argc, char **argv)
 {
     long threads = 1, reps = 1;
     int use_mmap = 1;
-    const char *pat = NULL, *path = NULL;
+    const char *pat = NULL, *path = NULL, *pattern_file = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-t") && i + 1 < argc)
@@ -123,11 +175,13 @@ void yard_open(yard *y, const char *prog, int argc, char **argv)
             use_mmap = 0;
         else if (!strcmp(a, "--mmap"))
             use_mmap = 1;
-        else if (!strcmp(a, "-e") && i + 1 < argc && !pat)
+        else if (!strcmp(a, "-e") && i + 1 < argc && !pat && !pattern_file)
             pat = argv[++i];
+        else if (!strcmp(a, "-f") && i + 1 < argc && !pat && !pattern_file)
+            pattern_file = argv[++i];
         else if (!strcmp(a, "--") && i + 1 < argc) {
             for (i++; i < argc; i++) {
-                if (!pat)
+                if (!pat && !pattern_file)
                     pat = argv[i];
                 else if (!path)
                     path = argv[i];
@@ -136,14 +190,14 @@ void yard_open(yard *y, const char *prog, int argc, char **argv)
             }
         } else if (a[0] == '-' && a[1])
             usage(prog);
-        else if (!pat)
+        else if (!pat && !pattern_file)
             pat = a;
         else if (!path)
             path = a;
         else
             usage(prog);
     }
-    if (!pat || !path || reps < 1 || threads < 0)
+    if ((!pat && !pattern_file) || !path || reps < 1 || threads < 0)
         usage(prog);
     if (threads == 0)
         threads = sysconf(_SC_NPROCESSORS_ONLN);
@@ -153,12 +207,21 @@ void yard_open(yard *y, const char *prog, int argc, char **argv)
         threads = YARD_MAX_THREADS;
     memset(y, 0, sizeof *y);
     y->prog = prog;
-    y->pat = pat;
     y->path = path;
-    y->m = strlen(pat);
     y->threads = (int)threads;
     y->reps = reps;
     y->use_mmap = use_mmap;
+    if (pattern_file) {
+        read_patterns(y, pattern_file);
+    } else {
+        static const char *one[1];
+        static size_t one_len[1];
+        y->pat = one[0] = pat;
+        y->m = one_len[0] = strlen(pat);
+        y->pats = one;
+        y->lens = one_len;
+        y->npat = 1;
+    }
     if (y->m == 0)
         yard_die(y, "empty pattern", NULL);
 
@@ -219,9 +282,9 @@ void yard_report(const yard *y, unsigned long long count, double best, const cha
     printf("%llu\n", count);
     fflush(stdout);
     fprintf(stderr,
-            "%s: bytes=%zu m=%zu threads=%d reps=%ld load_s=%.6f %sscan_s=%.6f scan_gbs=%.3f "
-            "matches=%llu mode=%s%s\n",
-            y->prog, y->n, y->m, y->threads, y->reps, y->load_s, mid, best,
+            "%s: bytes=%zu m=%zu patterns=%u threads=%d reps=%ld load_s=%.6f %sscan_s=%.6f "
+            "scan_gbs=%.3f matches=%llu mode=%s%s\n",
+            y->prog, y->n, y->m, y->npat, y->threads, y->reps, y->load_s, mid, best,
             best > 0 ? (double)y->n / best / 1e9 : 0.0, count, y->use_mmap ? "mmap" : "read",
             tail);
 }

@@ -4,7 +4,7 @@
  * m - 1 bytes of overlap, the timing and the report. Each program keeps only its own search.
  * Not part of clmatch-bench (the Makefile filters it out of BENCH_SRC with CMP_SRC).
  *
- *   PROG [-t THREADS] [--read] [-r REPS] [-e] PATTERN FILE
+ *   PROG [-t THREADS] [--read] [-r REPS] ([-e] PATTERN | -f PATTERN_FILE) FILE
  */
 #ifndef CLMATCH_BENCH_YARDSTICK_H
 #define CLMATCH_BENCH_YARDSTICK_H
@@ -14,7 +14,12 @@
 typedef struct {
     const char *prog;       /* the program's name: messages and the report line start with it */
     const char *pat, *path;
-    size_t m;               /* strlen(pat), never 0 */
+    size_t m;               /* the longest pattern's length, never 0 */
+    /* The patterns: -f's lines (each non-empty; the last newline ends the last one), or
+     * the one pattern (pats[0] = pat). */
+    const char **pats;
+    size_t *lens;
+    unsigned npat;
     int threads;            /* parts (and threads) of the scan, 1..YARD_MAX_THREADS */
     long reps;              /* timed in-memory scans (the best is reported) */
     int use_mmap;           /* 1: mmap the file (default); 0: --read, pread into malloc'd memory */
@@ -25,11 +30,13 @@ typedef struct {
 } yard;
 
 /*
- * Count the occurrences in text[0, len) of shared's pattern for part `part` (0..threads-1):
- * the part's own bytes plus up to m - 1 bytes of the next one, so what it finds starts in
- * the part. Return 0, or nonzero on an error (yard_scan then exits with status 2).
+ * Count the occurrences in text[0, len) of shared's patterns for part `part`
+ * (0..threads-1): the part's own bytes text[0, own) plus up to m - 1 bytes of the next one.
+ * Count an occurrence when it starts before own (with one pattern, every one found does; a
+ * shorter pattern of a set may lie wholly in the next part's bytes). Return 0, or nonzero on
+ * an error (yard_scan then exits with status 2).
  */
-typedef int (*yard_count_fn)(void *shared, int part, const char *text, size_t len,
+typedef int (*yard_count_fn)(void *shared, int part, const char *text, size_t len, size_t own,
                              unsigned long long *count);
 
 /* "PROG: what[: detail]" on stderr, exit status 2. */
