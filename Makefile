@@ -35,7 +35,7 @@ CMP_SRC  := bench/hs_count.c bench/memmem_count.c bench/yardstick.c
 BENCH_SRC:= $(filter-out $(CMP_SRC),$(BENCH_SRC))
 
 PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune $(B)/clmatch-example \
-            $(B)/clmatch-kernels
+            $(B)/clmatch-kernels $(B)/clmatch-cas-offinder
 ALL      := $(B)/libclmatch.a $(B)/libclmatch.so $(PROGRAMS) $(B)/clmatch-tests \
             $(B)/clmatch-bench $(B)/clmatch.pc
 
@@ -67,6 +67,11 @@ $(B)/libclmatch.so: $(LIB_OBJ)
 CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/fasta.c tools/crispr.c
 $(B)/clmatch: $(CLI_SRC) tools/cli_common.h tools/dna.h tools/fasta.h tools/crispr.h $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CLI_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+CASOFF_SRC := tools/clmatch-cas-offinder.c tools/casoff.c tools/cli_common.c tools/fasta.c \
+              tools/crispr.c
+$(B)/clmatch-cas-offinder: $(CASOFF_SRC) tools/casoff.h tools/cli_common.h tools/fasta.h \
+                           tools/crispr.h $(B)/libclmatch.a
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CASOFF_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-devices: tools/clmatch-devices.c $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-tune: tools/clmatch-tune.c $(B)/libclmatch.a
