@@ -858,6 +858,7 @@ int casoff_main(int argc, char **argv)
         return 0;
     }
     if (argc != 4) {
+        errmsg("expected 3 arguments: INPUT {C|G|A}[DEVICE_IDS] OUTPUT");
         usage(stderr);
         return EXIT_TROUBLE;
     }
