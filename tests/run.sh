@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run the clmatch test suite: the shared library's exports (tests/lib.sh), the library tests
-# (clmatch-tests) and the CLI tests (tests/cli.sh, tests/cli_dna.sh and tests/cli_crispr.sh, when present), then
-# print ONE summary line "N passed, M failed".
+# (clmatch-tests) and the CLI tests (tests/cli.sh, tests/cli_dna.sh and tests/cli_crispr.sh,
+# when present), then print ONE summary line "N passed, M failed".
 #
 #   sh tests/run.sh              the standard run, binaries from build/    (make test)
 #   sh tests/run.sh --full       every differential case (GPU machines)    (make test-full)
