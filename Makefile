@@ -35,7 +35,7 @@ CMP_SRC  := bench/hs_count.c bench/memmem_count.c bench/yardstick.c
 BENCH_SRC:= $(filter-out $(CMP_SRC),$(BENCH_SRC))
 
 PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune $(B)/clmatch-example \
-            $(B)/clmatch-kernels
+            $(B)/clmatch-kernels $(B)/clmatch-cas-offinder
 ALL      := $(B)/libclmatch.a $(B)/libclmatch.so $(PROGRAMS) $(B)/clmatch-tests \
             $(B)/clmatch-bench $(B)/clmatch.pc
 
@@ -64,9 +64,14 @@ $(B)/libclmatch.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 # ---- programs (linked statically against the library so they run from build/) ----------
-CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/fasta.c
-$(B)/clmatch: $(CLI_SRC) tools/cli_common.h tools/dna.h tools/fasta.h $(B)/libclmatch.a
+CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/fasta.c tools/crispr.c
+$(B)/clmatch: $(CLI_SRC) tools/cli_common.h tools/dna.h tools/fasta.h tools/crispr.h $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CLI_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+CASOFF_SRC := tools/clmatch-cas-offinder.c tools/casoff.c tools/cli_common.c tools/fasta.c \
+              tools/crispr.c
+$(B)/clmatch-cas-offinder: $(CASOFF_SRC) tools/casoff.h tools/cli_common.h tools/fasta.h \
+                           tools/crispr.h $(B)/libclmatch.a
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CASOFF_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-devices: tools/clmatch-devices.c $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-tune: tools/clmatch-tune.c $(B)/libclmatch.a
@@ -186,7 +191,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS    ?=
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_DEP_OBJ := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRC) $(B)/kernels_gen.c \
-                  tools/cli_common.c tools/dna.c tools/fasta.c tests/t_ref.c)
+                  tools/cli_common.c tools/dna.c tools/fasta.c tools/crispr.c tests/t_ref.c)
 FUZZ_HDR     := include/clmatch.h $(wildcard host/*.h tools/*.h tests/*.h tests/fuzz/*.h)
 
 .PHONY: fuzz fuzz-build

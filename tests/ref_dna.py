@@ -4,7 +4,8 @@ both strands with plain loops and dynamic programming (tests/ref_fuzzy.py), inde
 the library and of the CLI's streaming, and prints what the CLI should print.
 
     ref_dna.py [--fasta] [-i] [--degenerate] [--degenerate-text] [-k K] [--mismatches-only]
-               [--strand both|+|-] [--bed | -c] (-e PATTERN | -f FILE)... FILE...
+               [--strand both|+|-] [--bed | -c] [--pam PAM | --pam5 PAM]
+               (-e PATTERN | -f FILE)... FILE...
 
 Semantics (README.md "DNA mode"; include/clmatch.h at CLM_DNA and clm_match):
   - Input: empty lines before the first line are skipped; '>' first: FASTA (header lines
@@ -20,6 +21,9 @@ Semantics (README.md "DNA mode"; include/clmatch.h at CLM_DNA and clm_match):
   - k = 0: every start; --mismatches-only: every start with at most k substitutions; else
     for each end position the best alignment (fewest edits, then length closest to the
     pattern's, then the earlier start), as ref_fuzzy.sellers.
+  - --pam / --pam5: every pattern becomes guide+PAM / PAM+guide (-k K still has to be smaller
+    than the guide); a match is kept only when every PAM byte is in its code's set, so with
+    -m K the edits are the guide's mismatches. With -k K (edits) it is an error.
   - Rows per record in file order, per pattern in the order given (duplicates of the same
     name and pattern dropped), + rows by (start, end), then - rows by (end, start) descending.
 Exit status 0 when something matched, 1 when nothing did, 2 on bad input.
@@ -147,7 +151,8 @@ def search(seq, syms, k, mism):
 
 def main(argv):
     opts = {'fasta': False, 'i': False, 'degenerate': False, 'dtext': False, 'k': 0,
-            'mism': False, 'strand': 'both', 'bed': False, 'count': False, 'pats': []}
+            'mism': False, 'strand': 'both', 'bed': False, 'count': False, 'pats': [],
+            'pam': None, 'pam5': False}
     files = []
     i = 0
     while i < len(argv):
@@ -176,6 +181,9 @@ def main(argv):
             opts['bed'] = True
         elif a == '-c':
             opts['count'] = True
+        elif a in ('--pam', '--pam5'):
+            i += 1
+            opts['pam'], opts['pam5'] = argv[i].encode(), a == '--pam5'
         elif a in ('-e', '-f'):
             i += 1
             opts['pats'].append((a[1], argv[i]))
@@ -185,12 +193,24 @@ def main(argv):
     try:
         pats = load_patterns(opts)
         k, lc = opts['k'], opts['i'] and not opts['degenerate']
-        engines = []  # (pattern index, strand, symbols)
+        pam = opts['pam']
+        if pam is not None:
+            if not pam or any(chr(c).upper() not in IUPAC for c in pam):
+                raise BadInput('bad PAM %r' % pam)
+            if k > 0 and not opts['mism']:
+                raise BadInput('--pam needs -m')
+            pats = [(n, pam + p if opts['pam5'] else p + pam) for n, p in pats]
+        engines = []  # (pattern index, strand, symbols, PAM range in the symbols)
         for pi, (_, p) in enumerate(pats):
+            n = len(p)
+            pr = (0, 0)
+            if pam is not None:
+                pr = (0, len(pam)) if opts['pam5'] else (n - len(pam), n)
             if opts['strand'] in ('both', '+'):
-                engines.append((pi, 1, symbols(p, opts['i'], opts['dtext'])))
+                engines.append((pi, 1, symbols(p, opts['i'], opts['dtext']), pr))
             if opts['strand'] in ('both', '-'):
-                engines.append((pi, -1, symbols(revcomp(p), opts['i'], opts['dtext'])))
+                engines.append((pi, -1, symbols(revcomp(p), opts['i'], opts['dtext']),
+                                (n - pr[1], n - pr[0])))
         w = sys.stdout.buffer
         if not opts['bed'] and not opts['count']:
             w.write(b'seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched' +
@@ -199,8 +219,10 @@ def main(argv):
         for path in files or ['-']:
             for rid, seq in read_fasta(path, opts['fasta']):
                 rows = []
-                for pi, strand, syms in engines:
+                for pi, strand, syms, pr in engines:
                     for s, e, d in search(seq, syms, k, opts['mism']):
+                        if any(seq[s + j] not in syms[j] for j in range(*pr)):
+                            continue
                         key = (s, e) if strand > 0 else (-e, -s)
                         rows.append((pi, -strand, key, s, e, d, strand))
                 rows.sort()

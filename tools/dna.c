@@ -23,6 +23,7 @@
 
 #include "clmatch.h"
 #include "cli_common.h"
+#include "crispr.h"
 #include "fasta.h"
 
 #include <errno.h>
@@ -59,6 +60,7 @@ typedef struct {
     int mismatches_only;
     int strands;
     int bed, count, stats;
+    crispr_pam pam;      /* --pam / --pam5 (pam.seq NULL: none) */
     cli_device_opts dev; /* -p -d -a --variant --table-memory --block-size */
     const char **pattern_args; /* -e values, or the PATTERN operand */
     size_t n_pattern_args;
@@ -100,6 +102,10 @@ static void print_help(void)
         "  -m, --max-mismatch=K      the same as --mismatches-only -k K\n"
         "      --strand=both|+|-     strands searched (default both)\n"
         "  -P, --only-positive-strand  the same as --strand=+\n"
+        "      --pam=PAM             CRISPR: append the IUPAC PAM (e.g. NGG) on the 3' side\n"
+        "                            of every pattern; it must match exactly, -m K counts\n"
+        "                            the mismatches of the guide only (matched shows the PAM)\n"
+        "      --pam5=PAM            the same with the PAM on the 5' side (Cas12a: TTTV)\n"
         "\n",
         stdout);
     fputs(
@@ -169,6 +175,8 @@ enum {
     OPT_STRAND,
     OPT_BED,
     OPT_STATS,
+    OPT_PAM,
+    OPT_PAM5,
     OPT_HELP
 };
 
@@ -189,6 +197,8 @@ static const struct option long_options[] = {
     {"count", no_argument, NULL, 'c'},
     CLI_DEVICE_LONG_OPTIONS,
     {"stats", no_argument, NULL, OPT_STATS},
+    {"pam", required_argument, NULL, OPT_PAM},
+    {"pam5", required_argument, NULL, OPT_PAM5},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -200,6 +210,22 @@ static int parse_errors(const char *opt, const char *arg, unsigned *k)
         return -1;
     }
     *k = (unsigned)v;
+    return 0;
+}
+
+/* --pam / --pam5 SEQ. Returns 0, or -1 after a message. */
+static int set_pam(dna_config *cfg, int five_prime, const char *seq)
+{
+    const char *option = five_prime ? "--pam5" : "--pam";
+    if (cfg->pam.seq && cfg->pam.five_prime != five_prime) {
+        errmsg("--pam and --pam5 exclude each other");
+        return -1;
+    }
+    if (crispr_pam_check(option, seq) != 0)
+        return -1;
+    cfg->pam.seq = seq;
+    cfg->pam.len = strlen(seq);
+    cfg->pam.five_prime = five_prime;
     return 0;
 }
 
@@ -260,6 +286,11 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
         case OPT_BED: cfg->bed = 1; break;
         case 'c': cfg->count = 1; break;
         case OPT_STATS: cfg->stats = 1; break;
+        case OPT_PAM:
+        case OPT_PAM5:
+            if (set_pam(cfg, opt == OPT_PAM5, optarg) != 0)
+                return EXIT_TROUBLE;
+            break;
         case OPT_HELP:
             print_help();
             return EXIT_MATCH;
@@ -269,6 +300,15 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
     }
     if (cli_check_mismatches(cfg->mismatches_only, cfg->max_errors, "--dna ") != 0)
         return EXIT_TROUBLE;
+    if (cfg->pam.seq && cfg->max_errors > 0 && !cfg->mismatches_only) {
+        /* With insertions and deletions the PAM's bases in a match are not known. */
+        errmsg("--pam%s counts mismatches only: use -m K, not -k K",
+               cfg->pam.five_prime ? "5" : "");
+        cli_usage_hint("--dna ");
+        return EXIT_TROUBLE;
+    }
+    cfg->pam.caseless = cfg->caseless;
+    cfg->pam.degenerate_text = cfg->degenerate_text;
     if (cfg->bed && cfg->count) {
         errmsg("--bed and -c exclude each other");
         cli_usage_hint("--dna ");
@@ -562,6 +602,24 @@ static int pattern_cmp(const void *x, const void *y)
     return i < j ? -1 : i > j;
 }
 
+/* --pam: the pattern becomes guide+PAM (PAM+guide with --pam5), searched and shown whole. */
+static int join_pam(const crispr_pam *pam, dna_pattern *p)
+{
+    size_t len;
+    char *seq = crispr_join(pam, p->seq, p->len, &len), *shown = seq ? dup_bytes(seq, len) : NULL;
+    if (!shown) {
+        free(seq);
+        errmsg("out of memory");
+        return -1;
+    }
+    free(p->seq);
+    free(p->shown);
+    p->seq = seq;
+    p->shown = shown;
+    p->len = len;
+    return 0;
+}
+
 /* Gather, validate and deduplicate the patterns. Returns 0 or -1 after a message. */
 static int build_patterns(const dna_config *cfg, pattern_list *l)
 {
@@ -606,6 +664,8 @@ static int build_patterns(const dna_config *cfg, pattern_list *l)
             free(seq);
             return -1;
         }
+        if (cfg->pam.seq && join_pam(&cfg->pam, p) != 0)
+            return -1;
         if (cfg->caseless && !cfg->degenerate)
             for (j = 0; j < p->len; j++)
                 p->shown[j] = (char)lower((unsigned char)p->shown[j]);
@@ -690,6 +750,7 @@ typedef struct {
     size_t arena_len, arena_cap;
     /* Totals. */
     uint64_t total_matches, records, bytes_in, seq_bytes, dropped, clamped;
+    uint64_t pam_mismatched; /* --pam: matches dropped for a mismatch in the PAM */
     int failed;   /* an error was reported */
     int internal; /* an internal error stopped the scan */
 } dna_run;
@@ -862,12 +923,18 @@ static int on_match(const clm_match *m, void *vctx)
         start = rec->start;
         r->clamped++;
     }
+    if (start < r->base || m->end > r->base + r->win_len)
+        return internal_error(r, m, "outside the text kept");
+    if (r->cfg.pam.seq &&
+        !crispr_pam_matches(&r->cfg.pam, r->win + (start - r->base), (size_t)(m->end - start),
+                            r->cfg.strands == STRAND_MINUS ? -1 : m->strand)) {
+        r->pam_mismatched++;
+        return 0;
+    }
     if (r->cfg.count) {
         r->n_hits++; /* counted, not kept */
         return 0;
     }
-    if (start < r->base || m->end > r->base + r->win_len)
-        return internal_error(r, m, "outside the text kept");
     if (grow((void **)&r->hits, &r->hits_cap, r->n_hits + 1, sizeof *r->hits) != 0 ||
         grow((void **)&r->arena, &r->arena_cap, r->arena_len + (size_t)(m->end - start), 1) != 0) {
         errmsg("out of memory for the matches of record '%.*s'", (int)rec->id_len, rec->id);
@@ -1194,6 +1261,9 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
             " sequence bytes, %" PRIu64 " match(es); at record boundaries %" PRIu64
             " dropped, %" PRIu64 " clamped to the record start\n",
             r->records, r->bytes_in, r->seq_bytes, r->total_matches, r->dropped, r->clamped);
+    if (r->cfg.pam.seq)
+        fprintf(stderr, "clmatch: %" PRIu64 " match(es) dropped for a mismatch in the PAM\n",
+                r->pam_mismatched);
     if (clm_scratch_get_stats(r->scratch, &s, sizeof s) == CLM_OK) {
         fprintf(stderr,
                 "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64

@@ -1,0 +1,939 @@
+/*
+ * The Cas-OFFinder 2.4.1 front end (see casoff.h; formats taken from its documentation and
+ * source, no code).
+ *
+ * Input file: line 1 the genome (a FASTA file, or a directory whose FASTA files are read in
+ * name order), line 2 the template (e.g. NNNNNNNNNNNNNNNNNNNNNRG), then one query a line:
+ * "QUERY LIMIT [ID]" separated by white space, every line with the same number of fields.
+ *
+ * What 2.4.1 reports, and so we do: a site is L = template length bases inside one record
+ * (records are upper-cased; the name is the whole header line). On the + strand the site is
+ * the text, on the - strand its reverse complement. The template's non-N positions must not
+ * mismatch; the query's non-N positions count mismatches, at most LIMIT. "Mismatch" is
+ * 2.4.1's: a code A/C/G/T mismatches any other byte (N included); a degenerate code
+ * mismatches only the bases A/C/G/T outside its set (so a text N or other code never
+ * mismatches it); N never mismatches.
+ *
+ * How: each query, its N positions filled from the template, is one pattern of ONE library
+ * search with Hamming distance max(LIMIT) on both strands, over the text with every byte
+ * other than A/C/G/T turned to N and CLM_DEGENERATE_TEXT (a text N matches any code). Its
+ * distance is never above 2.4.1's count, so every site is a candidate; each candidate is
+ * then checked with 2.4.1's rules above.
+ *
+ * Rows: per genome file, per query in input order, by position, + before -.
+ */
+#include "casoff.h"
+
+#include "clmatch.h"
+#include "cli_common.h"
+#include "crispr.h"
+#include "fasta.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_LIMIT 65535u /* 2.4.1 keeps the limit in 16 bits */
+
+typedef struct {
+    char *seq;   /* upper case, template length */
+    char *rc;    /* its reverse complement */
+    char *id;    /* third field, or NULL */
+    unsigned limit;
+    unsigned pattern; /* index of its library pattern */
+} query;
+
+typedef struct {
+    char *name;
+    uint64_t start, len; /* in the genome text */
+} record;
+
+typedef struct {
+    uint64_t pos; /* in the genome text */
+    unsigned q, mm;
+    int strand;
+} site;
+
+typedef struct {
+    const char *input; /* for messages */
+    char *genome;      /* line 1 */
+    char *tmpl, *tmpl_rc;
+    size_t len;        /* template length */
+    query *q;
+    size_t nq, q_cap;
+    int has_ids;
+    /* Library patterns: the distinct queries with the template in their N positions. */
+    char **pat;
+    size_t npat;
+    size_t *first_q, *next_q; /* the queries of pattern p: first_q[p], next_q[q] ... */
+    unsigned max_limit;
+    /* One genome file. */
+    unsigned char *text; /* upper case */
+    size_t text_len, text_cap;
+    record *rec;
+    size_t nrec, rec_cap;
+    site *hits;
+    size_t nhits, hits_cap;
+    int failed;
+} casoff;
+
+static void usage(FILE *f)
+{
+    fputs("Usage: clmatch-cas-offinder {INPUT|-} {C|G|A}[DEVICE_IDS] {OUTPUT|-}\n"
+          "A drop-in for Cas-OFFinder 2.4.1 (C: CPUs, G: GPUs, A: accelerators; ids as\n"
+          "0,2 or 0:3 pick among the devices of that type; clmatch uses the first one).\n"
+          "INPUT: the genome (FASTA file or directory), the template, then QUERY LIMIT [ID]\n"
+          "lines. See docs/dna.md.\n",
+          f);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    size_t c = *cap ? *cap : 64;
+    void *n;
+    if (need <= *cap)
+        return 0;
+    while (c < need)
+        c *= 2;
+    n = realloc(*p, c * elem);
+    if (!n) {
+        errmsg("out of memory");
+        return -1;
+    }
+    *p = n;
+    *cap = c;
+    return 0;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* ---- 2.4.1's base comparison ------------------------------------------------------------- */
+
+static int is_acgt(unsigned char b)
+{
+    return b == 'A' || b == 'C' || b == 'G' || b == 'T';
+}
+
+/* Does upper-case text byte b mismatch upper-case code c? */
+static int mismatch(unsigned char c, unsigned char b)
+{
+    if (is_acgt(c))
+        return b != c;
+    if (c == 'N')
+        return 0;
+    return is_acgt(b) && (iupac_set(b) & iupac_set(c)) == 0;
+}
+
+/* 2.4.1's complement: IUPAC pairs; S, W, N and any other byte stay. */
+static unsigned char complement(unsigned char b)
+{
+    return b == 'U' ? b : iupac_complement(b);
+}
+
+static void revcomp(char *dst, const char *src, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        dst[i] = (char)complement((unsigned char)src[n - 1 - i]);
+}
+
+/* ---- the input file ---------------------------------------------------------------------- */
+
+/* Upper-case an IUPAC sequence (codes A C G T R Y S W K M B D H V N only, as 2.4.1 lists
+ * them). Returns the 0-based offset of the first other byte, or n. */
+static size_t upper_iupac(char *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'a' && c <= 'z')
+            c = (unsigned char)(c - 'a' + 'A');
+        if (c == 'U' || iupac_set(c) == 0)
+            return i;
+        s[i] = (char)c;
+    }
+    return n;
+}
+
+static int bad_code(const casoff *c, size_t line, const char *what, const char *s, size_t at)
+{
+    errmsg("%s line %zu: %s: '%c' at position %zu is not one of Cas-OFFinder's codes "
+           "(A C G T R Y S W K M B D H V N)",
+           c->input, line, what, s[at], at + 1);
+    return -1;
+}
+
+/* A query line (its fields split in place). Returns 0 or -1 after a message. */
+static int parse_query(casoff *c, char *ln, size_t line)
+{
+    char *f[4], *save = NULL, *end;
+    size_t nf = 0, n;
+    unsigned long limit;
+    query *q;
+    for (char *t = strtok_r(ln, " \t\v\f", &save); t; t = strtok_r(NULL, " \t\v\f", &save))
+        if (nf < 4)
+            f[nf++] = t;
+        else
+            nf++;
+    if (nf != 2 && nf != 3) {
+        errmsg("%s line %zu: expected 'QUERY LIMIT' or 'QUERY LIMIT ID' (%zu fields)", c->input,
+               line, nf);
+        return -1;
+    }
+    if (c->nq > 0 && (nf == 3) != c->has_ids) {
+        errmsg("%s line %zu: %zu fields, but the first query line has %d (every query line "
+               "has the same number)",
+               c->input, line, nf, c->has_ids ? 3 : 2);
+        return -1;
+    }
+    c->has_ids = nf == 3;
+    n = strlen(f[0]);
+    if (n != c->len) {
+        errmsg("%s line %zu: the query has %zu bases, the template (line 2) %zu: they must be "
+               "as long",
+               c->input, line, n, c->len);
+        return -1;
+    }
+    if (upper_iupac(f[0], n) != n)
+        return bad_code(c, line, "query", f[0], upper_iupac(f[0], n));
+    errno = 0;
+    limit = strtoul(f[1], &end, 10);
+    if (f[1][0] < '0' || f[1][0] > '9' || *end || errno || limit > MAX_LIMIT) {
+        errmsg("%s line %zu: invalid mismatch limit '%s' (expected a number 0 to %u)", c->input,
+               line, f[1], MAX_LIMIT);
+        return -1;
+    }
+    if (grow((void **)&c->q, &c->q_cap, c->nq + 1, sizeof *c->q) != 0)
+        return -1;
+    q = &c->q[c->nq];
+    memset(q, 0, sizeof *q);
+    c->nq++;
+    q->seq = dup_n(f[0], n);
+    q->rc = malloc(n + 1);
+    q->id = nf == 3 ? dup_n(f[2], strlen(f[2])) : NULL;
+    q->limit = (unsigned)limit;
+    if (!q->seq || !q->rc || (nf == 3 && !q->id)) {
+        errmsg("out of memory");
+        return -1;
+    }
+    revcomp(q->rc, q->seq, n);
+    q->rc[n] = '\0';
+    return 0;
+}
+
+static int read_all(const char *path, char **data, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int err = 0;
+    if (!f) {
+        errmsg("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        size_t got;
+        if (cap - n < 65536 && grow((void **)&buf, &cap, n + 65536, 1) != 0) {
+            err = -1;
+            break;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                errmsg("%s: %s", path, strerror(errno));
+                err = -1;
+            }
+            break;
+        }
+    }
+    if (f != stdin)
+        fclose(f);
+    if (err) {
+        free(buf);
+        return -1;
+    }
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+/* The whole input file. Returns 0 or -1 after a message. */
+static int parse_input(casoff *c, const char *path)
+{
+    char *data, *p;
+    size_t len, line = 0, blank = 0;
+    int rc = 0;
+    c->input = strcmp(path, "-") == 0 ? "(standard input)" : path;
+    if (read_all(path, &data, &len) != 0)
+        return -1;
+    {
+        char *d = realloc(data, len + 1); /* room for the final NUL */
+        if (!d) {
+            free(data);
+            errmsg("out of memory");
+            return -1;
+        }
+        data = d;
+        data[len] = '\0';
+    }
+    for (p = data; rc == 0 && *p;) {
+        char *nl = strchr(p, '\n'), *ln = p;
+        size_t n;
+        if (nl)
+            *nl = '\0';
+        p = nl ? nl + 1 : p + strlen(p);
+        n = strlen(ln);
+        if (n > 0 && ln[n - 1] == '\r')
+            ln[--n] = '\0';
+        line++;
+        if (line == 1) {
+            if (n == 0) {
+                errmsg("%s line 1: no genome path (a FASTA file or a directory of them)",
+                       c->input);
+                rc = -1;
+            } else if (!(c->genome = dup_n(ln, n))) {
+                errmsg("out of memory");
+                rc = -1;
+            }
+        } else if (line == 2) {
+            if (n == 0) {
+                errmsg("%s line 2: no template (e.g. NNNNNNNNNNNNNNNNNNNNNRG)", c->input);
+                rc = -1;
+            } else if (upper_iupac(ln, n) != n) {
+                rc = bad_code(c, 2, "template", ln, upper_iupac(ln, n));
+            } else if (!(c->tmpl = dup_n(ln, n)) || !(c->tmpl_rc = dup_n(ln, n))) {
+                errmsg("out of memory");
+                rc = -1;
+            } else {
+                c->len = n;
+                revcomp(c->tmpl_rc, c->tmpl, n);
+            }
+        } else if (n == 0 || strspn(ln, " \t\v\f") == n) {
+            if (!blank)
+                blank = line;
+        } else if (blank) {
+            /* 2.4.1 stops at an empty line and silently drops the queries after it. */
+            errmsg("%s line %zu: empty line before more queries", c->input, blank);
+            rc = -1;
+        } else {
+            rc = parse_query(c, ln, line);
+        }
+    }
+    if (rc == 0 && line < 2) {
+        errmsg("%s: %s", c->input,
+               line == 0 ? "empty input (expected the genome path, the template, queries)"
+                         : "no template line (line 2)");
+        rc = -1;
+    } else if (rc == 0 && c->nq == 0) {
+        errmsg("%s: no query line (expected 'QUERY LIMIT' lines after the template)", c->input);
+        rc = -1;
+    }
+    free(data);
+    return rc;
+}
+
+/* ---- library patterns -------------------------------------------------------------------- */
+
+static const casoff *sort_ctx;
+
+static int pat_cmp(const void *a, const void *b)
+{
+    const size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int r = strcmp(sort_ctx->pat[i], sort_ctx->pat[j]);
+    return r ? r : (i < j ? -1 : i > j);
+}
+
+/* One pattern per distinct query-with-template (queries that differ only in their limit or
+ * id share one). Returns 0 or -1 after a message. */
+static int build_patterns(casoff *c)
+{
+    size_t i, j, *order;
+    unsigned *which;
+    c->pat = calloc(c->nq, sizeof *c->pat);
+    c->first_q = malloc(c->nq * sizeof *c->first_q);
+    c->next_q = malloc(c->nq * sizeof *c->next_q);
+    order = malloc(c->nq * sizeof *order);
+    which = malloc(c->nq * sizeof *which);
+    if (!c->pat || !c->first_q || !c->next_q || !order || !which) {
+        free(order);
+        free(which);
+        errmsg("out of memory");
+        return -1;
+    }
+    for (i = 0; i < c->nq; i++) {
+        const query *q = &c->q[i];
+        if (!(c->pat[i] = dup_n(q->seq, c->len))) {
+            errmsg("out of memory");
+            c->npat = i + 1;
+            free(order);
+            free(which);
+            return -1;
+        }
+        for (j = 0; j < c->len; j++)
+            if (q->seq[j] == 'N')
+                c->pat[i][j] = c->tmpl[j];
+        if (q->limit > c->max_limit)
+            c->max_limit = q->limit;
+        order[i] = i;
+    }
+    c->npat = c->nq;
+    sort_ctx = c;
+    qsort(order, c->nq, sizeof *order, pat_cmp);
+    /* Number the distinct patterns; queries of one pattern are chained in input order. */
+    for (i = 0; i < c->nq; i++) {
+        if (i > 0 && strcmp(c->pat[order[i]], c->pat[order[i - 1]]) == 0)
+            which[order[i]] = which[order[i - 1]];
+        else
+            which[order[i]] = (unsigned)order[i];
+    }
+    for (i = 0; i < c->nq; i++)
+        c->next_q[i] = SIZE_MAX;
+    /* order, no longer needed, maps a first query to its pattern number. */
+    {
+        size_t kept = 0, w = 0;
+        for (i = 0; i < c->nq; i++) {
+            if (which[i] == i) { /* the first query of its pattern (the smallest index) */
+                order[i] = kept;
+                c->first_q[kept++] = i;
+            } else {
+                for (j = c->first_q[order[which[i]]]; c->next_q[j] != SIZE_MAX; j = c->next_q[j])
+                    ;
+                c->next_q[j] = i;
+            }
+            c->q[i].pattern = (unsigned)order[which[i]];
+        }
+        for (i = 0; i < c->nq; i++) {
+            if (which[i] == i)
+                c->pat[w++] = c->pat[i];
+            else
+                free(c->pat[i]);
+        }
+        for (i = w; i < c->nq; i++)
+            c->pat[i] = NULL;
+        c->npat = kept;
+    }
+    free(order);
+    free(which);
+    return 0;
+}
+
+/* ---- one genome file --------------------------------------------------------------------- */
+
+static int on_record(void *vctx, const char *header, size_t len, uint64_t line)
+{
+    casoff *c = vctx;
+    record *r;
+    (void)line;
+    if (grow((void **)&c->rec, &c->rec_cap, c->nrec + 1, sizeof *c->rec) != 0)
+        return 1;
+    r = &c->rec[c->nrec];
+    /* 2.4.1 names a sequence after its whole header line, not its first word. */
+    if (!(r->name = dup_n(header, len))) {
+        errmsg("out of memory");
+        return 1;
+    }
+    r->start = c->text_len;
+    r->len = 0;
+    c->nrec++;
+    return 0;
+}
+
+static int on_sequence(void *vctx, const unsigned char *seq, size_t n)
+{
+    casoff *c = vctx;
+    size_t i;
+    if (grow((void **)&c->text, &c->text_cap, c->text_len + n, 1) != 0)
+        return 1;
+    for (i = 0; i < n; i++) {
+        unsigned char b = seq[i];
+        c->text[c->text_len + i] = (b >= 'a' && b <= 'z') ? (unsigned char)(b - 'a' + 'A') : b;
+    }
+    c->text_len += n;
+    c->rec[c->nrec - 1].len += n;
+    return 0;
+}
+
+static int on_record_end(void *vctx)
+{
+    (void)vctx;
+    return 0;
+}
+
+/* Read a FASTA file whole (2.4.1 does too). Returns 1 when it is not FASTA (its first byte
+ * is not '>'), 0 when read, -1 after a message. */
+static int load_fasta(casoff *c, const char *path)
+{
+    static const fasta_callbacks cb = {on_record, on_sequence, on_record_end};
+    fasta_reader fr;
+    char *data;
+    size_t len;
+    int st;
+    if (read_all(path, &data, &len) != 0)
+        return -1;
+    if (len == 0 || data[0] != '>') {
+        free(data);
+        return 1;
+    }
+    fasta_init(&fr, FASTA_FORCE, path);
+    st = fasta_feed(&fr, data, len, &cb, c);
+    if (st == FASTA_OK)
+        st = fasta_finish(&fr, &cb, c);
+    if (st == FASTA_ERR_FORMAT)
+        errmsg("%s", fr.error);
+    else if (st == FASTA_ERR_NOMEM)
+        errmsg("%s: out of memory", path);
+    fasta_free(&fr);
+    free(data);
+    return st == FASTA_OK ? 0 : -1;
+}
+
+/* The record holding text offset pos (records are in text order). */
+static size_t record_of(const casoff *c, uint64_t pos)
+{
+    size_t lo = 0, hi = c->nrec;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->rec[mid].start <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* 2.4.1's count of query mismatches at text offset pos, or UINT_MAX when the template
+ * mismatches (strand < 0: the reverse complements against the text). */
+static unsigned count_mismatches(const casoff *c, const query *q, uint64_t pos, int strand)
+{
+    const char *t = strand > 0 ? c->tmpl : c->tmpl_rc, *s = strand > 0 ? q->seq : q->rc;
+    const unsigned char *g = c->text + pos;
+    unsigned mm = 0;
+    size_t j;
+    for (j = 0; j < c->len; j++) {
+        if (mismatch((unsigned char)t[j], g[j]))
+            return UINT_MAX;
+        mm += (unsigned)mismatch((unsigned char)s[j], g[j]);
+    }
+    return mm;
+}
+
+static int on_match(const clm_match *m, void *vctx)
+{
+    casoff *c = vctx;
+    const record *r;
+    size_t qi;
+    if (m->id >= c->npat)
+        return 1;
+    r = &c->rec[record_of(c, m->start)];
+    if (m->end > r->start + r->len)
+        return 0; /* crosses into the next record */
+    for (qi = c->first_q[m->id]; qi != SIZE_MAX; qi = c->next_q[qi]) {
+        unsigned mm = count_mismatches(c, &c->q[qi], m->start, m->strand);
+        site *h;
+        if (mm > c->q[qi].limit)
+            continue;
+        if (grow((void **)&c->hits, &c->hits_cap, c->nhits + 1, sizeof *c->hits) != 0) {
+            c->failed = 1;
+            return 1;
+        }
+        h = &c->hits[c->nhits++];
+        h->pos = m->start;
+        h->q = (unsigned)qi;
+        h->mm = mm;
+        h->strand = m->strand;
+    }
+    return 0;
+}
+
+static int on_ignore(const clm_match *m, void *vctx)
+{
+    (void)m;
+    (void)vctx;
+    return 0;
+}
+
+static int site_cmp(const void *a, const void *b)
+{
+    const site *x = a, *y = b;
+    if (x->q != y->q)
+        return x->q < y->q ? -1 : 1;
+    if (x->pos != y->pos)
+        return x->pos < y->pos ? -1 : 1;
+    return (x->strand < y->strand) - (x->strand > y->strand);
+}
+
+static void print_sites(casoff *c)
+{
+    char *buf = malloc(c->len);
+    size_t i, j;
+    if (!buf) {
+        errmsg("out of memory");
+        c->failed = 1;
+        return;
+    }
+    qsort(c->hits, c->nhits, sizeof *c->hits, site_cmp);
+    for (i = 0; i < c->nhits; i++) {
+        const site *h = &c->hits[i];
+        const query *q = &c->q[h->q];
+        const record *r = &c->rec[record_of(c, h->pos)];
+        if (h->strand > 0)
+            memcpy(buf, c->text + h->pos, c->len);
+        else
+            revcomp(buf, (const char *)c->text + h->pos, c->len);
+        /* Mismatched bases in lower case. */
+        for (j = 0; j < c->len; j++)
+            if (mismatch((unsigned char)q->seq[j], (unsigned char)buf[j]) && buf[j] >= 'A' &&
+                buf[j] <= 'Z')
+                buf[j] = (char)(buf[j] - 'A' + 'a');
+        out_bytes(q->seq, c->len);
+        out_char('\t');
+        out_str(r->name);
+        out_char('\t');
+        out_u64(h->pos - r->start);
+        out_char('\t');
+        out_bytes(buf, c->len);
+        out_char('\t');
+        out_char(h->strand > 0 ? '+' : '-');
+        out_char('\t');
+        out_u64(h->mm);
+        if (q->id) {
+            out_char('\t');
+            out_str(q->id);
+        }
+        out_char('\n');
+    }
+    free(buf);
+}
+
+/* Search the text of one file: its bytes other than A/C/G/T become N on the way to the
+ * library, in blocks. Returns 0 or -1 after a message. */
+static int search_text(casoff *c, const clm_database *db, clm_scratch *scratch, size_t block)
+{
+    unsigned char *buf = malloc(block);
+    clm_stream *s = NULL;
+    uint64_t off;
+    int st;
+    if (!buf) {
+        errmsg("out of memory");
+        return -1;
+    }
+    st = clm_stream_open(db, scratch, 0u, &s);
+    for (off = 0; st == CLM_OK && off < c->text_len; off += block) {
+        size_t n = (size_t)(c->text_len - off < block ? c->text_len - off : block), i;
+        for (i = 0; i < n; i++)
+            buf[i] = is_acgt(c->text[off + i]) ? c->text[off + i] : 'N';
+        st = clm_stream_write(s, buf, n, on_match, c);
+    }
+    if (s) {
+        int cst = clm_stream_close(s, st == CLM_OK ? on_match : on_ignore, c, NULL);
+        if (st == CLM_OK)
+            st = cst;
+    }
+    free(buf);
+    if (st != CLM_OK && !c->failed)
+        report_clm("search", st);
+    return st == CLM_OK && !c->failed ? 0 : -1;
+}
+
+static void free_file(casoff *c)
+{
+    size_t i;
+    for (i = 0; i < c->nrec; i++)
+        free(c->rec[i].name);
+    c->nrec = 0;
+    c->text_len = 0;
+    c->nhits = 0;
+}
+
+/* Returns 0 (searched, or skipped when not FASTA and skip_other), or -1 after a message. */
+static int search_file(casoff *c, const char *path, int skip_other, const clm_database *db,
+                       clm_scratch *scratch, size_t block)
+{
+    int st = load_fasta(c, path), rc = 0;
+    if (st == 1) {
+        if (skip_other) {
+            fprintf(stderr, "clmatch: skipping %s: not FASTA (2bit is not supported)\n", path);
+        } else {
+            errmsg("%s: not a FASTA file (its first byte is not '>'; 2bit is not supported)",
+                   path);
+            rc = -1;
+        }
+    } else if (st < 0) {
+        rc = -1;
+    } else if (c->text_len >= c->len) {
+        rc = search_text(c, db, scratch, block);
+        if (rc == 0)
+            print_sites(c);
+    }
+    free_file(c);
+    return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The genome's files: the path itself, or the regular files (links followed) of the
+ * directory in name order (2.4.1 takes readdir's order). Returns 0 or -1 after a message. */
+static int genome_files(const casoff *c, char ***files, size_t *n, int *is_dir)
+{
+    struct stat sb;
+    DIR *d;
+    struct dirent *e;
+    size_t cap = 0;
+    *files = NULL;
+    *n = 0;
+    if (stat(c->genome, &sb) != 0) {
+        errmsg("%s line 1: genome '%s': %s", c->input, c->genome, strerror(errno));
+        return -1;
+    }
+    *is_dir = S_ISDIR(sb.st_mode);
+    if (!*is_dir) {
+        *files = malloc(sizeof **files);
+        if (!*files || !((*files)[0] = dup_n(c->genome, strlen(c->genome)))) {
+            errmsg("out of memory");
+            return -1;
+        }
+        *n = 1;
+        return 0;
+    }
+    if (!(d = opendir(c->genome))) {
+        errmsg("%s line 1: genome '%s': %s", c->input, c->genome, strerror(errno));
+        return -1;
+    }
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(c->genome) + strlen(e->d_name) + 2;
+        char *path = malloc(len);
+        if (!path || grow((void **)files, &cap, *n + 1, sizeof **files) != 0) {
+            free(path);
+            closedir(d);
+            errmsg("out of memory");
+            return -1;
+        }
+        snprintf(path, len, "%s/%s", c->genome, e->d_name);
+        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+            (*files)[(*n)++] = path;
+        else
+            free(path);
+    }
+    closedir(d);
+    if (*n > 1)
+        qsort(*files, *n, sizeof **files, name_cmp);
+    return 0;
+}
+
+/* ---- the device -------------------------------------------------------------------------- */
+
+/* Add the ids of one item of 2.4.1's list: "N", "A:B" (A to B-1) or "A:B:STEP". */
+static int parse_id_item(const char *s, int *ids, size_t *n, size_t cap)
+{
+    long v[3];
+    int k = 0;
+    char *end;
+    for (;;) {
+        if (*s < '0' || *s > '9' || k == 3)
+            return -1;
+        errno = 0;
+        v[k++] = strtol(s, &end, 10);
+        if (errno || v[k - 1] > 100000)
+            return -1;
+        if (*end == '\0')
+            break;
+        if (*end != ':')
+            return -1;
+        s = end + 1;
+    }
+    if (k == 1) {
+        v[1] = v[0] + 1;
+        v[2] = 1;
+    } else if (k == 2) {
+        v[2] = 1;
+    }
+    if (v[2] <= 0)
+        return -1;
+    for (long i = v[0]; i < v[1]; i += v[2]) {
+        if (*n == cap)
+            return 0; /* more than there are devices: the rest cannot exist */
+        ids[(*n)++] = (int)i;
+    }
+    return 0;
+}
+
+/* Open the device that "C", "G1", "G0,2" or "G0:2" names (2.4.1 numbers the devices of a
+ * type over all platforms). Returns 0 or -1 after a message. */
+static int open_device(const char *spec, clm_device **dev)
+{
+    static const char *const type_name[] = {"other", "CPU", "GPU", "accelerator"};
+    clm_device_type type;
+    clm_device_info *list = NULL;
+    size_t count = 0, i, n_ids = 0;
+    int ids[64], st, chosen = -1, seen = 0;
+    char *items, *item, *save = NULL;
+    switch (spec[0]) {
+    case 'C': type = CLM_DEVICE_CPU; break;
+    case 'G': type = CLM_DEVICE_GPU; break;
+    case 'A': type = CLM_DEVICE_ACCELERATOR; break;
+    default:
+        errmsg("unknown device type '%s' (expected C, G or A, then device ids)", spec);
+        return -1;
+    }
+    if (!(items = dup_n(spec + 1, strlen(spec + 1)))) {
+        errmsg("out of memory");
+        return -1;
+    }
+    for (item = strtok_r(items, ",", &save); item; item = strtok_r(NULL, ",", &save))
+        if (parse_id_item(item, ids, &n_ids, sizeof ids / sizeof *ids) != 0) {
+            errmsg("invalid device ids '%s' (expected N, N,M... or FROM:TO[:STEP])", spec + 1);
+            free(items);
+            return -1;
+        }
+    free(items);
+    st = clm_list_devices(0u, sizeof *list, &list, &count);
+    if (st != CLM_OK) {
+        report_clm("cannot list the OpenCL devices", st);
+        return -1;
+    }
+    for (i = 0; i < count && chosen < 0; i++) {
+        size_t k;
+        if (list[i].type != type)
+            continue;
+        for (k = 0; k < n_ids && ids[k] != seen; k++)
+            ;
+        if (n_ids == 0 || k < n_ids)
+            chosen = (int)i;
+        seen++;
+    }
+    if (chosen < 0) {
+        errmsg("no %s device%s%s (%d of that type)", type_name[type], n_ids ? " with id " : "",
+               n_ids ? spec + 1 : "", seen);
+        clm_free_device_list(list);
+        return -1;
+    }
+    if (n_ids > 1)
+        fprintf(stderr, "clmatch: clmatch-cas-offinder runs on one device: %s\n",
+                list[chosen].name);
+    st = clm_device_open(list[chosen].platform_index, list[chosen].device_index, dev);
+    clm_free_device_list(list);
+    if (st != CLM_OK) {
+        *dev = NULL;
+        report_clm("cannot open the OpenCL device", st);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- main -------------------------------------------------------------------------------- */
+
+int casoff_main(int argc, char **argv)
+{
+    casoff c;
+    clm_device *dev = NULL;
+    clm_database *db = NULL;
+    clm_scratch *scratch = NULL;
+    clm_compile_options opts;
+    cli_device_opts dev_opts;
+    char **files = NULL;
+    size_t n_files = 0, i, *lens = NULL;
+    unsigned *ids = NULL;
+    int status = EXIT_TROUBLE, is_dir = 0, st;
+    const size_t block = DEFAULT_BLOCK_BYTES;
+
+    memset(&c, 0, sizeof c);
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc != 4) {
+        errmsg("expected 3 arguments: INPUT {C|G|A}[DEVICE_IDS] OUTPUT");
+        usage(stderr);
+        return EXIT_TROUBLE;
+    }
+    if (parse_input(&c, argv[1]) != 0 || genome_files(&c, &files, &n_files, &is_dir) != 0)
+        goto done;
+    if (strcmp(argv[3], "-") != 0 && !freopen(argv[3], "w", stdout)) {
+        errmsg("%s: %s", argv[3], strerror(errno));
+        goto done;
+    }
+    if (cli_output_init() != 0 || build_patterns(&c) != 0 || open_device(argv[2], &dev) != 0)
+        goto done;
+
+    lens = malloc(c.npat * sizeof *lens);
+    ids = malloc(c.npat * sizeof *ids);
+    if (!lens || !ids) {
+        errmsg("out of memory");
+        goto done;
+    }
+    for (i = 0; i < c.npat; i++) {
+        lens[i] = c.len;
+        ids[i] = (unsigned)i;
+    }
+    clm_compile_options_init(&opts, sizeof opts);
+    opts.flags = CLM_DNA | CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS;
+    if (c.max_limit > 0) {
+        /* Hamming distance below the length: a limit of the length or more admits every
+         * site whose template matches, and the library needs k < length. */
+        opts.flags |= CLM_MISMATCHES_ONLY;
+        opts.max_errors = c.max_limit < c.len ? c.max_limit : (unsigned)c.len - 1;
+    }
+    st = clm_compile(dev, (const char *const *)c.pat, lens, ids, (unsigned)c.npat, &opts, &db);
+    if (st != CLM_OK) {
+        db = NULL;
+        report_clm("cannot compile the queries", st);
+        goto done;
+    }
+    cli_device_opts_init(&dev_opts);
+    if (cli_alloc_scratch(db, &dev_opts, &scratch) != 0)
+        goto done;
+    status = 0;
+    for (i = 0; i < n_files && status == 0 && !cli_out.failed; i++)
+        if (search_file(&c, files[i], is_dir, db, scratch, block) != 0)
+            status = EXIT_TROUBLE;
+    out_flush();
+    if (cli_out.failed) {
+        errmsg("write error: %s", strerror(cli_out.failed));
+        status = EXIT_TROUBLE;
+    }
+
+done:
+    status = cli_output_finish(status);
+    clm_scratch_free(scratch);
+    clm_database_free(db);
+    clm_device_close(dev);
+    for (i = 0; i < n_files; i++)
+        free(files[i]);
+    free(files);
+    for (i = 0; i < c.nq; i++) {
+        free(c.q[i].seq);
+        free(c.q[i].rc);
+        free(c.q[i].id);
+    }
+    for (i = 0; i < c.npat; i++)
+        free(c.pat[i]);
+    free(c.pat);
+    free(c.first_q);
+    free(c.next_q);
+    free(c.q);
+    free(c.genome);
+    free(c.tmpl);
+    free(c.tmpl_rc);
+    free(c.text);
+    free(c.rec);
+    free(c.hits);
+    free(lens);
+    free(ids);
+    return status;
+}
