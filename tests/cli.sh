@@ -495,10 +495,11 @@ if [ -w /dev/full ]; then
     # shellcheck disable=SC2016  # expanded by the inner sh
     expect_error "write error" 2 'write error' sh -c 'exec "$0" needle "$1" >/dev/full' "$CLM" "$X"
 fi
-expect_error "empty pattern" 2 'empty pattern' "$CLM" '' "$X"
-expect_error "empty pattern with -e" 2 'empty pattern' "$CLM" -e needle -e '' "$X"
-expect_error "empty pattern inside a newline-separated list" 2 'empty pattern' \
-    "$CLM" "$(printf 'needle\n\nhay')" "$X"
+# An empty pattern matches every line, as in grep (tests/cli_multi.sh has the rest).
+vs_grep "empty pattern: every line" naive "" -n '' "$X"
+vs_grep "empty pattern with -e" naive "" -c -e needle -e '' "$X"
+vs_grep "empty pattern inside a newline-separated list" naive "" -c "$(printf 'needle\n\nhay')" \
+    "$X"
 expect_error "missing file" 2 "=clmatch: $T/nope: No such file or directory" \
     "$CLM" needle "$T/nope"
 # The other files are still searched: stdout as grep's.
