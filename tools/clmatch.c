@@ -1138,7 +1138,7 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
         c->text = r->win;
         c->base = base;
         c->len = wlen;
-        c->at_eof = 0;
+        c->at_eof = eof; /* the checks of -w and -x look past the end of the input */
         if (c->line_open)
             continue_open_line(c, old);
         {
