@@ -64,9 +64,10 @@ $(B)/libclmatch.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 # ---- programs (linked statically against the library so they run from build/) ----------
-CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/fasta.c tools/patterns.c
+CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/fasta.c tools/patterns.c \
+            tools/list_devices.c
 $(B)/clmatch: $(CLI_SRC) tools/cli_common.h tools/dna.h tools/fasta.h tools/patterns.h \
-              $(B)/libclmatch.a
+              tools/list_devices.h $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CLI_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-devices: tools/clmatch-devices.c $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
