@@ -119,8 +119,13 @@ if [ -n "$G" ]; then
     ref_positions "$G" 0 CTAG >"$T/ref_ctag"
     sed 's/$/:CTAG/' "$T/ref_ctag" >"$T/ref_ctag_ob"
     ref_positions "$G" 0 AA | wc -l | tr -d ' ' >"$T/ref_aa_count"
-    ref_positions "$G" 0 GATTACA TGTAATC CTAG >"$T/ref_multi"
-    grep -obF -e AA -e AAC -e CA "$G" | cut -d: -f1 >"$T/ref_nonov_pos"
+    # several patterns: START<TAB>N, N the pattern's number, by start then N
+    for n in 1 2 3; do
+        ref_positions "$G" 0 "$(echo GATTACA TGTAATC CTAG | cut -d ' ' -f $n)" |
+            awk -v n=$n '{ print $0 "\t" n }'
+    done | sort -k1,1n -k2,2n >"$T/ref_multi"
+    grep -obF -e AA -e AAC -e CA "$G" |
+        awk -F : '{ print $1 "\t" ($2 == "AA" ? 1 : $2 == "AAC" ? 2 : 3) }' >"$T/ref_nonov_pos"
 fi
 ref_positions "$X" 1 needle >"$T/ref_x_needle_i"
 wc -l <"$T/ref_x_needle_i" | tr -d ' ' >"$T/ref_x_needle_i_count"
@@ -428,7 +433,8 @@ if [ -n "$HAVE_PY" ]; then
     vs_file "--mismatches-only -k 1 -i -n" "$T/exp" --mismatches-only -k 1 -i -n GATTACA "$FZ"
     ref -k 1 --classes "$FZ" 'GA[AT]TA\wA' >"$T/exp"
     vs_file "-k 1 with classes --positions" "$T/exp" -k 1 --positions 'GA[AT]TA\wA' "$FZ"
-    ref -k 1 "$FZ" GATTACA CCGGTTA | sort >"$T/exp"
+    { ref -k 1 "$FZ" GATTACA | awk '{ print $0 "\t1" }'
+      ref -k 1 "$FZ" CCGGTTA | awk '{ print $0 "\t2" }'; } | sort >"$T/exp"
     "$CLM" -k 1 --positions -e GATTACA -e CCGGTTA "$FZ" 2>"$T/err" | sort >"$T/act"
     same "-k 1 --positions, two patterns" "$T/exp" "$T/act" "$T/err"
     { ref -k 1 --label fz1.txt "$T/fz1.txt" GATTACA; ref -k 1 --label fz2.txt "$T/fz2.txt" GATTACA; } >"$T/exp"
@@ -495,10 +501,11 @@ if [ -w /dev/full ]; then
     # shellcheck disable=SC2016  # expanded by the inner sh
     expect_error "write error" 2 'write error' sh -c 'exec "$0" needle "$1" >/dev/full' "$CLM" "$X"
 fi
-expect_error "empty pattern" 2 'empty pattern' "$CLM" '' "$X"
-expect_error "empty pattern with -e" 2 'empty pattern' "$CLM" -e needle -e '' "$X"
-expect_error "empty pattern inside a newline-separated list" 2 'empty pattern' \
-    "$CLM" "$(printf 'needle\n\nhay')" "$X"
+# An empty pattern matches every line, as in grep (tests/cli_multi.sh has the rest).
+vs_grep "empty pattern: every line" naive "" -n '' "$X"
+vs_grep "empty pattern with -e" naive "" -c -e needle -e '' "$X"
+vs_grep "empty pattern inside a newline-separated list" naive "" -c "$(printf 'needle\n\nhay')" \
+    "$X"
 expect_error "missing file" 2 "=clmatch: $T/nope: No such file or directory" \
     "$CLM" needle "$T/nope"
 # The other files are still searched: stdout as grep's.

@@ -135,6 +135,9 @@ printf '%s\nNNNNNNNNNNNRG\nACGTACGTACNNN 1\n' "$T/h.fa" >"$T/in1"
   echo "exit 0"; } >"$T/exp"
 "$CO" "$T/in1" C - >"$T/act" 2>"$T/err"; echo "exit $?" >>"$T/act"
 same "cas-offinder: both strands, guide ends, N, PAM, records' edges" "$T/exp" "$T/act" "$T/err"
+# the same through the main program's subcommand, OUTPUT a file
+"$CLM" cas-offinder "$T/in1" C "$T/act2" 2>"$T/err"; echo "exit $?" >>"$T/act2"
+same "clmatch cas-offinder: the front end's rows, into OUTPUT" "$T/exp" "$T/act2" "$T/err"
 # A directory (files in name order, a non-FASTA file skipped), lower case upper-cased, a
 # text N where the template has R (2.4.1: no mismatch), a query with bases in the PAM
 # (counted), ids.

@@ -16,7 +16,10 @@
  */
 #include "clmatch.h"
 #include "cli_common.h"
+#include "casoff.h"
 #include "dna.h"
+#include "list_devices.h"
+#include "patterns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,11 +45,6 @@ typedef enum {
 } out_mode;
 
 typedef struct {
-    const char *ptr;
-    size_t len;
-} pattern;
-
-typedef struct {
     int only, positions, count_lines, count_matches, quiet; /* requested output modes */
     out_mode mode;                                          /* the one that wins */
     int line_numbers, byte_offsets;
@@ -56,10 +54,18 @@ typedef struct {
     int fixed_strings;   /* -F: every pattern literal, never class syntax */
     unsigned max_errors; /* -k K */
     int mismatches_only; /* --mismatches-only */
-    int classes;         /* set by build_patterns: some pattern uses class syntax */
+    int word_regexp;     /* -w */
+    int line_regexp;     /* -x (wins over -w, as in grep) */
+    /* Set by build_patterns: */
+    int classes;         /* some pattern uses class syntax */
+    int numbered;        /* several patterns: --positions adds the pattern's number */
+    int has_empty;       /* an empty pattern: it matches every line (the CLI's to handle) */
+    int no_patterns;     /* nothing for the library: it searches a placeholder (NO_ID) */
+    int host_side;       /* matches pass the host's checks (-w, -x, empty, placeholder) */
     int stats, list_devices, json;
     cli_device_opts dev; /* -p -d -a --variant --table-memory --block-size */
-    const char **pattern_args; /* -e values, or the PATTERN operand */
+    const char **pattern_args; /* -e and -f values, or the PATTERN operand, in order */
+    unsigned char *pattern_is_file; /* pattern_args[i] names a -f FILE */
     size_t n_pattern_args;
     char **files;
     size_t n_files;
@@ -78,6 +84,13 @@ static void print_help(void)
         "\n"
         "Patterns:\n"
         "  -e, --regexp=PATTERN      use PATTERN (repeatable; then every operand is a FILE)\n"
+        "  -f, --file=FILE           one pattern per line of FILE (- for standard input;\n"
+        "                            repeatable, in order with -e); an empty line (or pattern)\n"
+        "                            matches every line; an empty file, none\n"
+        "  -w, --word-regexp         only occurrences with no word byte [A-Za-z0-9_] right\n"
+        "                            before or after them\n"
+        "  -x, --line-regexp         only occurrences that are a whole line (wins over -w;\n"
+        "                            -w and -x refuse -k K >= 1)\n"
         "  -i, --ignore-case         ASCII case-insensitive matching (also of classes)\n"
         "  -F, --fixed-strings       every pattern is literal: no class syntax\n"
         "  -k, --errors=K            approximate search: up to K edits (insertions, deletions,\n"
@@ -102,7 +115,9 @@ static void print_help(void)
         "  -c, --count               print the number of matching lines per file\n"
         "      --count-matches       print the number of occurrences per file\n"
         "  -o, --only-matching       print each occurrence on its own line\n"
-        "      --positions           print the 0-based start offset of each occurrence\n"
+        "      --positions           print the 0-based start offset of each occurrence; with\n"
+        "                            several patterns, then TAB and the pattern's number\n"
+        "                            (1-based, in the order given)\n"
         "      --non-overlapping     for -o, --count-matches, --positions: leftmost-longest,\n"
         "                            non-overlapping occurrences as grep -o finds them\n"
         "                            (default: every occurrence, overlapping ones included)\n"
@@ -164,6 +179,9 @@ enum {
 
 static const struct option long_options[] = {
     {"regexp", required_argument, NULL, 'e'},
+    {"file", required_argument, NULL, 'f'},
+    {"word-regexp", no_argument, NULL, 'w'},
+    {"line-regexp", no_argument, NULL, 'x'},
     {"ignore-case", no_argument, NULL, 'i'},
     {"fixed-strings", no_argument, NULL, 'F'},
     {"line-number", no_argument, NULL, 'n'},
@@ -195,13 +213,14 @@ static int parse_args(int argc, char **argv, config *cfg)
     cfg->with_filename = -1;
     cli_device_opts_init(&cfg->dev);
     cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
-    if (!cfg->pattern_args) {
+    cfg->pattern_is_file = calloc((size_t)(argc > 0 ? argc : 1), 1);
+    if (!cfg->pattern_args || !cfg->pattern_is_file) {
         errmsg("out of memory");
         return EXIT_TROUBLE;
     }
 
     opterr = 0; /* our own messages, with our prefix */
-    while ((opt = getopt_long(argc, argv, ":e:iFnbHhcoqp:d:a:k:V", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":e:f:wxiFnbHhcoqp:d:a:k:V", long_options, NULL)) != -1) {
         /* The block gets the hold-back added to it: half of the address space at most. */
         int dst = cli_device_option(opt, optarg, &cfg->dev, 2, "");
         if (dst < 0)
@@ -210,6 +229,12 @@ static int parse_args(int argc, char **argv, config *cfg)
             continue;
         switch (opt) {
         case 'e': cfg->pattern_args[cfg->n_pattern_args++] = optarg; break;
+        case 'f':
+            cfg->pattern_is_file[cfg->n_pattern_args] = 1;
+            cfg->pattern_args[cfg->n_pattern_args++] = optarg;
+            break;
+        case 'w': cfg->word_regexp = 1; break;
+        case 'x': cfg->line_regexp = 1; break;
         case 'i': cfg->caseless = 1; break;
         case 'F': cfg->fixed_strings = 1; break;
         case 'n': cfg->line_numbers = 1; break;
@@ -255,6 +280,13 @@ static int parse_args(int argc, char **argv, config *cfg)
     }
     if (cfg->list_devices)
         return -1;
+    if (cfg->max_errors > 0 && (cfg->word_regexp || cfg->line_regexp)) {
+        /* an approximate match has no one extent to hold against word or line ends */
+        errmsg("-%c does not apply to approximate search (-k K with K >= 1)",
+               cfg->line_regexp ? 'x' : 'w');
+        cli_usage_hint("");
+        return EXIT_TROUBLE;
+    }
     if (cli_check_mismatches(cfg->mismatches_only, cfg->max_errors, "") != 0 ||
         cli_operands(argc, argv, cfg->n_pattern_args == 0, cfg->pattern_args,
                      &cfg->n_pattern_args, &cfg->files, &cfg->n_files, "") != 0)
@@ -272,97 +304,34 @@ static int parse_args(int argc, char **argv, config *cfg)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Patterns: split at newlines (as grep -F does), reject empty ones, drop duplicates so that */
-/* one occurrence is not reported once per copy.                                              */
+/* Patterns (tools/patterns.c)                                                                */
 /* ---------------------------------------------------------------------------------------- */
 
-static int caseless_sort; /* qsort has no context argument */
-static int classes_sort;  /* with class syntax the byte after '\\' keeps its case (\d vs \D) */
+/* The id of the placeholder pattern searched when no pattern is left for the library (an
+ * empty -f file, empty patterns only): pattern numbers start at 1. */
+#define NO_ID 0u
 
-static int fold(int ch)
+/* Gather the patterns in order, then ready them for clm_compile. 0, or -1 after a message.
+ * Sets cfg's classes, numbered, has_empty, no_patterns and host_side. */
+static int build_patterns(config *cfg, pattern_list *pl)
 {
-    return (ch >= 'A' && ch <= 'Z') ? ch - 'A' + 'a' : ch;
-}
-
-static int pattern_cmp(const void *a, const void *b)
-{
-    const pattern *x = a, *y = b;
     size_t i;
-    if (x->len != y->len)
-        return x->len < y->len ? -1 : 1;
-    if (!caseless_sort)
-        return memcmp(x->ptr, y->ptr, x->len);
-    for (i = 0; i < x->len; i++) {
-        int cx = fold((unsigned char)x->ptr[i]), cy = fold((unsigned char)y->ptr[i]);
-        if (cx != cy)
-            return cx - cy;
-        if (classes_sort && cx == '\\' && i + 1 < x->len) {
-            i++; /* an escape: compared exactly */
-            cx = (unsigned char)x->ptr[i];
-            cy = (unsigned char)y->ptr[i];
-            if (cx != cy)
-                return cx - cy;
-        }
-    }
-    return 0;
-}
-
-/* Does the pattern use class syntax (when -F is not given)? */
-static int has_class_syntax(const pattern *p)
-{
-    return memchr(p->ptr, '.', p->len) || memchr(p->ptr, '[', p->len) ||
-           memchr(p->ptr, '\\', p->len);
-}
-
-/* Returns 0, or prints why not and returns -1. Sets cfg->classes. */
-static int build_patterns(config *cfg, pattern **out_pats, size_t *out_count)
-{
-    size_t n = 0, cap = 0, i, kept;
-    pattern *pats = NULL;
-    for (i = 0; i < cfg->n_pattern_args; i++) {
-        const char *p = cfg->pattern_args[i];
-        for (;;) {
-            const char *nl = strchr(p, '\n');
-            size_t len = nl ? (size_t)(nl - p) : strlen(p);
-            if (len == 0) {
-                errmsg("empty pattern%s: clmatch searches for strings of at least one byte",
-                       cfg->pattern_args[i][0] ? " (a newline in PATTERN separates patterns)"
-                                               : "");
-                free(pats);
-                return -1;
-            }
-            if (n == cap) {
-                size_t ncap = cap ? cap * 2 : 8;
-                pattern *np = realloc(pats, ncap * sizeof *np);
-                if (!np) {
-                    errmsg("out of memory");
-                    free(pats);
-                    return -1;
-                }
-                pats = np;
-                cap = ncap;
-            }
-            pats[n].ptr = p;
-            pats[n].len = len;
-            n++;
-            if (!nl)
-                break;
-            p = nl + 1;
-        }
-    }
+    for (i = 0; i < cfg->n_pattern_args; i++)
+        if ((cfg->pattern_is_file[i] ? patterns_add_file(pl, cfg->pattern_args[i])
+                                     : patterns_add_string(pl, cfg->pattern_args[i])) != 0)
+            return -1;
+    cfg->numbered = pl->count > 1;
     cfg->classes = 0;
     if (!cfg->fixed_strings)
-        for (i = 0; i < n; i++)
-            if (has_class_syntax(&pats[i]))
+        for (i = 0; i < pl->count; i++)
+            if (pattern_has_class_syntax(&pl->items[i]))
                 cfg->classes = 1; /* for the whole set: the others hold no class syntax */
-    caseless_sort = cfg->caseless;
-    classes_sort = cfg->classes;
-    qsort(pats, n, sizeof *pats, pattern_cmp);
-    for (i = 1, kept = 1; i < n; i++)
-        if (pattern_cmp(&pats[kept - 1], &pats[i]) != 0)
-            pats[kept++] = pats[i];
-    *out_pats = pats;
-    *out_count = n ? kept : 0;
+    /* --positions reports every pattern's number: duplicates are searched for each */
+    patterns_prepare(pl, cfg->caseless, cfg->classes,
+                     cfg->numbered && cfg->mode == MODE_POSITIONS, &cfg->has_empty);
+    cfg->no_patterns = pl->count == 0;
+    cfg->host_side =
+        cfg->word_regexp || cfg->line_regexp || cfg->has_empty || cfg->no_patterns;
     return 0;
 }
 
@@ -400,10 +369,17 @@ typedef struct {
     int have_cand;
     clm_match cand;
     uint64_t taken_end;
+    /* Host-side checks (cfg->host_side): the mode's own callback for the matches that pass;
+     * the next line start the empty pattern has not been tried on (UINT64_MAX: none to try). */
+    clm_match_cb inner;
+    uint64_t empty_next;
+    int empty_hit; /* -o, --positions, --count-matches: a line matched the empty pattern */
     /* Results. */
     uint64_t selected; /* lines (default, -c) or occurrences (-o, --positions, counts) */
     int error;         /* an internal error was reported: stop */
 } scan_ctx;
+
+static clm_match_cb mode_callback(const config *cfg);
 
 static void scan_ctx_init(scan_ctx *c, const config *cfg, const char *label)
 {
@@ -411,6 +387,8 @@ static void scan_ctx_init(scan_ctx *c, const config *cfg, const char *label)
     c->cfg = cfg;
     c->label = label;
     c->fd = -1;
+    c->inner = mode_callback(cfg);
+    c->empty_next = cfg->has_empty ? 0 : UINT64_MAX;
     c->track_lines = cfg->line_numbers && (cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY);
 }
 
@@ -716,6 +694,10 @@ static int deliver(scan_ctx *c, const clm_match *m)
             put_fuzzy_fields(m);
         else
             out_u64(m->start);
+        if (c->cfg->numbered) { /* the library reports the pattern's number as its id */
+            out_char('\t');
+            out_u64(m->id);
+        }
         out_char('\n');
         break;
     case MODE_ONLY:
@@ -785,7 +767,162 @@ static int cb_non_overlapping_fuzzy(const clm_match *m, void *vctx)
     return deliver(c, m);
 }
 
+/* ---- host-side checks: -w, -x, the empty pattern, the placeholder ---- */
+
+static int is_word_byte(int b)
+{
+    return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') ||
+           b == '_';
+}
+
+/* The byte at window offset pos, a newline past the end of the input; -1 after an error. A
+ * stream gives the library one byte less than its window holds (scan_stream), so that the
+ * byte after a delivered match is in hand. */
+static int byte_at(scan_ctx *c, uint64_t pos)
+{
+    uint64_t lo, hi;
+    const unsigned char *p;
+    if (pos >= c->base && pos < c->base + c->len) {
+        p = text_at(c, pos, &lo, &hi);
+        return p ? *p : -1;
+    }
+    if (pos >= c->base + c->len && c->at_eof)
+        return '\n';
+    if (pos < c->base && c->cfg->mode == MODE_LINES)
+        return '\n'; /* this mode's window starts at a line start (keep_from) */
+    errmsg("internal error: byte %" PRIu64 " outside the text window [%" PRIu64 ", %" PRIu64
+           ")", pos, c->base, c->base + c->len);
+    c->error = 1;
+    return -1;
+}
+
+/* Is there a newline in [s, e)? 1, 0, or -1 after an error. */
+static int spans_lines(scan_ctx *c, uint64_t s, uint64_t e)
+{
+    while (s < e) {
+        uint64_t lo, hi;
+        const unsigned char *p = text_at(c, s, &lo, &hi);
+        if (!p)
+            return -1;
+        const size_t n = (size_t)((hi < e ? hi : e) - s);
+        if (memchr(p, '\n', n))
+            return 1;
+        s += n;
+    }
+    return 0;
+}
+
+/* -x: [s, e) is a whole line; -w: no word byte right before or after it. 1 if it passes,
+ * 0 if not, -1 after an error. */
+static int passes(scan_ctx *c, uint64_t s, uint64_t e)
+{
+    const int line = c->cfg->line_regexp;
+    int b = s == 0 ? '\n' : byte_at(c, s - 1);
+    if (b < 0)
+        return -1;
+    if (line ? b != '\n' : is_word_byte(b))
+        return 0;
+    if ((b = byte_at(c, e)) < 0)
+        return -1;
+    if (line ? b != '\n' : is_word_byte(b))
+        return 0;
+    if (!c->cfg->classes)
+        return 1;
+    /* only a class ('.', \n, \s) matches a newline: such a match is on no one line */
+    b = spans_lines(c, s, e);
+    return b < 0 ? -1 : !b;
+}
+
+/* Where the empty pattern occurs on the line [ls, nl) so that it passes -w/-x: *at, or
+ * UINT64_MAX when nowhere. 0, or 1 after an error. */
+static int empty_on_line(scan_ctx *c, uint64_t ls, uint64_t nl, uint64_t *at)
+{
+    uint64_t pos;
+    int prev_word = 0; /* the line start is no word byte */
+    *at = UINT64_MAX;
+    if (!c->cfg->line_regexp && !c->cfg->word_regexp)
+        *at = ls;
+    else if (c->cfg->line_regexp)
+        *at = ls == nl ? ls : UINT64_MAX;
+    else /* -w: at a line end, or before a non-word byte, after a non-word byte */
+        for (pos = ls; pos <= nl && *at == UINT64_MAX; pos++) {
+            const int b = pos == nl ? '\n' : byte_at(c, pos);
+            if (b < 0)
+                return 1;
+            if (!prev_word && !is_word_byte(b))
+                *at = pos;
+            prev_word = is_word_byte(b);
+        }
+    return 0;
+}
+
+/* Try the empty pattern on the lines that start before limit and end in the window (or the
+ * input), in order, as if it were a match there: it selects the line (lines, -c), ends -q,
+ * or, in the modes that print occurrences (it has none to print, as grep -o), only sets
+ * empty_hit for the exit status. Returns non-zero to stop. */
+static int empty_upto(scan_ctx *c, uint64_t limit)
+{
+    const uint64_t end = c->base + c->len;
+    while (c->empty_next < limit && c->empty_next < end) {
+        const uint64_t ls = c->empty_next;
+        uint64_t nl, at;
+        clm_match m;
+        if (find_newline(c, ls, &nl))
+            return 1;
+        if (nl == end && !c->at_eof)
+            return 0; /* the line goes on past the window: tried when it is whole */
+        c->empty_next = nl + 1;
+        if (ls < c->skip_until) /* selected already, by a match */
+            continue;
+        if (empty_on_line(c, ls, nl, &at))
+            return 1;
+        if (at == UINT64_MAX)
+            continue;
+        memset(&m, 0, sizeof m);
+        m.start = m.end = at;
+        m.id = NO_ID;
+        switch (c->cfg->mode) {
+        case MODE_LINES:
+        case MODE_COUNT_LINES:
+            if (select_line(c, &m))
+                return 1;
+            break;
+        case MODE_QUIET: return cb_quiet(&m, c);
+        default:
+            c->empty_hit = 1;
+            c->empty_next = UINT64_MAX; /* the status is settled */
+            return 0;
+        }
+    }
+    return stop_now(c);
+}
+
+/* The callback of cfg->host_side: the empty pattern on the lines before the match first
+ * (order), then the match, unless it is the placeholder or fails -w/-x. */
+static int cb_host(const clm_match *m, void *vctx)
+{
+    scan_ctx *c = vctx;
+    int ok;
+    if (c->empty_next <= m->start && empty_upto(c, m->start + 1))
+        return 1;
+    if (m->id == NO_ID || m->start < c->skip_until) /* skip_until: on a selected line */
+        return 0;
+    if (c->cfg->word_regexp || c->cfg->line_regexp) {
+        if ((ok = passes(c, m->start, m->end)) < 0)
+            return 1;
+        if (!ok)
+            return 0;
+    }
+    return c->inner(m, c);
+}
+
 static clm_match_cb pick_callback(const config *cfg)
+{
+    return cfg->host_side ? cb_host : mode_callback(cfg);
+}
+
+/* The mode's callback (behind cb_host's checks when there are some). */
+static clm_match_cb mode_callback(const config *cfg)
 {
     switch (cfg->mode) {
     case MODE_QUIET: return cb_quiet;
@@ -816,13 +953,14 @@ typedef struct {
 
 static int count_fast_path(const config *cfg)
 {
-    return cfg->mode == MODE_COUNT_MATCHES && !cfg->non_overlapping;
+    return cfg->mode == MODE_COUNT_MATCHES && !cfg->non_overlapping && !cfg->host_side;
 }
 
 /* The modes whose callbacks read the text (to print lines or matches, or find line ends). */
 static int needs_text(const config *cfg)
 {
-    return cfg->mode == MODE_LINES || cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_ONLY;
+    return cfg->mode == MODE_LINES || cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_ONLY ||
+           cfg->host_side;
 }
 
 static int ensure_window(run_state *r, size_t need);
@@ -860,7 +998,7 @@ static int scan_regular(run_state *r, scan_ctx *c, int fd, size_t off, size_t le
             c->selected = n;
     } else {
         st = clm_scan_fd_range(r->db, r->scratch, fd, off, len, pick_callback(&r->cfg), c);
-        if (st == CLM_OK && flush_cand(c))
+        if (st == CLM_OK && (empty_upto(c, UINT64_MAX) || flush_cand(c)))
             st = CLM_STOPPED;
     }
     if (st < 0) {
@@ -964,10 +1102,13 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
     /* Modes that read the text around a match (and -q, to stop early) flush the stream after
      * each block, so that the text before the hold-back point can be dropped. */
     const int needs_text = cfg->mode == MODE_LINES || cfg->mode == MODE_COUNT_LINES ||
-                           cfg->mode == MODE_ONLY || cfg->mode == MODE_QUIET;
+                           cfg->mode == MODE_ONLY || cfg->mode == MODE_QUIET || cfg->host_side;
+    /* -w and -x look at the byte after a match: the library is given the window less its
+     * last byte until the input ends, so that byte is in hand for every match it delivers. */
+    const size_t lag = cfg->word_regexp || cfg->line_regexp ? 1 : 0;
     clm_stream *stream = NULL;
     uint64_t base = 0;
-    size_t wlen = 0;
+    size_t wlen = 0, unwritten = 0; /* bytes at the end of the window the library lacks */
     int st = CLM_OK, rc = 0, eof = 0;
 
     while (!eof) {
@@ -1000,10 +1141,15 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
         c->text = r->win;
         c->base = base;
         c->len = wlen;
-        c->at_eof = 0;
+        c->at_eof = eof; /* the checks of -w and -x look past the end of the input */
         if (c->line_open)
             continue_open_line(c, old);
-        st = clm_stream_write(stream, r->win + old, got, cb, c);
+        {
+            const size_t from = old - unwritten;
+            unwritten = eof ? 0 : lag;
+            if (wlen - unwritten > from)
+                st = clm_stream_write(stream, r->win + from, wlen - unwritten - from, cb, c);
+        }
         if (st == CLM_OK && needs_text)
             st = clm_stream_flush(stream, cb, c); /* one device round trip per block */
         if (st != CLM_OK)
@@ -1013,13 +1159,22 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
             wlen = 0;
         } else {
             /* After the flush every match starting before F has been delivered. */
-            const uint64_t W = base + wlen, F = W > hold ? W - hold : 0;
+            const uint64_t W = base + wlen, F = W - unwritten > hold ? W - unwritten - hold : 0;
             uint64_t D;
-            if (c->have_cand && c->cand.start < F && flush_cand(c)) {
+            if ((c->have_cand && c->cand.start < F && flush_cand(c)) || empty_upto(c, F)) {
                 st = CLM_STOPPED;
                 break;
             }
             D = keep_from(c, W, F);
+            /* -w, -x: the byte before a later match (this mode's window starts at a line
+             * start instead) and the byte the library lacks; the empty pattern: its next
+             * line */
+            if (lag && cfg->mode != MODE_LINES && D + 1 > F)
+                D = F > 0 ? F - 1 : 0;
+            if (D > W - unwritten)
+                D = W - unwritten;
+            if (D > c->empty_next)
+                D = c->empty_next;
             if (c->track_lines && !c->line_open && advance_lines(c, D)) {
                 st = CLM_STOPPED;
                 break;
@@ -1037,6 +1192,8 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
     c->base = base;
     c->len = wlen;
     c->at_eof = 1;
+    if (stream && unwritten && st == CLM_OK) /* the input ended after a lagging byte */
+        st = clm_stream_write(stream, r->win + wlen - unwritten, unwritten, cb, c);
     if (c->line_open && st == CLM_OK) {
         if (cfg->mode == MODE_LINES)
             out_char('\n'); /* the input ended inside the selected line */
@@ -1052,7 +1209,7 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
             st = cst;
         if (st == CLM_OK && count_only)
             c->selected = total;
-        if (st == CLM_OK && flush_cand(c))
+        if (st == CLM_OK && (empty_upto(c, UINT64_MAX) || flush_cand(c)))
             st = CLM_STOPPED;
     }
     if (st < 0) {
@@ -1104,7 +1261,7 @@ static void search_file(run_state *r, const char *path)
             out_u64(c.selected);
             out_char('\n');
         }
-        if (c.selected > 0)
+        if (c.selected > 0 || c.empty_hit)
             r->matched = 1;
     }
     if (!is_stdin && close(fd) != 0) {
@@ -1113,165 +1270,6 @@ static void search_file(run_state *r, const char *path)
     }
     if (rc != 0)
         r->failed = 1;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* --list-devices                                                                             */
-/* ---------------------------------------------------------------------------------------- */
-
-static const char *type_name(clm_device_type t)
-{
-    switch (t) {
-    case CLM_DEVICE_CPU: return "CPU";
-    case CLM_DEVICE_GPU: return "GPU";
-    case CLM_DEVICE_ACCELERATOR: return "ACCEL";
-    default: return "OTHER";
-    }
-}
-
-static void human_bytes(uint64_t v, char *buf, size_t n)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double d = (double)v;
-    size_t u = 0;
-    while (d >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
-        d /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, n, "%" PRIu64 " B", v);
-    else
-        snprintf(buf, n, "%.1f %s", d, units[u]);
-}
-
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
-}
-
-static void list_json(const clm_device_info *list, size_t n, int dflt_p, int dflt_d)
-{
-    size_t i;
-    printf("[");
-    for (i = 0; i < n; i++) {
-        const clm_device_info *d = &list[i];
-        printf("%s\n  {\"platform_index\": %d, \"device_index\": %d, \"default\": %s",
-               i ? "," : "", d->platform_index, d->device_index,
-               d->platform_index == dflt_p && d->device_index == dflt_d ? "true" : "false");
-#define JSTR(field)                                                                          \
-    do {                                                                                       \
-        printf(", \"" #field "\": ");                                                          \
-        json_string(d->field);                                                                 \
-    } while (0)
-        JSTR(platform_name);
-        JSTR(platform_vendor);
-        JSTR(platform_version);
-        JSTR(name);
-        JSTR(vendor);
-        JSTR(version);
-        JSTR(driver_version);
-        JSTR(opencl_c_version);
-#undef JSTR
-        printf(", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u",
-               type_name(d->type), d->compute_units, d->max_clock_mhz);
-        printf(", \"global_mem_bytes\": %" PRIu64 ", \"max_alloc_bytes\": %" PRIu64
-               ", \"local_mem_bytes\": %" PRIu64 ", \"local_mem_dedicated\": %s"
-               ", \"constant_mem_bytes\": %" PRIu64,
-               d->global_mem_bytes, d->max_alloc_bytes, d->local_mem_bytes,
-               d->local_mem_dedicated ? "true" : "false", d->constant_mem_bytes);
-        printf(", \"max_work_group_size\": %zu, \"preferred_work_group_multiple\": %zu"
-               ", \"host_unified_memory\": %s"
-               ", \"svm_capabilities\": %" PRIu64 ", \"mem_base_align_bits\": %u"
-               ", \"available\": %s, \"extensions\": ",
-               d->max_work_group_size, d->preferred_work_group_multiple,
-               d->host_unified_memory ? "true" : "false",
-               d->svm_capabilities, d->mem_base_align_bits, d->available ? "true" : "false");
-        json_string(d->extensions);
-        printf("}");
-    }
-    printf("%s]\n", n ? "\n" : "");
-}
-
-/* "OpenCL 3.0 PoCL ..." -> "OpenCL 3.0" */
-static void short_version(const char *v, char *buf, size_t n)
-{
-    const char *sp = strchr(v, ' ');
-    size_t len = strlen(v);
-    if (sp && (sp = strchr(sp + 1, ' ')) != NULL)
-        len = (size_t)(sp - v);
-    snprintf(buf, n, "%.*s", (int)(len < 64 ? len : 64), v);
-}
-
-static void list_table(const clm_device_info *list, size_t n, int dflt_p, int dflt_d)
-{
-    size_t i;
-    int name_w = 4;
-    for (i = 0; i < n; i++) {
-        int w = (int)strlen(list[i].name);
-        if (w > name_w)
-            name_w = w;
-    }
-    printf("  %-5s %-5s %4s %9s %11s %16s %-11s %-*s %s\n", "P:D", "TYPE", "CUs", "CLOCK",
-           "GLOBAL MEM", "LOCAL MEM", "OPENCL", name_w, "NAME", "PLATFORM");
-    for (i = 0; i < n; i++) {
-        const clm_device_info *d = &list[i];
-        char idx[32], clock[32], gmem[32], lmem[48], lm[32], ver[80];
-        snprintf(idx, sizeof idx, "%d:%d", d->platform_index, d->device_index);
-        snprintf(clock, sizeof clock, "%u MHz", d->max_clock_mhz);
-        human_bytes(d->global_mem_bytes, gmem, sizeof gmem);
-        human_bytes(d->local_mem_bytes, lm, sizeof lm);
-        snprintf(lmem, sizeof lmem, "%s%s", lm, d->local_mem_dedicated ? "" : " (emu)");
-        short_version(d->version, ver, sizeof ver);
-        printf("%c %-5s %-5s %4u %9s %11s %16s %-11s %-*s %s%s\n",
-               d->platform_index == dflt_p && d->device_index == dflt_d ? '*' : ' ', idx,
-               type_name(d->type), d->compute_units, clock, gmem, lmem, ver, name_w, d->name,
-               d->platform_name, d->available ? "" : " (unavailable)");
-    }
-    if (dflt_p >= 0)
-        printf("* default device (CLMATCH_PLATFORM/CLMATCH_DEVICE, else the first GPU, "
-               "else the first CPU)\n");
-}
-
-static int list_devices(int json)
-{
-    clm_device_info *list = NULL;
-    size_t n = 0;
-    int st = clm_list_devices(0, sizeof *list, &list, &n);
-    int dflt_p = -1, dflt_d = -1;
-    clm_device *dev = NULL;
-    if (st != CLM_OK) {
-        report_clm("listing OpenCL devices", st);
-        return EXIT_TROUBLE;
-    }
-    /* Mark the device a search would use; if that cannot be opened, just mark none. */
-    if (clm_device_open(-1, -1, &dev) == CLM_OK) {
-        clm_device_info info;
-        if (clm_device_get_info(dev, &info, sizeof info) == CLM_OK) {
-            dflt_p = info.platform_index;
-            dflt_d = info.device_index;
-        }
-        clm_device_close(dev);
-    }
-    if (json)
-        list_json(list, n, dflt_p, dflt_d);
-    else
-        list_table(list, n, dflt_p, dflt_d);
-    clm_free_device_list(list);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        errmsg("write error: %s", strerror(errno));
-        return EXIT_TROUBLE;
-    }
-    return EXIT_MATCH;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1285,7 +1283,7 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
     clm_stats s;
     if (clm_device_get_info(r->dev, &di, sizeof di) == CLM_OK)
         fprintf(stderr, "clmatch: device %d:%d: %s (%s, %s)\n", di.platform_index,
-                di.device_index, di.name, type_name(di.type), di.platform_name);
+                di.device_index, di.name, cli_device_type_name(di.type), di.platform_name);
     cli_stats_tuning(r->dev);
     if (clm_database_get_info(r->db, &dbi, sizeof dbi) == CLM_OK) {
         fprintf(stderr, "clmatch: algorithm %s (%s), table memory %s, k=%u%s%s%s",
@@ -1327,11 +1325,15 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
 
 /* ---------------------------------------------------------------------------------------- */
 
-static int setup_device(run_state *r, const pattern *pats, size_t n)
+static int setup_device(run_state *r, const pattern_list *pl)
 {
+    static const pattern placeholder = {"\n", 1, NO_ID}; /* its matches are dropped */
+    const pattern *pats = pl->count ? pl->items : &placeholder;
+    const size_t n = pl->count ? pl->count : 1;
     clm_compile_options opts;
     const char **ptrs;
     size_t *lens, i;
+    unsigned *ids;
     int st;
 
     if (cli_open_device(&r->cfg.dev, &r->dev) != 0)
@@ -1339,16 +1341,19 @@ static int setup_device(run_state *r, const pattern *pats, size_t n)
 
     ptrs = malloc(n * sizeof *ptrs);
     lens = malloc(n * sizeof *lens);
-    if (!ptrs || !lens || n > UINT_MAX) {
-        errmsg("%s", n > UINT_MAX ? "too many patterns" : "out of memory");
+    ids = malloc(n * sizeof *ids);
+    if (!ptrs || !lens || !ids) {
+        errmsg("out of memory");
         free(ptrs);
         free(lens);
+        free(ids);
         return -1;
     }
     r->max_len = 0;
     for (i = 0; i < n; i++) {
         ptrs[i] = pats[i].ptr;
         lens[i] = pats[i].len;
+        ids[i] = pats[i].number;
         if (lens[i] > r->max_len)
             r->max_len = lens[i];
     }
@@ -1356,17 +1361,19 @@ static int setup_device(run_state *r, const pattern *pats, size_t n)
     opts.algorithm = r->cfg.dev.algorithm;
     opts.table_memory = r->cfg.dev.table_memory;
     opts.variant = r->cfg.dev.variant;
-    opts.max_errors = r->cfg.max_errors;
+    /* the placeholder is searched exactly: -k K would exceed its length */
+    opts.max_errors = pl->count ? r->cfg.max_errors : 0;
     if (r->cfg.caseless)
         opts.flags |= CLM_CASELESS;
     /* Only when needed: literal patterns stay eligible for every algorithm. */
     if (r->cfg.classes)
         opts.flags |= CLM_CLASSES;
-    if (r->cfg.mismatches_only)
+    if (r->cfg.mismatches_only && pl->count)
         opts.flags |= CLM_MISMATCHES_ONLY;
-    st = cli_compile(r->dev, ptrs, lens, NULL, (unsigned)n, &opts, &r->db);
+    st = cli_compile(r->dev, ptrs, lens, ids, (unsigned)n, &opts, &r->db);
     free(ptrs);
     free(lens);
+    free(ids);
     if (st != CLM_OK) {
         unsigned bad = UINT_MAX;
         r->db = NULL;
@@ -1377,7 +1384,7 @@ static int setup_device(run_state *r, const pattern *pats, size_t n)
         report_clm("cannot compile the patterns", st);
         if (st == CLM_E_PATTERN_SYNTAX) {
             if (bad < n && pats[bad].len <= INT_MAX)
-                errmsg("pattern %u is '%.*s' (-F searches for it literally)", bad,
+                errmsg("pattern %u is '%.*s' (-F searches for it literally)", pats[bad].number,
                        (int)pats[bad].len, pats[bad].ptr);
             else
                 errmsg("-F searches for the patterns literally");
@@ -1393,30 +1400,40 @@ int main(int argc, char **argv)
     static char default_file[] = "-";
     static char *default_files[] = {default_file};
     run_state r;
-    pattern *pats = NULL;
-    size_t n_pats = 0, i;
+    pattern_list pl;
+    size_t i;
     int status, stats_printed = 0;
     double t_search = 0.0;
 
     cli_time.start = t_start;
+    /* `clmatch cas-offinder INPUT DEVICE OUTPUT`: the Cas-OFFinder front end (tools/casoff.c) */
+    if (argc > 1 && strcmp(argv[1], "cas-offinder") == 0)
+        return casoff_main(argc - 1, argv + 1);
     /* --dna anywhere before "--" selects the DNA mode (tools/dna.c), with its own options. */
     for (i = 1; i < (size_t)argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "--dna") == 0)
             return dna_main(argc, argv);
 
     memset(&r, 0, sizeof r);
+    memset(&pl, 0, sizeof pl);
     status = parse_args(argc, argv, &r.cfg);
     if (status >= 0)
         goto done;
     if (r.cfg.list_devices) {
-        status = list_devices(r.cfg.json);
+        status = cli_list_devices(r.cfg.json);
         goto done;
     }
     status = EXIT_TROUBLE;
-    if (build_patterns(&r.cfg, &pats, &n_pats) != 0)
+    if (build_patterns(&r.cfg, &pl) != 0)
         goto done;
+    if (r.cfg.no_patterns && !r.cfg.has_empty) {
+        /* no pattern at all (an empty -f FILE): nothing can match; as GNU grep, exit 1
+         * without reading the files */
+        status = EXIT_NO_MATCH;
+        goto done;
+    }
 
-    if (cli_output_init() != 0 || setup_device(&r, pats, n_pats) != 0)
+    if (cli_output_init() != 0 || setup_device(&r, &pl) != 0)
         goto done;
 
     t_search = now_seconds();
@@ -1449,7 +1466,8 @@ done:
     status = cli_output_finish(status);
     cli_teardown(r.scratch, r.db, r.dev, stats_printed);
     free(r.win);
-    free(pats);
+    patterns_free(&pl);
     free(r.cfg.pattern_args);
+    free(r.cfg.pattern_is_file);
     return status;
 }
