@@ -89,6 +89,12 @@ for opts in "" -c -o -w "-w -o" -x "-i -w -n"; do
     vs_grep "real text: -f words $opts" "$T/doc" "$no" $opts -f "$T/words"
 done
 unset BLOCK
+# grep -o -w searches on from the end of the occurrence it printed as from a line start: '}'
+# right after the word 'A' is printed, '}' alone after 'A' is not
+printf 'INPUT {C|G|A}[IDS] OUT\nx A}[ y\nB}\n' >"$T/quirk"
+vs_grep "-o -w: an occurrence right after the one printed" "$T/quirk" --non-overlapping -o -w \
+    -e A -e '}'
+vs_grep "-o -w: no occurrence printed before it" "$T/quirk" --non-overlapping -o -w -e '}'
 vs_grep "several -f and -e, in order" "$T/t" "" -n -f "$T/p_two" -e qux -f "$T/p_prefix"
 vs_grep "-e '' selects every line" "$T/t" "" -n -e '' -e foo
 vs_grep "-f with the same file twice" "$T/t" "" -c -f "$T/p_two" -f "$T/p_two"

@@ -20,14 +20,15 @@ static unsigned char *xmalloc(size_t n)
 
 static void test_names(const void *arg)
 {
-    static const char *const anames[] = {"auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness"};
+    static const char *const anames[] = {"auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness",
+                                         "aho"};
     static const char *const vnames[] = {"auto", "item", "reduce", "subgroup"};
     clm_algorithm a;
     clm_variant v;
     int i;
     clm_compile_options o;
     (void)arg;
-    for (i = 0; i < 7; i++) {
+    for (i = 0; i < 8; i++) {
         const char *name = clm_algorithm_name((clm_algorithm)i);
         if (!EXPECT(name && strcmp(name, anames[i]) == 0))
             t_note("clm_algorithm_name(%d) = \"%s\", expected \"%s\"", i, name ? name : "(null)",
@@ -45,9 +46,9 @@ static void test_names(const void *arg)
         if (EXPECT_RC(clm_variant_from_name(vnames[i], &v), CLM_OK) && !EXPECT(v == (clm_variant)i))
             t_note("clm_variant_from_name(\"%s\") gave %d", vnames[i], (int)v);
     }
-    EXPECT(clm_algorithm_count() == 7);
+    EXPECT(clm_algorithm_count() == 8);
     /* every algorithm has the item kernel; only bitap the reduce (and reserved subgroup) */
-    for (i = 0; i < 7; i++) {
+    for (i = 0; i < 8; i++) {
         unsigned want = i == 0 ? 0 : 1u << CLM_VARIANT_ITEM;
         if (i == CLM_ALGO_BITAP)
             want |= 1u << CLM_VARIANT_REDUCE | 1u << CLM_VARIANT_SUBGROUP;
@@ -55,8 +56,8 @@ static void test_names(const void *arg)
             t_note("clm_algorithm_variants(%s) = %#x, expected %#x", anames[i],
                    clm_algorithm_variants((clm_algorithm)i), want);
     }
-    EXPECT(clm_algorithm_variants((clm_algorithm)7) == 0);
-    EXPECT(strcmp(clm_algorithm_name((clm_algorithm)7), "?") == 0);
+    EXPECT(clm_algorithm_variants((clm_algorithm)8) == 0);
+    EXPECT(strcmp(clm_algorithm_name((clm_algorithm)8), "?") == 0);
     EXPECT(strcmp(clm_algorithm_name((clm_algorithm)-1), "?") == 0);
     EXPECT(strcmp(clm_variant_name((clm_variant)4), "?") == 0);
     EXPECT(strcmp(clm_variant_name((clm_variant)99), "?") == 0);
@@ -116,7 +117,7 @@ static int detail_names(const char *word, const char *ctx)
 static void test_errors(const void *arg)
 {
     static const clm_algorithm others[] = {CLM_ALGO_NAIVE, CLM_ALGO_KMP, CLM_ALGO_DFA,
-                                           CLM_ALGO_BMH, CLM_ALGO_WITNESS};
+                                           CLM_ALGO_BMH, CLM_ALGO_WITNESS, CLM_ALGO_AHO};
     char *p40 = (char *)t_pattern(4, 33);
     char *p300 = (char *)t_pattern(4, 300);
     char ctx[160], lim[16];
@@ -234,7 +235,7 @@ static void test_errors(const void *arg)
     /* bad option values */
     c = (copts){CLM_ALGO_BITAP, (clm_variant)99, 0, 0};
     EXPECT_RC(compile1(p40, 33, c), CLM_E_INVALID);
-    c = (copts){(clm_algorithm)7, CLM_VARIANT_AUTO, 0, 0};
+    c = (copts){(clm_algorithm)clm_algorithm_count(), CLM_VARIANT_AUTO, 0, 0};
     EXPECT_RC(compile1(p40, 33, c), CLM_E_INVALID);
     c = (copts){CLM_ALGO_BITAP, CLM_VARIANT_AUTO, 1u << 20, 0};
     EXPECT_RC(compile1(p40, 33, c), CLM_E_INVALID);

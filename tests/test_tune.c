@@ -171,7 +171,7 @@ static void test_builtin(const void *arg)
     }
     EXPECT_RC(clm_device_get_tuning(NULL, &t, sizeof t), CLM_E_INVALID);
     EXPECT_RC(clm_device_get_tuning(t_dev, NULL, sizeof t), CLM_E_INVALID);
-    EXPECT_RC(clm_device_get_algorithm_tuning(t_dev, (clm_algorithm)CLM_ALGO_WITNESS + 1, &t,
+    EXPECT_RC(clm_device_get_algorithm_tuning(t_dev, (clm_algorithm)clm_algorithm_count(), &t,
                                               sizeof t),
               CLM_E_INVALID);
     EXPECT_RC(clm_device_get_algorithm_tuning(NULL, CLM_ALGO_DFA, &t, sizeof t), CLM_E_INVALID);

@@ -897,6 +897,21 @@ static int empty_upto(scan_ctx *c, uint64_t limit)
     return stop_now(c);
 }
 
+/* grep -o -w goes on searching from the end of the occurrence it printed and takes that
+ * place as a line start (`echo 'A}' | grep -F -o -w -e A -e '}'` prints both): with
+ * --non-overlapping, a word occurrence right after the last one taken passes the check
+ * before it, as long as the byte after it passes. */
+static int word_after_taken(scan_ctx *c, const clm_match *m)
+{
+    if (!c->cfg->word_regexp || c->cfg->line_regexp || !c->cfg->non_overlapping ||
+        c->cfg->max_errors > 0 || m->start == 0)
+        return 0;
+    if (c->taken_end != m->start && !(c->have_cand && c->cand.end == m->start))
+        return 0;
+    int b = byte_at(c, m->end);
+    return b >= 0 && !is_word_byte(b);
+}
+
 /* The callback of cfg->host_side: the empty pattern on the lines before the match first
  * (order), then the match, unless it is the placeholder or fails -w/-x. */
 static int cb_host(const clm_match *m, void *vctx)
@@ -910,7 +925,7 @@ static int cb_host(const clm_match *m, void *vctx)
     if (c->cfg->word_regexp || c->cfg->line_regexp) {
         if ((ok = passes(c, m->start, m->end)) < 0)
             return 1;
-        if (!ok)
+        if (!ok && !word_after_taken(c, m))
             return 0;
     }
     return c->inner(m, c);
