@@ -521,11 +521,23 @@ static int shape_engine(clm_database *db, struct clm_plan *plan, unsigned e, uns
     if (rc != CLM_OK)
         return rc;
     shape_tables(s, dev, &f, wg, o->bytes_per_item);
+    /* tables that can be split keep what fits in local memory there, the rest in global:
+     * asked for local memory, or by auto on devices with on-chip local memory */
+    int split = 0;
     s->table_memory = o->table_memory;
-    if (s->table_memory == CLM_TABLE_AUTO)
+    if (s->table_memory == CLM_TABLE_AUTO) {
         s->table_memory = auto_table(dev, s, o->staging);
-    else if (!fits(dev, s, s->table_memory))
+        split = s->table_memory == CLM_TABLE_GLOBAL && dev->info.local_mem_dedicated;
+    } else if (a->split && s->table_memory == CLM_TABLE_LOCAL && !fits(dev, s, s->table_memory)) {
+        s->table_memory = CLM_TABLE_GLOBAL;
+        split = 1;
+    } else if (!fits(dev, s, s->table_memory))
         return unsupported_table(dev, s, s->table_memory, en->first % db->caller_count);
+    if (a->split && split) {
+        clm_tuning_source csrc = CLM_TUNING_DEFAULT;
+        clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, &csrc);
+        a->split(s, &f, local_budget(dev), o->bytes_per_item || csrc > CLM_TUNING_BUILTIN);
+    }
     choose_stage(dev, s, o);
     s->vec = choose_vec(dev, s, o->vector_width);
     return fit_loop_budget(dev, s, en->first % db->caller_count);
