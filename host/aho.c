@@ -261,10 +261,10 @@ int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *s
     return CLM_OK;
 }
 
-/* On GPUs a table too large for local memory keeps its head there too: the rows of the first
- * states in BFS order, the shallowest, where a walk over text that is mostly no match stays
- * (1 000 random 20-mers: depth 6 or less ~94% of the bytes). Copying ~48 KiB per work-group
- * is paid back over chunks of at least AHO_HOT_CHUNK bytes per work-item. */
+/* A table too large for local memory, asked for there, keeps its head there: the rows of the
+ * first states in BFS order, the shallowest, where a walk over text that is mostly no match
+ * stays (1 000 random 20-mers: depth 6 or less ~94% of the bytes). Copying ~48 KiB per
+ * work-group is paid back over chunks of at least AHO_HOT_CHUNK bytes per work-item. */
 #define AHO_HOT_CHUNK 1024u
 
 void clm_aho_split(struct clm_kernel_shape *s, const struct clm_pattern_facts *f, size_t budget,

@@ -66,9 +66,9 @@ struct clm_algo {
      * those of the busiest of `lanes` lanes run together; `bytes` is chunk + m - 1 + lead. */
     size_t (*loop_passes)(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                           unsigned lanes);
-    /* Tables in global memory on a device with on-chip local memory: put what part of them
-     * in local memory too, of at most `budget` bytes (may be NULL); may raise the chunk
-     * unless chunk_given. */
+    /* Tables asked for in local memory but too large for it: put what part of them in local
+     * memory, at most `budget` bytes, the rest staying in global memory (may be NULL: such
+     * tables are refused); may raise the chunk unless chunk_given. */
     void (*split)(struct clm_kernel_shape *s, const struct clm_pattern_facts *f, size_t budget,
                   int chunk_given);
     /* CLM_CAP_STAGE: local memory of the staged walk's tables, and its own shape fields. */
