@@ -7,9 +7,35 @@
  * starts empty at `begin`, so every match it finds starts there or later, and it keeps those
  * that start before begin + CHUNK and before `owned`. */
 
+#if AHO_HOT
+/* Tables in global memory, their first AHO_HOT entries (the header and the rows of the
+ * shallowest states, where a walk over text that mostly does not match stays) copied to
+ * local memory after the class map (the host's choice, host/aho.c clm_aho_split). */
+#ifndef TABLE_GLOBAL
+#error "AHO_HOT needs TABLE_GLOBAL"
+#endif
+#define ALGO_TABLES                                                                        \
+    __local uint hot_[64u + AHO_HOT];                                                      \
+    for (uint i_ = get_local_id(0); i_ < 64u; i_ += WG)                                    \
+        hot_[i_] = ((__global const uint *)pat_in)[i_];                                    \
+    for (uint i_ = get_local_id(0); i_ < AHO_HOT; i_ += WG)                                \
+        hot_[64u + i_] = tab_in[i_];                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+    __local const uchar *pat = (__local const uchar *)hot_;                                \
+    __global const uint *tab = tab_in
+#define AHO_PAT __local
+#define AHO_TAB __global
+#define AHO_NEXT(s, c)                                                                     \
+    ((s) < AHO_HOT ? ((__local const uint *)pat)[64u + (s) + (c)] : tab[(s) + (c)])
+#else
+#define AHO_PAT TABLE_SPACE
+#define AHO_TAB TABLE_SPACE
+#define AHO_NEXT(s, c) tab[(s) + (c)]
+#endif
+
 /* Every pattern ending at exclusive end e, the walk being in output state `state`: their
  * number (count_only) or each appended. */
-uint clm_aho_outputs(TABLE_SPACE const uint *tab, uint state, uint e, uint limit,
+uint clm_aho_outputs(AHO_TAB const uint *tab, uint state, uint e, uint limit,
                      __global uint *counter, __global uint *out, uint cap, uint info,
                      const int count_only)
 {
@@ -25,7 +51,7 @@ uint clm_aho_outputs(TABLE_SPACE const uint *tab, uint state, uint e, uint limit
 }
 
 uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
-                    TABLE_SPACE const uchar *pat, TABLE_SPACE const uint *tab,
+                    AHO_PAT const uchar *pat, AHO_TAB const uint *tab,
                     __global uint *counter, __global uint *out, uint cap, uint info,
                     const int count_only)
 {
@@ -34,7 +60,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
     const uint end = begin + CHUNK, limit = min(end, owned), stop = min(end + (M - 1), n);
 #define AHO_STEP(byte, pos)                                                                \
     do {                                                                                   \
-        state = tab[state + pat[(byte)]];                                                  \
+        state = AHO_NEXT(state, pat[(byte)]);                                                  \
         if (state >= out_min)                                                              \
             found += clm_aho_outputs(tab, state, (pos) + 1u, limit, counter, out, cap,     \
                                      info, count_only);                                    \
@@ -47,7 +73,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
         __global const uchar *t16 = text + begin;
 #define AHO_FAST(byte, pos)                                                                \
     do {                                                                                   \
-        state = tab[state + pat[(byte)]];                                                  \
+        state = AHO_NEXT(state, pat[(byte)]);                                                  \
         hit = max(hit, state);                                                             \
     } while (0)
         for (uint j = 0; j < CHUNK / 16; ++j) {

@@ -5,7 +5,10 @@
 #define CLM_ARG_DECL(NAME, TYPE, VAR) , TYPE VAR
 #define CLM_KERNEL_ARGS CLM_KERNEL_ARG_LIST(CLM_ARG_DECL0, CLM_ARG_DECL)
 
-#if defined(TABLE_LOCAL)
+#if defined(ALGO_TABLES)
+/* The algorithm's own placement of its tables (aho.cl AHO_HOT) */
+#define CLM_TABLES ALGO_TABLES
+#elif defined(TABLE_LOCAL)
 /* Copy the tables into local memory once per work-group, before any work-item leaves. */
 #define CLM_TABLES                                                                         \
     __local uchar pat[PAT_LEN];                                                            \

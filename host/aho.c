@@ -261,6 +261,27 @@ int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *s
     return CLM_OK;
 }
 
+/* A table too large for local memory, asked for there, keeps its head there: the rows of the
+ * first states in BFS order, the shallowest, where a walk over text that is mostly no match
+ * stays (1 000 random 20-mers: depth 6 or less ~94% of the bytes). Copying ~48 KiB per
+ * work-group is paid back over chunks of at least AHO_HOT_CHUNK bytes per work-item. */
+#define AHO_HOT_CHUNK 1024u
+
+void clm_aho_split(struct clm_kernel_shape *s, const struct clm_pattern_facts *f, size_t budget,
+                   int chunk_given)
+{
+    const size_t C = f->classes, words = budget / 4, map = 64; /* the class map: 64 uints */
+    if (words < map + CLM_AHO_HEADER + C)
+        return;
+    size_t rows = (words - map - CLM_AHO_HEADER) / C;
+    rows = rows < f->states ? rows : f->states;
+    s->aho_hot = (unsigned)(CLM_AHO_HEADER + rows * C);
+    if (!chunk_given && s->chunk < AHO_HOT_CHUNK) {
+        s->chunk = AHO_HOT_CHUNK;
+        s->span = s->wg * s->chunk;
+    }
+}
+
 /* The walk: 16 bytes a pass and single bytes at both ends, as dfa's; and at each byte where
  * matches end, the output walk's passes (every byte, in all-match text). */
 size_t clm_aho_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,

@@ -290,7 +290,8 @@ static const struct clm_algo algos[CLM_ALGO_COUNT] = {
                       .summary = "Aho-Corasick automaton of every pattern at once: one pass "
                                  "for many patterns",
                       .facts = clm_aho_facts, .shape = clm_aho_shape,
-                      .tables = clm_aho_tables, .loop_passes = clm_aho_loop_passes},
+                      .tables = clm_aho_tables, .loop_passes = clm_aho_loop_passes,
+                      .split = clm_aho_split},
 };
 
 const struct clm_algo *clm_algo(clm_algorithm id)

@@ -66,6 +66,11 @@ struct clm_algo {
      * those of the busiest of `lanes` lanes run together; `bytes` is chunk + m - 1 + lead. */
     size_t (*loop_passes)(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                           unsigned lanes);
+    /* Tables asked for in local memory but too large for it: put what part of them in local
+     * memory, at most `budget` bytes, the rest staying in global memory (may be NULL: such
+     * tables are refused); may raise the chunk unless chunk_given. */
+    void (*split)(struct clm_kernel_shape *s, const struct clm_pattern_facts *f, size_t budget,
+                  int chunk_given);
     /* CLM_CAP_STAGE: local memory of the staged walk's tables, and its own shape fields. */
     size_t (*stage_bytes)(const struct clm_kernel_shape *s);
     void (*stage_shape)(struct clm_kernel_shape *s);
@@ -78,6 +83,8 @@ void clm_aho_shape(struct clm_kernel_shape *s, const clm_device *dev,
                    const struct clm_pattern_facts *f, size_t *chunk, int given);
 int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
                    unsigned count, int caseless, unsigned char *bytes, void *tab);
+void clm_aho_split(struct clm_kernel_shape *s, const struct clm_pattern_facts *f, size_t budget,
+                   int chunk_given);
 size_t clm_aho_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                            unsigned lanes);
 

@@ -521,11 +521,23 @@ static int shape_engine(clm_database *db, struct clm_plan *plan, unsigned e, uns
     if (rc != CLM_OK)
         return rc;
     shape_tables(s, dev, &f, wg, o->bytes_per_item);
+    /* asked for local memory, a table that can be split and is too large for it keeps its
+     * head there and the rest in global memory (auto does not: it measured slower on the
+     * H200 in all but one of 14 sets, bench/experiments/aho-split.md) */
+    int split = 0;
     s->table_memory = o->table_memory;
     if (s->table_memory == CLM_TABLE_AUTO)
         s->table_memory = auto_table(dev, s, o->staging);
-    else if (!fits(dev, s, s->table_memory))
+    else if (a->split && s->table_memory == CLM_TABLE_LOCAL && !fits(dev, s, s->table_memory)) {
+        s->table_memory = CLM_TABLE_GLOBAL;
+        split = 1;
+    } else if (!fits(dev, s, s->table_memory))
         return unsupported_table(dev, s, s->table_memory, en->first % db->caller_count);
+    if (a->split && split) {
+        clm_tuning_source csrc = CLM_TUNING_DEFAULT;
+        clm_tune_get(dev, s->algorithm, CLM_KNOB_CHUNK, &csrc);
+        a->split(s, &f, local_budget(dev), o->bytes_per_item || csrc > CLM_TUNING_BUILTIN);
+    }
     choose_stage(dev, s, o);
     s->vec = choose_vec(dev, s, o->vector_width);
     return fit_loop_budget(dev, s, en->first % db->caller_count);
@@ -587,8 +599,9 @@ int clm_choose(clm_database *db, struct clm_plan *plan)
                       : (unsigned)clm_tune_get(db->dev, db->algorithm, CLM_KNOB_WG, NULL);
     for (unsigned e = 0; e < db->engine_count && rc == CLM_OK; e++)
         rc = shape_engine(db, plan, e, wg);
-    if (rc == CLM_OK)
-        db->table_memory = db->engines[0].shape.table_memory;
+    if (rc == CLM_OK) /* a split table is read from local memory first */
+        db->table_memory = db->engines[0].shape.aho_hot ? CLM_TABLE_LOCAL
+                                                         : db->engines[0].shape.table_memory;
     return rc;
 }
 

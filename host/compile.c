@@ -406,6 +406,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         rc = check_options(dev, opts);
     if (rc != CLM_OK)
         return rc;
+    const double t0 = clm_now();
     clm_database *db = calloc(1, sizeof *db);
     if (!db)
         return clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
@@ -428,6 +429,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
         database_destroy(db);
         return rc;
     }
+    db->compile_seconds = clm_now() - t0;
     live_add(db);
     *out = db;
     return CLM_OK;
@@ -458,8 +460,17 @@ int clm_database_get_info(const clm_database *db, clm_database_info *out, size_t
     info->packed = db->packed;
     info->strands_in_one_pass = db->one_pass;
     info->cache_hit = 1;
-    for (unsigned i = 0; i < db->engine_count; i++)
+    info->engines = db->engine_count;
+    info->compile_seconds = db->compile_seconds;
+    for (unsigned i = 0; i < db->engine_count; i++) {
+        const struct clm_kernel_shape *s = &db->engines[i].shape;
+        uint64_t bytes = s->pat_len + (uint64_t)s->tab_len * s->tab_elem;
+        uint64_t local = s->table_memory == CLM_TABLE_LOCAL ? bytes
+                         : s->aho_hot ? 256 + (uint64_t)s->aho_hot * 4 : 0;
         info->cache_hit &= db->engines[i].cache_hit;
+        info->table_bytes += bytes;
+        info->local_table_bytes = local > info->local_table_bytes ? local : info->local_table_bytes;
+    }
     return clm_copy_out(out, size, info, sizeof *info, CLM_DATABASE_INFO_V1,
                         "clm_database_info");
 }

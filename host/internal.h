@@ -286,6 +286,8 @@ struct clm_kernel_shape {
     int stage_prefetch; /* staged: the next region's loads in flight during a walk */
     unsigned vec;      /* bytes per load of the unstaged range reads (cl/common.cl LOAD16):
                           4, 8 or 16; 0 where the kernel reads no blocks (VEC=16 then) */
+    unsigned aho_hot;  /* aho, tables in global memory: entries at the table's start (the
+                          shallowest states' rows) also copied to local memory; 0: none */
     unsigned aho_passes; /* aho: loop passes of the most matches ending at one byte (for a
                             device's loop budget; the kernel reads its table instead) */
 };
@@ -425,6 +427,7 @@ struct clm_database {
     char choice[256];
     unsigned engine_count;
     struct clm_engine *engines;
+    double compile_seconds; /* clm_compile's time */
     uint64_t serial;  /* unique among the databases of the process (live list) */
     struct clm_database *live_next;
 };

@@ -116,6 +116,8 @@ static const struct build_option {
     {"STAGE_PREFETCH", SHAPE(stage_prefetch), 0, "1: a staged group loads its next region early"},
     {"STAGE_PREFIX", SHAPE(stage_prefix), 0,
      "staged: length of the prefix the cheap walk runs; 0: the whole pattern"},
+    {"AHO_HOT", SHAPE(aho_hot), 0,
+     "aho, global tables: entries (the shallowest states' rows) also read from local memory"},
 };
 
 int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, char *buf,

@@ -420,6 +420,14 @@ typedef struct clm_database_info {
                                         region into registers during a walk */
     unsigned groups_per_unit;      /**< staged: work-groups launched per compute unit (0 when
                                         not staged) */
+    unsigned engines;              /**< kernel launches per slab: groups of patterns searched
+                                        together (aho: one for the whole set) */
+    uint64_t table_bytes;          /**< device memory of every engine's pattern tables */
+    uint64_t local_table_bytes;    /**< local memory a work-group fills with tables (the
+                                        largest engine's): all of them (table memory local),
+                                        or the head of a table too large for it (aho) */
+    double compile_seconds;        /**< clm_compile's time: parsing, planning, the kernels
+                                        (built or from the cache) and the tables */
 } clm_database_info;
 
 /** What db ended up as (copies into *info, of size bytes: sizeof *info). */

@@ -225,8 +225,23 @@ static void check_set(const pset *set, const unsigned char *text, size_t n, unsi
     if (EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK)) {
         EXPECT(info.algorithm == CLM_ALGO_AHO);
         EXPECT(info.pattern_count == set->count);
-        EXPECT(mem == CLM_TABLE_AUTO ? info.table_memory != CLM_TABLE_CONSTANT
-                                     : info.table_memory == mem);
+        uint64_t bound = t_table_bytes(&set->ps, CLM_ALGO_AHO);
+        EXPECT(info.engines == 1);
+        EXPECT(info.table_bytes > 0 && info.table_bytes <= bound);
+        EXPECT(info.compile_seconds > 0);
+        if (mem == CLM_TABLE_AUTO) {
+            EXPECT(info.table_memory != CLM_TABLE_CONSTANT);
+        } else {
+            EXPECT(info.table_memory == mem);
+            if (mem == CLM_TABLE_LOCAL && info.local_table_bytes < info.table_bytes) {
+                /* split: the table's head in local memory, the rest global */
+                EXPECT(info.table_bytes > t_table_limit(CLM_TABLE_LOCAL));
+                EXPECT(info.local_table_bytes > 0 &&
+                       info.local_table_bytes <= t_table_limit(CLM_TABLE_LOCAL));
+            } else {
+                EXPECT((mem == CLM_TABLE_LOCAL) == (info.local_table_bytes == info.table_bytes));
+            }
+        }
     }
     t_matches_init(&want);
     t_matches_init(&got);
@@ -411,6 +426,29 @@ static void test_large(const void *arg)
     free(text);
 }
 
+/* A table larger than local memory, asked for there: its head goes to local memory (the
+ * shallowest states), the rest stays global, and the walk crosses between them. */
+static void test_split(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "multi.split", 0);
+    size_t n = (size_t)1 << 19;
+    unsigned char *text = random_text(&r, n, 4);
+    pset set;
+    unsigned count = 8000;
+    make_set(&set, &r, text, n, 4, count, 8, 32, 0);
+    while (t_table_bytes(&set.ps, CLM_ALGO_AHO) / 4 < t_table_limit(CLM_TABLE_LOCAL)) {
+        pset_free(&set); /* a device with more local memory: more patterns */
+        count *= 2;
+        make_set(&set, &r, text, n, 4, count, 8, 32, 0);
+    }
+    check_set(&set, text, n, 0, CLM_TABLE_LOCAL, 0, 0, 0, 0, &r, "split table");
+    check_set(&set, text, n, 0, CLM_TABLE_LOCAL, 8, 16, 5003, 16, NULL, "split, tiny");
+    pset_free(&set);
+    free(text);
+}
+
 /* DNA, both strands: aho (reverse complements as patterns of the group) against bitap's
  * engines, which the DNA tests check against their own reference; strands compared. */
 typedef struct {
@@ -541,6 +579,7 @@ void register_multi_tests(void)
     t_register("multi.caseless", test_caseless, NULL, 1);
     t_register("multi.allbytes", test_allbytes, NULL, 0);
     t_register("multi.large", test_large, NULL, 0);
+    t_register("multi.split", test_split, NULL, 1);
     t_register("multi.dna", test_dna, NULL, 1);
     t_register("multi.choice", test_choice, NULL, 1);
 }

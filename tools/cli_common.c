@@ -4,6 +4,7 @@
 #include "cli_common.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -374,7 +375,9 @@ void cli_stats_choice(const clm_database_info *dbi)
 {
     if (dbi->choice[0])
         fprintf(stderr, " \xe2\x80\x94 %.*s", (int)sizeof dbi->choice, dbi->choice);
-    fputc('\n', stderr);
+    fprintf(stderr, "\nclmatch: compiled in %.3f s: %u launch(es) per slab, tables %" PRIu64
+                    " bytes (%" PRIu64 " in local memory per work-group)\n",
+            dbi->compile_seconds, dbi->engines, dbi->table_bytes, dbi->local_table_bytes);
 }
 
 void cli_stats_kernel(const clm_stats *s)
