@@ -84,8 +84,9 @@ t2=$(date +%s.%N)
 sort "$W/co.txt" >"$W/co.sorted"
 sort "$W/clm.txt" >"$W/clm.sorted"
 echo "guides $NG, limit $LIMIT, device $DEV, genome $GENOME"
-echo "Cas-OFFinder 2.4.1:   $(echo "$t1 - $t0" | bc) s, $(wc -l <"$W/co.txt") rows"
-echo "clmatch-cas-offinder: $(echo "$t2 - $t1" | bc) s, $(wc -l <"$W/clm.txt") rows"
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; } # no bc on some hosts
+echo "Cas-OFFinder 2.4.1:   $(secs "$t0" "$t1") s, $(wc -l <"$W/co.txt") rows"
+echo "clmatch-cas-offinder: $(secs "$t1" "$t2") s, $(wc -l <"$W/clm.txt") rows"
 if cmp -s "$W/co.sorted" "$W/clm.sorted"; then
     echo "same rows"
 else
