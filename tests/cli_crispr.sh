@@ -138,6 +138,14 @@ same "cas-offinder: both strands, guide ends, N, PAM, records' edges" "$T/exp" "
 # the same through the main program's subcommand, OUTPUT a file
 "$CLM" cas-offinder "$T/in1" C "$T/act2" 2>"$T/err"; echo "exit $?" >>"$T/act2"
 same "clmatch cas-offinder: the front end's rows, into OUTPUT" "$T/exp" "$T/act2" "$T/err"
+# A text N under the template's N next to LIMIT guide mismatches: no mismatch for 2.4.1, so
+# the site is a row (the library counts that N; the front end's search allows for it).
+printf '>chrT\nTTTTACGTACGTACGTACGTACGANGGTTTT\n' >"$T/nt.fa"
+printf '%s\nNNNNNNNNNNNNNNNNNNNNNGG\nACGTACGTACGTACGTACGTNNN 1\n' "$T/nt.fa" >"$T/nt.in"
+printf 'ACGTACGTACGTACGTACGTNNN\tchrT\t4\tACGTACGTACGTACGTACGaNGG\t+\t1\nexit 0\n' >"$T/exp"
+"$CO" "$T/nt.in" C - >"$T/act" 2>"$T/err"; echo "exit $?" >>"$T/act"
+same "cas-offinder: a text N under the template's N beside LIMIT mismatches" "$T/exp" "$T/act" \
+    "$T/err"
 # A directory (files in name order, a non-FASTA file skipped), lower case upper-cased, a
 # text N where the template has R (2.4.1: no mismatch), a query with bases in the PAM
 # (counted), ids.

@@ -15,10 +15,12 @@
  * mismatches it); N never mismatches.
  *
  * How: each query, its N positions filled from the template, is one pattern of ONE library
- * search with Hamming distance max(LIMIT) on both strands, over the text with every byte
- * other than A/C/G/T turned to N and CLM_DEGENERATE_TEXT (a text N matches any code). Its
- * distance is never above 2.4.1's count, so every site is a candidate; each candidate is
- * then checked with 2.4.1's rules above.
+ * search on both strands, over the text with every byte other than A/C/G/T turned to N, with
+ * Hamming distance max(LIMIT) + D, D the most degenerate codes (N, R, ...) of a pattern: the
+ * library counts a text N under such a code as a mismatch where 2.4.1 does not, at most D
+ * times, so every site is a candidate; each candidate is then checked with 2.4.1's rules
+ * above. (A text N matching every code, CLM_DEGENERATE_TEXT, made every window of a run of
+ * Ns a candidate of every query: 55 s instead of 2 on 200 MB with 1 000 guides.)
  *
  * Rows: per genome file, per query in input order, by position, + before -.
  */
@@ -836,6 +838,20 @@ static int open_device(const char *spec, clm_device **dev)
     return 0;
 }
 
+/* The most codes other than A/C/G/T in one pattern: where a text N may stand under a code
+ * without a mismatch in 2.4.1's count but with one in the library's. */
+static size_t most_degenerate(const casoff *c)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < c->npat; i++) {
+        size_t d = 0;
+        for (size_t j = 0; j < c->len; j++)
+            d += !is_acgt((unsigned char)c->pat[i][j]);
+        most = d > most ? d : most;
+    }
+    return most;
+}
+
 /* ---- main -------------------------------------------------------------------------------- */
 
 int casoff_main(int argc, char **argv)
@@ -882,12 +898,15 @@ int casoff_main(int argc, char **argv)
         ids[i] = (unsigned)i;
     }
     clm_compile_options_init(&opts, sizeof opts);
-    opts.flags = CLM_DNA | CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS;
-    if (c.max_limit > 0) {
-        /* Hamming distance below the length: a limit of the length or more admits every
-         * site whose template matches, and the library needs k < length. */
-        opts.flags |= CLM_MISMATCHES_ONLY;
-        opts.max_errors = c.max_limit < c.len ? c.max_limit : (unsigned)c.len - 1;
+    opts.flags = CLM_DNA | CLM_BOTH_STRANDS;
+    {
+        size_t k = c.max_limit + most_degenerate(&c);
+        if (k > 0) {
+            /* Hamming distance below the length: a limit of the length or more admits every
+             * site whose template matches, and the library needs k < length. */
+            opts.flags |= CLM_MISMATCHES_ONLY;
+            opts.max_errors = (unsigned)(k < c.len ? k : c.len - 1);
+        }
     }
     st = clm_compile(dev, (const char *const *)c.pat, lens, ids, (unsigned)c.npat, &opts, &db);
     if (st != CLM_OK) {
