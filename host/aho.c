@@ -92,10 +92,13 @@ static int aho_links(struct aho *a)
             }
         }
     }
-    /* chain walks: per output state of the chain its head list and one pass to leave it */
+    /* The output walk's loop passes at one byte (a device's loop budget): lanes walk their
+     * chains together, so an inner loop runs as long as the longest head list among them,
+     * for as many chain states as the longest chain: (links + 1) x (list + 2) at most. */
     uint32_t *chain = calloc(a->states, sizeof *chain);
     if (!chain)
         return clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick automaton");
+    size_t most_links = 0, most_own = 0;
     a->passes = 0;
     a->outs = 0;
     for (size_t qi = 0; qi < a->states; qi++) {
@@ -112,10 +115,11 @@ static int aho_links(struct aho *a)
         chain[v] = (a->head[v] != NONE) + (a->dlink[v] != NONE ? chain[a->dlink[v]] : 0);
         if (a->total[v]) {
             a->outs++;
-            size_t p = 1 + 2 * ((size_t)chain[v] + 1) + a->total[v];
-            a->passes = p > a->passes ? p : a->passes;
+            most_links = chain[v] + 1u > most_links ? chain[v] + 1u : most_links;
+            most_own = own > most_own ? own : most_own;
         }
     }
+    a->passes = 1 + most_links * (most_own + 2);
     free(chain);
     return CLM_OK;
 }
