@@ -171,19 +171,31 @@ static size_t aho_words(const struct aho *a, unsigned count)
 
 /* ---- the descriptor's hooks ------------------------------------------------------------- */
 
-int clm_aho_facts(const struct clm_symbols *sym, unsigned count, unsigned strands,
-                  struct clm_pattern_facts *f)
+void clm_aho_release(void *built)
+{
+    if (built)
+        aho_free(built);
+    free(built);
+}
+
+/* The automaton, kept for clm_aho_tables (*built). */
+int clm_aho_facts(const struct clm_symbols *sym, unsigned count, unsigned strands, int caseless,
+                  struct clm_pattern_facts *f, void **built)
 {
     (void)strands; /* reverse complements are patterns of the group */
-    struct aho a;
-    int rc = aho_build(sym, count, 0, &a); /* bytes come folded: the same automaton */
-    if (rc != CLM_OK)
+    struct aho *a = malloc(sizeof *a);
+    if (!a)
+        return clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick automaton");
+    int rc = aho_build(sym, count, caseless, a);
+    if (rc != CLM_OK) {
+        free(a);
         return rc;
-    f->classes = a.classes;
-    f->states = a.states;
-    f->outputs = a.passes;
-    f->tab_words = aho_words(&a, count);
-    aho_free(&a);
+    }
+    *built = a;
+    f->classes = a->classes;
+    f->states = a->states;
+    f->outputs = a->passes;
+    f->tab_words = aho_words(a, count);
     if (f->tab_words >= NONE)
         return clm_fail(CLM_E_UNSUPPORTED,
                         "the Aho-Corasick table of %u patterns (%zu states) has more than 2^32 "
@@ -213,18 +225,17 @@ void clm_aho_shape(struct clm_kernel_shape *s, const clm_device *dev,
 }
 
 int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
-                   unsigned count, int caseless, unsigned char *bytes, void *tab_out)
+                   unsigned count, int caseless, unsigned char *bytes, void *tab_out,
+                   void *built)
 {
-    struct aho a;
-    int rc = aho_build(sym, count, caseless, &a);
-    if (rc != CLM_OK)
-        return rc;
+    (void)caseless; /* the automaton clm_aho_facts built for these patterns has it */
+    if (!built)
+        return clm_fail(CLM_E_INVALID, "aho: tables asked for without the automaton");
+    const struct aho a = *(const struct aho *)built;
     const size_t C = a.classes;
     uint32_t *newid = malloc(a.states * sizeof *newid);
-    if (!newid) {
-        aho_free(&a);
+    if (!newid)
         return clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick table");
-    }
     /* states without matches first, in BFS order (the shallow ones, where random text keeps
      * the walk, together), then the output states: one compare tells a match */
     size_t quiet = 0, out = a.states - a.outs;
@@ -261,7 +272,6 @@ int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *s
     memcpy(bytes, a.cls, 256);
     (void)s;
     free(newid);
-    aho_free(&a);
     return CLM_OK;
 }
 

@@ -102,9 +102,9 @@ static unsigned bitap_words(size_t m, unsigned strands)
 }
 
 static int bitap_facts(const struct clm_symbols *sym, unsigned count, unsigned strands,
-                       struct clm_pattern_facts *f)
+                       int caseless, struct clm_pattern_facts *f, void **built)
 {
-    (void)count; /* groups of one */
+    (void)count, (void)caseless, (void)built; /* groups of one; the tables build their own */
     unsigned char cls[256];
     uint64_t *masks;
     int rc = bitap_masks(sym, bitap_words(f->m, strands), cls, &masks, &f->bitap_classes);
@@ -113,9 +113,9 @@ static int bitap_facts(const struct clm_symbols *sym, unsigned count, unsigned s
 }
 
 static int bitap_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
-                        unsigned count, int caseless, unsigned char *bytes, void *tab)
+                        unsigned count, int caseless, unsigned char *bytes, void *tab, void *built)
 {
-    (void)count, (void)caseless;
+    (void)count, (void)caseless, (void)built;
     uint64_t *masks;
     unsigned classes;
     int rc = bitap_masks(sym, s->words * (s->strands ? s->strands : 1), bytes, &masks, &classes);
@@ -126,9 +126,9 @@ static int bitap_tables(const struct clm_kernel_shape *s, const struct clm_symbo
 }
 
 static int dfa_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
-                      unsigned count, int caseless, unsigned char *bytes, void *tab)
+                      unsigned count, int caseless, unsigned char *bytes, void *tab, void *built)
 {
-    (void)count;
+    (void)count, (void)built;
     clm_class_map(sym->bytes, sym->m, caseless, bytes);
     clm_dfa_table(sym->bytes, sym->m, bytes, s->sigma, tab);
     return CLM_OK;
@@ -136,9 +136,10 @@ static int dfa_tables(const struct clm_kernel_shape *s, const struct clm_symbols
 
 /* The pattern's bytes (folded when caseless: kernels fold the text alike) and its table. */
 static int literal_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
-                          unsigned count, int caseless, unsigned char *bytes, void *tab)
+                          unsigned count, int caseless, unsigned char *bytes, void *tab,
+                          void *built)
 {
-    (void)count, (void)caseless;
+    (void)count, (void)caseless, (void)built;
     memcpy(bytes, sym->bytes, sym->m);
     switch (s->algorithm) {
     case CLM_ALGO_KMP: clm_kmp_fail(bytes, sym->m, tab); break;
@@ -290,8 +291,8 @@ static const struct clm_algo algos[CLM_ALGO_COUNT] = {
                       .summary = "Aho-Corasick automaton of every pattern at once: one pass "
                                  "for many patterns",
                       .facts = clm_aho_facts, .shape = clm_aho_shape,
-                      .tables = clm_aho_tables, .loop_passes = clm_aho_loop_passes,
-                      .split = clm_aho_split},
+                      .tables = clm_aho_tables, .release = clm_aho_release,
+                      .loop_passes = clm_aho_loop_passes, .split = clm_aho_split},
 };
 
 const struct clm_algo *clm_algo(clm_algorithm id)

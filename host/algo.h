@@ -49,9 +49,10 @@ struct clm_algo {
     unsigned stage_prefix;     /* CLM_CAP_STAGE: the prefix a longer pattern's cheap walk
                                   runs (cl/common.cl STAGE_PREFIX); 0: none */
     const char *summary;       /* one line, for docs and help */
-    /* Facts beyond the common ones about the `count` patterns of one engine (may be NULL). */
-    int (*facts)(const struct clm_symbols *sym, unsigned count, unsigned strands,
-                 struct clm_pattern_facts *f);
+    /* Facts beyond the common ones about the `count` patterns of one engine (may be NULL);
+     * what it built to learn them, the tables hook may use: *built (freed by release). */
+    int (*facts)(const struct clm_symbols *sym, unsigned count, unsigned strands, int caseless,
+                 struct clm_pattern_facts *f, void **built);
     /* Table sizes (pat_len, tab_len, tab_elem, sigma, ...) and geometry beyond the common
      * ones; *chunk is the bytes per work-item so far, `given` when the options set it. */
     void (*shape)(struct clm_kernel_shape *s, const clm_device *dev,
@@ -59,7 +60,9 @@ struct clm_algo {
     /* Fill the byte table (pat_len bytes, zeroed) and the second table (tab_len entries of
      * tab_elem bytes, zeroed) for the `count` patterns the shape was planned for. */
     int (*tables)(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
-                  unsigned count, int caseless, unsigned char *bytes, void *tab);
+                  unsigned count, int caseless, unsigned char *bytes, void *tab, void *built);
+    /* Free what the facts hook built (may be NULL when it builds nothing to keep). */
+    void (*release)(void *built);
     /* Loop passes one work-item of an unstaged item kernel of shape s makes at most for
      * `chunk` starts, as a device with a loop budget counts them (clm_device.loop_budget):
      * every pass of every loop, the pass that leaves a loop included, an inner loop's passes
@@ -77,12 +80,13 @@ struct clm_algo {
 };
 
 /* Aho-Corasick's hooks (host/aho.c). */
-int clm_aho_facts(const struct clm_symbols *sym, unsigned count, unsigned strands,
-                  struct clm_pattern_facts *f);
+int clm_aho_facts(const struct clm_symbols *sym, unsigned count, unsigned strands, int caseless,
+                  struct clm_pattern_facts *f, void **built);
 void clm_aho_shape(struct clm_kernel_shape *s, const clm_device *dev,
                    const struct clm_pattern_facts *f, size_t *chunk, int given);
 int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
-                   unsigned count, int caseless, unsigned char *bytes, void *tab);
+                   unsigned count, int caseless, unsigned char *bytes, void *tab, void *built);
+void clm_aho_release(void *built);
 void clm_aho_split(struct clm_kernel_shape *s, const struct clm_pattern_facts *f, size_t budget,
                    int chunk_given);
 size_t clm_aho_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
@@ -113,6 +117,7 @@ struct clm_plan {
     struct clm_pattern_facts *facts; /* per parsed pattern */
     struct clm_symbols *joined; /* per engine searching both strands in one pass: its
                                    pattern and reverse complement side by side (m 0: none) */
+    void **built;             /* per engine: what the facts hook built for the tables hook */
     int literal;              /* every pattern is literal bytes */
     size_t longest;           /* symbols */
     unsigned most_classes;    /* literal patterns: the most distinct bytes of one */

@@ -517,7 +517,8 @@ static int shape_engine(clm_database *db, struct clm_plan *plan, unsigned e, uns
         rc = join_strands(&plan->sym[en->first], &plan->sym[db->caller_count + en->first],
                           (unsigned)((f.m + 63) / 64), &plan->joined[e]);
     if (rc == CLM_OK && a->facts)
-        rc = a->facts(clm_plan_symbols(plan, db, e), en->count, s->strands, &f);
+        rc = a->facts(clm_plan_symbols(plan, db, e), en->count, s->strands, s->caseless, &f,
+                      &plan->built[e]);
     if (rc != CLM_OK)
         return rc;
     shape_tables(s, dev, &f, wg, o->bytes_per_item);
@@ -592,7 +593,8 @@ int clm_choose(clm_database *db, struct clm_plan *plan)
     db->min_match = db->indels ? db->min_len - db->k : db->min_len;
     if ((rc = fill_patterns(db, plan)) != CLM_OK || (rc = group_engines(db)) != CLM_OK)
         return rc;
-    if (db->one_pass && !(plan->joined = calloc(db->engine_count, sizeof *plan->joined)))
+    if ((db->one_pass && !(plan->joined = calloc(db->engine_count, sizeof *plan->joined))) ||
+        !(plan->built = calloc(db->engine_count, sizeof *plan->built)))
         return clm_fail(CLM_E_NOMEM, "out of memory compiling patterns");
     unsigned wg = plan->o->work_group_size
                       ? plan->o->work_group_size
@@ -610,6 +612,11 @@ void clm_plan_free(struct clm_plan *plan, const clm_database *db)
     for (unsigned e = 0; plan->joined && e < db->engine_count; e++)
         free(plan->joined[e].sets);
     free(plan->joined);
+    const struct clm_algo *a = clm_algo(db->algorithm);
+    for (unsigned e = 0; plan->built && e < db->engine_count; e++)
+        if (plan->built[e] && a && a->release)
+            a->release(plan->built[e]);
+    free(plan->built);
     for (unsigned i = 0; plan->sym && i < plan->n_sym; i++)
         clm_symbols_free(&plan->sym[i]);
     free(plan->sym);

@@ -302,7 +302,8 @@ static int make_tables(clm_database *db, const struct clm_plan *plan, unsigned e
         rc = clm_fail(CLM_E_NOMEM, "out of memory building pattern tables");
     if (rc == CLM_OK)
         rc = clm_algo(s->algorithm)->tables(s, clm_plan_symbols(plan, db, e), en->count,
-                                            s->caseless, bytes, tab);
+                                            s->caseless, bytes, tab,
+                                            plan->built ? plan->built[e] : NULL);
     if (rc == CLM_OK && !db->dev->model &&
         (rc = upload(db->dev, bytes, s->pat_len, &en->pat_buf)) == CLM_OK)
         rc = upload(db->dev, tab, (size_t)s->tab_len * s->tab_elem, &en->tab_buf);
@@ -414,7 +415,7 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     db->flags = opts->flags;
     db->k = opts->max_errors;
     db->caller_count = count;
-    struct clm_plan plan = {opts, ids, 0, NULL, NULL, NULL, 0, 0, 0};
+    struct clm_plan plan = {.o = opts, .ids = ids};
     rc = parse_patterns(db, &plan, patterns, lengths);
     if (rc == CLM_OK)
         rc = clm_choose(db, &plan);
