@@ -121,7 +121,8 @@ unsigned clm_next_pow2(unsigned x);
 /* ---- tuning (tune.c) ----------------------------------------------------------------- */
 
 /* The tuning knobs; each has one row in tune.c's knob table (key, limits, per-algorithm or
- * not). A knob the kernels do not read yet does not belong here. */
+ * not). A knob the kernels (or, for speed, device sets) do not read yet does not belong
+ * here. */
 enum clm_knob {
     CLM_KNOB_WG,
     CLM_KNOB_CHUNK,
@@ -130,6 +131,7 @@ enum clm_knob {
     CLM_KNOB_VEC,
     CLM_KNOB_GROUPS,
     CLM_KNOB_PREFETCH, /* a switch */
+    CLM_KNOB_SPEED,    /* bytes per second a device set gives the device's share by */
     CLM_KNOB_COUNT
 };
 /* What a switch knob holds (0 means "not set" in every table, so off cannot be 0). */

@@ -66,6 +66,9 @@ static const struct knob knobs[CLM_KNOB_COUNT] = {
     /* staged kernels: the next region loaded into registers during a walk */
     [CLM_KNOB_PREFETCH] = {"prefetch", "prefetch", 1, 0, 0, 0, 0, NULL, NULL, NULL,
                            KNOB_SWITCH},
+    /* device sets: the device's share of an input (clm_device_set_calibrate measures it) */
+    [CLM_KNOB_SPEED] = {"speed", "speed in bytes per second", 0, 1, UINT64_C(1) << 50, 1, 0,
+                        NULL, NULL, NULL, KNOB_NUMBER},
 };
 
 /* ---- the built-in table ------------------------------------------------------------------ */

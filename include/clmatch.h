@@ -790,6 +790,129 @@ CLM_API int clm_stream_flush(clm_stream *stream, clm_match_cb cb, void *ctx);
 CLM_API int clm_stream_close(clm_stream *stream, clm_match_cb cb, void *ctx, uint64_t *total);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Device sets: one scan across several devices                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * A device set scans one input with several devices at once (of any platforms): the input is
+ * split into one contiguous part per device, in proportion to the devices' speeds, each
+ * device searches its part plus the bytes around it that a match owned by the part can reach
+ * (longest pattern - 1 after it, and for approximate search max_errors more, and 2 *
+ * max_errors before it), and every match is reported by the device whose part holds its
+ * start. The results, and their order, are exactly those of one device scanning the whole
+ * input. Each device runs on a host thread of its own (the single-device pipeline blocks on
+ * its transfers and kernels, so a thread per device keeps every device busy without changing
+ * it). A call delivers its matches after every device has finished: a call that fails on any
+ * device calls back nothing, and its detail names the device.
+ *
+ *     int plat[] = {0, 0}, devi[] = {0, 1};
+ *     clm_device_set *set;       clm_device_set_open(plat, devi, 2, &set);
+ *     clm_set_database *db;      clm_set_compile(set, pats, lens, NULL, 1, NULL, &db);
+ *     clm_set_scratch *s;        clm_set_scratch_alloc(db, NULL, &s);
+ *     clm_set_scan(db, s, text, len, on_match, ctx);
+ *     clm_set_scratch_free(s); clm_set_database_free(db); clm_device_set_close(set);
+ *
+ * The single-device API is unchanged; a set of one device is allowed.
+ */
+
+/** Most devices in a set. */
+#define CLM_MAX_SET_DEVICES 16u
+
+typedef struct clm_device_set clm_device_set;
+
+/**
+ * Open the devices (platform_indices[i], device_indices[i]), i < count, as clm_device_open
+ * does, in that order (device i of the set). Indices are those of clm_list_devices (no -1).
+ * Each device's speed, which sets its share of an input, is its tuning profile's `speed`
+ * (clmatch-tune measures it) when every device has one; else every device gets an equal
+ * share. Errors: CLM_E_INVALID (NULL, count 0 or above CLM_MAX_SET_DEVICES, an index below 0,
+ * a device listed twice: the detail names it), and those of clm_device_open (the detail names
+ * the device).
+ */
+CLM_API int clm_device_set_open(const int *platform_indices, const int *device_indices,
+                                unsigned count, clm_device_set **out);
+/** Release a set and its devices. Its databases must be freed first. NULL is ignored. */
+CLM_API void clm_device_set_close(clm_device_set *set);
+/** Number of devices in the set (0 for NULL). */
+CLM_API unsigned clm_device_set_count(const clm_device_set *set);
+/** Device i of the set, for clm_device_get_info and the tuning calls (NULL if out of range).
+ *  It belongs to the set: do not close it. */
+CLM_API clm_device *clm_device_set_device(const clm_device_set *set, unsigned i);
+/** The speeds in force, in bytes per second, into speeds[0, count) (count: the set's size);
+ *  all 0 when the shares are equal. */
+CLM_API int clm_device_set_get_speeds(const clm_device_set *set, double *speeds,
+                                      unsigned count);
+/** Set the speeds that split later inputs (count: the set's size; each > 0 and finite), or
+ *  with speeds NULL go back to equal shares. Device i then gets about
+ *  speeds[i] / (sum of speeds) of an input. Errors: CLM_E_INVALID. */
+CLM_API int clm_device_set_set_speeds(clm_device_set *set, const double *speeds,
+                                      unsigned count);
+/**
+ * Measure each device's speed with a short scan (a 13-byte DNA pattern over `bytes` of
+ * random DNA, 0: 16 MiB; the kernel build is not timed) and set them as
+ * clm_device_set_set_speeds does; speeds (may be NULL) gets them. clmatch-tune keeps a
+ * device's in its profile (key speed). Errors: those of clm_compile and clm_scan.
+ */
+CLM_API int clm_device_set_calibrate(clm_device_set *set, size_t bytes, double *speeds);
+
+typedef struct clm_set_database clm_set_database;
+
+/** clm_compile for every device of the set. Errors as clm_compile (the detail names the
+ *  device); nothing is kept of a failed compile. */
+CLM_API int clm_set_compile(clm_device_set *set, const char *const *patterns,
+                            const size_t *lengths, const unsigned *ids, unsigned count,
+                            const clm_compile_options *opts, clm_set_database **out);
+/** The database of device i (for clm_database_get_info); NULL if out of range. */
+CLM_API const clm_database *clm_set_database_get(const clm_set_database *db, unsigned i);
+/** Release a set database (its scratches first). NULL is ignored. */
+CLM_API void clm_set_database_free(clm_set_database *db);
+
+typedef struct clm_set_scratch clm_set_scratch;
+
+/** A scratch per device of db's set, each with opts (NULL: defaults). Errors as
+ *  clm_scratch_alloc (the detail names the device). */
+CLM_API int clm_set_scratch_alloc(const clm_set_database *db, const clm_scratch_options *opts,
+                                  clm_set_scratch **out);
+/** Release a set scratch. NULL is ignored. */
+CLM_API void clm_set_scratch_free(clm_set_scratch *scratch);
+/** The scratch of device i (for clm_scratch_get_info and clm_scratch_get_stats); NULL if out
+ *  of range. */
+CLM_API clm_scratch *clm_set_scratch_get(const clm_set_scratch *scratch, unsigned i);
+
+/** clm_scan of data[0, len) across the set's devices: the same matches in the same order.
+ *  The matches are held on the host until every device is done (32 bytes each). One call
+ *  at a time per set scratch (CLM_E_BUSY otherwise, as for a scratch). An input too small to
+ *  be worth splitting runs on fewer devices. */
+CLM_API int clm_set_scan(const clm_set_database *db, clm_set_scratch *scratch,
+                         const void *data, size_t len, clm_match_cb cb, void *ctx);
+/** clm_count across the set's devices. */
+CLM_API int clm_set_count(const clm_set_database *db, clm_set_scratch *scratch,
+                          const void *data, size_t len, uint64_t *count);
+/** clm_scan_fd across the set's devices: each reads its own range of the file. */
+CLM_API int clm_set_scan_fd(const clm_set_database *db, clm_set_scratch *scratch, int fd,
+                            clm_match_cb cb, void *ctx);
+/** clm_count_fd across the set's devices. */
+CLM_API int clm_set_count_fd(const clm_set_database *db, clm_set_scratch *scratch, int fd,
+                             uint64_t *count);
+
+typedef struct clm_set_stream clm_set_stream;
+
+/** A stream across the set (as clm_stream_open; flags CLM_STREAM_COUNT_ONLY): the input is
+ *  gathered on the host in blocks of 32 MiB per device, each block split across the devices.
+ *  Matches arrive in text order, each once later input cannot change it. One open stream per
+ *  set scratch. */
+CLM_API int clm_set_stream_open(const clm_set_database *db, clm_set_scratch *scratch,
+                                unsigned flags, clm_set_stream **out);
+/** As clm_stream_write. */
+CLM_API int clm_set_stream_write(clm_set_stream *stream, const void *data, size_t len,
+                                 clm_match_cb cb, void *ctx);
+/** As clm_stream_flush. */
+CLM_API int clm_set_stream_flush(clm_set_stream *stream, clm_match_cb cb, void *ctx);
+/** As clm_stream_close: the remaining matches, the total, and the stream freed. */
+CLM_API int clm_set_stream_close(clm_set_stream *stream, clm_match_cb cb, void *ctx,
+                                 uint64_t *total);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Statistics                                                                                 */
 /* ------------------------------------------------------------------------------------------ */
 

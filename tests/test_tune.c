@@ -438,7 +438,7 @@ static void test_bad_profiles(const void *arg)
         const char *expect; /* in the warning; NULL: the profile is used */
     } cases[] = {
         {"# a comment\r\n\r\nwg = 32  # trailing comment\r\n   chunk=1024\n", NULL},
-        {"wg = 32\nchunk = 1024\nspeed = 11\n", "line 4: unknown key 'speed'"},
+        {"wg = 32\nchunk = 1024\ncolour = 11\n", "line 4: unknown key 'colour'"},
         {"wg = 32\nchunk = 100\n", "line 3: bytes per work-item 100"},
         {"wg 32\n", "line 2: 'wg 32' is not key=value"},
         {"wg = 32\nwg = 64\n", "line 3: 'wg' is set twice"},
