@@ -309,6 +309,7 @@ struct part {
     const unsigned char *text; /* the window's bytes; NULL: read [w0, w1) of fd */
     int fd;
     uint64_t w0, w1, a, b;
+    uint64_t origin; /* reported offsets count from this input byte */
     int count_only, fast;
     uint64_t fail_after; /* 1 + the matches after which the hook fails the device (0: never) */
     /* what came of it */
@@ -323,9 +324,9 @@ static int part_match(const clm_match *m, void *ctx)
 {
     struct part *p = ctx;
     clm_match x = *m; /* a window counts from its first byte, in memory and in a file */
-    x.start += p->w0;
-    x.end += p->w0;
-    if (x.start < p->a || x.start >= p->b) return 0; /* another part's */
+    if (x.start + p->w0 < p->a || x.start + p->w0 >= p->b) return 0; /* another part's */
+    x.start += p->w0 - p->origin;
+    x.end += p->w0 - p->origin;
     if (p->fail_after && p->count + 1 >= p->fail_after) {
         p->injected = 1;
         return 1;
@@ -409,9 +410,10 @@ static unsigned split(const clm_set_scratch *s, uint64_t from, uint64_t to, stru
 }
 
 /* Search owned starts [from, to) of an input whose bytes [lo, hi) can be read: from memory
- * (text holding byte `base` at text[0]) or from fd (text NULL). Every part runs on a thread
- * of its own; then the matches are called back part after part (count_only: *count gets
- * their number; else it gets what was called back). */
+ * (text holding byte `base` at text[0]) or from fd (text NULL), reporting offsets from byte
+ * lo of a file, from byte 0 of memory. Every part runs on a thread of its own; then the
+ * matches are called back part after part (count_only: *count gets their number; else it
+ * gets what was called back). */
 static int set_run(clm_set_scratch *s, const unsigned char *text, uint64_t base, int fd,
                    uint64_t lo, uint64_t hi, uint64_t from, uint64_t to, int count_only,
                    clm_match_cb cb, void *ctx, uint64_t *count)
@@ -429,6 +431,7 @@ static int set_run(clm_set_scratch *s, const unsigned char *text, uint64_t base,
         p->db = db;
         p->s = s;
         p->fd = fd;
+        p->origin = text ? 0 : lo;
         p->count_only = count_only;
         if (s->hook.fail_device == p->dev + 1) p->fail_after = s->hook.fail_after + 1;
         p->fast = count_only && db->fast_count && !p->fail_after;
@@ -510,22 +513,31 @@ int clm_set_count(const clm_set_database *db, clm_set_scratch *s, const void *da
     return set_memory(db, s, data, len, 1, NULL, NULL, count, "clm_set_count");
 }
 
-static int set_fd(const clm_set_database *db, clm_set_scratch *s, int fd, int count_only,
-                  clm_match_cb cb, void *ctx, uint64_t *count, const char *fn)
+static int set_fd(const clm_set_database *db, clm_set_scratch *s, int fd, uint64_t offset,
+                  uint64_t length, int count_only, clm_match_cb cb, void *ctx, uint64_t *count,
+                  const char *fn)
 {
-    uint64_t n;
+    uint64_t n = 0;
     int st = set_take(db, s, count_only ? count != NULL : cb != NULL, fn);
     if (st != CLM_OK) return st;
     struct stat sb;
+    uint64_t size = 0;
     if (fstat(fd, &sb) != 0)
         st = clm_fail(CLM_E_IO, "%s: fstat of fd %d: %s", fn, fd, strerror(errno));
     else if (!S_ISREG(sb.st_mode))
         st = clm_fail(CLM_E_IO, "%s: fd %d is not a regular file (pipes and terminals: "
                       "clm_set_stream_write)", fn, fd);
+    else if ((size = (uint64_t)sb.st_size), length != CLM_FD_TO_END &&
+             (offset > size || length > size - offset))
+        st = clm_fail(CLM_E_INVALID, "%s: range [%llu, +%llu) reaches past the end of the "
+                      "file (%llu bytes)", fn, (unsigned long long)offset,
+                      (unsigned long long)length, (unsigned long long)size);
     else {
-        st = set_run(s, NULL, 0, fd, 0, (uint64_t)sb.st_size, 0, (uint64_t)sb.st_size,
-                     count_only, cb, ctx, &n);
-        if (st < 0) fail_in(st, "%s", fn);
+        uint64_t end = length == CLM_FD_TO_END ? size : offset + length;
+        if (offset < end) {
+            st = set_run(s, NULL, 0, fd, offset, end, offset, end, count_only, cb, ctx, &n);
+            if (st < 0) fail_in(st, "%s", fn);
+        }
     }
     set_give(s);
     if (st >= 0 && count) *count = n;
@@ -535,12 +547,24 @@ static int set_fd(const clm_set_database *db, clm_set_scratch *s, int fd, int co
 int clm_set_scan_fd(const clm_set_database *db, clm_set_scratch *s, int fd, clm_match_cb cb,
                     void *ctx)
 {
-    return set_fd(db, s, fd, 0, cb, ctx, NULL, "clm_set_scan_fd");
+    return set_fd(db, s, fd, 0, CLM_FD_TO_END, 0, cb, ctx, NULL, "clm_set_scan_fd");
 }
 
 int clm_set_count_fd(const clm_set_database *db, clm_set_scratch *s, int fd, uint64_t *count)
 {
-    return set_fd(db, s, fd, 1, NULL, NULL, count, "clm_set_count_fd");
+    return set_fd(db, s, fd, 0, CLM_FD_TO_END, 1, NULL, NULL, count, "clm_set_count_fd");
+}
+
+int clm_set_scan_fd_range(const clm_set_database *db, clm_set_scratch *s, int fd,
+                          uint64_t offset, uint64_t length, clm_match_cb cb, void *ctx)
+{
+    return set_fd(db, s, fd, offset, length, 0, cb, ctx, NULL, "clm_set_scan_fd_range");
+}
+
+int clm_set_count_fd_range(const clm_set_database *db, clm_set_scratch *s, int fd,
+                           uint64_t offset, uint64_t length, uint64_t *count)
+{
+    return set_fd(db, s, fd, offset, length, 1, NULL, NULL, count, "clm_set_count_fd_range");
 }
 
 /* ---- streams ------------------------------------------------------------------------------ */

@@ -894,6 +894,13 @@ CLM_API int clm_set_scan_fd(const clm_set_database *db, clm_set_scratch *scratch
 /** clm_count_fd across the set's devices. */
 CLM_API int clm_set_count_fd(const clm_set_database *db, clm_set_scratch *scratch, int fd,
                              uint64_t *count);
+/** clm_scan_fd_range across the set's devices (offsets count from `offset`, no byte outside
+ *  the range is read, CLM_FD_TO_END and the errors as there). */
+CLM_API int clm_set_scan_fd_range(const clm_set_database *db, clm_set_scratch *scratch, int fd,
+                                  uint64_t offset, uint64_t length, clm_match_cb cb, void *ctx);
+/** clm_count_fd_range across the set's devices. */
+CLM_API int clm_set_count_fd_range(const clm_set_database *db, clm_set_scratch *scratch, int fd,
+                                   uint64_t offset, uint64_t length, uint64_t *count);
 
 typedef struct clm_set_stream clm_set_stream;
 

@@ -159,6 +159,23 @@ static void dcase_check(struct dcase *c, const unsigned char *text, size_t n, co
     if (EXPECT_RC(clm_set_count_fd(c->db, c->s, fd, &count), CLM_OK) && count != c->want.n)
         T_FAIL("%s: clm_set_count_fd %llu, the reference %zu", desc,
                (unsigned long long)count, c->want.n);
+    /* a range of the file, as if it were the whole input */
+    size_t off = n / 5, len = n / 2;
+    t_matches part;
+    t_matches_init(&part);
+    if (EXPECT(t_reference_ex(text + off, len, &c->fs, &part) == 0)) {
+        t_matches_clear(&c->got);
+        if (EXPECT_RC(clm_set_scan_fd_range(c->db, c->s, fd, off, len, t_collect, &c->got),
+                      CLM_OK))
+            same(&c->got, &part, desc, "clm_set_scan_fd_range");
+        if (EXPECT_RC(clm_set_count_fd_range(c->db, c->s, fd, off, len, &count), CLM_OK) &&
+            count != part.n)
+            T_FAIL("%s: clm_set_count_fd_range %llu, the reference %zu", desc,
+                   (unsigned long long)count, part.n);
+    }
+    t_matches_free(&part);
+    EXPECT_RC(clm_set_scan_fd_range(c->db, c->s, fd, off, n, t_collect, &c->got),
+              off ? CLM_E_INVALID : CLM_OK);
     close(fd);
     uint64_t total = 0;
     if (EXPECT_RC(stream_pieces(c, text, n, 0, &r, &total), CLM_OK)) {
