@@ -19,6 +19,7 @@
 #include "casoff.h"
 #include "dna.h"
 #include "list_devices.h"
+#include "cli_devices.h"
 #include "grep_args.h"
 #include "patterns.h"
 
@@ -691,6 +692,7 @@ typedef struct {
     clm_device *dev;
     clm_database *db;
     clm_scratch *scratch;
+    cli_set *set;         /* --devices: the search runs on it, not on dev */
     size_t max_len;       /* longest pattern */
     unsigned char *win;   /* stream window buffer, reused for every streamed input */
     size_t win_cap;
@@ -740,11 +742,13 @@ static int scan_regular(run_state *r, scan_ctx *c, int fd, size_t off, size_t le
     r->bytes_in += len;
     if (count_fast_path(&r->cfg)) {
         uint64_t n = 0;
-        st = clm_count_fd_range(r->db, r->scratch, fd, off, len, &n);
+        st = r->set ? cli_set_count_fd_range(r->set, fd, off, len, &n)
+                    : clm_count_fd_range(r->db, r->scratch, fd, off, len, &n);
         if (st == CLM_OK)
             c->selected = n;
     } else {
-        st = clm_scan_fd_range(r->db, r->scratch, fd, off, len, pick_callback(&r->cfg), c);
+        st = r->set ? cli_set_scan_fd_range(r->set, fd, off, len, pick_callback(&r->cfg), c)
+                    : clm_scan_fd_range(r->db, r->scratch, fd, off, len, pick_callback(&r->cfg), c);
         if (st == CLM_OK && (empty_upto(c, UINT64_MAX) || flush_cand(c)))
             st = CLM_STOPPED;
     }
@@ -853,7 +857,7 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
     /* -w and -x look at the byte after a match: the library is given the window less its
      * last byte until the input ends, so that byte is in hand for every match it delivers. */
     const size_t lag = cfg->word_regexp || cfg->line_regexp ? 1 : 0;
-    clm_stream *stream = NULL;
+    cli_stream *stream = NULL;
     uint64_t base = 0;
     size_t wlen = 0, unwritten = 0; /* bytes at the end of the window the library lacks */
     int st = CLM_OK, rc = 0, eof = 0;
@@ -875,8 +879,8 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
         if (got == 0)
             continue;
         if (!stream) {
-            st = clm_stream_open(r->db, r->scratch, count_only ? CLM_STREAM_COUNT_ONLY : 0u,
-                                 &stream);
+            st = cli_stream_open(r->set, r->db, r->scratch,
+                                 count_only ? CLM_STREAM_COUNT_ONLY : 0u, &stream);
             if (st != CLM_OK) {
                 stream = NULL;
                 break;
@@ -895,10 +899,10 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
             const size_t from = old - unwritten;
             unwritten = eof ? 0 : lag;
             if (wlen - unwritten > from)
-                st = clm_stream_write(stream, r->win + from, wlen - unwritten - from, cb, c);
+                st = cli_stream_write(stream, r->win + from, wlen - unwritten - from, cb, c);
         }
         if (st == CLM_OK && needs_text)
-            st = clm_stream_flush(stream, cb, c); /* one device round trip per block */
+            st = cli_stream_flush(stream, cb, c); /* one device round trip per block */
         if (st != CLM_OK)
             break;
         if (!needs_text) {
@@ -940,7 +944,7 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
     c->len = wlen;
     c->at_eof = 1;
     if (stream && unwritten && st == CLM_OK) /* the input ended after a lagging byte */
-        st = clm_stream_write(stream, r->win + wlen - unwritten, unwritten, cb, c);
+        st = cli_stream_write(stream, r->win + wlen - unwritten, unwritten, cb, c);
     if (c->line_open && st == CLM_OK) {
         if (cfg->mode == MODE_LINES)
             out_char('\n'); /* the input ended inside the selected line */
@@ -950,7 +954,7 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
         uint64_t total = 0;
         /* After an error or a stop the remaining matches are not wanted, but the stream must
          * still be closed to be freed. */
-        int cst = clm_stream_close(stream, st == CLM_OK ? cb : (count_only ? NULL : cb_ignore),
+        int cst = cli_stream_close(stream, st == CLM_OK ? cb : (count_only ? NULL : cb_ignore),
                                    c, &total);
         if (st == CLM_OK)
             st = cst;
@@ -1028,6 +1032,10 @@ static void print_stats(const run_state *r, double setup_s, double search_s)
     clm_device_info di;
     clm_database_info dbi;
     clm_stats s;
+    if (r->set) {
+        cli_set_stats(r->set, setup_s, search_s, r->bytes_in);
+        return;
+    }
     if (clm_device_get_info(r->dev, &di, sizeof di) == CLM_OK)
         fprintf(stderr, "clmatch: device %d:%d: %s (%s, %s)\n", di.platform_index,
                 di.device_index, di.name, cli_device_type_name(di.type), di.platform_name);
@@ -1083,7 +1091,8 @@ static int setup_device(run_state *r, const pattern_list *pl)
     unsigned *ids;
     int st;
 
-    if (cli_open_device(&r->cfg.dev, &r->dev) != 0)
+    if (r->cfg.devices ? cli_set_open(r->cfg.devices, &r->set) != 0
+                       : cli_open_device(&r->cfg.dev, &r->dev) != 0)
         return -1;
 
     ptrs = malloc(n * sizeof *ptrs);
@@ -1117,7 +1126,8 @@ static int setup_device(run_state *r, const pattern_list *pl)
         opts.flags |= CLM_CLASSES;
     if (r->cfg.mismatches_only && pl->count)
         opts.flags |= CLM_MISMATCHES_ONLY;
-    st = cli_compile(r->dev, ptrs, lens, ids, (unsigned)n, &opts, &r->db);
+    st = r->set ? cli_set_compile(r->set, ptrs, lens, ids, (unsigned)n, &opts)
+                : cli_compile(r->dev, ptrs, lens, ids, (unsigned)n, &opts, &r->db);
     free(ptrs);
     free(lens);
     free(ids);
@@ -1138,7 +1148,8 @@ static int setup_device(run_state *r, const pattern_list *pl)
         }
         return -1;
     }
-    return cli_alloc_scratch(r->db, &r->cfg.dev, &r->scratch);
+    return r->set ? cli_set_alloc(r->set, &r->cfg.dev)
+                  : cli_alloc_scratch(r->db, &r->cfg.dev, &r->scratch);
 }
 
 int main(int argc, char **argv)
@@ -1212,6 +1223,7 @@ int main(int argc, char **argv)
 done:
     status = cli_output_finish(status);
     cli_teardown(r.scratch, r.db, r.dev, stats_printed);
+    cli_set_close(r.set);
     free(r.win);
     patterns_free(&pl);
     free(r.cfg.pattern_args);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_devices.h"
 #include "clmatch.h"
 
 static void print_help(void)
@@ -87,6 +88,7 @@ static void print_help(void)
         "      --stats               print device, algorithm (and why), data path (and why),\n"
         "                            slab, memory, I/O threads, bytes and timings to stderr,\n"
         "                            with where start-up, search and teardown time went\n"
+        CLI_DEVICES_HELP
         "      --block-size=BYTES    read block for standard input and pipes (default 16M;\n"
         "                            K, M, G suffixes)\n"
         CLI_DATA_PATH_HELP
@@ -111,6 +113,7 @@ enum {
     OPT_JSON,
     OPT_STATS,
     OPT_MISMATCHES_ONLY,
+    OPT_DEVICES,
     OPT_HELP
 };
 
@@ -138,6 +141,7 @@ static const struct option long_options[] = {
     {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
     {"json", no_argument, NULL, OPT_JSON},
     {"stats", no_argument, NULL, OPT_STATS},
+    {"devices", required_argument, NULL, OPT_DEVICES},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
@@ -188,6 +192,7 @@ int grep_parse_args(int argc, char **argv, config *cfg)
         case OPT_JSON: cfg->json = 1; break;
         case OPT_STATS: cfg->stats = 1; break;
         case OPT_MISMATCHES_ONLY: cfg->mismatches_only = 1; break;
+        case OPT_DEVICES: cfg->devices = optarg; break;
         case 'k': {
             int k;
             /* The range (at most CLM_MAX_ERRORS, below the pattern length) is the library's
@@ -217,6 +222,10 @@ int grep_parse_args(int argc, char **argv, config *cfg)
     }
     if (cfg->list_devices)
         return -1;
+    if (cfg->devices && (cfg->dev.platform >= 0 || cfg->dev.device >= 0)) {
+        errmsg("--devices and -p/-d exclude each other");
+        return EXIT_TROUBLE;
+    }
     if (cfg->max_errors > 0 && (cfg->word_regexp || cfg->line_regexp)) {
         /* an approximate match has no one extent to hold against word or line ends */
         errmsg("-%c does not apply to approximate search (-k K with K >= 1)",

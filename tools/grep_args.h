@@ -36,6 +36,7 @@ typedef struct {
     int host_side;       /* matches pass the host's checks (-w, -x, empty, placeholder) */
     int stats, list_devices, json;
     cli_device_opts dev; /* -p -d -a --variant --table-memory --block-size */
+    const char *devices; /* --devices LIST (tools/cli_devices.c); NULL: one device */
     const char **pattern_args; /* -e and -f values, or the PATTERN operand, in order */
     unsigned char *pattern_is_file; /* pattern_args[i] names a -f FILE */
     size_t n_pattern_args;

@@ -1,0 +1,71 @@
+#!/bin/sh
+# Tests of --devices LIST: a search split across several devices prints byte for byte what
+# one device prints (lines, -c, --count-matches, -o, --positions, -k), from a file and from a
+# pipe; a bad list (unknown or repeated device, bad syntax, with -p) is an error with status 2.
+# POCL_DEVICES="pthread pthread" makes PoCL expose two devices; without a platform of two
+# devices the split cases are skipped (the error cases still run).
+#
+# Usage: sh tests/cli_devices.sh [BUILD_DIR]   (BUILD_DIR holds the clmatch binary; default build)
+# Each check prints "ok - NAME" or "not ok - NAME"; the last line is "N passed, M failed".
+# shellcheck disable=SC2002  # cat | clmatch is deliberate: a pipe takes the stream path
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 2
+. "$ROOT/tests/cli_lib.sh"
+cli_init "${1:-build}" cli_devices
+POCL_DEVICES="pthread pthread"
+export POCL_DEVICES
+
+# The first two devices of a platform that has two: "P:0,P:1".
+pair=$("$CLM" --list-devices | awk '$1 ~ /^[0-9]+:[0-9]+$/ || $2 ~ /^[0-9]+:[0-9]+$/ {
+           pd = $1 ~ /:/ ? $1 : $2; split(pd, a, ":"); n[a[1]]++
+           if (n[a[1]] == 2) { print a[1] ":0," a[1] ":1"; exit } }')
+
+# Text of a few megabytes (each device gets a megabyte or more: the split applies), built
+# from this repository's documentation with a counter so that lines differ.
+cat "$ROOT/README.md" "$ROOT"/docs/*.md >"$T/doc"
+i=0
+: >"$T/big"
+while [ "$(wc -c <"$T/big")" -lt 3000000 ]; do
+    sed "s/^/$i /" "$T/doc" >>"$T/big"
+    i=$((i + 1))
+done
+
+# one_vs_set NAME ARGS...: clmatch ARGS on device 0 of the pair and on the pair, from the
+# file and from a pipe in 64 KiB blocks (the stream path).
+one_vs_set() {
+    name=$1
+    shift
+    one=${pair%%,*}
+    "$CLM" -p "${one%%:*}" -d "${one##*:}" "$@" "$T/big" >"$T/exp" 2>"$T/err"
+    echo "exit $?" >>"$T/exp"
+    "$CLM" --devices "$pair" "$@" "$T/big" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    same "$name" "$T/exp" "$T/act" "$T/err"
+    cat "$T/big" | "$CLM" --devices "$pair" --block-size=64K "$@" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    same "$name, from a pipe" "$T/exp" "$T/act" "$T/err"
+}
+
+if [ -n "$pair" ]; then
+    one_vs_set "lines" -F 'the'
+    one_vs_set "-c" -c -F 'device'
+    one_vs_set "--count-matches, several patterns" --count-matches -e 'the' -e 'a' -e 'slab'
+    one_vs_set "--positions, several patterns" --positions -e 'ee' -e 'device' -e 'e'
+    one_vs_set "-o -n" -o -n -F 'kernel'
+    one_vs_set "-k 1 --positions" -k 1 --positions -F 'pattern'
+    one_vs_set "no match" -F 'no such text here'
+    "$CLM" --devices all --count-matches -F 'the' "$T/big" >"$T/act" 2>"$T/err"
+    "$CLM" -p "${pair%%:*}" -d 0 --count-matches -F 'the' "$T/big" >"$T/exp" 2>>"$T/err"
+    same "--devices all" "$T/exp" "$T/act" "$T/err"
+else
+    echo "# skipped the split cases: no platform with two devices"
+fi
+
+expect_error "a repeated device" 2 "listed twice" "$CLM" --devices 0:0,0:0 x "$T/doc"
+expect_error "an unknown device" 2 "unknown device '9:9'" "$CLM" --devices 0:0,9:9 x "$T/doc"
+expect_error "not P:D" 2 "not PLATFORM:DEVICE" "$CLM" --devices 0-1 x "$T/doc"
+expect_error "an empty item" 2 "not a list" "$CLM" --devices 0:0,,0:1 x "$T/doc"
+expect_error "with -p" 2 "exclude each other" "$CLM" --devices all -p 0 x "$T/doc"
+
+cli_summary

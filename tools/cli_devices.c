@@ -1,0 +1,230 @@
+/* --devices LIST: clmatch's search across a device set (tools/cli_devices.h). */
+#include "cli_devices.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cli_set {
+    clm_device_set *set;
+    clm_set_database *db;
+    clm_set_scratch *scratch;
+};
+
+/* Append device (p, d) to the list, refusing one that is not installed or already listed. */
+static int add_device(const clm_device_info *all, size_t n_all, int p, int d, int *plat,
+                      int *dev, unsigned *n, const char *item)
+{
+    size_t i;
+    for (i = 0; i < n_all; i++)
+        if (all[i].platform_index == p && all[i].device_index == d) break;
+    if (i == n_all) {
+        errmsg("--devices: unknown device '%s' (clmatch --list-devices lists them)", item);
+        return -1;
+    }
+    for (unsigned j = 0; j < *n; j++)
+        if (plat[j] == p && dev[j] == d) {
+            errmsg("--devices: device %d:%d is listed twice", p, d);
+            return -1;
+        }
+    if (*n == CLM_MAX_SET_DEVICES) {
+        errmsg("--devices: more than %u devices", CLM_MAX_SET_DEVICES);
+        return -1;
+    }
+    plat[*n] = p;
+    dev[*n] = d;
+    ++*n;
+    return 0;
+}
+
+/* The devices LIST names, in its order. 0, or -1 after a message. */
+static int parse_list(const char *list, const clm_device_info *all, size_t n_all, int *plat,
+                      int *dev, unsigned *n)
+{
+    *n = 0;
+    if (strcmp(list, "all") == 0 || strcmp(list, "gpus") == 0) {
+        int gpus = list[0] == 'g';
+        for (size_t i = 0; i < n_all; i++)
+            if ((!gpus || all[i].type == CLM_DEVICE_GPU) &&
+                add_device(all, n_all, all[i].platform_index, all[i].device_index, plat, dev,
+                           n, list) != 0)
+                return -1;
+        if (*n == 0) errmsg("--devices: no %s device", gpus ? "GPU" : "OpenCL");
+        return *n ? 0 : -1;
+    }
+    for (const char *s = list;; s++) {
+        size_t len = strcspn(s, ",");
+        char item[64], *colon;
+        int p, d;
+        if (len == 0 || len >= sizeof item) {
+            errmsg("--devices: '%s' is not a list of P:D pairs, gpus or all", list);
+            return -1;
+        }
+        memcpy(item, s, len);
+        item[len] = '\0';
+        colon = strchr(item, ':');
+        if (!colon || (*colon = '\0', cli_parse_index(item, &p) != 0) ||
+            cli_parse_index(colon + 1, &d) != 0) {
+            if (colon) *colon = ':';
+            errmsg("--devices: '%s' is not PLATFORM:DEVICE (e.g. 0:1)", item);
+            return -1;
+        }
+        *colon = ':';
+        if (add_device(all, n_all, p, d, plat, dev, n, item) != 0) return -1;
+        s += len;
+        if (!*s) return 0;
+    }
+}
+
+int cli_set_open(const char *list, cli_set **out)
+{
+    clm_device_info *all;
+    size_t n_all;
+    int plat[CLM_MAX_SET_DEVICES], dev[CLM_MAX_SET_DEVICES];
+    unsigned n;
+    *out = NULL;
+    int st = clm_list_devices(0, sizeof *all, &all, &n_all);
+    if (st != CLM_OK) {
+        report_clm("--devices: cannot list the OpenCL devices", st);
+        return -1;
+    }
+    int rc = parse_list(list, all, n_all, plat, dev, &n);
+    clm_free_device_list(all);
+    if (rc != 0) return -1;
+    cli_set *s = calloc(1, sizeof *s);
+    if (!s) {
+        errmsg("out of memory");
+        return -1;
+    }
+    double t0 = now_seconds();
+    st = clm_device_set_open(plat, dev, n, &s->set);
+    cli_time.open = now_seconds() - t0;
+    if (st != CLM_OK) {
+        free(s);
+        report_clm("cannot open the devices", st);
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        clm_tuning t;
+        if (clm_device_get_tuning(clm_device_set_device(s->set, i), &t, sizeof t) == CLM_OK &&
+            t.profile_warning[0])
+            errmsg("warning: tuning profile ignored: %s", t.profile_warning);
+    }
+    *out = s;
+    return 0;
+}
+
+int cli_set_compile(cli_set *set, const char *const *patterns, const size_t *lengths,
+                    const unsigned *ids, unsigned count, const clm_compile_options *opts)
+{
+    double t0 = now_seconds();
+    int st = clm_set_compile(set->set, patterns, lengths, ids, count, opts, &set->db);
+    cli_time.compile = now_seconds() - t0;
+    return st;
+}
+
+int cli_set_alloc(cli_set *set, const cli_device_opts *o)
+{
+    clm_scratch_options so;
+    clm_scratch_options_init(&so, sizeof so);
+    so.data_path = o->data_path;
+    so.max_memory = o->max_memory;
+    double t0 = now_seconds();
+    int st = clm_set_scratch_alloc(set->db, &so, &set->scratch);
+    cli_time.scratch = now_seconds() - t0;
+    if (st != CLM_OK) {
+        report_clm("cannot allocate device buffers", st);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_set_scan_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, clm_match_cb cb,
+                          void *ctx)
+{
+    return clm_set_scan_fd_range(set->db, set->scratch, fd, off, len, cb, ctx);
+}
+
+int cli_set_count_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, uint64_t *n)
+{
+    return clm_set_count_fd_range(set->db, set->scratch, fd, off, len, n);
+}
+
+void cli_set_stats(const cli_set *set, double setup_s, double search_s, uint64_t bytes)
+{
+    unsigned n = clm_device_set_count(set->set);
+    double speed[CLM_MAX_SET_DEVICES];
+    clm_device_set_get_speeds(set->set, speed, n);
+    fprintf(stderr, "clmatch: %u devices, shares %s\n", n,
+            speed[0] > 0 ? "by their profiles' speed" : "equal (no speed measured)");
+    for (unsigned i = 0; i < n; i++) {
+        clm_device_info di;
+        clm_database_info dbi;
+        clm_stats s;
+        clm_device_get_info(clm_device_set_device(set->set, i), &di, sizeof di);
+        clm_database_get_info(clm_set_database_get(set->db, i), &dbi, sizeof dbi);
+        clm_scratch_get_stats(clm_set_scratch_get(set->scratch, i), &s, sizeof s);
+        fprintf(stderr, "clmatch: device %d:%d %s: %s, %" PRIu64 " bytes, %" PRIu64
+                " matches, kernel %.4f s",
+                di.platform_index, di.device_index, di.name, clm_algorithm_name(dbi.algorithm),
+                s.bytes, s.matches, s.kernel_seconds);
+        if (speed[i] > 0) fprintf(stderr, ", speed %.2f GB/s", speed[i] / 1e9);
+        fputc('\n', stderr);
+    }
+    cli_stats_setup(setup_s, search_s);
+    if (search_s > 0)
+        fprintf(stderr, " (%" PRIu64 " bytes, %.2f GB/s)", bytes, (double)bytes / search_s / 1e9);
+    fputc('\n', stderr);
+}
+
+void cli_set_close(cli_set *set)
+{
+    if (!set) return;
+    clm_set_scratch_free(set->scratch);
+    clm_set_database_free(set->db);
+    clm_device_set_close(set->set);
+    free(set);
+}
+
+struct cli_stream {
+    clm_stream *one;
+    clm_set_stream *set;
+};
+
+int cli_stream_open(cli_set *set, const clm_database *db, clm_scratch *scratch, unsigned flags,
+                    cli_stream **out)
+{
+    cli_stream *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s) {
+        errmsg("out of memory");
+        return CLM_E_NOMEM;
+    }
+    int st = set ? clm_set_stream_open(set->db, set->scratch, flags, &s->set)
+                 : clm_stream_open(db, scratch, flags, &s->one);
+    if (st != CLM_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return CLM_OK;
+}
+
+int cli_stream_write(cli_stream *s, const void *data, size_t len, clm_match_cb cb, void *ctx)
+{
+    return s->set ? clm_set_stream_write(s->set, data, len, cb, ctx)
+                  : clm_stream_write(s->one, data, len, cb, ctx);
+}
+
+int cli_stream_flush(cli_stream *s, clm_match_cb cb, void *ctx)
+{
+    return s->set ? clm_set_stream_flush(s->set, cb, ctx) : clm_stream_flush(s->one, cb, ctx);
+}
+
+int cli_stream_close(cli_stream *s, clm_match_cb cb, void *ctx, uint64_t *total)
+{
+    int st = s->set ? clm_set_stream_close(s->set, cb, ctx, total)
+                    : clm_stream_close(s->one, cb, ctx, total);
+    free(s);
+    return st;
+}

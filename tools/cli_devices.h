@@ -1,0 +1,40 @@
+/* --devices LIST (tools/cli_devices.c): clmatch's search across a device set, and a stream
+ * that is either one device's or the set's, so that the search code calls one thing. */
+#ifndef CLMATCH_CLI_DEVICES_H
+#define CLMATCH_CLI_DEVICES_H
+
+#include "cli_common.h"
+
+typedef struct cli_set cli_set;
+
+/* The help lines of --devices. */
+#define CLI_DEVICES_HELP                                                                      \
+    "      --devices=LIST        search with several devices at once, each a share of the\n"  \
+    "                            input by its measured speed (clmatch-tune), else equal:\n"   \
+    "                            P:D pairs (0:0,1:0), gpus (every GPU) or all\n"
+
+/* Open the devices LIST names ("P:D,P:D", "gpus", "all"). 0, or -1 after a message (a bad
+ * item, an unknown or repeated device, no device). */
+int cli_set_open(const char *list, cli_set **out);
+/* clm_set_compile, timed into cli_time.compile; its status (the caller reports a failure). */
+int cli_set_compile(cli_set *set, const char *const *patterns, const size_t *lengths,
+                    const unsigned *ids, unsigned count, const clm_compile_options *opts);
+/* The set's scratches with the options' data path and memory budget. 0, or -1 after a
+ * message. */
+int cli_set_alloc(cli_set *set, const cli_device_opts *o);
+int cli_set_scan_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, clm_match_cb cb,
+                          void *ctx);
+int cli_set_count_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, uint64_t *n);
+/* --stats: the devices, their shares and what each searched. */
+void cli_set_stats(const cli_set *set, double setup_s, double search_s, uint64_t bytes);
+void cli_set_close(cli_set *set);
+
+/* A stream of one device (set NULL: db and scratch) or of the set. */
+typedef struct cli_stream cli_stream;
+int cli_stream_open(cli_set *set, const clm_database *db, clm_scratch *scratch, unsigned flags,
+                    cli_stream **out);
+int cli_stream_write(cli_stream *s, const void *data, size_t len, clm_match_cb cb, void *ctx);
+int cli_stream_flush(cli_stream *s, clm_match_cb cb, void *ctx);
+int cli_stream_close(cli_stream *s, clm_match_cb cb, void *ctx, uint64_t *total);
+
+#endif
