@@ -58,6 +58,25 @@ if [ -n "$pair" ]; then
     "$CLM" --devices all --count-matches -F 'the' "$T/big" >"$T/act" 2>"$T/err"
     "$CLM" -p "${pair%%:*}" -d 0 --count-matches -F 'the' "$T/big" >"$T/exp" 2>>"$T/err"
     same "--devices all" "$T/exp" "$T/act" "$T/err"
+    # clmatch-tune measures the speed that sets the shares and keeps it in the profile (the
+    # two devices are alike: one profile names both)
+    PD=$T/profiles
+    mkdir -p "$PD"
+    CLMATCH_PROFILE_DIR=$PD "$(dirname "$CLM")/clmatch-tune" --quick --out "$PD/" \
+        >"$T/tune" 2>"$T/err"
+    if grep -Eq '^speed = [1-9][0-9]*$' "$PD"/*.profile 2>/dev/null; then
+        pass "clmatch-tune writes the device's speed into its profile"
+    else
+        fail "clmatch-tune writes the device's speed into its profile" "$(head -n 3 "$T/err")"
+    fi
+    CLMATCH_PROFILE_DIR=$PD "$CLM" --devices "$pair" --stats -c the "$T/big" >"$T/act" 2>"$T/err"
+    if grep -q "shares by their profiles' speed" "$T/err" && grep -q 'speed [0-9.]* GB/s' "$T/err"
+    then
+        pass "--devices takes the shares from the profiles' speed"
+    else
+        fail "--devices takes the shares from the profiles' speed" "$(head -n 3 "$T/err")"
+    fi
+    CLMATCH_PROFILE_DIR=$PD one_vs_set "lines, shares by speed" -F 'the'
 else
     echo "# skipped the split cases: no platform with two devices"
 fi

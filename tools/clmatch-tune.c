@@ -194,6 +194,20 @@ static int timed_count(tuner *T, int ai, clm_database *db, clm_scratch *s, doubl
 /* The algorithms not timed get the global shape too: count once with it. A wrong count
  * ends the program; one that cannot run (a work-group size above what its kernel allows)
  * returns the status, and the caller keeps the built-in work-group size for it. */
+/* The device's speed for device sets (bytes per second; 0 when it cannot be measured): a
+ * whole scan, transfers included, as clm_device_set_calibrate times it. */
+static double measure_speed(const tuner *T)
+{
+    clm_device_set *set;
+    double speed = 0;
+    if (clm_device_set_open(&T->info.platform_index, &T->info.device_index, 1, &set) != CLM_OK)
+        return 0;
+    if (clm_device_set_calibrate(set, 0, &speed) != CLM_OK)
+        speed = 0;
+    clm_device_set_close(set);
+    return speed;
+}
+
 static int check_untimed(tuner *T, clm_algorithm algo, unsigned wg, unsigned chunk)
 {
     clm_compile_options o;
@@ -880,6 +894,9 @@ int main(int argc, char **argv)
     lines[0] = '\0';
     if (gvec)
         vl += (size_t)snprintf(values + vl, sizeof values - vl, ",vec=%u", gvec);
+    const double speed = measure_speed(&T);
+    if (speed >= 1)
+        vl += (size_t)snprintf(values + vl, sizeof values - vl, ",speed=%.0f", speed);
     /* staging: one global item where the algorithms that stage agree, else one each */
     clm_switch st_dfa = CLM_AUTO, st_bitap = CLM_AUTO;
     for (int ai = 0; ai < N_ALGOS; ai++) {
