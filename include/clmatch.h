@@ -469,6 +469,8 @@ CLM_API void clm_database_free(clm_database *db);
  *   vec       4, 8 or 16: as clm_compile_options.vector_width
  *   groups    1 to 1024: as clm_compile_options.groups_per_unit
  *   prefetch  on or off: as clm_compile_options.prefetch
+ *   speed     bytes per second: the device's share of an input in a device set (no built-in
+ *             value; clmatch-tune measures it with clm_device_set_calibrate)
  *   ALGO.key  the key for one algorithm only (naive, kmp, dfa, bitap, bmh, witness), e.g.
  *             dfa.chunk=1024; a source that sets a key globally replaces the per-algorithm
  *             values of that key from the sources below it.
