@@ -229,7 +229,10 @@ int clm_set_compile(clm_device_set *set, const char *const *patterns, const size
     for (unsigned i = 0; i < set->n; i++) {
         int st = clm_compile(set->dev[i], patterns, lengths, ids, count, opts, &db->db[i]);
         if (st != CLM_OK) {
-            fail_in(st, "clm_set_compile: device %u", i);
+            /* the device after the detail, which callers parse ("pattern N ...") */
+            char *was = strdup(clm_last_error());
+            clm_fail(st, "%s (clm_set_compile, device %u of the set)", was ? was : "", i);
+            free(was);
             clm_set_database_free(db);
             return st;
         }
@@ -453,13 +456,11 @@ static int set_run(clm_set_scratch *s, const unsigned char *text, uint64_t base,
         if (started[i]) pthread_join(thread[i], NULL);
     int st = CLM_OK;
     for (unsigned i = 0; i < n && st == CLM_OK; i++)
-        if (parts[i].status < 0) {
-            char name[256];
-            snprintf(name, sizeof name, "%s", s->db->set->dev[parts[i].dev]->info.name);
+        if (parts[i].status < 0)
             st = clm_fail(parts[i].status, "device %u (%s), bytes %llu to %llu: %s",
-                          parts[i].dev, name, (unsigned long long)parts[i].a,
-                          (unsigned long long)parts[i].b, parts[i].err);
-        }
+                          parts[i].dev, db->set->dev[parts[i].dev]->info.name,
+                          (unsigned long long)parts[i].a, (unsigned long long)parts[i].b,
+                          parts[i].err);
     for (unsigned i = 0; i < n && st == CLM_OK; i++) {
         if (count_only) {
             *count += parts[i].count;

@@ -86,5 +86,7 @@ expect_error "an unknown device" 2 "unknown device '9:9'" "$CLM" --devices 0:0,9
 expect_error "not P:D" 2 "not PLATFORM:DEVICE" "$CLM" --devices 0-1 x "$T/doc"
 expect_error "an empty item" 2 "not a list" "$CLM" --devices 0:0,,0:1 x "$T/doc"
 expect_error "with -p" 2 "exclude each other" "$CLM" --devices all -p 0 x "$T/doc"
+expect_error "a malformed pattern names the pattern" 2 "=pattern 1 is '[AC'" \
+    "$CLM" --devices all '[AC' "$T/doc"
 
 cli_summary

@@ -58,9 +58,10 @@ struct dcase {
     t_matches want, got, one;
 };
 
+/* slab: each device's slab (0: the default). */
 static int dcase_open(struct dcase *c, clm_device_set *set, const unsigned char *const *pats,
                       const size_t *lens, unsigned count, clm_algorithm algo, unsigned flags,
-                      unsigned k)
+                      unsigned k, size_t slab)
 {
     memset(c, 0, sizeof *c);
     c->set = set;
@@ -73,7 +74,10 @@ static int dcase_open(struct dcase *c, clm_device_set *set, const unsigned char 
     if (!EXPECT_RC(clm_set_compile(set, (const char *const *)pats, lens, NULL, count, &o,
                                    &c->db), CLM_OK))
         return 0;
-    if (!EXPECT_RC(clm_set_scratch_alloc(c->db, NULL, &c->s), CLM_OK)) return 0;
+    clm_scratch_options so;
+    clm_scratch_options_init(&so, sizeof so);
+    so.slab_bytes = slab;
+    if (!EXPECT_RC(clm_set_scratch_alloc(c->db, &so, &c->s), CLM_OK)) return 0;
     c->hook = (struct clm_set_hook){1, 0, 0, 0}; /* split even tiny inputs */
     clm_set_scratch_hook(c->s, &c->hook);
     return 1;
@@ -223,7 +227,7 @@ static int child_exact(const char *arg)
     const unsigned char *pats[] = {p};
     size_t lens[] = {m};
     struct dcase c;
-    if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_AUTO, 0, 0)) {
+    if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_AUTO, 0, 0, 0)) {
         check_shares(&c, text, n, "random text");
         /* equal shares split at n / 3 and 2n / 3: one occurrence at each start around
          * them, in a text without others */
@@ -245,13 +249,17 @@ static int child_exact(const char *arg)
         }
     }
     dcase_close(&c);
+    /* parts of several slabs each */
+    if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_AUTO, 0, 0, 16384))
+        check_shares(&c, text, n, "random text, 16 KiB slabs");
+    dcase_close(&c);
     /* the split as it is without the test hook: only inputs of a megabyte a device split */
     t_fill(&r, text, n, 4);
     size_t big = 3 * CLM_SET_MIN_PART + 12345;
     unsigned char *large = malloc(big);
     if (!large) abort();
     t_fill(&r, large, big, 4);
-    if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_AUTO, 0, 0)) {
+    if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_AUTO, 0, 0, 0)) {
         struct clm_set_hook h = {CLM_SET_MIN_PART, 0, 0, 0};
         clm_set_scratch_hook(c.s, &h);
         for (size_t i = 0; i < 3; i++) /* plant occurrences at the equal split points */
@@ -281,7 +289,7 @@ static int child_multi(const char *arg)
     unsigned char *text = malloc(n);
     if (!text) abort();
     struct dcase c;
-    if (dcase_open(&c, set, pats, lens, 4, CLM_ALGO_AHO, 0, 0)) {
+    if (dcase_open(&c, set, pats, lens, 4, CLM_ALGO_AHO, 0, 0, 0)) {
         memset(text, 'a', n);
         check_shares(&c, text, n, "all-match text");
         t_fill(&r, text, n, 2);
@@ -318,8 +326,12 @@ static int child_approx(const char *arg)
     static const unsigned flags[] = {0, CLM_MISMATCHES_ONLY};
     for (size_t f = 0; f < 2 && !t_failures(); f++) {
         struct dcase c;
-        if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_BITAP, flags[f], 3)) {
+        if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_BITAP, flags[f], 3, 0)) {
             check_shares(&c, text, n, flags[f] ? "3 mismatches" : "3 edits");
+            dcase_close(&c);
+            if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_BITAP, flags[f], 3, 4096))
+                check_shares(&c, text, n, flags[f] ? "3 mismatches, 4 KiB slabs"
+                                                   : "3 edits, 4 KiB slabs");
             for (size_t len = 0; len <= m + 4 && !t_failures(); len++) {
                 char desc[64];
                 snprintf(desc, sizeof desc, "a tiny input of %zu bytes, k 3", len);
@@ -352,7 +364,7 @@ static int child_stream(const char *arg)
     static const size_t blocks[] = {64, 4096, 10007};
     for (size_t k = 0; k < 2 && !t_failures(); k++) {
         struct dcase c;
-        if (dcase_open(&c, set, pats, lens, 2, k ? CLM_ALGO_BITAP : CLM_ALGO_AHO, 0, k)) {
+        if (dcase_open(&c, set, pats, lens, 2, k ? CLM_ALGO_BITAP : CLM_ALGO_AHO, 0, k, 0)) {
             for (size_t b = 0; b < 3 && !t_failures(); b++) {
                 c.hook.stream_block = blocks[b];
                 clm_set_scratch_hook(c.s, &c.hook);
@@ -390,7 +402,7 @@ static int child_fail(const char *arg)
     const unsigned char *pats[] = {a3};
     size_t lens[] = {3};
     struct dcase c;
-    if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_AUTO, 0, 0)) {
+    if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_AUTO, 0, 0, 0)) {
         for (unsigned dev = 0; dev < SET_N && !t_failures(); dev++) {
             c.hook.fail_device = dev + 1;
             c.hook.fail_after = 100;
