@@ -1,7 +1,7 @@
 #!/bin/sh
 # Tests of --devices LIST: a search split across several devices prints byte for byte what
-# one device prints (lines, -c, --count-matches, -o, --positions, -k), from a file and from a
-# pipe; a bad list (unknown or repeated device, bad syntax, with -p) is an error with status 2.
+# one device prints (lines, -c, --count-matches, -o, --positions, -k, --dna), from a file and
+# from a pipe; a bad list (unknown or repeated device, bad syntax, with -p) is an error with status 2.
 # POCL_DEVICES="pthread pthread" makes PoCL expose two devices; without a platform of two
 # devices the split cases are skipped (the error cases still run).
 #
@@ -55,6 +55,20 @@ if [ -n "$pair" ]; then
     one_vs_set "-o -n" -o -n -F 'kernel'
     one_vs_set "-k 1 --positions" -k 1 --positions -F 'pattern'
     one_vs_set "no match" -F 'no such text here'
+    # --dna: FASTA records of random bases, the parts' edges inside records
+    awk 'BEGIN { srand(7); for (r = 0; r < 4; r++) { print ">chr" r " test"
+                 for (l = 0; l < 12000; l++) { s = ""
+                     for (i = 0; i < 60; i++) s = s substr("ACGT", int(rand() * 4) + 1, 1)
+                     print s } } }' >"$T/fa"
+    for opts in "-m 1" "-k 1" "-i"; do
+        # shellcheck disable=SC2086 # $opts: several options
+        "$CLM" --dna -p "${pair%%:*}" -d 0 $opts ACGTTGCAAG "$T/fa" >"$T/exp" 2>"$T/err"
+        echo "exit $?" >>"$T/exp"
+        # shellcheck disable=SC2086
+        "$CLM" --dna --devices "$pair" $opts ACGTTGCAAG "$T/fa" >"$T/act" 2>"$T/err"
+        echo "exit $?" >>"$T/act"
+        same "--dna $opts" "$T/exp" "$T/act" "$T/err"
+    done
     "$CLM" --devices all --count-matches -F 'the' "$T/big" >"$T/act" 2>"$T/err"
     "$CLM" -p "${pair%%:*}" -d 0 --count-matches -F 'the' "$T/big" >"$T/exp" 2>>"$T/err"
     same "--devices all" "$T/exp" "$T/act" "$T/err"
@@ -86,6 +100,8 @@ expect_error "an unknown device" 2 "unknown device '9:9'" "$CLM" --devices 0:0,9
 expect_error "not P:D" 2 "not PLATFORM:DEVICE" "$CLM" --devices 0-1 x "$T/doc"
 expect_error "an empty item" 2 "not a list" "$CLM" --devices 0:0,,0:1 x "$T/doc"
 expect_error "with -p" 2 "exclude each other" "$CLM" --devices all -p 0 x "$T/doc"
+expect_error "--dna: a repeated device" 2 "listed twice" \
+    "$CLM" --dna --devices 0:0,0:0 ACGT "$T/doc"
 expect_error "a malformed pattern names the pattern" 2 "=pattern 1 is '[AC'" \
     "$CLM" --devices all '[AC' "$T/doc"
 

@@ -23,6 +23,7 @@
 
 #include "clmatch.h"
 #include "cli_common.h"
+#include "cli_devices.h"
 #include "crispr.h"
 #include "fasta.h"
 
@@ -62,6 +63,7 @@ typedef struct {
     int bed, count, stats;
     crispr_pam pam;      /* --pam / --pam5 (pam.seq NULL: none) */
     cli_device_opts dev; /* -p -d -a --variant --table-memory --block-size */
+    const char *devices; /* --devices LIST (tools/cli_devices.c); NULL: one device */
     const char **pattern_args; /* -e values, or the PATTERN operand */
     size_t n_pattern_args;
     const char **pattern_files; /* -f values */
@@ -128,6 +130,7 @@ static void print_help(void)
     fputs(
         "      --variant=NAME        auto, item, reduce or subgroup\n"
         "      --table-memory=NAME   auto, global, local or constant\n"
+        CLI_DEVICES_HELP
         "      --block-size=BYTES    input read per stream write (default 16M; K, M, G)\n"
         CLI_DATA_PATH_HELP
         "      --stats               device, algorithm, packing, data path, bytes and timings\n"
@@ -177,6 +180,7 @@ enum {
     OPT_STATS,
     OPT_PAM,
     OPT_PAM5,
+    OPT_DEVICES,
     OPT_HELP
 };
 
@@ -197,6 +201,7 @@ static const struct option long_options[] = {
     {"count", no_argument, NULL, 'c'},
     CLI_DEVICE_LONG_OPTIONS,
     {"stats", no_argument, NULL, OPT_STATS},
+    {"devices", required_argument, NULL, OPT_DEVICES},
     {"pam", required_argument, NULL, OPT_PAM},
     {"pam5", required_argument, NULL, OPT_PAM5},
     {"help", no_argument, NULL, OPT_HELP},
@@ -286,6 +291,7 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
         case OPT_BED: cfg->bed = 1; break;
         case 'c': cfg->count = 1; break;
         case OPT_STATS: cfg->stats = 1; break;
+        case OPT_DEVICES: cfg->devices = optarg; break;
         case OPT_PAM:
         case OPT_PAM5:
             if (set_pam(cfg, opt == OPT_PAM5, optarg) != 0)
@@ -300,6 +306,10 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
     }
     if (cli_check_mismatches(cfg->mismatches_only, cfg->max_errors, "--dna ") != 0)
         return EXIT_TROUBLE;
+    if (cfg->devices && (cfg->dev.platform >= 0 || cfg->dev.device >= 0)) {
+        errmsg("--devices and -p/-d exclude each other");
+        return EXIT_TROUBLE;
+    }
     if (cfg->pam.seq && cfg->max_errors > 0 && !cfg->mismatches_only) {
         /* With insertions and deletions the PAM's bases in a match are not known. */
         errmsg("--pam%s counts mismatches only: use -m K, not -k K",
@@ -732,6 +742,7 @@ typedef struct {
     clm_device *dev;
     clm_database *db;
     clm_scratch *scratch;
+    cli_set *set;      /* --devices: the search runs on it, not on dev */
     int lowercase_out; /* -i without --degenerate */
     int edit_mode;     /* -k without --mismatches-only: insertions and deletions */
     unsigned char *block;
@@ -1030,7 +1041,7 @@ static int on_record_end(void *vctx)
 
 /* Hand the new window bytes to the stream, then deliver what is settled and drop the text no
  * later match needs. */
-static int push_window(dna_run *r, clm_stream *s)
+static int push_window(dna_run *r, cli_stream *s)
 {
     const uint64_t total = r->base + r->win_len;
     /* After a flush every match starting before W - hold has been delivered (the longest
@@ -1040,11 +1051,11 @@ static int push_window(dna_run *r, clm_stream *s)
     int st;
     if (total == r->written)
         return CLM_OK;
-    st = clm_stream_write(s, r->win + (r->written - r->base), (size_t)(total - r->written),
+    st = cli_stream_write(s, r->win + (r->written - r->base), (size_t)(total - r->written),
                           on_match, r);
     r->written = total;
     if (st == CLM_OK)
-        st = clm_stream_flush(s, on_match, r);
+        st = cli_stream_flush(s, on_match, r);
     if (st != CLM_OK)
         return st;
     settled = total > hold ? total - hold : 0;
@@ -1064,7 +1075,7 @@ static void search_file(dna_run *r, const char *path)
     const int is_stdin = strcmp(path, "-") == 0;
     const char *label = is_stdin ? "(standard input)" : path;
     fasta_reader fr;
-    clm_stream *stream = NULL;
+    cli_stream *stream = NULL;
     struct stat sb;
     int fd, st = CLM_OK, fst = FASTA_OK, eof = 0, rc = 0;
 
@@ -1087,7 +1098,7 @@ static void search_file(dna_run *r, const char *path)
     r->records_in_file = 0;
     fasta_init(&fr, r->cfg.fasta_force ? FASTA_FORCE : FASTA_DETECT,
                is_stdin ? STDIN_NAME : path);
-    st = clm_stream_open(r->db, r->scratch, 0u, &stream);
+    st = cli_stream_open(r->set, r->db, r->scratch, 0u, &stream);
     if (st != CLM_OK) {
         stream = NULL;
         report_clm(label, st);
@@ -1117,7 +1128,7 @@ static void search_file(dna_run *r, const char *path)
     else if (fst == FASTA_ERR_NOMEM)
         errmsg("%s: out of memory", label);
     if (stream) {
-        int cst = clm_stream_close(stream, rc == 0 && st == CLM_OK ? on_match : on_ignore, r,
+        int cst = cli_stream_close(stream, rc == 0 && st == CLM_OK ? on_match : on_ignore, r,
                                    NULL);
         if (st == CLM_OK)
             st = cst;
@@ -1160,7 +1171,8 @@ static int setup_device(dna_run *r)
     char **rc_seqs = NULL;
     int st;
 
-    if (cli_open_device(&cfg->dev, &r->dev) != 0)
+    if (cfg->devices ? cli_set_open(cfg->devices, &r->set) != 0
+                     : cli_open_device(&cfg->dev, &r->dev) != 0)
         return -1;
     if (r->pats.n > UINT_MAX) {
         errmsg("too many patterns");
@@ -1210,13 +1222,15 @@ static int setup_device(dna_run *r)
         opts.flags |= CLM_DEGENERATE_TEXT;
     if (cfg->strands == STRAND_BOTH)
         opts.flags |= CLM_BOTH_STRANDS;
-    st = cli_compile(r->dev, ptrs, lens, ids, (unsigned)r->pats.n, &opts, &r->db);
+    st = r->set ? cli_set_compile(r->set, ptrs, lens, ids, (unsigned)r->pats.n, &opts)
+                : cli_compile(r->dev, ptrs, lens, ids, (unsigned)r->pats.n, &opts, &r->db);
     if (st != CLM_OK) {
         r->db = NULL;
         report_clm("cannot compile the patterns", st);
         goto done;
     }
-    if (cli_alloc_scratch(r->db, &cfg->dev, &r->scratch) != 0)
+    if (r->set ? cli_set_alloc(r->set, &cfg->dev) != 0
+               : cli_alloc_scratch(r->db, &cfg->dev, &r->scratch) != 0)
         st = CLM_E_NOMEM; /* only "not CLM_OK" counts below: the failure is reported */
 done:
     if (rc_seqs)
@@ -1234,6 +1248,10 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
     clm_device_info di;
     clm_database_info dbi;
     clm_stats s;
+    if (r->set) {
+        cli_set_stats(r->set, setup_s, search_s, r->bytes_in);
+        return;
+    }
     if (clm_device_get_info(r->dev, &di, sizeof di) == CLM_OK)
         fprintf(stderr, "clmatch: device %d:%d: %s (%s)\n", di.platform_index,
                 di.device_index, di.name, di.platform_name);
@@ -1345,6 +1363,7 @@ int dna_main(int argc, char **argv)
 done:
     status = cli_output_finish(status);
     cli_teardown(r.scratch, r.db, r.dev, stats_printed);
+    cli_set_close(r.set);
     free_patterns(&r.pats);
     free(r.win);
     free(r.q);
