@@ -73,6 +73,27 @@ static int fail_in(int st, const char *fmt, ...)
     return st;
 }
 
+/* fn(item) for every item of items[0, n) (each `size` bytes) whose skip flag is 0, all at
+ * once: each on a thread of its own, the last on this thread (or here too, should a thread
+ * not start). The per-device calls block on their own device, so a thread each keeps every
+ * device busy. */
+static void run_each(void *(*fn)(void *), void *items, size_t size, unsigned n,
+                     const unsigned char *skip)
+{
+    pthread_t thread[CLM_MAX_SET_DEVICES];
+    int started[CLM_MAX_SET_DEVICES] = {0};
+    for (unsigned i = 0; i < n; i++) {
+        void *item = (unsigned char *)items + i * size;
+        if (skip && skip[i]) continue;
+        if (i + 1 < n && pthread_create(&thread[i], NULL, fn, item) == 0)
+            started[i] = 1;
+        else
+            fn(item);
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (started[i]) pthread_join(thread[i], NULL);
+}
+
 /* The speed of a device's profile (0: none measured). */
 static double profile_speed(const clm_device *dev)
 {
@@ -216,6 +237,27 @@ int clm_device_set_calibrate(clm_device_set *set, size_t bytes, double *speeds)
 
 /* ---- databases and scratches -------------------------------------------------------------- */
 
+/* One device's clm_compile, on a thread of its own. */
+struct compile_job {
+    clm_device *dev;
+    const char *const *patterns;
+    const size_t *lengths;
+    const unsigned *ids;
+    unsigned count;
+    const clm_compile_options *opts;
+    clm_database **out;
+    int status;
+    char *err; /* the failure's detail (malloc'd) */
+};
+
+static void *compile_one(void *arg)
+{
+    struct compile_job *j = arg;
+    j->status = clm_compile(j->dev, j->patterns, j->lengths, j->ids, j->count, j->opts, j->out);
+    if (j->status != CLM_OK) j->err = strdup(clm_last_error());
+    return NULL;
+}
+
 int clm_set_compile(clm_device_set *set, const char *const *patterns, const size_t *lengths,
                     const unsigned *ids, unsigned count, const clm_compile_options *opts,
                     clm_set_database **out)
@@ -226,17 +268,24 @@ int clm_set_compile(clm_device_set *set, const char *const *patterns, const size
     clm_set_database *db = calloc(1, sizeof *db);
     if (!db) return clm_fail(CLM_E_NOMEM, "clm_set_compile: out of memory");
     db->set = set;
+    db->n = set->n;
+    /* at once: a GPU's build need not wait for a CPU's */
+    struct compile_job job[CLM_MAX_SET_DEVICES];
+    for (unsigned i = 0; i < set->n; i++)
+        job[i] = (struct compile_job){set->dev[i], patterns, lengths, ids, count, opts,
+                                      &db->db[i], CLM_OK, NULL};
+    run_each(compile_one, job, sizeof job[0], set->n, NULL);
+    int st = CLM_OK;
     for (unsigned i = 0; i < set->n; i++) {
-        int st = clm_compile(set->dev[i], patterns, lengths, ids, count, opts, &db->db[i]);
-        if (st != CLM_OK) {
-            /* the device after the detail, which callers parse ("pattern N ...") */
-            char *was = strdup(clm_last_error());
-            clm_fail(st, "%s (clm_set_compile, device %u of the set)", was ? was : "", i);
-            free(was);
-            clm_set_database_free(db);
-            return st;
-        }
-        db->n = i + 1;
+        /* the device after the detail, which callers parse ("pattern N ...") */
+        if (st == CLM_OK && job[i].status != CLM_OK)
+            st = clm_fail(job[i].status, "%s (clm_set_compile, device %u of the set)",
+                          job[i].err ? job[i].err : "", i);
+        free(job[i].err);
+    }
+    if (st != CLM_OK) {
+        clm_set_database_free(db);
+        return st;
     }
     clm_database_info info;
     clm_database_get_info(db->db[0], &info, sizeof info);
@@ -423,8 +472,7 @@ static int set_run(clm_set_scratch *s, const unsigned char *text, uint64_t base,
 {
     const clm_set_database *db = s->db;
     struct part parts[CLM_MAX_SET_DEVICES];
-    pthread_t thread[CLM_MAX_SET_DEVICES];
-    int started[CLM_MAX_SET_DEVICES] = {0};
+    unsigned char empty[CLM_MAX_SET_DEVICES] = {0};
     memset(parts, 0, sizeof parts);
     *count = 0;
     if (to <= from) return CLM_OK;
@@ -444,16 +492,9 @@ static int set_run(clm_set_scratch *s, const unsigned char *text, uint64_t base,
             p->w0 = p->a - lo > db->lead ? p->a - db->lead : lo;
         p->w1 = hi - p->b < db->tail ? hi : p->b + db->tail;
         if (text) p->text = text + (p->w0 - base);
+        empty[i] = p->a == p->b;
     }
-    for (unsigned i = 0; i < n; i++) { /* the last part runs on this thread */
-        if (parts[i].a == parts[i].b) continue;
-        if (i + 1 < n && pthread_create(&thread[i], NULL, part_run, &parts[i]) == 0)
-            started[i] = 1;
-        else
-            part_run(&parts[i]);
-    }
-    for (unsigned i = 0; i < n; i++)
-        if (started[i]) pthread_join(thread[i], NULL);
+    run_each(part_run, parts, sizeof parts[0], n, empty);
     int st = CLM_OK;
     for (unsigned i = 0; i < n && st == CLM_OK; i++)
         if (parts[i].status < 0)
