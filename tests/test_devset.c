@@ -346,6 +346,41 @@ static int child_approx(const char *arg)
     return t_failures();
 }
 
+/* Edit distance on a two-letter text (a match ends at most positions), split at 200 random
+ * points: part edges fall among alignments of every length from m - k to m + k. */
+static int child_edges(const char *arg)
+{
+    (void)arg;
+    clm_device_set *set;
+    if (!open_set(&set)) return t_failures();
+    t_rng r;
+    t_rng_init(&r, "devset.edges", 0);
+    size_t n = 4000, m = 8;
+    unsigned char *text = malloc(n);
+    if (!text) abort();
+    t_fill(&r, text, n, 2);
+    const unsigned char *pats[] = {text + 100};
+    size_t lens[] = {m};
+    struct dcase c;
+    if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_BITAP, 0, 3, 0) &&
+        EXPECT(t_reference_ex(text, n, &c.fs, &c.want) == 0)) {
+        for (int i = 0; i < 200 && !t_failures(); i++) {
+            double sp[SET_N];
+            for (int d = 0; d < SET_N; d++) sp[d] = 1 + (double)t_below(&r, 1000);
+            EXPECT_RC(clm_device_set_set_speeds(set, sp, SET_N), CLM_OK);
+            char desc[96];
+            snprintf(desc, sizeof desc, "shares %g:%g:%g", sp[0], sp[1], sp[2]);
+            t_matches_clear(&c.got);
+            if (EXPECT_RC(clm_set_scan(c.db, c.s, text, n, t_collect, &c.got), CLM_OK))
+                same(&c.got, &c.want, desc, "clm_set_scan");
+        }
+    }
+    dcase_close(&c);
+    free(text);
+    clm_device_set_close(set);
+    return t_failures();
+}
+
 /* Streams across several blocks: a block of a few kilobytes, so every write crosses them. */
 static int child_stream(const char *arg)
 {
@@ -492,6 +527,7 @@ void register_devset_tests(void)
         {"devset.exact", "devset_exact", child_exact},
         {"devset.multi", "devset_multi", child_multi},
         {"devset.approx", "devset_approx", child_approx},
+        {"devset.edges", "devset_edges", child_edges},
         {"devset.stream", "devset_stream", child_stream},
         {"devset.fail", "devset_fail", child_fail},
         {"devset.errors", "devset_errors", child_errors},
