@@ -563,23 +563,20 @@ static int set_fd(const clm_set_database *db, clm_set_scratch *s, int fd, uint64
     int st = set_take(db, s, count_only ? count != NULL : cb != NULL, fn);
     if (st != CLM_OK) return st;
     struct stat sb;
-    uint64_t size = 0;
     if (fstat(fd, &sb) != 0)
         st = clm_fail(CLM_E_IO, "%s: fstat of fd %d: %s", fn, fd, strerror(errno));
     else if (!S_ISREG(sb.st_mode))
         st = clm_fail(CLM_E_IO, "%s: fd %d is not a regular file (pipes and terminals: "
                       "clm_set_stream_write)", fn, fd);
-    else if ((size = (uint64_t)sb.st_size), length != CLM_FD_TO_END &&
-             (offset > size || length > size - offset))
+    uint64_t size = st == CLM_OK ? (uint64_t)sb.st_size : 0;
+    if (st == CLM_OK && length != CLM_FD_TO_END && (offset > size || length > size - offset))
         st = clm_fail(CLM_E_INVALID, "%s: range [%llu, +%llu) reaches past the end of the "
                       "file (%llu bytes)", fn, (unsigned long long)offset,
                       (unsigned long long)length, (unsigned long long)size);
-    else {
-        uint64_t end = length == CLM_FD_TO_END ? size : offset + length;
-        if (offset < end) {
-            st = set_run(s, NULL, 0, fd, offset, end, offset, end, count_only, cb, ctx, &n);
-            if (st < 0) fail_in(st, "%s", fn);
-        }
+    uint64_t end = length == CLM_FD_TO_END ? size : offset + length;
+    if (st == CLM_OK && offset < end) {
+        st = set_run(s, NULL, 0, fd, offset, end, offset, end, count_only, cb, ctx, &n);
+        if (st < 0) fail_in(st, "%s", fn);
     }
     set_give(s);
     if (st >= 0 && count) *count = n;

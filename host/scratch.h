@@ -111,8 +111,8 @@ struct clm_lane {
                                     adds them up) */
 };
 
-/* A scratch has one lane today; a device set will give it one per device, each scanning its
- * part of the input. */
+/* A scratch has one lane today. Device sets (devset.c) give each device a scratch of its
+ * own and split the input above them; lanes would let one scratch do it. */
 #define CLM_MAX_LANES 1
 
 struct clm_scratch {
