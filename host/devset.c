@@ -21,6 +21,7 @@ struct clm_device_set {
     unsigned n;
     clm_device *dev[CLM_MAX_SET_DEVICES];
     double speed[CLM_MAX_SET_DEVICES]; /* bytes per second; all 0: equal shares */
+    struct early *early;               /* clm_set_open_early's set; else NULL */
 };
 
 struct clm_set_database {
@@ -55,6 +56,11 @@ struct clm_set_stream {
     int dead;
     uint64_t total;
 };
+
+/* Early sets (below): wait for the devices still coming up; whether device i is ready. */
+static void early_join(clm_device_set *set);
+static int early_ready(const clm_device_set *set, unsigned i);
+static void early_free(struct early *e);
 
 /* ---- the set ------------------------------------------------------------------------------ */
 
@@ -94,6 +100,30 @@ static void run_each(void *(*fn)(void *), void *items, size_t size, unsigned n,
         if (started[i]) pthread_join(thread[i], NULL);
 }
 
+/* A device list's indices: present, 1 to CLM_MAX_SET_DEVICES of them, none below 0 or listed
+ * twice. */
+static int check_devices(const int *platform_indices, const int *device_indices,
+                         unsigned count, const char *fn)
+{
+    if (!platform_indices || !device_indices)
+        return clm_fail(CLM_E_INVALID, "%s: an index array is NULL", fn);
+    if (count == 0 || count > CLM_MAX_SET_DEVICES)
+        return clm_fail(CLM_E_INVALID, "%s: %u devices (1 to %u)", fn, count,
+                        CLM_MAX_SET_DEVICES);
+    for (unsigned i = 0; i < count; i++) {
+        if (platform_indices[i] < 0 || device_indices[i] < 0)
+            return clm_fail(CLM_E_INVALID, "%s: device %u is %d:%d (indices of "
+                            "clm_list_devices, no -1)", fn, i, platform_indices[i],
+                            device_indices[i]);
+        for (unsigned j = 0; j < i; j++)
+            if (platform_indices[j] == platform_indices[i] &&
+                device_indices[j] == device_indices[i])
+                return clm_fail(CLM_E_INVALID, "%s: device %d:%d is listed twice (%u and %u)",
+                                fn, platform_indices[i], device_indices[i], j, i);
+    }
+    return CLM_OK;
+}
+
 /* The speed of a device's profile (0: none measured). */
 static double profile_speed(const clm_device *dev)
 {
@@ -105,28 +135,13 @@ int clm_device_set_open(const int *platform_indices, const int *device_indices, 
 {
     if (!out) return clm_fail(CLM_E_INVALID, "clm_device_set_open: out is NULL");
     *out = NULL;
-    if (!platform_indices || !device_indices)
-        return clm_fail(CLM_E_INVALID, "clm_device_set_open: an index array is NULL");
-    if (count == 0 || count > CLM_MAX_SET_DEVICES)
-        return clm_fail(CLM_E_INVALID, "clm_device_set_open: %u devices (1 to %u)", count,
-                        CLM_MAX_SET_DEVICES);
-    for (unsigned i = 0; i < count; i++) {
-        if (platform_indices[i] < 0 || device_indices[i] < 0)
-            return clm_fail(CLM_E_INVALID, "clm_device_set_open: device %u is %d:%d (indices "
-                            "of clm_list_devices, no -1)", i, platform_indices[i],
-                            device_indices[i]);
-        for (unsigned j = 0; j < i; j++)
-            if (platform_indices[j] == platform_indices[i] &&
-                device_indices[j] == device_indices[i])
-                return clm_fail(CLM_E_INVALID, "clm_device_set_open: device %d:%d is listed "
-                                "twice (%u and %u)", platform_indices[i], device_indices[i],
-                                j, i);
-    }
+    int st = check_devices(platform_indices, device_indices, count, "clm_device_set_open");
+    if (st != CLM_OK) return st;
     clm_device_set *set = calloc(1, sizeof *set);
     if (!set) return clm_fail(CLM_E_NOMEM, "clm_device_set_open: out of memory");
     int known = 1;
     for (unsigned i = 0; i < count; i++) {
-        int st = clm_device_open(platform_indices[i], device_indices[i], &set->dev[i]);
+        st = clm_device_open(platform_indices[i], device_indices[i], &set->dev[i]);
         if (st != CLM_OK) {
             fail_in(st, "clm_device_set_open: device %d:%d", platform_indices[i],
                     device_indices[i]);
@@ -145,7 +160,9 @@ int clm_device_set_open(const int *platform_indices, const int *device_indices, 
 void clm_device_set_close(clm_device_set *set)
 {
     if (!set) return;
+    early_join(set);
     for (unsigned i = 0; i < set->n; i++) clm_device_close(set->dev[i]);
+    early_free(set->early);
     free(set);
 }
 
@@ -153,7 +170,7 @@ unsigned clm_device_set_count(const clm_device_set *set) { return set ? set->n :
 
 clm_device *clm_device_set_device(const clm_device_set *set, unsigned i)
 {
-    return set && i < set->n ? set->dev[i] : NULL;
+    return set && i < set->n && early_ready(set, i) ? set->dev[i] : NULL;
 }
 
 int clm_device_set_get_speeds(const clm_device_set *set, double *speeds, unsigned count)
@@ -213,7 +230,9 @@ static int calibrate_one(clm_device *dev, const unsigned char *text, size_t n, d
 
 int clm_device_set_calibrate(clm_device_set *set, size_t bytes, double *speeds)
 {
-    if (!set) return clm_fail(CLM_E_INVALID, "clm_device_set_calibrate: set is NULL");
+    if (!set || set->early)
+        return clm_fail(CLM_E_INVALID, "clm_device_set_calibrate: set is NULL or early (its "
+                        "devices come up while it searches)");
     size_t n = bytes ? bytes : (size_t)16 << 20;
     unsigned char *text = malloc(n);
     if (!text) return clm_fail(CLM_E_NOMEM, "clm_device_set_calibrate: %zu bytes", n);
@@ -236,6 +255,17 @@ int clm_device_set_calibrate(clm_device_set *set, size_t bytes, double *speeds)
 }
 
 /* ---- databases and scratches -------------------------------------------------------------- */
+
+/* The context a part needs around it, from device 0's database. */
+static void set_context(clm_set_database *db)
+{
+    clm_database_info info;
+    clm_database_get_info(db->db[0], &info, sizeof info);
+    int indels = info.max_errors && !(info.flags & CLM_MISMATCHES_ONLY);
+    db->lead = indels ? 2 * (size_t)info.max_errors : 0;
+    db->tail = info.max_length - 1 + (indels ? info.max_errors : 0);
+    db->fast_count = !indels && info.min_length == info.max_length;
+}
 
 /* One device's clm_compile, on a thread of its own. */
 struct compile_job {
@@ -264,7 +294,9 @@ int clm_set_compile(clm_device_set *set, const char *const *patterns, const size
 {
     if (!out) return clm_fail(CLM_E_INVALID, "clm_set_compile: out is NULL");
     *out = NULL;
-    if (!set) return clm_fail(CLM_E_INVALID, "clm_set_compile: set is NULL");
+    if (!set || set->early)
+        return clm_fail(CLM_E_INVALID, "clm_set_compile: set is NULL or early (its database "
+                        "comes from clm_set_open_early)");
     clm_set_database *db = calloc(1, sizeof *db);
     if (!db) return clm_fail(CLM_E_NOMEM, "clm_set_compile: out of memory");
     db->set = set;
@@ -287,24 +319,20 @@ int clm_set_compile(clm_device_set *set, const char *const *patterns, const size
         clm_set_database_free(db);
         return st;
     }
-    clm_database_info info;
-    clm_database_get_info(db->db[0], &info, sizeof info);
-    int indels = info.max_errors && !(info.flags & CLM_MISMATCHES_ONLY);
-    db->lead = indels ? 2 * (size_t)info.max_errors : 0;
-    db->tail = info.max_length - 1 + (indels ? info.max_errors : 0);
-    db->fast_count = !indels && info.min_length == info.max_length;
+    set_context(db);
     *out = db;
     return CLM_OK;
 }
 
 const clm_database *clm_set_database_get(const clm_set_database *db, unsigned i)
 {
-    return db && i < db->n ? db->db[i] : NULL;
+    return db && i < db->n && early_ready(db->set, i) ? db->db[i] : NULL;
 }
 
 void clm_set_database_free(clm_set_database *db)
 {
     if (!db) return;
+    early_join((clm_device_set *)db->set);
     for (unsigned i = 0; i < db->n; i++) clm_database_free(db->db[i]);
     free(db);
 }
@@ -314,7 +342,9 @@ int clm_set_scratch_alloc(const clm_set_database *db, const clm_scratch_options 
 {
     if (!out) return clm_fail(CLM_E_INVALID, "clm_set_scratch_alloc: out is NULL");
     *out = NULL;
-    if (!db) return clm_fail(CLM_E_INVALID, "clm_set_scratch_alloc: db is NULL");
+    if (!db || db->set->early)
+        return clm_fail(CLM_E_INVALID, "clm_set_scratch_alloc: db is NULL or early (its "
+                        "scratch comes from clm_set_open_early)");
     clm_set_scratch *s = calloc(1, sizeof *s);
     if (!s) return clm_fail(CLM_E_NOMEM, "clm_set_scratch_alloc: out of memory");
     s->db = db;
@@ -336,13 +366,14 @@ int clm_set_scratch_alloc(const clm_set_database *db, const clm_scratch_options 
 void clm_set_scratch_free(clm_set_scratch *s)
 {
     if (!s) return;
+    early_join((clm_device_set *)s->db->set);
     for (unsigned i = 0; i < s->n; i++) clm_scratch_free(s->s[i]);
     free(s);
 }
 
 clm_scratch *clm_set_scratch_get(const clm_set_scratch *s, unsigned i)
 {
-    return s && i < s->n ? s->s[i] : NULL;
+    return s && i < s->n && early_ready(s->db->set, i) ? s->s[i] : NULL;
 }
 
 void clm_set_scratch_hook(clm_set_scratch *s, const struct clm_set_hook *hook)
@@ -466,53 +497,464 @@ static unsigned split(const clm_set_scratch *s, uint64_t from, uint64_t to, stru
  * lo of a file, from byte 0 of memory. Every part runs on a thread of its own; then the
  * matches are called back part after part (count_only: *count gets their number; else it
  * gets what was called back). */
+/* The input a search reads: bytes [lo, hi), from memory (text holding byte `base` at
+ * text[0]) or from fd (text NULL); offsets reported from byte lo of a file, from byte 0 of
+ * memory. */
+struct input {
+    const unsigned char *text;
+    uint64_t base;
+    int fd;
+    uint64_t lo, hi;
+    int count_only;
+};
+
+/* Make p, whose device and owned starts [a, b) are set, search its window of the input. */
+static void part_place(struct part *p, clm_set_scratch *s, const struct input *in)
+{
+    const clm_set_database *db = s->db;
+    p->db = db;
+    p->s = s;
+    p->fd = in->fd;
+    p->origin = in->text ? 0 : in->lo;
+    p->count_only = in->count_only;
+    if (s->hook.fail_device == p->dev + 1) p->fail_after = s->hook.fail_after + 1;
+    p->fast = in->count_only && db->fast_count && !p->fail_after;
+    if (p->fast) /* the part's own starts only: clm_count counts the whole window */
+        p->w0 = p->a;
+    else
+        p->w0 = p->a - in->lo > db->lead ? p->a - db->lead : in->lo;
+    p->w1 = in->hi - p->b < db->tail ? in->hi : p->b + db->tail;
+    if (in->text) p->text = in->text + (p->w0 - in->base);
+}
+
+/* The searched parts, in text order: the first failure, else their matches called back (or
+ * counted); *count as set_run says. Frees what the parts hold. */
+static int deliver(struct part *const *parts, size_t n, const struct input *in,
+                   clm_match_cb cb, void *ctx, uint64_t *count)
+{
+    int st = CLM_OK;
+    for (size_t i = 0; i < n && st == CLM_OK; i++)
+        if (parts[i]->status < 0)
+            st = clm_fail(parts[i]->status, "device %u (%s), bytes %llu to %llu: %s",
+                          parts[i]->dev, parts[i]->db->set->dev[parts[i]->dev]->info.name,
+                          (unsigned long long)parts[i]->a, (unsigned long long)parts[i]->b,
+                          parts[i]->err);
+    for (size_t i = 0; i < n && st == CLM_OK; i++) {
+        if (in->count_only) {
+            *count += parts[i]->count;
+            continue;
+        }
+        for (size_t j = 0; j < parts[i]->n && st == CLM_OK; j++) {
+            ++*count;
+            if (cb(&parts[i]->v[j], ctx)) st = CLM_STOPPED;
+        }
+    }
+    for (size_t i = 0; i < n; i++) free(parts[i]->v);
+    return st;
+}
+
+/* An early set's search: chunks claimed by the ready devices (below). */
+static int claim_all(clm_set_scratch *s, const struct input *in, uint64_t from, uint64_t to,
+                     clm_match_cb cb, void *ctx, uint64_t *count);
+
 static int set_run(clm_set_scratch *s, const unsigned char *text, uint64_t base, int fd,
                    uint64_t lo, uint64_t hi, uint64_t from, uint64_t to, int count_only,
                    clm_match_cb cb, void *ctx, uint64_t *count)
 {
-    const clm_set_database *db = s->db;
-    struct part parts[CLM_MAX_SET_DEVICES];
+    const struct input in = {text, base, fd, lo, hi, count_only};
+    struct part parts[CLM_MAX_SET_DEVICES], *pp[CLM_MAX_SET_DEVICES];
     unsigned char empty[CLM_MAX_SET_DEVICES] = {0};
     memset(parts, 0, sizeof parts);
     *count = 0;
     if (to <= from) return CLM_OK;
+    if (s->db->set->early) return claim_all(s, &in, from, to, cb, ctx, count);
     unsigned n = split(s, from, to, parts);
     for (unsigned i = 0; i < n; i++) {
-        struct part *p = &parts[i];
-        p->db = db;
-        p->s = s;
-        p->fd = fd;
-        p->origin = text ? 0 : lo;
-        p->count_only = count_only;
-        if (s->hook.fail_device == p->dev + 1) p->fail_after = s->hook.fail_after + 1;
-        p->fast = count_only && db->fast_count && !p->fail_after;
-        if (p->fast) /* the part's own starts only: clm_count counts the whole window */
-            p->w0 = p->a;
-        else
-            p->w0 = p->a - lo > db->lead ? p->a - db->lead : lo;
-        p->w1 = hi - p->b < db->tail ? hi : p->b + db->tail;
-        if (text) p->text = text + (p->w0 - base);
-        empty[i] = p->a == p->b;
+        part_place(&parts[i], s, &in);
+        empty[i] = parts[i].a == parts[i].b;
+        pp[i] = &parts[i];
     }
     run_each(part_run, parts, sizeof parts[0], n, empty);
+    return deliver(pp, n, &in, cb, ctx, count);
+}
+
+/* ---- early start (clm_set_open_early) ----------------------------------------------------- */
+
+/* Largest chunk a device claims: big enough for a GPU's transfers to run at full rate. */
+#define EARLY_MAX_CHUNK ((uint64_t)256 << 20)
+
+/* A device coming up on a thread of its own. */
+struct late {
+    struct early *e;
+    unsigned i;
+};
+
+struct early {
+    clm_device_set *set;
+    clm_set_database *db;
+    clm_set_scratch *s;
+    int plat[CLM_MAX_SET_DEVICES], devi[CLM_MAX_SET_DEVICES];
+    /* mu guards state, err, claimed, closing and every call's claims; cv is broadcast when
+     * any of them changes */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int state[CLM_MAX_SET_DEVICES]; /* 1 ready, 0 coming up, < 0: the CLM_E_* it failed with */
+    char err[CLM_MAX_SET_DEVICES][512];
+    uint64_t claimed; /* chunks claimed since the set opened */
+    int closing, joined;
+    struct late late[CLM_MAX_SET_DEVICES];
+    pthread_t thread[CLM_MAX_SET_DEVICES];
+    unsigned char started[CLM_MAX_SET_DEVICES];
+    /* what the devices compile, copied: they go on after clm_set_open_early returns */
+    char **patterns;
+    size_t *lengths;
+    unsigned *ids, count;
+    clm_compile_options copts;
+    clm_scratch_options sopts;
+    int has_copts, has_sopts;
+    /* tests (CLMATCH_TEST_EARLY): device hook_dev (1 + its index; 0: none) fails to come up,
+     * or starts only once hook_after chunks are claimed, the claims waiting for it then */
+    unsigned hook_dev;
+    int hook_fail;
+    uint64_t hook_after;
+};
+
+static int early_ready(const clm_device_set *set, unsigned i)
+{
+    if (!set->early) return 1;
+    struct early *e = set->early;
+    pthread_mutex_lock(&e->mu);
+    int ready = e->state[i] == 1;
+    pthread_mutex_unlock(&e->mu);
+    return ready;
+}
+
+int clm_device_set_state(const clm_device_set *set, unsigned i)
+{
+    if (!set || i >= set->n)
+        return clm_fail(CLM_E_INVALID, "clm_device_set_state: set is NULL or device %u is "
+                        "not in it", i);
+    if (!set->early) return 1;
+    struct early *e = set->early;
+    pthread_mutex_lock(&e->mu);
+    int st = e->state[i];
+    if (st < 0) clm_fail(st, "device %d:%d did not come up: %s", e->plat[i], e->devi[i],
+                         e->err[i]);
+    pthread_mutex_unlock(&e->mu);
+    return st;
+}
+
+/* Open, compile and allocate device i of the set; publish them, or the failure's detail. */
+static int come_up(struct early *e, unsigned i)
+{
+    clm_device *dev = NULL;
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
     int st = CLM_OK;
-    for (unsigned i = 0; i < n && st == CLM_OK; i++)
-        if (parts[i].status < 0)
-            st = clm_fail(parts[i].status, "device %u (%s), bytes %llu to %llu: %s",
-                          parts[i].dev, db->set->dev[parts[i].dev]->info.name,
-                          (unsigned long long)parts[i].a, (unsigned long long)parts[i].b,
-                          parts[i].err);
-    for (unsigned i = 0; i < n && st == CLM_OK; i++) {
-        if (count_only) {
-            *count += parts[i].count;
-            continue;
-        }
-        for (size_t j = 0; j < parts[i].n && st == CLM_OK; j++) {
-            ++*count;
-            if (cb(&parts[i].v[j], ctx)) st = CLM_STOPPED;
+    if (e->hook_dev == i + 1 && e->hook_fail)
+        st = clm_fail(CLM_E_OPENCL, "a test's injected failure to open (CLMATCH_TEST_EARLY)");
+    if (st == CLM_OK) st = clm_device_open(e->plat[i], e->devi[i], &dev);
+    if (st == CLM_OK)
+        st = clm_compile(dev, (const char *const *)e->patterns, e->lengths, e->ids, e->count,
+                         e->has_copts ? &e->copts : NULL, &db);
+    if (st == CLM_OK) st = clm_scratch_alloc(db, e->has_sopts ? &e->sopts : NULL, &s);
+    pthread_mutex_lock(&e->mu);
+    if (st == CLM_OK) {
+        e->set->dev[i] = dev;
+        e->set->speed[i] = profile_speed(dev);
+        e->db->db[i] = db;
+        e->s->s[i] = s;
+        e->state[i] = 1;
+    } else {
+        snprintf(e->err[i], sizeof e->err[i], "%s", clm_last_error());
+        e->state[i] = st;
+    }
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    if (st != CLM_OK) {
+        clm_scratch_free(s);
+        clm_database_free(db);
+        clm_device_close(dev);
+    }
+    return st;
+}
+
+static void *come_up_late(void *arg)
+{
+    struct late *l = arg;
+    struct early *e = l->e;
+    if (e->hook_dev == l->i + 1 && e->hook_after) {
+        pthread_mutex_lock(&e->mu);
+        while (e->claimed < e->hook_after && !e->closing) pthread_cond_wait(&e->cv, &e->mu);
+        int closing = e->closing; /* the set closed before its time came: stay down */
+        pthread_mutex_unlock(&e->mu);
+        if (closing) return NULL;
+    }
+    come_up(e, l->i);
+    return NULL;
+}
+
+static void early_join(clm_device_set *set)
+{
+    struct early *e = set->early;
+    if (!e || e->joined) return;
+    pthread_mutex_lock(&e->mu);
+    e->closing = 1;
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    for (unsigned i = 0; i < set->n; i++)
+        if (e->started[i]) pthread_join(e->thread[i], NULL);
+    e->joined = 1;
+}
+
+/* CLMATCH_TEST_EARLY: "D:fail" (device D of early sets fails to come up) or "D:K" (it
+ * starts coming up once K chunks are claimed, and the claims wait for it then: it joins
+ * mid-input). */
+static void early_test_hook(struct early *e, unsigned count)
+{
+    const char *v = clm_env(CLM_ENV_TEST_EARLY);
+    unsigned d;
+    unsigned long long k;
+    char word[8];
+    if (!v || sscanf(v, "%u:", &d) != 1 || d == 0 || d >= count) return;
+    if (sscanf(v, "%u:%7s", &d, word) == 2 && strcmp(word, "fail") == 0) {
+        e->hook_dev = d + 1;
+        e->hook_fail = 1;
+    } else if (sscanf(v, "%u:%llu", &d, &k) == 2 && k > 0) {
+        e->hook_dev = d + 1;
+        e->hook_after = k;
+    }
+}
+
+/* Copy what the late devices compile. */
+static int early_keep(struct early *e, const char *const *patterns, const size_t *lengths,
+                      const unsigned *ids, unsigned count, const clm_compile_options *copts,
+                      const clm_scratch_options *sopts)
+{
+    e->count = count;
+    e->patterns = calloc(count ? count : 1, sizeof *e->patterns);
+    e->lengths = calloc(count ? count : 1, sizeof *e->lengths);
+    e->ids = ids ? malloc((count ? count : 1) * sizeof *e->ids) : NULL;
+    if (!e->patterns || !e->lengths || (ids && !e->ids)) return CLM_E_NOMEM;
+    for (unsigned i = 0; i < count; i++) {
+        if (!patterns || !patterns[i]) return CLM_E_INVALID; /* device 0 says why */
+        e->lengths[i] = lengths ? lengths[i] : strlen(patterns[i]);
+        e->patterns[i] = malloc(e->lengths[i] + 1);
+        if (!e->patterns[i]) return CLM_E_NOMEM;
+        memcpy(e->patterns[i], patterns[i], e->lengths[i]);
+        e->patterns[i][e->lengths[i]] = '\0';
+    }
+    if (ids) memcpy(e->ids, ids, count * sizeof *ids);
+    if (copts && copts->size >= sizeof copts->size) {
+        memcpy(&e->copts, copts, copts->size < sizeof e->copts ? copts->size : sizeof e->copts);
+        e->has_copts = 1;
+    }
+    if (sopts && sopts->size >= sizeof sopts->size) {
+        memcpy(&e->sopts, sopts, sopts->size < sizeof e->sopts ? sopts->size : sizeof e->sopts);
+        e->has_sopts = 1;
+    }
+    return CLM_OK;
+}
+
+static void early_free(struct early *e)
+{
+    if (!e) return;
+    for (unsigned i = 0; e->patterns && i < e->count; i++) free(e->patterns[i]);
+    free(e->patterns);
+    free(e->lengths);
+    free(e->ids);
+    pthread_cond_destroy(&e->cv);
+    pthread_mutex_destroy(&e->mu);
+    free(e);
+}
+
+int clm_set_open_early(const int *platform_indices, const int *device_indices, unsigned count,
+                       const char *const *patterns, const size_t *lengths, const unsigned *ids,
+                       unsigned pattern_count, const clm_compile_options *copts,
+                       const clm_scratch_options *sopts, clm_device_set **set_out,
+                       clm_set_database **db_out, clm_set_scratch **scratch_out)
+{
+    if (!set_out || !db_out || !scratch_out)
+        return clm_fail(CLM_E_INVALID, "clm_set_open_early: an out argument is NULL");
+    *set_out = NULL;
+    *db_out = NULL;
+    *scratch_out = NULL;
+    int st = check_devices(platform_indices, device_indices, count, "clm_set_open_early");
+    if (st != CLM_OK) return st;
+    clm_device_set *set = calloc(1, sizeof *set);
+    clm_set_database *db = calloc(1, sizeof *db);
+    clm_set_scratch *s = calloc(1, sizeof *s);
+    struct early *e = calloc(1, sizeof *e);
+    if (e) {
+        pthread_mutex_init(&e->mu, NULL);
+        pthread_cond_init(&e->cv, NULL);
+    }
+    if (!set || !db || !s || !e ||
+        early_keep(e, patterns, lengths, ids, pattern_count, copts, sopts) == CLM_E_NOMEM) {
+        free(set);
+        free(db);
+        free(s);
+        early_free(e);
+        return clm_fail(CLM_E_NOMEM, "clm_set_open_early: out of memory");
+    }
+    set->n = db->n = s->n = count;
+    set->early = e;
+    db->set = set;
+    s->db = db;
+    s->hook.min_part = CLM_SET_MIN_PART;
+    atomic_init(&s->busy, 0);
+    e->set = set;
+    e->db = db;
+    e->s = s;
+    memcpy(e->plat, platform_indices, count * sizeof *e->plat);
+    memcpy(e->devi, device_indices, count * sizeof *e->devi);
+    early_test_hook(e, count);
+    for (unsigned i = 1; i < count; i++) {
+        e->late[i] = (struct late){e, i};
+        e->started[i] = pthread_create(&e->thread[i], NULL, come_up_late, &e->late[i]) == 0;
+        if (!e->started[i]) {
+            snprintf(e->err[i], sizeof e->err[i], "no thread to open it on");
+            e->state[i] = CLM_E_NOMEM;
         }
     }
-    for (unsigned i = 0; i < n; i++) free(parts[i].v);
+    /* device 0 on this thread, while the others come up */
+    st = come_up(e, 0);
+    if (st == CLM_OK) {
+        set_context(db);
+        *set_out = set;
+        *db_out = db;
+        *scratch_out = s;
+        return CLM_OK;
+    }
+    /* the device after the detail, which callers parse ("pattern N ...") */
+    char *was = strdup(clm_last_error());
+    clm_fail(st, "%s (clm_set_open_early, device %d:%d)", was ? was : "", platform_indices[0],
+             device_indices[0]);
+    free(was);
+    clm_set_scratch_free(s);
+    clm_set_database_free(db);
+    clm_device_set_close(set);
+    return st;
+}
+
+/* One call's claims: owned starts [next, to) not claimed yet, and the chunks claimed. */
+struct claim {
+    clm_set_scratch *s;
+    const struct input *in;
+    uint64_t next, to;
+    struct part **chunk;
+    size_t n, cap;
+    uint64_t size[CLM_MAX_SET_DEVICES]; /* each device's next chunk */
+    int failed;                         /* a chunk failed: claim no more */
+    int nomem;                          /* no memory to claim one */
+};
+
+struct claimer {
+    struct claim *c;
+    unsigned dev;
+};
+
+/* The chunk device d claims next (called with mu held): its own size, doubled at each claim,
+ * but at most its share of what is left, and never leaving less than a minimum chunk. */
+static uint64_t chunk_size(struct claim *c, unsigned d)
+{
+    const clm_device_set *set = c->s->db->set;
+    const struct early *e = set->early;
+    uint64_t min = c->s->hook.min_part ? c->s->hook.min_part : 1;
+    uint64_t rest = c->to - c->next;
+    double w = 0, total = 0;
+    int known = 1;
+    for (unsigned i = 0; i < set->n; i++)
+        if (e->state[i] >= 0) known &= set->speed[i] > 0 && e->state[i] == 1;
+    for (unsigned i = 0; i < set->n; i++) {
+        if (e->state[i] < 0) continue;
+        double wi = known ? set->speed[i] : 1;
+        total += wi;
+        if (i == d) w = wi;
+    }
+    if (!c->size[d]) c->size[d] = min;
+    uint64_t share = (uint64_t)((double)rest * (w / total));
+    uint64_t size = c->size[d] < share ? c->size[d] : share;
+    if (size < min) size = min;
+    if (size > rest || rest - size < min) size = rest;
+    if (c->size[d] < EARLY_MAX_CHUNK) c->size[d] *= 2;
+    return size;
+}
+
+/* A device's claims: wait until it is ready, then claim chunk after chunk in text order and
+ * search each, until none is left, a chunk failed, or the device failed to come up. */
+static void *claim_loop(void *arg)
+{
+    struct claimer *w = arg;
+    struct claim *c = w->c;
+    struct early *e = c->s->db->set->early;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (e->state[w->dev] == 0 && c->next < c->to && !c->failed)
+            pthread_cond_wait(&e->cv, &e->mu);
+        if (e->state[w->dev] < 0 || c->next >= c->to || c->failed) break;
+        if (e->hook_after && e->claimed == e->hook_after && e->state[e->hook_dev - 1] == 0) {
+            pthread_cond_wait(&e->cv, &e->mu); /* the test's late device joins here */
+            continue;
+        }
+        struct part *p = calloc(1, sizeof *p);
+        if (c->n == c->cap) {
+            size_t cap = c->cap ? 2 * c->cap : 64;
+            struct part **v = realloc(c->chunk, cap * sizeof *v);
+            if (v) {
+                c->chunk = v;
+                c->cap = cap;
+            }
+        }
+        if (!p || c->n == c->cap) {
+            free(p);
+            c->failed = c->nomem = 1;
+            pthread_cond_broadcast(&e->cv);
+            break;
+        }
+        p->dev = w->dev;
+        p->a = c->next;
+        p->b = c->next + chunk_size(c, w->dev);
+        c->next = p->b;
+        c->chunk[c->n++] = p;
+        e->claimed++;
+        pthread_cond_broadcast(&e->cv);
+        pthread_mutex_unlock(&e->mu);
+        part_place(p, c->s, c->in);
+        part_run(p);
+        pthread_mutex_lock(&e->mu);
+        if (p->status < 0) {
+            c->failed = 1;
+            pthread_cond_broadcast(&e->cv);
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+static int claim_all(clm_set_scratch *s, const struct input *in, uint64_t from, uint64_t to,
+                     clm_match_cb cb, void *ctx, uint64_t *count)
+{
+    const clm_device_set *set = s->db->set;
+    struct claim c = {.s = s, .in = in, .next = from, .to = to};
+    struct claimer w[CLM_MAX_SET_DEVICES];
+    unsigned char skip[CLM_MAX_SET_DEVICES] = {0};
+    pthread_mutex_lock(&set->early->mu);
+    for (unsigned i = 0; i < set->n; i++) {
+        w[i] = (struct claimer){&c, i};
+        skip[i] = set->early->state[i] < 0;
+    }
+    pthread_mutex_unlock(&set->early->mu);
+    run_each(claim_loop, w, sizeof w[0], set->n, skip);
+    int st;
+    if (c.nomem) {
+        st = clm_fail(CLM_E_NOMEM, "out of memory claiming a chunk");
+        for (size_t i = 0; i < c.n; i++) free(c.chunk[i]->v);
+    } else {
+        st = deliver(c.chunk, c.n, in, cb, ctx, count);
+    }
+    for (size_t i = 0; i < c.n; i++) free(c.chunk[i]);
+    free(c.chunk);
     return st;
 }
 

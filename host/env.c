@@ -91,6 +91,12 @@ static const struct clm_env_row {
                       "items `key=value` separated by commas, e.g. `wg=128,dfa.chunk=1024`; a "
                       "bad item makes `clm_device_open` fail with `CLM_E_INVALID`",
                       "[tuning.md](tuning.md)"},
+    [CLM_ENV_TEST_EARLY] = {"CLMATCH_TEST_EARLY",
+                            "tests only: device D of sets that `clm_set_open_early` opens fails "
+                            "to come up (`D:fail`), or comes up only once K chunks are claimed, "
+                            "the claims waiting for it then (`D:K`: it joins mid-input)",
+                            "`D:fail` or `D:K` (D from 1); anything else: ignored",
+                            "[library.md](library.md)"},
 };
 
 const char *clm_env(enum clm_env_var var)

@@ -904,6 +904,43 @@ CLM_API int clm_set_scan_fd_range(const clm_set_database *db, clm_set_scratch *s
 CLM_API int clm_set_count_fd_range(const clm_set_database *db, clm_set_scratch *scratch, int fd,
                                    uint64_t offset, uint64_t length, uint64_t *count);
 
+/*
+ * Early start: a set whose first device (a CPU, which opens in milliseconds) searches at once
+ * while the others (GPUs, whose platform, context and program take a few hundred
+ * milliseconds) come up on threads of their own and join when ready. The input of a call is
+ * then cut into chunks that the ready devices claim in text order, each device's chunks
+ * growing (from clm_set_scratch's minimum part, 1 MiB, by doubling) up to its share of what
+ * is left (by speed when every device has one, else equal); the results are those of one
+ * device, in the same order. An input the first device finishes before the others are ready
+ * is searched by it alone. A device that fails to come up is left out of every call (its
+ * failure is kept: clm_device_set_state); one that fails mid-scan fails the call as in
+ * any set.
+ */
+
+/**
+ * Open the devices as clm_device_set_open does, compile the patterns for them as
+ * clm_set_compile does (copts may be NULL), and allocate a scratch for each with sopts (may
+ * be NULL): device 0 here, before returning, the others on threads of their own that go on
+ * after it returns. Free the three as for any set (clm_set_scratch_free, then
+ * clm_set_database_free, then clm_device_set_close): the first of them waits for the devices
+ * still coming up. clm_set_compile, clm_set_scratch_alloc and clm_device_set_calibrate refuse
+ * an early set. Errors: those of clm_device_set_open, clm_set_compile and
+ * clm_set_scratch_alloc for device 0 (nothing is returned then); the others' are kept.
+ */
+CLM_API int clm_set_open_early(const int *platform_indices, const int *device_indices,
+                               unsigned count, const char *const *patterns,
+                               const size_t *lengths, const unsigned *ids,
+                               unsigned pattern_count, const clm_compile_options *copts,
+                               const clm_scratch_options *sopts, clm_device_set **set,
+                               clm_set_database **db, clm_set_scratch **scratch);
+/**
+ * Whether device i of the set takes part in calls: 1 ready, 0 still coming up (early sets
+ * only), or the CLM_E_* status it failed to come up with (clm_last_error then gives its
+ * detail). Until it is ready, clm_device_set_device, clm_set_database_get and
+ * clm_set_scratch_get give NULL for it. CLM_E_INVALID for a NULL set or i out of range.
+ */
+CLM_API int clm_device_set_state(const clm_device_set *set, unsigned i);
+
 typedef struct clm_set_stream clm_set_stream;
 
 /** A stream across the set (as clm_stream_open; flags CLM_STREAM_COUNT_ONLY): the input is

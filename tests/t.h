@@ -176,5 +176,6 @@ void register_path_tests(void);
 void register_contract_tests(void);
 void register_multi_tests(void);
 void register_devset_tests(void);
+void register_early_tests(void);
 
 #endif

@@ -12,9 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "devset.h"
-#include "t.h"
-#include "t_ref.h"
+#include "t_devset.h"
 
 #define SET_N 3
 
@@ -48,16 +46,6 @@ static int open_set(clm_device_set **out)
     return 1;
 }
 
-/* One pattern set compiled for the set, with the CPU reference's view of it. */
-struct dcase {
-    clm_device_set *set;
-    clm_set_database *db;
-    clm_set_scratch *s;
-    t_fset fs;
-    struct clm_set_hook hook;
-    t_matches want, got, one;
-};
-
 /* slab: each device's slab (0: the default). */
 static int dcase_open(struct dcase *c, clm_device_set *set, const unsigned char *const *pats,
                       const size_t *lens, unsigned count, clm_algorithm algo, unsigned flags,
@@ -83,7 +71,7 @@ static int dcase_open(struct dcase *c, clm_device_set *set, const unsigned char 
     return 1;
 }
 
-static void dcase_close(struct dcase *c)
+void dcase_close(struct dcase *c)
 {
     clm_set_scratch_free(c->s);
     clm_set_database_free(c->db);
@@ -99,8 +87,7 @@ static int same(const t_matches *got, const t_matches *want, const char *desc, c
     return T_FAIL("%s: %s differs from the reference: %s", desc, what, buf);
 }
 
-/* Write text[0, n) to a fresh file; returns its fd (unlinked already) or -1. */
-static int temp_file(const unsigned char *text, size_t n)
+int temp_file(const unsigned char *text, size_t n)
 {
     char path[] = "/tmp/clmatch-devset-XXXXXX";
     int fd = mkstemp(path);
@@ -135,9 +122,7 @@ static int stream_pieces(struct dcase *c, const unsigned char *text, size_t n, u
     return rc != CLM_OK ? rc : rc2;
 }
 
-/* text[0, n) through every entry point with the current shares, against the reference and
- * against device 0 alone. */
-static void dcase_check(struct dcase *c, const unsigned char *text, size_t n, const char *desc)
+void dcase_check(struct dcase *c, const unsigned char *text, size_t n, const char *desc)
 {
     const clm_database *db0 = clm_set_database_get(c->db, 0);
     clm_scratch *s0 = clm_set_scratch_get(c->s, 0);
