@@ -31,18 +31,18 @@ while [ "$(wc -c <"$T/big")" -lt 3000000 ]; do
     i=$((i + 1))
 done
 
-# one_vs_set NAME ARGS...: clmatch ARGS on device 0 of the pair and on the pair, from the
-# file and from a pipe in 64 KiB blocks (the stream path).
+# one_vs_set NAME ARGS...: clmatch ARGS on device 0 of the pair and on the pair (--devices
+# $devs when set), from the file and from a pipe in 64 KiB blocks (the stream path).
 one_vs_set() {
     name=$1
     shift
     one=${pair%%,*}
     "$CLM" -p "${one%%:*}" -d "${one##*:}" "$@" "$T/big" >"$T/exp" 2>"$T/err"
     echo "exit $?" >>"$T/exp"
-    "$CLM" --devices "$pair" "$@" "$T/big" >"$T/act" 2>"$T/err"
+    "$CLM" --devices "${devs:-$pair}" "$@" "$T/big" >"$T/act" 2>"$T/err"
     echo "exit $?" >>"$T/act"
     same "$name" "$T/exp" "$T/act" "$T/err"
-    cat "$T/big" | "$CLM" --devices "$pair" --block-size=64K "$@" >"$T/act" 2>"$T/err"
+    cat "$T/big" | "$CLM" --devices "${devs:-$pair}" --block-size=64K "$@" >"$T/act" 2>"$T/err"
     echo "exit $?" >>"$T/act"
     same "$name, from a pipe" "$T/exp" "$T/act" "$T/err"
 }
@@ -91,6 +91,41 @@ if [ -n "$pair" ]; then
         fail "--devices takes the shares from the profiles' speed" "$(head -n 3 "$T/err")"
     fi
     CLMATCH_PROFILE_DIR=$PD one_vs_set "lines, shares by speed" -F 'the'
+    # early start (early:LIST, auto): device 0 searches at once; CLMATCH_TEST_EARLY holds
+    # device 1 back until a chunk is claimed (it joins mid-input), makes it fail to open (the
+    # search goes on without it), or holds it back past the end (device 0 does it all)
+    for hook in 1:1 1:fail 1:1000000; do
+        CLMATCH_TEST_EARLY=$hook
+        export CLMATCH_TEST_EARLY
+        devs=early:$pair
+        one_vs_set "early:LIST, device 1 at $hook: lines" -F 'the'
+        one_vs_set "early:LIST, device 1 at $hook: -c" -c -F 'device'
+        one_vs_set "early:LIST, device 1 at $hook: -o -n, several" -o -n -e 'the' -e 'kernel'
+        one_vs_set "early:LIST, device 1 at $hook: -k 1 --positions" -k 1 --positions -F 'pattern'
+        "$CLM" --dna --devices "$devs" -m 1 ACGTTGCAAG "$T/fa" >"$T/act" 2>"$T/err"
+        echo "exit $?" >>"$T/act"
+        "$CLM" --dna -p "${pair%%:*}" -d 0 -m 1 ACGTTGCAAG "$T/fa" >"$T/exp" 2>>"$T/err"
+        echo "exit $?" >>"$T/exp"
+        same "early:LIST, device 1 at $hook: --dna -m 1" "$T/exp" "$T/act" "$T/err"
+    done
+    CLMATCH_TEST_EARLY=1:1 "$CLM" --devices "early:$pair" --stats -c the "$T/big" \
+        >"$T/act" 2>"$T/err"
+    if [ "$(grep -Ec 'device [0-9]+:[01] .*, [1-9][0-9]* bytes' "$T/err")" = 2 ]; then
+        pass "early:LIST: the late device joins mid-input (--stats)"
+    else
+        fail "early:LIST: the late device joins mid-input (--stats)" "$(cat "$T/err")"
+    fi
+    CLMATCH_TEST_EARLY=1:fail "$CLM" --devices "early:$pair" --stats -c the "$T/big" \
+        >"$T/act" 2>"$T/err"
+    if grep -q 'failed to come up: .*injected' "$T/err"; then
+        pass "early:LIST: --stats says a device failed to come up"
+    else
+        fail "early:LIST: --stats says a device failed to come up" "$(cat "$T/err")"
+    fi
+    unset CLMATCH_TEST_EARLY
+    devs=auto
+    one_vs_set "--devices auto (the first CPU; no GPU here)" -c -F 'the'
+    devs=
 else
     echo "# skipped the split cases: no platform with two devices"
 fi
@@ -104,5 +139,8 @@ expect_error "--dna: a repeated device" 2 "listed twice" \
     "$CLM" --dna --devices 0:0,0:0 ACGT "$T/doc"
 expect_error "a malformed pattern names the pattern" 2 "=pattern 1 is '[AC'" \
     "$CLM" --devices all '[AC' "$T/doc"
+expect_error "early: a malformed pattern names the pattern" 2 "=pattern 1 is '[AC'" \
+    "$CLM" --devices auto '[AC' "$T/doc"
+expect_error "early: a repeated device" 2 "listed twice" "$CLM" --devices early:0:0,0:0 x "$T/doc"
 
 cli_summary

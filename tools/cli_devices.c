@@ -9,6 +9,11 @@ struct cli_set {
     clm_device_set *set;
     clm_set_database *db;
     clm_set_scratch *scratch;
+    /* --devices auto: the devices, opened with the patterns (clm_set_open_early) */
+    int early;
+    int plat[CLM_MAX_SET_DEVICES], dev[CLM_MAX_SET_DEVICES];
+    unsigned n;
+    const cli_device_opts *o;
 };
 
 /* Append device (p, d) to the list, refusing one that is not installed or already listed. */
@@ -42,6 +47,19 @@ static int parse_list(const char *list, const clm_device_info *all, size_t n_all
                       int *dev, unsigned *n)
 {
     *n = 0;
+    if (strcmp(list, "auto") == 0) { /* the first CPU, which starts at once, then the GPUs */
+        for (size_t i = 0; i < n_all && *n == 0; i++)
+            if (all[i].type == CLM_DEVICE_CPU)
+                add_device(all, n_all, all[i].platform_index, all[i].device_index, plat, dev,
+                           n, list);
+        for (size_t i = 0; i < n_all; i++)
+            if (all[i].type == CLM_DEVICE_GPU &&
+                add_device(all, n_all, all[i].platform_index, all[i].device_index, plat, dev,
+                           n, list) != 0)
+                return -1;
+        if (*n == 0) errmsg("--devices: no CPU or GPU device");
+        return *n ? 0 : -1;
+    }
     if (strcmp(list, "all") == 0 || strcmp(list, "gpus") == 0) {
         int gpus = list[0] == 'g';
         for (size_t i = 0; i < n_all; i++)
@@ -76,13 +94,15 @@ static int parse_list(const char *list, const clm_device_info *all, size_t n_all
     }
 }
 
-int cli_set_open(const char *list, cli_set **out)
+int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out)
 {
     clm_device_info *all;
     size_t n_all;
     int plat[CLM_MAX_SET_DEVICES], dev[CLM_MAX_SET_DEVICES];
     unsigned n;
     *out = NULL;
+    int early = strcmp(list, "auto") == 0 || strncmp(list, "early:", 6) == 0;
+    if (strncmp(list, "early:", 6) == 0) list += 6;
     int st = clm_list_devices(0, sizeof *all, &all, &n_all);
     if (st != CLM_OK) {
         report_clm("--devices: cannot list the OpenCL devices", st);
@@ -95,6 +115,15 @@ int cli_set_open(const char *list, cli_set **out)
     if (!s) {
         errmsg("out of memory");
         return -1;
+    }
+    s->o = o;
+    if (early) { /* opened with the patterns, in cli_set_compile */
+        s->early = 1;
+        s->n = n;
+        memcpy(s->plat, plat, sizeof plat);
+        memcpy(s->dev, dev, sizeof dev);
+        *out = s;
+        return 0;
     }
     double t0 = now_seconds();
     st = clm_device_set_open(plat, dev, n, &s->set);
@@ -114,21 +143,34 @@ int cli_set_open(const char *list, cli_set **out)
     return 0;
 }
 
+/* The scratch options the CLI's options ask for. */
+static void scratch_options(const cli_device_opts *o, clm_scratch_options *so)
+{
+    clm_scratch_options_init(so, sizeof *so);
+    so->data_path = o->data_path;
+    so->max_memory = o->max_memory;
+}
+
 int cli_set_compile(cli_set *set, const char *const *patterns, const size_t *lengths,
                     const unsigned *ids, unsigned count, const clm_compile_options *opts)
 {
+    clm_scratch_options so;
+    scratch_options(set->o, &so);
     double t0 = now_seconds();
-    int st = clm_set_compile(set->set, patterns, lengths, ids, count, opts, &set->db);
+    int st = set->early ? clm_set_open_early(set->plat, set->dev, set->n, patterns, lengths, ids,
+                                             count, opts, &so, &set->set, &set->db,
+                                             &set->scratch)
+                        : clm_set_compile(set->set, patterns, lengths, ids, count, opts,
+                                          &set->db);
     cli_time.compile = now_seconds() - t0;
     return st;
 }
 
 int cli_set_alloc(cli_set *set, const cli_device_opts *o)
 {
+    if (set->early) return 0; /* cli_set_compile allocated the scratches */
     clm_scratch_options so;
-    clm_scratch_options_init(&so, sizeof so);
-    so.data_path = o->data_path;
-    so.max_memory = o->max_memory;
+    scratch_options(o, &so);
     double t0 = now_seconds();
     int st = clm_set_scratch_alloc(set->db, &so, &set->scratch);
     cli_time.scratch = now_seconds() - t0;
@@ -161,6 +203,13 @@ void cli_set_stats(const cli_set *set, double setup_s, double search_s, uint64_t
         clm_device_info di;
         clm_database_info dbi;
         clm_stats s;
+        int state = clm_device_set_state(set->set, i);
+        if (state != 1) { /* --devices auto: not up (yet) */
+            fprintf(stderr, "clmatch: device %d:%d: %s%s\n", set->plat[i], set->dev[i],
+                    state == 0 ? "still coming up, not used" : "failed to come up: ",
+                    state == 0 ? "" : clm_last_error());
+            continue;
+        }
         clm_device_get_info(clm_device_set_device(set->set, i), &di, sizeof di);
         clm_database_get_info(clm_set_database_get(set->db, i), &dbi, sizeof dbi);
         clm_scratch_get_stats(clm_set_scratch_get(set->scratch, i), &s, sizeof s);

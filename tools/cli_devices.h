@@ -11,11 +11,15 @@ typedef struct cli_set cli_set;
 #define CLI_DEVICES_HELP                                                                      \
     "      --devices=LIST        search with several devices at once, each a share of the\n"  \
     "                            input by its measured speed (clmatch-tune), else equal:\n"   \
-    "                            P:D pairs (0:0,1:0), gpus (every GPU) or all\n"
+    "                            P:D pairs (0:0,1:0), gpus (every GPU) or all; auto: the\n"  \
+    "                            CPU starts at once, the GPUs join once they are up;\n"     \
+    "                            early:LIST: LIST's first device starts, the others join\n"
 
 /* Open the devices LIST names ("P:D,P:D", "gpus", "all"). 0, or -1 after a message (a bad
- * item, an unknown or repeated device, no device). */
-int cli_set_open(const char *list, cli_set **out);
+ * item, an unknown or repeated device, no device). "auto" (the first CPU, then every GPU)
+ * and "early:LIST" open them in cli_set_compile instead, with the patterns and o's scratch options: the
+ * CPU searches at once while the GPUs come up (clm_set_open_early). */
+int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out);
 /* clm_set_compile, timed into cli_time.compile; its status (the caller reports a failure). */
 int cli_set_compile(cli_set *set, const char *const *patterns, const size_t *lengths,
                     const unsigned *ids, unsigned count, const clm_compile_options *opts);

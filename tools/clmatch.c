@@ -1091,7 +1091,7 @@ static int setup_device(run_state *r, const pattern_list *pl)
     unsigned *ids;
     int st;
 
-    if (r->cfg.devices ? cli_set_open(r->cfg.devices, &r->set) != 0
+    if (r->cfg.devices ? cli_set_open(r->cfg.devices, &r->cfg.dev, &r->set) != 0
                        : cli_open_device(&r->cfg.dev, &r->dev) != 0)
         return -1;
 

@@ -1171,7 +1171,7 @@ static int setup_device(dna_run *r)
     char **rc_seqs = NULL;
     int st;
 
-    if (cfg->devices ? cli_set_open(cfg->devices, &r->set) != 0
+    if (cfg->devices ? cli_set_open(cfg->devices, &cfg->dev, &r->set) != 0
                      : cli_open_device(&cfg->dev, &r->dev) != 0)
         return -1;
     if (r->pats.n > UINT_MAX) {
