@@ -855,7 +855,9 @@ struct claimer {
 };
 
 /* The chunk device d claims next (called with mu held): its own size, doubled at each claim,
- * but at most its share of what is left, and never leaving less than a minimum chunk. */
+ * but at most its share of what is left, and never leaving less than a minimum chunk. Device
+ * 0 (the CPU that starts) begins at the minimum; the late ones (GPUs) at a file slab, so that
+ * their buffers are sized once and their first transfer runs at full rate. */
 static uint64_t chunk_size(struct claim *c, unsigned d)
 {
     const clm_device_set *set = c->s->db->set;
@@ -872,7 +874,7 @@ static uint64_t chunk_size(struct claim *c, unsigned d)
         total += wi;
         if (i == d) w = wi;
     }
-    if (!c->size[d]) c->size[d] = min;
+    if (!c->size[d]) c->size[d] = d && min < CLM_FILE_SLAB_MAX ? CLM_FILE_SLAB_MAX : min;
     uint64_t share = (uint64_t)((double)rest * (w / total));
     uint64_t size = c->size[d] < share ? c->size[d] : share;
     if (size < min) size = min;
