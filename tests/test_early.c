@@ -91,6 +91,13 @@ static void check_texts(struct dcase *c, const unsigned char *p, size_t m, size_
     free(text);
 }
 
+static int count_calls(const clm_match *m, void *ctx)
+{
+    (void)m;
+    ++*(size_t *)ctx;
+    return 0;
+}
+
 /* CLMATCH_TEST_EARLY=1:3: device 1 comes up only after 3 chunks, and joins that scan. */
 static int child_join(const char *arg)
 {
@@ -114,6 +121,18 @@ static int child_join(const char *arg)
         if (!searched(&c, 0) || !searched(&c, 1))
             T_FAIL("both devices should have searched: %llu and %llu bytes",
                    (unsigned long long)searched(&c, 0), (unsigned long long)searched(&c, 1));
+        /* either device failing mid-scan fails the call, and nothing is called back */
+        memset(text, 'a', n);
+        for (unsigned d = 0; d < 2 && !t_failures(); d++) {
+            size_t calls = 0;
+            c.hook.fail_device = d + 1;
+            c.hook.fail_after = 10;
+            clm_set_scratch_hook(c.s, &c.hook);
+            EXPECT_RC(clm_set_scan(c.db, c.s, text, n, count_calls, &calls), CLM_E_OPENCL);
+            if (calls) T_FAIL("device %u failed, yet %zu matches were called back", d, calls);
+        }
+        c.hook.fail_device = 0;
+        clm_set_scratch_hook(c.s, &c.hook);
         free(text);
         check_texts(&c, p, 4, 1, &r);
     }
