@@ -458,6 +458,13 @@ void cli_stats_breakdown(const clm_device *dev, const clm_database *db,
             search_s > named ? search_s - named : 0.0);
 }
 
+void cli_exit_early(int status, int stats)
+{
+    if (stats) return;
+    (void)fflush(stderr);
+    _exit(status);
+}
+
 void cli_teardown(clm_scratch *scratch, clm_database *db, clm_device *dev, int stats)
 {
     double t0 = now_seconds();

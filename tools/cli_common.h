@@ -219,5 +219,10 @@ void cli_stats_breakdown(const clm_device *dev, const clm_database *db,
  * "clmatch: teardown S s: scratch S s, database S s, device S s; process S s" (process: from
  * cli_time.start to now). */
 void cli_teardown(clm_scratch *scratch, clm_database *db, clm_device *dev, int stats);
+/* Once the output is flushed (cli_output_finish): exit with status at once, leaving the
+ * devices to the operating system, unless stats asks for the teardown's timings. A GPU
+ * driver's context release takes tens of milliseconds, and an early set's GPU may still be
+ * coming up: the exit status need not wait for either. */
+void cli_exit_early(int status, int stats);
 
 #endif

@@ -1222,6 +1222,7 @@ int main(int argc, char **argv)
 
 done:
     status = cli_output_finish(status);
+    cli_exit_early(status, stats_printed);
     cli_teardown(r.scratch, r.db, r.dev, stats_printed);
     cli_set_close(r.set);
     free(r.win);

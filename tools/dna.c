@@ -1362,6 +1362,7 @@ int dna_main(int argc, char **argv)
 
 done:
     status = cli_output_finish(status);
+    cli_exit_early(status, stats_printed);
     cli_teardown(r.scratch, r.db, r.dev, stats_printed);
     cli_set_close(r.set);
     free_patterns(&r.pats);
