@@ -61,6 +61,8 @@ struct clm_set_stream {
 static void early_join(clm_device_set *set);
 static int early_ready(const clm_device_set *set, unsigned i);
 static void early_free(struct early *e);
+/* Hold an early set's speeds still while a late device may set its own (no-op otherwise). */
+static void early_lock(const clm_device_set *set, int lock);
 
 /* ---- the set ------------------------------------------------------------------------------ */
 
@@ -178,7 +180,9 @@ int clm_device_set_get_speeds(const clm_device_set *set, double *speeds, unsigne
     if (!set || !speeds || count != set->n)
         return clm_fail(CLM_E_INVALID, "clm_device_set_get_speeds: NULL, or count %u is not "
                         "the set's %u devices", count, set ? set->n : 0);
+    early_lock(set, 1);
     memcpy(speeds, set->speed, count * sizeof *speeds);
+    early_lock(set, 0);
     return CLM_OK;
 }
 
@@ -187,15 +191,16 @@ int clm_device_set_set_speeds(clm_device_set *set, const double *speeds, unsigne
     if (!set || count != set->n)
         return clm_fail(CLM_E_INVALID, "clm_device_set_set_speeds: NULL, or count %u is not "
                         "the set's %u devices", count, set ? set->n : 0);
-    if (!speeds) {
-        memset(set->speed, 0, sizeof set->speed);
-        return CLM_OK;
-    }
-    for (unsigned i = 0; i < count; i++)
+    for (unsigned i = 0; speeds && i < count; i++)
         if (!(speeds[i] > 0) || !isfinite(speeds[i]))
             return clm_fail(CLM_E_INVALID, "clm_device_set_set_speeds: speed %u is %g (> 0 "
                             "and finite)", i, speeds[i]);
-    memcpy(set->speed, speeds, count * sizeof *speeds);
+    early_lock(set, 1);
+    if (speeds)
+        memcpy(set->speed, speeds, count * sizeof *speeds);
+    else
+        memset(set->speed, 0, sizeof set->speed);
+    early_lock(set, 0);
     return CLM_OK;
 }
 
@@ -627,6 +632,12 @@ static int early_ready(const clm_device_set *set, unsigned i)
     int ready = e->state[i] == 1;
     pthread_mutex_unlock(&e->mu);
     return ready;
+}
+
+static void early_lock(const clm_device_set *set, int lock)
+{
+    if (set->early && lock) pthread_mutex_lock(&set->early->mu);
+    if (set->early && !lock) pthread_mutex_unlock(&set->early->mu);
 }
 
 int clm_device_set_state(const clm_device_set *set, unsigned i)
