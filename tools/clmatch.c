@@ -21,6 +21,8 @@
 #include "list_devices.h"
 #include "grep_args.h"
 #include "patterns.h"
+#include "batch.h"
+#include "walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,10 +40,6 @@
 /* ---------------------------------------------------------------------------------------- */
 /* Patterns (tools/patterns.c)                                                                */
 /* ---------------------------------------------------------------------------------------- */
-
-/* The id of the placeholder pattern searched when no pattern is left for the library (an
- * empty -f file, empty patterns only): pattern numbers start at 1. */
-#define NO_ID 0u
 
 /* Gather the patterns in order, then ready them for clm_compile. 0, or -1 after a message.
  * Sets cfg's classes, numbered, has_empty, no_patterns and host_side. */
@@ -302,12 +300,18 @@ static int advance_lines(scan_ctx *c, uint64_t upto)
     return 0;
 }
 
-static void put_prefix(const scan_ctx *c, uint64_t offset)
+/* The file name and ':' (-Z: NUL), when names are printed. */
+static void put_label(const scan_ctx *c)
 {
     if (c->label) {
         out_bytes(c->label, strlen(c->label));
-        out_char(':');
+        out_char(c->cfg->null_after_name ? '\0' : ':');
     }
+}
+
+static void put_prefix(const scan_ctx *c, uint64_t offset)
+{
+    put_label(c);
     if (c->cfg->line_numbers) {
         out_u64(c->nl_count + 1);
         out_char(':');
@@ -418,10 +422,7 @@ static int deliver(scan_ctx *c, const clm_match *m)
     c->selected++;
     switch (c->cfg->mode) {
     case MODE_POSITIONS:
-        if (c->label) {
-            out_bytes(c->label, strlen(c->label));
-            out_char(':');
-        }
+        put_label(c);
         if (fuzzy)
             put_fuzzy_fields(m);
         else
@@ -694,6 +695,7 @@ typedef struct {
     size_t max_len;       /* longest pattern */
     unsigned char *win;   /* stream window buffer, reused for every streamed input */
     size_t win_cap;
+    batch batch;          /* files for tools/output.c, searched together */
     uint64_t bytes_in;    /* input bytes searched, for --stats */
     int matched, failed;
 } run_state;
@@ -968,11 +970,37 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
     return rc;
 }
 
-static void search_file(run_state *r, const char *path)
+/* Is the file one for tools/output.c: options only it has, several files to batch, or a
+ * NUL byte in its first 32 KiB (grep's binary file rule)? */
+static int use_records(const config *cfg, int fd, const struct stat *sb)
+{
+    unsigned char head[32768];
+    ssize_t n;
+    off_t off;
+    if (cfg->records != RECORDS_MAY)
+        return cfg->records == RECORDS_ALWAYS;
+    if (!S_ISREG(sb->st_mode))
+        return 0;
+    if ((cfg->n_files > 1 || cfg->recursive) && sb->st_size <= (off_t)BATCH_BYTES)
+        return 1;
+    if (cfg->binary_files == BINARY_TEXT || (off = lseek(fd, 0, SEEK_CUR)) < 0)
+        return 0;
+    n = pread(fd, head, sizeof head, off);
+    return n > 0 && memchr(head, '\0', (size_t)n) != NULL;
+}
+
+/* A file error, unless -s. */
+static void file_error(const config *cfg, const char *name, const char *what)
+{
+    if (!cfg->no_messages)
+        errmsg("%s: %s", name, what);
+}
+
+static void search_file(run_state *r, const char *path, int show_name)
 {
     const config *cfg = &r->cfg;
     const int is_stdin = strcmp(path, "-") == 0;
-    const char *name = is_stdin ? STDIN_LABEL : path;
+    const char *name = !is_stdin ? path : cfg->label ? cfg->label : STDIN_LABEL;
     struct stat sb;
     scan_ctx c;
     off_t off = 0;
@@ -980,18 +1008,23 @@ static void search_file(run_state *r, const char *path)
 
     fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
     if (fd < 0) {
-        errmsg("%s: %s", name, strerror(errno));
+        file_error(cfg, name, strerror(errno));
         r->failed = 1;
         return;
     }
     if (fstat(fd, &sb) != 0) {
-        errmsg("%s: %s", name, strerror(errno));
+        file_error(cfg, name, strerror(errno));
         rc = -1;
     } else if (S_ISDIR(sb.st_mode)) {
-        errmsg("%s: Is a directory", name);
+        file_error(cfg, name, "Is a directory");
         rc = -1;
+    } else if (use_records(cfg, fd, &sb)) {
+        rc = batch_add(&r->batch, fd, name, show_name);
     } else {
-        scan_ctx_init(&c, cfg, cfg->with_filename ? name : NULL);
+        /* what is queued is printed first, in the order of the files */
+        if (batch_flush(&r->batch) != 0)
+            r->failed = 1;
+        scan_ctx_init(&c, cfg, show_name ? name : NULL);
         /* From the offset, as grep (a standard input may have been read from). Size 0 may
          * still have content (/proc files): streamed, as is an offset at the end (read()
          * then finds what is there). */
@@ -1001,10 +1034,7 @@ static void search_file(run_state *r, const char *path)
         if (rc == 1)
             rc = scan_stream(r, &c, fd, name);
         if (rc == 0 && (cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_COUNT_MATCHES)) {
-            if (c.label) {
-                out_bytes(c.label, strlen(c.label));
-                out_char(':');
-            }
+            put_label(&c);
             out_u64(c.selected);
             out_char('\n');
         }
@@ -1012,11 +1042,21 @@ static void search_file(run_state *r, const char *path)
             r->matched = 1;
     }
     if (!is_stdin && close(fd) != 0) {
-        errmsg("%s: %s", name, strerror(errno));
+        file_error(cfg, name, strerror(errno));
         rc = -1;
     }
     if (rc != 0)
         r->failed = 1;
+}
+
+/* walk_operand's visit: search the file; stop once -q has its answer or output failed. */
+static int visit_file(const char *path, int in_dir, void *ctx)
+{
+    run_state *r = ctx;
+    const int with = r->cfg.with_filename;
+    search_file(r, path, with == 1 || (with == NAME_IN_DIRS && in_dir));
+    r->matched |= r->batch.out.matched;
+    return cli_out.failed || r->batch.out.stop || (r->cfg.mode == MODE_QUIET && r->matched);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1173,9 +1213,9 @@ int main(int argc, char **argv)
     status = EXIT_TROUBLE;
     if (build_patterns(&r.cfg, &pl) != 0)
         goto done;
-    if (r.cfg.no_patterns && !r.cfg.has_empty) {
-        /* no pattern at all (an empty -f FILE): nothing can match; as GNU grep, exit 1
-         * without reading the files */
+    if ((r.cfg.no_patterns && !r.cfg.has_empty) || r.cfg.max_count == 0) {
+        /* no pattern at all (an empty -f FILE) or -m 0: nothing can match; as GNU grep,
+         * exit 1 without reading the files */
         status = EXIT_NO_MATCH;
         goto done;
     }
@@ -1184,15 +1224,21 @@ int main(int argc, char **argv)
         goto done;
 
     t_search = now_seconds();
-    if (r.cfg.n_files == 0) {
+    batch_init(&r.batch, &r.cfg, r.db, r.scratch);
+    if (r.cfg.n_files == 0 && !r.cfg.recursive) {
         r.cfg.files = default_files;
         r.cfg.n_files = 1;
     }
-    for (i = 0; i < r.cfg.n_files; i++) {
-        search_file(&r, r.cfg.files[i]);
-        if (cli_out.failed || (r.cfg.mode == MODE_QUIET && r.matched))
-            break; /* like grep -q: the first match decides */
-    }
+    /* like grep -q, the first match decides; -r without FILE searches the working directory */
+    if (r.cfg.n_files == 0)
+        walk_operand(&r.cfg, NULL, visit_file, &r, &r.failed);
+    for (i = 0; i < r.cfg.n_files; i++)
+        if (walk_operand(&r.cfg, r.cfg.files[i], visit_file, &r, &r.failed))
+            break;
+    if (batch_flush(&r.batch) != 0)
+        r.failed = 1;
+    r.matched |= r.batch.out.matched;
+    r.bytes_in += r.batch.bytes_in;
     out_flush();
     t_search = now_seconds() - t_search;
 
@@ -1213,8 +1259,10 @@ done:
     status = cli_output_finish(status);
     cli_teardown(r.scratch, r.db, r.dev, stats_printed);
     free(r.win);
+    batch_free(&r.batch);
     patterns_free(&pl);
     free(r.cfg.pattern_args);
     free(r.cfg.pattern_is_file);
+    free(r.cfg.includes);
     return status;
 }
