@@ -127,15 +127,14 @@ int output_passes(const config *cfg, unsigned char eol, const unsigned char *tex
 {
     const int before = s == 0 ? eol : text[s - 1], after = e >= len ? eol : text[e];
     *before_ok = 1;
+    if (!cfg->line_regexp && !cfg->word_regexp)
+        return 1; /* (a class match over a line end selects the line it starts on) */
     if (e > s && memchr(text + s, eol, (size_t)(e - s)))
         return 0; /* a class ('.', \n, \s) took a line end: the match is on no one line */
     if (cfg->line_regexp)
         return before == eol && after == eol;
-    if (cfg->word_regexp) {
-        *before_ok = !output_word_byte(before);
-        return !output_word_byte(after);
-    }
-    return 1;
+    *before_ok = !output_word_byte(before);
+    return !output_word_byte(after);
 }
 
 /* The occurrences starting on the line [ls, le]: m[*first, *last). */
@@ -245,8 +244,9 @@ static void emit_line(const out_state *st, const char *name, const unsigned char
     put_head(st, name, lineno, ls, sep);
     if (cfg->color && matching && *match_color) {
         uint64_t at = ls;
-        while (next_shown(st, m, &i, last, &at, shown, &b, &e)) {
+        while (next_shown(st, m, &i, last, &at, shown, &b, &e) && b < le) {
             shown = 1;
+            e = e < le ? e : le; /* a class match may take the line end */
             sgr_start(st, line_color);
             out_bytes(t + cur, (size_t)(b - cur));
             sgr_start(st, match_color);
@@ -279,12 +279,16 @@ typedef struct {
     size_t n;
     int have_lastout;
     uint64_t lastout; /* the end of the last line printed (after its line end) */
+    int nul_ends;     /* a binary file: NUL bytes end lines */
 } file_walk;
 
-/* The end of the line starting at ls: its line end, or len. */
+/* The end of the line starting at ls: its line end, or len. In a binary file a NUL byte
+ * ends a line too, as in grep (which turns them into line ends). */
 static uint64_t line_end(const file_walk *w, uint64_t ls)
 {
-    const unsigned char *q = memchr(w->t + ls, w->st->eol, w->len - (size_t)ls);
+    const unsigned char *q = memchr(w->t + ls, w->st->eol, w->len - (size_t)ls), *z;
+    if (w->nul_ends && (z = memchr(w->t + ls, '\0', (q ? q : w->t + w->len) - (w->t + ls))))
+        q = z;
     return q ? (uint64_t)(q - w->t) : w->len;
 }
 
@@ -333,7 +337,7 @@ uint64_t output_file(out_state *st, const char *name, int show_name, const unsig
                          !cfg->list_files && !suppressed;
     uint64_t outleft = cfg->max_count, selected = 0, lineno = 1, ls = 0, pending = 0;
     int binary_hit = 0;
-    file_walk w = {st, show_name ? name : NULL, text, len, m, n, 0, 0};
+    file_walk w = {st, show_name ? name : NULL, text, len, m, n, 0, 0, suppressed};
     size_t first = 0;
 
     if (suppressed && cfg->binary_files == BINARY_WITHOUT_MATCH)
@@ -361,15 +365,16 @@ uint64_t output_file(out_state *st, const char *name, int show_name, const unsig
             if (cfg->list_files)
                 break; /* decided */
             if ((cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY) && suppressed) {
+                st->used = 1; /* as grep: a "--" goes before the next group all the same */
                 binary_hit = 1;
                 break;
             }
             if (printing) {
                 emit_before(&w, ls, lineno);
                 emit(&w, ls, lineno, SEP_SELECTED);
-                st->used = 1;
                 pending = cfg->after > 0 ? (uint64_t)cfg->after : 0;
             }
+            st->used = 1;
         } else if (pending > 0) {
             emit(&w, ls, lineno, SEP_CONTEXT);
             pending--;

@@ -1,0 +1,203 @@
+#!/bin/sh
+# Tests of clmatch as a daily grep (issue 22): -v, -l, -L, -m, -s, -A/-B/-C, -H/-h, -Z,
+# --label, -z, --color with GREP_COLORS, --text, -I, --binary-files, -r/-R with --include,
+# --exclude, --exclude-dir, and exit statuses, byte for byte against grep -F (LC_ALL=C):
+# standard output, exit status and standard error (grep's "grep:" read as "clmatch:"). Inputs:
+# this repository's documentation, and crafted files (CRLF, no final newline, NUL bytes,
+# NUL-terminated records, symbolic links and their loops, an unreadable directory, many small
+# files searched in one batch).
+#
+# Usage: sh tests/cli_grep.sh [BUILD_DIR]   (BUILD_DIR holds the clmatch binary; default build)
+# Each check prints "ok - NAME" or "not ok - NAME"; the last line is "N passed, M failed".
+# Few kernel shapes: almost every check searches the one pattern file $P.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 2
+. "$ROOT/tests/cli_lib.sh"
+cli_init "${1:-build}" cli_grep
+unset GREP_COLORS GREP_COLOR
+
+# vs_grep NAME ARGS...: clmatch -F $X ARGS against grep -F ARGS, run in $W (relative names),
+# standard input from $IN (default /dev/null). X: clmatch's own options (--non-overlapping:
+# its -o shows overlapping occurrences too by default).
+X=""
+vs_grep() {
+    name=$1
+    shift
+    (cd "$W" && grep -F "$@" <"${IN:-/dev/null}" >"$T/exp" 2>"$T/exp_err"; echo "exit $?" >>"$T/exp")
+    # shellcheck disable=SC2086 # $X: none or one option
+    (cd "$W" && "$CLM" -F $X "$@" <"${IN:-/dev/null}" >"$T/act" 2>"$T/err"
+     echo "exit $?" >>"$T/act")
+    sed 's/^grep: /clmatch: /' "$T/exp_err" >"$T/exp_err2"
+    if ! cmp -s "$T/exp" "$T/act"; then
+        same "$name" "$T/exp" "$T/act" "$T/err"
+    else
+        same "$name" "$T/exp_err2" "$T/err"
+    fi
+}
+
+# ---- inputs ------------------------------------------------------------------------------
+W=$T/w
+mkdir -p "$W" || exit 2
+P=$T/pats # the pattern set: words of every length, prefixes of each other
+printf 'the\nGPU\nan\nkernel\nkernels\nfile\n' >"$P"
+cat "$ROOT/README.md" "$ROOT"/docs/*.md >"$W/doc"
+# CRLF lines, no final newline
+printf 'the first\r\nno match\r\nan end\r\n\r\nkernel' >"$W/crlf"
+# a NUL byte after a first matching line: grep's binary file
+printf 'the text\nmore\0bytes\nkernel\n' >"$W/bin"
+# NUL-terminated records holding newlines
+printf 'the one\nline\0two\0an\nthree\0kernels' >"$W/zdata"
+# a tree: files, a link to a file, a link to a directory above (a loop), a dangling link
+mkdir -p "$W/tree/sub/deep" "$W/tree/skip" "$W/tree/.hidden"
+printf 'the tree\n' >"$W/tree/a.txt"
+printf 'an apple\nnothing\n' >"$W/tree/sub/b.c"
+printf 'kernel' >"$W/tree/sub/deep/c.h"
+printf 'the skip\n' >"$W/tree/skip/d.txt"
+printf 'file in hidden\n' >"$W/tree/.hidden/e"
+printf 'the binary\0\n' >"$W/tree/sub/bin.o"
+ln -s a.txt "$W/tree/link.txt"
+ln -s .. "$W/tree/sub/up"
+ln -s nowhere "$W/tree/dangling"
+ln -s tree "$W/treelink"
+# many small files: one batch
+mkdir -p "$W/many"
+i=0
+while [ $i -lt 300 ]; do
+    sed -n "$((i % 50 + 1)),$((i % 50 + 4))p" "$W/doc" >"$W/many/f$i"
+    i=$((i + 1))
+done
+
+# ---- selection and output ----------------------------------------------------------------
+vs_grep "-v" -v -f "$P" doc
+vs_grep "-v -n -c" -v -n -c -f "$P" doc
+vs_grep "-v on CRLF, no final newline" -v -n -f "$P" crlf
+vs_grep "-l over several files" -l -f "$P" doc crlf tree/sub/b.c
+vs_grep "-L over several files" -L -e kernel doc crlf tree/sub/b.c
+vs_grep "-L, none listed: exit as grep" -L -f "$P" doc
+vs_grep "-l -v" -l -v -e the doc crlf
+vs_grep "-c -l: -l wins" -c -l -f "$P" doc crlf
+vs_grep "-m 3" -m 3 -n -f "$P" doc
+vs_grep "-m 3 -c -v" -m 3 -c -v -f "$P" doc
+vs_grep "-m 2 -A 3: trailing context" -m 2 -A 3 -f "$P" doc
+vs_grep "-m -1: no limit" -m -1 -c -f "$P" doc
+vs_grep "-m 0" -m 0 -f "$P" doc
+vs_grep "-A 2" -A 2 -n -f "$P" doc
+vs_grep "-B 3 -b" -B 3 -b -e GPU doc
+vs_grep "-C 1 -n -H" -C 1 -n -H -e kernel doc
+vs_grep "-A 0: -- between groups and files" -A 0 -e kernel doc crlf
+vs_grep "-C 2 -v" -C 2 -v -f "$P" doc
+vs_grep "-o -C 1" -o -C 1 -n -e GPU doc
+vs_grep "-o -v -C 1" -o -v -C 1 -e the crlf
+vs_grep "-o -b -w" -o -b -w -f "$P" doc
+vs_grep "-H -h: the last wins" -H -h -e the doc crlf
+vs_grep "-Z -l" -Z -l -f "$P" doc crlf tree/a.txt
+vs_grep "-Z -n -H" -Z -n -H -e an crlf
+vs_grep "-Z -c" -Z -c -e an crlf doc
+IN=$W/crlf
+vs_grep "--label -H" --label=input -H -n -e the -
+vs_grep "--label -c with a file" --label=input -c -e the - doc
+vs_grep "-L on standard input" -L -e zzz -
+IN=/dev/null
+
+# ---- -z ----------------------------------------------------------------------------------
+vs_grep "-z" -z -f "$P" zdata
+vs_grep "-z -v -n -b" -z -v -n -b -e the zdata
+vs_grep "-z -c -x" -z -c -x -e two zdata
+X=--non-overlapping
+vs_grep "-z -o" -z -o -f "$P" zdata
+X=""
+
+# ---- colors ------------------------------------------------------------------------------
+vs_grep "--color=always" --color=always -f "$P" doc
+vs_grep "--color=always -n -b -H -C 1" --color=always -n -b -H -C 1 -e kernel doc crlf
+X=--non-overlapping
+vs_grep "--color=always -o" --color=always -o -n -f "$P" doc
+X=""
+vs_grep "--color=always -v -C 1" --color=always -v -C 1 -e the crlf
+vs_grep "--color=always -l -c" --color=always -c -H -e the crlf
+vs_grep "--color=always -w" --color=always -w -f "$P" doc
+vs_grep "--color=always on CRLF lines" --color=always -e the -e kernel crlf
+vs_grep "--color=auto in a pipe: none" --color=auto -e the crlf
+vs_grep "--color (auto) in a pipe: none" --color -e the crlf
+# (set and unset around each: an assignment before a function call may outlive it)
+export GREP_COLORS='sl=1:cx=2:ms=4:mc=5:fn=36:se=33'
+vs_grep "GREP_COLORS sl cx ms mc fn se" --color=always -C 1 -H -f "$P" crlf
+GREP_COLORS='sl=1:cx=2:mc=5'
+vs_grep "GREP_COLORS with -v" --color=always -v -C 1 -e the crlf
+GREP_COLORS='mt=7:ne:ln=35'
+vs_grep "GREP_COLORS mt ne ln" --color=always -n -e the crlf
+unset GREP_COLORS
+
+# ---- binary files ------------------------------------------------------------------------
+vs_grep "binary file: the message on stderr" -f "$P" bin
+vs_grep "binary file with -o" -o -f "$P" bin
+vs_grep "binary file with -c" -c -f "$P" bin
+vs_grep "binary file with -l, -q" -l -f "$P" bin crlf
+vs_grep "binary file, no match" -e zzz bin
+vs_grep "--text" --text -n -f "$P" bin
+vs_grep "--binary-files=text" --binary-files=text -f "$P" bin
+vs_grep "-I" -I -c -f "$P" bin crlf
+vs_grep "--binary-files=without-match -v" --binary-files=without-match -v -e zzz bin
+vs_grep "-s keeps the binary message" -s -e the bin
+
+# ---- exit status and messages ------------------------------------------------------------
+vs_grep "a missing file" -e the nosuch crlf
+vs_grep "-s: no message, still status 2" -s -e the nosuch crlf
+vs_grep "-s with no match" -s -e zzz nosuch crlf
+vs_grep "-q with an error, then a match: 0" -q -e the nosuch crlf
+vs_grep "-q -s, no match: 2" -q -s -e zzz nosuch crlf
+vs_grep "a directory without -r" -e the tree crlf
+vs_grep "-s: a directory without -r" -s -e the tree crlf
+
+# ---- recursion ---------------------------------------------------------------------------
+vs_grep "-r" -r -n -f "$P" tree
+vs_grep "-R: links followed, the loop a warning" -R -f "$P" tree
+vs_grep "-R -s: no warning" -R -s -f "$P" tree
+vs_grep "-r: a link on the command line is followed" -r -f "$P" treelink
+vs_grep "-r dir/" -r -c -f "$P" tree/
+vs_grep "-r on a file: no name" -r -f "$P" tree/a.txt
+vs_grep "-r --include" -r --include='*.c' --include='*.h' -f "$P" tree
+vs_grep "-r --exclude" -r --exclude='*.txt' -f "$P" tree
+vs_grep "-r --exclude-dir" -r --exclude-dir=sub --exclude-dir=skip -f "$P" tree
+vs_grep "-r -l -Z" -r -l -Z -f "$P" tree
+vs_grep "-r -L" -r -L -e the tree
+vs_grep "-r -h -c" -r -h -c -f "$P" tree
+vs_grep "-r -o -b" -r -o -b -f "$P" tree
+vs_grep "-r -v -m 1 -A 1" -r -v -m 1 -A 1 -f "$P" tree
+vs_grep "--exclude on a command-line file" --exclude='*.txt' -H -f "$P" tree/a.txt crlf
+# no operand: the working directory, names without "./"
+(cd "$W/tree" && grep -r -F -f "$P" >"$T/exp" 2>"$T/exp_err"; echo "exit $?" >>"$T/exp")
+(cd "$W/tree" && "$CLM" -r -F -f "$P" >"$T/act" 2>"$T/err"; echo "exit $?" >>"$T/act")
+same "-r without FILE: the working directory" "$T/exp" "$T/act" "$T/err"
+# an unreadable directory is reported and the walk goes on (root reads every directory)
+if [ "$(id -u)" -ne 0 ]; then
+    mkdir -p "$W/locked/in" && printf 'the locked\n' >"$W/locked/in/f" &&
+        printf 'the open\n' >"$W/locked/g" && chmod 000 "$W/locked/in"
+    vs_grep "-r: an unreadable directory" -r -e the locked
+    vs_grep "-r -s: an unreadable directory" -r -s -e the locked
+    chmod 755 "$W/locked/in"
+else
+    pass "-r: an unreadable directory (skipped: root reads every directory)"
+fi
+
+# ---- many files, one batch ---------------------------------------------------------------
+vs_grep "300 small files -r -n" -r -n -f "$P" many
+vs_grep "300 small files -c -w" -r -c -w -f "$P" many
+vs_grep "300 small files -x" -r -x -e '' -e 'clmatch' many
+# a class pattern that would straddle two files of a batch does not match
+printf 'xo' >"$W/many/zz1"
+printf 'ox\n' >"$W/many/zz2"
+"$CLM" -c 'o.o' "$W/many/zz1" "$W/many/zz2" >"$T/act" 2>"$T/err"
+printf '%s\n' "$W/many/zz1:0" "$W/many/zz2:0" >"$T/exp"
+same "no occurrence across two files of a batch" "$T/exp" "$T/act" "$T/err"
+rm -f "$W/many/zz1" "$W/many/zz2"
+
+# ---- usage errors ------------------------------------------------------------------------
+expect_error "-m with a bad number" 2 "invalid max count" "$CLM" -m x the "$W/doc"
+expect_error "-A with a bad number" 2 "invalid context length" "$CLM" -A -1 the "$W/doc"
+expect_error "--color with a bad WHEN" 2 "--color" "$CLM" --color=often the "$W/doc"
+expect_error "--binary-files with a bad TYPE" 2 "binary-files" "$CLM" --binary-files=x the "$W/doc"
+expect_error "-v with -k" 2 "approximate" "$CLM" -v -k 1 the "$W/doc"
+
+cli_summary
