@@ -200,4 +200,16 @@ expect_error "--color with a bad WHEN" 2 "--color" "$CLM" --color=often the "$W/
 expect_error "--binary-files with a bad TYPE" 2 "binary-files" "$CLM" --binary-files=x the "$W/doc"
 expect_error "-v with -k" 2 "approximate" "$CLM" -v -k 1 the "$W/doc"
 
+# ---- documentation -----------------------------------------------------------------------
+"$CLM" --help >"$T/help" 2>&1
+missing=""
+for o in invert-match files-with-matches files-without-match max-count after-context \
+    before-context context null label null-data color no-messages recursive \
+    dereference-recursive include exclude exclude-dir binary-files text; do
+    grep -q -e "--$o\b" "$T/help" || missing="$missing --help:--$o"
+    grep -q -e "--$o\b" "$ROOT/docs/cli.md" || missing="$missing cli.md:--$o"
+done
+if [ -z "$missing" ]; then pass "--help and docs/cli.md name every grep option"; else
+    fail "--help and docs/cli.md name every grep option" "missing:$missing"; fi
+
 cli_summary
