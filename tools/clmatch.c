@@ -22,7 +22,9 @@
 #include "grep_args.h"
 #include "patterns.h"
 #include "batch.h"
+#include "output.h"
 #include "walk.h"
+#include "grep_stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -502,12 +504,6 @@ static int cb_non_overlapping_fuzzy(const clm_match *m, void *vctx)
 
 /* ---- host-side checks: -w, -x, the empty pattern, the placeholder ---- */
 
-static int is_word_byte(int b)
-{
-    return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') ||
-           b == '_';
-}
-
 /* The byte at window offset pos, a newline past the end of the input; -1 after an error. A
  * stream gives the library one byte less than its window holds (scan_stream), so that the
  * byte after a delivered match is in hand. */
@@ -553,11 +549,11 @@ static int passes(scan_ctx *c, uint64_t s, uint64_t e)
     int b = s == 0 ? '\n' : byte_at(c, s - 1);
     if (b < 0)
         return -1;
-    if (line ? b != '\n' : is_word_byte(b))
+    if (line ? b != '\n' : output_word_byte(b))
         return 0;
     if ((b = byte_at(c, e)) < 0)
         return -1;
-    if (line ? b != '\n' : is_word_byte(b))
+    if (line ? b != '\n' : output_word_byte(b))
         return 0;
     if (!c->cfg->classes)
         return 1;
@@ -582,9 +578,9 @@ static int empty_on_line(scan_ctx *c, uint64_t ls, uint64_t nl, uint64_t *at)
             const int b = pos == nl ? '\n' : byte_at(c, pos);
             if (b < 0)
                 return 1;
-            if (!prev_word && !is_word_byte(b))
+            if (!prev_word && !output_word_byte(b))
                 *at = pos;
-            prev_word = is_word_byte(b);
+            prev_word = output_word_byte(b);
         }
     return 0;
 }
@@ -642,7 +638,7 @@ static int word_after_taken(scan_ctx *c, const clm_match *m)
     if (c->taken_end != m->start && !(c->have_cand && c->cand.end == m->start))
         return 0;
     int b = byte_at(c, m->end);
-    return b >= 0 && !is_word_byte(b);
+    return b >= 0 && !output_word_byte(b);
 }
 
 /* The callback of cfg->host_side: the empty pattern on the lines before the match first
@@ -1060,57 +1056,6 @@ static int visit_file(const char *path, int in_dir, void *ctx)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* --stats                                                                                    */
-/* ---------------------------------------------------------------------------------------- */
-
-static void print_stats(const run_state *r, double setup_s, double search_s)
-{
-    clm_device_info di;
-    clm_database_info dbi;
-    clm_stats s;
-    if (clm_device_get_info(r->dev, &di, sizeof di) == CLM_OK)
-        fprintf(stderr, "clmatch: device %d:%d: %s (%s, %s)\n", di.platform_index,
-                di.device_index, di.name, cli_device_type_name(di.type), di.platform_name);
-    cli_stats_tuning(r->dev);
-    if (clm_database_get_info(r->db, &dbi, sizeof dbi) == CLM_OK) {
-        fprintf(stderr, "clmatch: algorithm %s (%s), table memory %s, k=%u%s%s%s",
-                clm_algorithm_name(dbi.algorithm), clm_variant_name(dbi.variant),
-                clm_table_memory_name(dbi.table_memory), dbi.max_errors,
-                dbi.flags & CLM_MISMATCHES_ONLY ? " (mismatches only)" : "",
-                dbi.flags & CLM_CLASSES ? ", classes" : "",
-                dbi.flags & CLM_CASELESS ? ", caseless" : "");
-        cli_stats_choice(&dbi);
-        char loads[32] = "", staged[96] = "";
-        if (dbi.vector_width)
-            snprintf(loads, sizeof loads, ", %u-byte loads", dbi.vector_width);
-        if (dbi.staged)
-            snprintf(staged, sizeof staged,
-                     ", text staged in local memory (%u groups per compute unit%s)",
-                     dbi.groups_per_unit, dbi.prefetch ? ", next region prefetched" : "");
-        fprintf(stderr,
-                "clmatch: %u pattern(s) of %zu..%zu symbols, work-group %u, %u bytes/item%s%s, "
-                "kernels %s\n",
-                dbi.pattern_count, dbi.min_length, dbi.max_length, dbi.work_group_size,
-                dbi.bytes_per_item, staged, loads, dbi.cache_hit ? "from cache" : "built");
-    }
-    if (clm_scratch_get_stats(r->scratch, &s, sizeof s) == CLM_OK) {
-        fprintf(stderr,
-                "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64
-                " occurrence(s), %" PRIu64 " rescan(s)\n",
-                s.bytes, s.slabs, s.matches, s.rescans);
-        fputs("clmatch: ", stderr);
-        cli_stats_kernel(&s);
-    }
-    cli_stats_scratch(r->scratch);
-    cli_stats_setup(setup_s, search_s);
-    if (search_s > 0)
-        fprintf(stderr, " (%" PRIu64 " bytes, %.2f GB/s)", r->bytes_in,
-                (double)r->bytes_in / search_s / 1e9);
-    fputc('\n', stderr);
-    cli_stats_breakdown(r->dev, r->db, r->scratch, setup_s, search_s);
-}
-
-/* ---------------------------------------------------------------------------------------- */
 
 static int setup_device(run_state *r, const pattern_list *pl)
 {
@@ -1251,7 +1196,8 @@ int main(int argc, char **argv)
         status = r.failed ? EXIT_TROUBLE : r.matched ? EXIT_MATCH : EXIT_NO_MATCH;
     }
     if (r.cfg.stats) {
-        print_stats(&r, t_search > 0 ? (now_seconds() - t_start) - t_search : 0.0, t_search);
+        grep_print_stats(r.dev, r.db, r.scratch, r.bytes_in,
+                         t_search > 0 ? (now_seconds() - t_start) - t_search : 0.0, t_search);
         stats_printed = 1;
     }
 
