@@ -200,6 +200,29 @@ expect_error "--color with a bad WHEN" 2 "--color" "$CLM" --color=often the "$W/
 expect_error "--binary-files with a bad TYPE" 2 "binary-files" "$CLM" --binary-files=x the "$W/doc"
 expect_error "-v with -k" 2 "approximate" "$CLM" -v -k 1 the "$W/doc"
 
+# ---- the progress line ---------------------------------------------------------------------
+# CLMATCH_PROGRESS_AFTER=0: the line from the start (else after a second); script(1) gives
+# the run a terminal.
+CLMATCH_PROGRESS_AFTER=0 "$CLM" -c -F -e the "$W/doc" >"$T/act" 2>"$T/err"
+if [ -s "$T/err" ]; then fail "no progress line when stderr is no terminal" "$(head -c 200 "$T/err")"
+else pass "no progress line when stderr is no terminal"; fi
+if command -v script >/dev/null 2>&1; then
+    n=$(grep -c -F -e the "$W/doc")
+    CLMATCH_PROGRESS_AFTER=0 script -qec "'$CLM' -c -F -e the '$W/doc'" /dev/null >"$T/tty" 2>&1
+    # the line, then cleared ("\r ESC[K") before the count is printed
+    if grep -q 'clmatch: [0-9.]* of [0-9.]* GB, [0-9.]* GB/s' "$T/tty" &&
+        grep -q "$(printf '\r\033')\\[K$n" "$T/tty"; then
+        pass "a progress line on a terminal, cleared before the output"
+    else
+        fail "a progress line on a terminal, cleared before the output" "$(od -c "$T/tty" | head -n 6)"
+    fi
+    CLMATCH_PROGRESS_AFTER=0 script -qec "'$CLM' -q -F -e the '$W/doc'" /dev/null >"$T/tty" 2>&1
+    if grep -q 'GB/s' "$T/tty"; then fail "no progress line with -q" "$(od -c "$T/tty" | head -n 4)"
+    else pass "no progress line with -q"; fi
+else
+    pass "a progress line on a terminal (skipped: no script(1))"
+fi
+
 # ---- documentation -----------------------------------------------------------------------
 "$CLM" --help >"$T/help" 2>&1
 missing=""

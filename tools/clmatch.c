@@ -25,6 +25,7 @@
 #include "output.h"
 #include "walk.h"
 #include "grep_stats.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1169,6 +1170,7 @@ int main(int argc, char **argv)
         goto done;
 
     t_search = now_seconds();
+    progress_start(&r.cfg);
     batch_init(&r.batch, &r.cfg, r.db, r.scratch);
     if (r.cfg.n_files == 0 && !r.cfg.recursive) {
         r.cfg.files = default_files;
@@ -1184,6 +1186,7 @@ int main(int argc, char **argv)
         r.failed = 1;
     r.matched |= r.batch.out.matched;
     r.bytes_in += r.batch.bytes_in;
+    progress_stop();
     out_flush();
     t_search = now_seconds() - t_search;
 

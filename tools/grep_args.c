@@ -77,6 +77,8 @@ static void print_help(void)
         "                            GREP_COLORS says; WHEN: never, always or auto (default:\n"
         "                            on a terminal)\n"
         "  -s, --no-messages         no messages about missing or unreadable files\n"
+        "A search longer than a second shows its progress on stderr when that is a terminal\n"
+        "(bytes, GB/s, time left), except with -q.\n"
         "\n"
         "Files, as grep's:\n"
         "  -r, --recursive           search directories, without following the symbolic links\n"
