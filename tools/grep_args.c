@@ -61,7 +61,9 @@ static void print_help(void)
         "                            non-overlapping occurrences as grep -o finds them\n"
         "                            (default: every occurrence, overlapping ones included)\n"
         "  -q, --quiet, --silent     print nothing; exit 0 at the first match\n"
-        "\n"
+        "\n",
+        stdout);
+    fputs(
         "Selection and output, as grep's:\n"
         "  -v, --invert-match        select the lines with no occurrence\n"
         "  -m, --max-count=NUM       stop after NUM selected lines (a negative NUM: no limit)\n"
@@ -95,7 +97,9 @@ static void print_help(void)
         "With -v, -l, -L, -m, -A, -B, -C, -z, --color, -r or several files each file is read\n"
         "whole into memory (small ones searched together, in one pass). -v, -l, -L, -m, -A,\n"
         "-B, -C and -z do not apply to -k K >= 1, --positions or --count-matches.\n"
-        "\n"
+        "\n",
+        stdout);
+    fputs(
         "Approximate search (-k K with K >= 1) reports, for each end position where the pattern\n"
         "matches with at most K edits, one match with the fewest edits (its start is that of\n"
         "the best alignment whose length is closest to the pattern's). Then:\n"
