@@ -46,6 +46,8 @@ cat "$ROOT/README.md" "$ROOT"/docs/*.md >"$W/doc"
 printf 'the first\r\nno match\r\nan end\r\n\r\nkernel' >"$W/crlf"
 # a NUL byte after a first matching line: grep's binary file
 printf 'the text\nmore\0bytes\nkernel\n' >"$W/bin"
+# NUL bytes end lines in a binary file, for -c, -x, -w and -v too
+printf 'the\0the\nan\0x\0an_\nkernel\0kernels\n' >"$W/bin2"
 # NUL-terminated records holding newlines
 printf 'the one\nline\0two\0an\nthree\0kernels' >"$W/zdata"
 # a tree: files, a link to a file, a link to a directory above (a loop), a dangling link
@@ -140,6 +142,10 @@ vs_grep "--binary-files=text" --binary-files=text -f "$P" bin
 vs_grep "-I" -I -c -f "$P" bin crlf
 vs_grep "--binary-files=without-match -v" --binary-files=without-match -v -e zzz bin
 vs_grep "-s keeps the binary message" -s -e the bin
+vs_grep "binary file: a NUL ends a line (-c)" -c -f "$P" bin2
+vs_grep "binary file: a NUL ends a line (-x -c)" -x -c -f "$P" bin2 bin
+vs_grep "binary file: a NUL ends a line (-w -c)" -w -c -f "$P" bin2
+vs_grep "binary file: a NUL ends a line (-v -c)" -v -c -e the bin2
 
 # ---- exit status and messages ------------------------------------------------------------
 vs_grep "a missing file" -e the nosuch crlf

@@ -79,6 +79,8 @@ int batch_add(batch *b, int fd, const char *name, int show_name)
     f->show_name = show_name;
     f->off = b->len;
     f->len = got;
+    f->binary = b->cfg->binary_files != BINARY_TEXT && !b->cfg->null_data &&
+                memchr(b->buf + f->off, '\0', got) != NULL;
     b->len += got;
     b->buf[b->len++] = b->out.eol; /* no occurrence without a line end straddles it */
     b->n++;
@@ -92,7 +94,7 @@ static int collect(const clm_match *mt, void *ctx)
     batch *b = ctx;
     const config *cfg = b->cfg;
     batch_file *f;
-    uint64_t s, e, nl;
+    uint64_t s, e;
     int before_ok;
     if (mt->id == NO_ID)
         return 0;
@@ -107,7 +109,7 @@ static int collect(const clm_match *mt, void *ctx)
         return 0; /* it takes the separator */
     s = mt->start - f->off;
     e = mt->end - f->off;
-    if (!output_passes(cfg, b->out.eol, b->buf + f->off, f->len, s, e, &before_ok))
+    if (!output_passes(cfg, b->out.eol, f->binary, b->buf + f->off, f->len, s, e, &before_ok))
         return 0;
     /* one failing only the byte before may still be shown by grep's -o -w walk */
     if (!before_ok && !(cfg->mode == MODE_ONLY || cfg->color))
@@ -124,9 +126,8 @@ static int collect(const clm_match *mt, void *ctx)
     b->nm++;
     if (before_ok && cfg->mode != MODE_ONLY && !cfg->color) {
         /* the line matches: its other occurrences change nothing */
-        const unsigned char *q = memchr(b->buf + mt->start, b->out.eol, f->off + f->len - mt->start);
-        nl = q ? (uint64_t)(q - b->buf) : f->off + f->len;
-        b->skip_until = nl + 1;
+        b->skip_until = f->off + 1 + output_line_end(b->buf + f->off, f->len, s, b->out.eol,
+                                                      f->binary);
     }
     return 0;
 }
@@ -160,11 +161,8 @@ int batch_flush(batch *b)
     }
     for (i = 0; rc == 0 && i < b->n && !b->out.stop; i++) {
         const batch_file *f = &b->files[i];
-        const unsigned char *text = b->buf + f->off;
-        const int binary = b->cfg->binary_files != BINARY_TEXT && !b->cfg->null_data &&
-                           memchr(text, '\0', f->len) != NULL;
-        output_file(&b->out, f->name, f->show_name, text, f->len,
-                    f->m_count ? b->m + f->m_first : NULL, f->m_count, binary);
+        output_file(&b->out, f->name, f->show_name, b->buf + f->off, f->len,
+                    f->m_count ? b->m + f->m_first : NULL, f->m_count, f->binary);
     }
     clear(b);
     return rc;

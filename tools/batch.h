@@ -20,6 +20,7 @@
 typedef struct {
     char *name; /* owned */
     int show_name;
+    int binary; /* a NUL byte in it (and no --text, no -z): NUL bytes end lines */
     size_t off, len;
     size_t m_first, m_count; /* its occurrences in the batch's list */
 } batch_file;

@@ -122,17 +122,19 @@ int output_word_byte(int b)
            b == '_';
 }
 
-int output_passes(const config *cfg, unsigned char eol, const unsigned char *text, size_t len,
-                  uint64_t s, uint64_t e, int *before_ok)
+int output_passes(const config *cfg, unsigned char eol, int nul_ends, const unsigned char *text,
+                  size_t len, uint64_t s, uint64_t e, int *before_ok)
 {
     const int before = s == 0 ? eol : text[s - 1], after = e >= len ? eol : text[e];
     *before_ok = 1;
     if (!cfg->line_regexp && !cfg->word_regexp)
         return 1; /* (a class match over a line end selects the line it starts on) */
-    if (e > s && memchr(text + s, eol, (size_t)(e - s)))
+    if (e > s && (memchr(text + s, eol, (size_t)(e - s)) ||
+                  (nul_ends && memchr(text + s, '\0', (size_t)(e - s)))))
         return 0; /* a class ('.', \n, \s) took a line end: the match is on no one line */
     if (cfg->line_regexp)
-        return before == eol && after == eol;
+        return (before == eol || (nul_ends && before == '\0')) &&
+               (after == eol || (nul_ends && after == '\0'));
     *before_ok = !output_word_byte(before);
     return !output_word_byte(after);
 }
@@ -282,14 +284,18 @@ typedef struct {
     int nul_ends;     /* a binary file: NUL bytes end lines */
 } file_walk;
 
-/* The end of the line starting at ls: its line end, or len. In a binary file a NUL byte
- * ends a line too, as in grep (which turns them into line ends). */
+uint64_t output_line_end(const unsigned char *t, size_t len, uint64_t from, unsigned char eol,
+                         int nul_ends)
+{
+    const unsigned char *q = memchr(t + from, eol, len - (size_t)from), *z;
+    if (nul_ends && (z = memchr(t + from, '\0', (size_t)((q ? q : t + len) - (t + from)))))
+        q = z;
+    return q ? (uint64_t)(q - t) : len;
+}
+
 static uint64_t line_end(const file_walk *w, uint64_t ls)
 {
-    const unsigned char *q = memchr(w->t + ls, w->st->eol, w->len - (size_t)ls), *z;
-    if (w->nul_ends && (z = memchr(w->t + ls, '\0', (q ? q : w->t + w->len) - (w->t + ls))))
-        q = z;
-    return q ? (uint64_t)(q - w->t) : w->len;
+    return output_line_end(w->t, w->len, ls, w->st->eol, w->nul_ends);
 }
 
 static void emit(file_walk *w, uint64_t ls, uint64_t lineno, char sep)

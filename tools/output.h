@@ -39,11 +39,17 @@ void output_init(out_state *st, const config *cfg);
 /* Is the byte a word byte for -w ([A-Za-z0-9_])? */
 int output_word_byte(int b);
 
-/* Does [s, e) of text[0, len) pass -w or -x (the bytes around it, and no line end inside)?
- * text[-1] and text[len] are never read: outside is a line end. Sets *before_ok to the -w
- * test of the byte before alone. */
-int output_passes(const config *cfg, unsigned char eol, const unsigned char *text, size_t len,
-                  uint64_t s, uint64_t e, int *before_ok);
+/* Does [s, e) of text[0, len) pass -w or -x (the bytes around it, and no line end inside;
+ * nul_ends: a NUL byte ends a line too, as in a binary file)? text[-1] and text[len] are
+ * never read: outside is a line end. Sets *before_ok to the -w test of the byte before
+ * alone. */
+int output_passes(const config *cfg, unsigned char eol, int nul_ends, const unsigned char *text,
+                  size_t len, uint64_t s, uint64_t e, int *before_ok);
+
+/* The end of the line of t[0, len) holding from: its line end eol, or len. nul_ends: a NUL
+ * byte ends a line too, as in a binary file (grep turns them into line ends). */
+uint64_t output_line_end(const unsigned char *t, size_t len, uint64_t from, unsigned char eol,
+                         int nul_ends);
 
 /* Print what grep prints for the file `name` (prefixed to lines when show_name) whose bytes are
  * text[0, len), given its occurrences m[0, n) in the library's order (by start), those that
