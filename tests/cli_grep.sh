@@ -191,6 +191,19 @@ fi
 vs_grep "300 small files -r -n" -r -n -f "$P" many
 vs_grep "300 small files -c -w" -r -c -w -f "$P" many
 vs_grep "300 small files -x" -r -x -e '' -e 'clmatch' many
+# a batch prints what one search per file prints (the threaded file path), classes and the
+# empty pattern included
+batch_vs_single() {
+    name=$1
+    shift
+    (cd "$W" && "$CLM" -H "$@" doc crlf tree/a.txt >"$T/act" 2>"$T/err")
+    (cd "$W" && for f in doc crlf tree/a.txt; do "$CLM" -H "$@" "$f"; done >"$T/exp" 2>&1)
+    same "$name" "$T/exp" "$T/act" "$T/err"
+}
+batch_vs_single "batch = one by one: -o -w --non-overlapping" -o -w --non-overlapping -f "$P"
+batch_vs_single "batch = one by one: -n -b, overlapping -o" -n -b -o -f "$P"
+batch_vs_single "batch = one by one: classes, empty pattern, -x -c" -c -x -e '' -e 'an.end'
+batch_vs_single "batch = one by one: a class over line ends" -n -o 'e.\s'
 # a class pattern that would straddle two files of a batch does not match
 printf 'xo' >"$W/many/zz1"
 printf 'ox\n' >"$W/many/zz2"
