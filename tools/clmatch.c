@@ -26,6 +26,7 @@
 #include "walk.h"
 #include "grep_stats.h"
 #include "progress.h"
+#include "grep_db.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,34 +40,6 @@
 #include <unistd.h>
 
 #define STDIN_LABEL "(standard input)"
-
-/* ---------------------------------------------------------------------------------------- */
-/* Patterns (tools/patterns.c)                                                                */
-/* ---------------------------------------------------------------------------------------- */
-
-/* Gather the patterns in order, then ready them for clm_compile. 0, or -1 after a message.
- * Sets cfg's classes, numbered, has_empty, no_patterns and host_side. */
-static int build_patterns(config *cfg, pattern_list *pl)
-{
-    size_t i;
-    for (i = 0; i < cfg->n_pattern_args; i++)
-        if ((cfg->pattern_is_file[i] ? patterns_add_file(pl, cfg->pattern_args[i])
-                                     : patterns_add_string(pl, cfg->pattern_args[i])) != 0)
-            return -1;
-    cfg->numbered = pl->count > 1;
-    cfg->classes = 0;
-    if (!cfg->fixed_strings)
-        for (i = 0; i < pl->count; i++)
-            if (pattern_has_class_syntax(&pl->items[i]))
-                cfg->classes = 1; /* for the whole set: the others hold no class syntax */
-    /* --positions reports every pattern's number: duplicates are searched for each */
-    patterns_prepare(pl, cfg->caseless, cfg->classes,
-                     cfg->numbered && cfg->mode == MODE_POSITIONS, &cfg->has_empty);
-    cfg->no_patterns = pl->count == 0;
-    cfg->host_side =
-        cfg->word_regexp || cfg->line_regexp || cfg->has_empty || cfg->no_patterns;
-    return 0;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Scanning state shared by the mapped and the streamed path                                 */
@@ -1058,75 +1031,6 @@ static int visit_file(const char *path, int in_dir, void *ctx)
 
 /* ---------------------------------------------------------------------------------------- */
 
-static int setup_device(run_state *r, const pattern_list *pl)
-{
-    static const pattern placeholder = {"\n", 1, NO_ID}; /* its matches are dropped */
-    const pattern *pats = pl->count ? pl->items : &placeholder;
-    const size_t n = pl->count ? pl->count : 1;
-    clm_compile_options opts;
-    const char **ptrs;
-    size_t *lens, i;
-    unsigned *ids;
-    int st;
-
-    if (cli_open_device(&r->cfg.dev, &r->dev) != 0)
-        return -1;
-
-    ptrs = malloc(n * sizeof *ptrs);
-    lens = malloc(n * sizeof *lens);
-    ids = malloc(n * sizeof *ids);
-    if (!ptrs || !lens || !ids) {
-        errmsg("out of memory");
-        free(ptrs);
-        free(lens);
-        free(ids);
-        return -1;
-    }
-    r->max_len = 0;
-    for (i = 0; i < n; i++) {
-        ptrs[i] = pats[i].ptr;
-        lens[i] = pats[i].len;
-        ids[i] = pats[i].number;
-        if (lens[i] > r->max_len)
-            r->max_len = lens[i];
-    }
-    clm_compile_options_init(&opts, sizeof opts);
-    opts.algorithm = r->cfg.dev.algorithm;
-    opts.table_memory = r->cfg.dev.table_memory;
-    opts.variant = r->cfg.dev.variant;
-    /* the placeholder is searched exactly: -k K would exceed its length */
-    opts.max_errors = pl->count ? r->cfg.max_errors : 0;
-    if (r->cfg.caseless)
-        opts.flags |= CLM_CASELESS;
-    /* Only when needed: literal patterns stay eligible for every algorithm. */
-    if (r->cfg.classes)
-        opts.flags |= CLM_CLASSES;
-    if (r->cfg.mismatches_only && pl->count)
-        opts.flags |= CLM_MISMATCHES_ONLY;
-    st = cli_compile(r->dev, ptrs, lens, ids, (unsigned)n, &opts, &r->db);
-    free(ptrs);
-    free(lens);
-    free(ids);
-    if (st != CLM_OK) {
-        unsigned bad = UINT_MAX;
-        r->db = NULL;
-        /* The library names a malformed pattern by its index in our (sorted) list: say
-         * which one the user wrote. */
-        if (st == CLM_E_PATTERN_SYNTAX && sscanf(clm_last_error(), "pattern %u", &bad) != 1)
-            bad = UINT_MAX;
-        report_clm("cannot compile the patterns", st);
-        if (st == CLM_E_PATTERN_SYNTAX) {
-            if (bad < n && pats[bad].len <= INT_MAX)
-                errmsg("pattern %u is '%.*s' (-F searches for it literally)", pats[bad].number,
-                       (int)pats[bad].len, pats[bad].ptr);
-            else
-                errmsg("-F searches for the patterns literally");
-        }
-        return -1;
-    }
-    return cli_alloc_scratch(r->db, &r->cfg.dev, &r->scratch);
-}
-
 int main(int argc, char **argv)
 {
     const double t_start = now_seconds();
@@ -1157,7 +1061,7 @@ int main(int argc, char **argv)
         goto done;
     }
     status = EXIT_TROUBLE;
-    if (build_patterns(&r.cfg, &pl) != 0)
+    if (grep_build_patterns(&r.cfg, &pl) != 0)
         goto done;
     if ((r.cfg.no_patterns && !r.cfg.has_empty) || r.cfg.max_count == 0) {
         /* no pattern at all (an empty -f FILE) or -m 0: nothing can match; as GNU grep,
@@ -1166,7 +1070,7 @@ int main(int argc, char **argv)
         goto done;
     }
 
-    if (cli_output_init() != 0 || setup_device(&r, &pl) != 0)
+    if (cli_output_init() != 0 || grep_setup_device(&r.cfg, &pl, &r.dev, &r.db, &r.scratch, &r.max_len) != 0)
         goto done;
 
     t_search = now_seconds();
