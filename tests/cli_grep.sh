@@ -146,6 +146,9 @@ vs_grep "binary file: a NUL ends a line (-c)" -c -f "$P" bin2
 vs_grep "binary file: a NUL ends a line (-x -c)" -x -c -f "$P" bin2 bin
 vs_grep "binary file: a NUL ends a line (-w -c)" -w -c -f "$P" bin2
 vs_grep "binary file: a NUL ends a line (-v -c)" -v -c -e the bin2
+printf 'e\0k\nan\0x\n' >"$T/p_nul"
+vs_grep "binary file: a pattern's NUL matches none" -c -f "$T/p_nul" bin2
+vs_grep "--text: a pattern's NUL matches" --text -c -f "$T/p_nul" bin2
 
 # ---- exit status and messages ------------------------------------------------------------
 vs_grep "a missing file" -e the nosuch crlf

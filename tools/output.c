@@ -127,10 +127,11 @@ int output_passes(const config *cfg, unsigned char eol, int nul_ends, const unsi
 {
     const int before = s == 0 ? eol : text[s - 1], after = e >= len ? eol : text[e];
     *before_ok = 1;
+    if (nul_ends && e > s && memchr(text + s, '\0', (size_t)(e - s)))
+        return 0; /* grep has turned the NUL into a line end: nothing matches it */
     if (!cfg->line_regexp && !cfg->word_regexp)
         return 1; /* (a class match over a line end selects the line it starts on) */
-    if (e > s && (memchr(text + s, eol, (size_t)(e - s)) ||
-                  (nul_ends && memchr(text + s, '\0', (size_t)(e - s)))))
+    if (e > s && memchr(text + s, eol, (size_t)(e - s)))
         return 0; /* a class ('.', \n, \s) took a line end: the match is on no one line */
     if (cfg->line_regexp)
         return (before == eol || (nul_ends && before == '\0')) &&
