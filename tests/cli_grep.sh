@@ -146,6 +146,13 @@ vs_grep "binary file: a NUL ends a line (-c)" -c -f "$P" bin2
 vs_grep "binary file: a NUL ends a line (-x -c)" -x -c -f "$P" bin2 bin
 vs_grep "binary file: a NUL ends a line (-w -c)" -w -c -f "$P" bin2
 vs_grep "binary file: a NUL ends a line (-v -c)" -v -c -e the bin2
+# a binary file too big for a batch (16 MiB) is searched as -q would
+{ printf 'the start\0\n'; head -c 17000000 /dev/zero | tr '\0' a; printf '\nkernel end\n'; } \
+    >"$W/bigbin"
+vs_grep "a binary file over 16 MiB" -n -f "$P" bigbin
+vs_grep "a binary file over 16 MiB, -c" -c -f "$P" bigbin
+vs_grep "a binary file over 16 MiB, no match" -e zzz bigbin
+rm -f "$W/bigbin"
 printf 'e\0k\nan\0x\n' >"$T/p_nul"
 vs_grep "binary file: a pattern's NUL matches none" -c -f "$T/p_nul" bin2
 vs_grep "--text: a pattern's NUL matches" --text -c -f "$T/p_nul" bin2

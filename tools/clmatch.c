@@ -940,23 +940,30 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
     return rc;
 }
 
-/* Is the file one for tools/output.c: options only it has, several files to batch, or a
- * NUL byte in its first 32 KiB (grep's binary file rule)? */
-static int use_records(const config *cfg, int fd, const struct stat *sb)
+/* How a file is searched: the threaded file path or the stream (below), a batch of
+ * tools/output.c (options only it has, several files), or, a binary file too big for a
+ * batch, the threaded path as -q (grep prints only whether it matches). */
+enum { PATH_THREADED, PATH_BATCH, PATH_BINARY };
+
+static int pick_path(const config *cfg, int fd, const struct stat *sb)
 {
     unsigned char head[32768];
     ssize_t n;
     off_t off;
+    const int small = sb->st_size <= (off_t)BATCH_BYTES;
     if (cfg->records != RECORDS_MAY)
-        return cfg->records == RECORDS_ALWAYS;
+        return cfg->records == RECORDS_ALWAYS ? PATH_BATCH : PATH_THREADED;
     if (!S_ISREG(sb->st_mode))
-        return 0;
-    if ((cfg->n_files > 1 || cfg->recursive) && sb->st_size <= (off_t)BATCH_BYTES)
-        return 1;
-    if (cfg->binary_files == BINARY_TEXT || (off = lseek(fd, 0, SEEK_CUR)) < 0)
-        return 0;
-    n = pread(fd, head, sizeof head, off);
-    return n > 0 && memchr(head, '\0', (size_t)n) != NULL;
+        return PATH_THREADED;
+    if ((cfg->n_files > 1 || cfg->recursive) && small)
+        return PATH_BATCH;
+    /* grep's binary file rule: a NUL byte in the first 32 KiB */
+    if (cfg->binary_files == BINARY_TEXT || (off = lseek(fd, 0, SEEK_CUR)) < 0 ||
+        (n = pread(fd, head, sizeof head, off)) <= 0 || !memchr(head, '\0', (size_t)n))
+        return PATH_THREADED;
+    if (small || cfg->binary_files == BINARY_WITHOUT_MATCH)
+        return PATH_BATCH;
+    return cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY ? PATH_BINARY : PATH_THREADED;
 }
 
 /* A file error, unless -s. */
@@ -974,7 +981,7 @@ static void search_file(run_state *r, const char *path, int show_name)
     struct stat sb;
     scan_ctx c;
     off_t off = 0;
-    int fd, rc = 1;
+    int fd, rc = 1, how;
 
     fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
     if (fd < 0) {
@@ -988,12 +995,15 @@ static void search_file(run_state *r, const char *path, int show_name)
     } else if (S_ISDIR(sb.st_mode)) {
         file_error(cfg, name, "Is a directory");
         rc = -1;
-    } else if (use_records(cfg, fd, &sb)) {
+    } else if ((how = pick_path(cfg, fd, &sb)) == PATH_BATCH) {
         rc = batch_add(&r->batch, fd, name, show_name);
     } else {
+        const out_mode mode = r->cfg.mode;
         /* what is queued is printed first, in the order of the files */
         if (batch_flush(&r->batch) != 0)
             r->failed = 1;
+        if (how == PATH_BINARY)
+            r->cfg.mode = MODE_QUIET;
         scan_ctx_init(&c, cfg, show_name ? name : NULL);
         /* From the offset, as grep (a standard input may have been read from). Size 0 may
          * still have content (/proc files): streamed, as is an offset at the end (read()
@@ -1010,6 +1020,9 @@ static void search_file(run_state *r, const char *path, int show_name)
         }
         if (c.selected > 0 || c.empty_hit)
             r->matched = 1;
+        r->cfg.mode = mode;
+        if (how == PATH_BINARY && rc == 0 && (c.selected > 0 || c.empty_hit))
+            errmsg("%s: binary file matches", name); /* as grep 3.5 and later */
     }
     if (!is_stdin && close(fd) != 0) {
         file_error(cfg, name, strerror(errno));
