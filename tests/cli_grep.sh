@@ -88,6 +88,12 @@ vs_grep "-A 2" -A 2 -n -f "$P" doc
 vs_grep "-B 3 -b" -B 3 -b -e GPU doc
 vs_grep "-C 1 -n -H" -C 1 -n -H -e kernel doc
 vs_grep "-A 0: -- between groups and files" -A 0 -e kernel doc crlf
+vs_grep "-NUM" -n -2 -e kernel doc
+vs_grep "-NUM: digits of one argument, the last argument wins" -n -1 -12 -3 -e GPU doc
+vs_grep "-A wins over -C, whatever their order" -n -A 1 -C 3 -B 0 -e GPU doc
+vs_grep "--group-separator" --group-separator='==' -A 0 -e kernel doc crlf
+vs_grep "--no-group-separator" --no-group-separator -C 1 -e kernel doc
+vs_grep "--group-separator colored" --color=always --group-separator=XY -B 1 -e GPU doc
 vs_grep "-C 2 -v" -C 2 -v -f "$P" doc
 vs_grep "-o -C 1" -o -C 1 -n -e GPU doc
 vs_grep "-o -v -C 1" -o -v -C 1 -e the crlf
@@ -165,6 +171,15 @@ vs_grep "-q with an error, then a match: 0" -q -e the nosuch crlf
 vs_grep "-q -s, no match: 2" -q -s -e zzz nosuch crlf
 vs_grep "a directory without -r" -e the tree crlf
 vs_grep "-s: a directory without -r" -s -e the tree crlf
+
+# the output file among the inputs: skipped with grep's message (out exists before both runs)
+mkdir -p "$W/od" && printf 'the a\n' >"$W/od/a" && printf 'the b\n' >"$W/od/b" && : >"$W/od/out"
+(cd "$W" && grep -r -F -e the od >od/out 2>"$T/exp_err"; echo "exit $?" >>"$T/exp_err")
+sed 's/^grep: /clmatch: /' "$W/od/out" "$T/exp_err" >"$T/exp"
+(cd "$W" && "$CLM" -r -F -e the od >od/out 2>"$T/err"; echo "exit $?" >>"$T/err")
+cat "$W/od/out" "$T/err" >"$T/act"
+same "an input file that is also the output" "$T/exp" "$T/act"
+rm -rf "$W/od"
 
 # ---- recursion ---------------------------------------------------------------------------
 vs_grep "-r" -r -n -f "$P" tree
@@ -257,7 +272,8 @@ fi
 missing=""
 for o in invert-match files-with-matches files-without-match max-count after-context \
     before-context context null label null-data color no-messages recursive \
-    dereference-recursive include exclude exclude-dir binary-files text; do
+    dereference-recursive include exclude exclude-dir binary-files text group-separator \
+    no-group-separator; do
     grep -q -e "--$o\b" "$T/help" || missing="$missing --help:--$o"
     grep -q -e "--$o\b" "$ROOT/docs/cli.md" || missing="$missing cli.md:--$o"
 done

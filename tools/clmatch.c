@@ -966,6 +966,18 @@ static int pick_path(const config *cfg, int fd, const struct stat *sb)
     return cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY ? PATH_BINARY : PATH_THREADED;
 }
 
+/* grep's guard: a file that receives the output, read while it grows, may never end. */
+static int is_the_output(const config *cfg, const struct stat *sb)
+{
+    static int known; /* 1: out holds stdout's stat; -1: stdout is no regular file */
+    static struct stat out;
+    if (!known)
+        known = fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) ? 1 : -1;
+    return known > 0 && S_ISREG(sb->st_mode) && sb->st_dev == out.st_dev &&
+           sb->st_ino == out.st_ino && (cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY) &&
+           !cfg->list_files && cfg->max_count > 1;
+}
+
 /* A file error, unless -s. */
 static void file_error(const config *cfg, const char *name, const char *what)
 {
@@ -994,6 +1006,9 @@ static void search_file(run_state *r, const char *path, int show_name)
         rc = -1;
     } else if (S_ISDIR(sb.st_mode)) {
         file_error(cfg, name, "Is a directory");
+        rc = -1;
+    } else if (is_the_output(cfg, &sb)) {
+        file_error(cfg, name, "input file is also the output");
         rc = -1;
     } else if ((how = pick_path(cfg, fd, &sb)) == PATH_BATCH) {
         rc = batch_add(&r->batch, fd, name, show_name);

@@ -71,7 +71,8 @@ static void print_help(void)
         "  -L, --files-without-match print only the names of files without one\n"
         "  -A, --after-context=NUM   print NUM lines after each selected line\n"
         "  -B, --before-context=NUM  print NUM lines before it\n"
-        "  -C, --context=NUM         both; \"--\" between groups that do not touch\n"
+        "  -C, --context=NUM, -NUM   both (-A, -B win); \"--\" between groups that do not touch\n"
+        "      --group-separator=SEP  SEP instead of \"--\"; --no-group-separator: none\n"
         "  -Z, --null                a NUL byte after each file name\n"
         "      --label=LABEL         the name of standard input (default \"(standard input)\")\n"
         "  -z, --null-data           lines end in NUL bytes, not newlines\n"
@@ -158,6 +159,8 @@ enum {
     OPT_INCLUDE,
     OPT_EXCLUDE,
     OPT_EXCLUDE_DIR,
+    OPT_GROUP_SEPARATOR,
+    OPT_NO_GROUP_SEPARATOR,
     OPT_HELP
 };
 
@@ -187,6 +190,8 @@ static const struct option long_options[] = {
     {"after-context", required_argument, NULL, 'A'},
     {"before-context", required_argument, NULL, 'B'},
     {"context", required_argument, NULL, 'C'},
+    {"group-separator", required_argument, NULL, OPT_GROUP_SEPARATOR},
+    {"no-group-separator", no_argument, NULL, OPT_NO_GROUP_SEPARATOR},
     {"null", no_argument, NULL, 'Z'},
     {"label", required_argument, NULL, OPT_LABEL},
     {"null-data", no_argument, NULL, 'z'},
@@ -291,11 +296,13 @@ static int check_records(config *cfg)
 /* Returns -1 to go on, else the exit status (0 after --help/--version, 2 on a usage error). */
 int grep_parse_args(int argc, char **argv, config *cfg)
 {
-    int opt;
+    int opt, prev_optind = 1, digits_optind = 0;
+    long context = -1; /* -C NUM, -NUM: for -A and -B not given */
     memset(cfg, 0, sizeof *cfg);
     cfg->with_filename = -1;
     cfg->max_count = UINT64_MAX;
     cfg->before = cfg->after = -1;
+    cfg->group_separator = "--";
     cli_device_opts_init(&cfg->dev);
     cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
     cfg->pattern_is_file = calloc((size_t)(argc > 0 ? argc : 1), 1);
@@ -309,7 +316,17 @@ int grep_parse_args(int argc, char **argv, config *cfg)
     }
 
     opterr = 0; /* our own messages, with our prefix */
-    while ((opt = getopt_long(argc, argv, ":e:f:wxiFnbHhcoqp:d:a:k:VvlLm:sA:B:C:ZzrRI", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":e:f:wxiFnbHhcoqp:d:a:k:VvlLm:sA:B:C:ZzrRI0123456789",
+                              long_options, NULL)) != -1) {
+        const int this_optind = prev_optind;
+        prev_optind = optind;
+        if (opt >= '0' && opt <= '9') {
+            /* -NUM is -C NUM, its digits in one argument (grep: -12 is 12, -1 -2 is 2) */
+            context = (digits_optind == this_optind && context < 100000000 ? context * 10 : 0) +
+                      (opt - '0');
+            digits_optind = this_optind;
+            continue;
+        }
         /* The block gets the hold-back added to it: half of the address space at most. */
         int dst = cli_device_option(opt, optarg, &cfg->dev, 2, "");
         if (dst < 0)
@@ -351,6 +368,8 @@ int grep_parse_args(int argc, char **argv, config *cfg)
         case 'I': cfg->binary_files = BINARY_WITHOUT_MATCH; break;
         case OPT_TEXT: cfg->binary_files = BINARY_TEXT; break;
         case OPT_LABEL: cfg->label = optarg; break;
+        case OPT_GROUP_SEPARATOR: cfg->group_separator = optarg; break;
+        case OPT_NO_GROUP_SEPARATOR: cfg->group_separator = NULL; break;
         case OPT_INCLUDE: cfg->includes[cfg->n_includes++] = optarg; break;
         case OPT_EXCLUDE: cfg->excludes[cfg->n_excludes++] = optarg; break;
         case OPT_EXCLUDE_DIR: cfg->exclude_dirs[cfg->n_exclude_dirs++] = optarg; break;
@@ -364,10 +383,12 @@ int grep_parse_args(int argc, char **argv, config *cfg)
             long n;
             if (parse_context(optarg, &n) != 0)
                 return EXIT_TROUBLE;
-            if (opt != 'B')
+            if (opt == 'A')
                 cfg->after = n;
-            if (opt != 'A')
+            else if (opt == 'B')
                 cfg->before = n;
+            else
+                context = n;
             break;
         }
         case OPT_COLOR:
@@ -401,6 +422,10 @@ int grep_parse_args(int argc, char **argv, config *cfg)
         }
     }
 
+    if (cfg->after < 0)
+        cfg->after = context;
+    if (cfg->before < 0)
+        cfg->before = context;
     if (cfg->json && !cfg->list_devices) {
         errmsg("--json only applies to --list-devices");
         return EXIT_TROUBLE;

@@ -45,7 +45,8 @@ typedef struct {
     int invert;             /* -v */
     int list_files;         /* LIST_MATCHING (-l), LIST_NON_MATCHING (-L), else 0 */
     uint64_t max_count;     /* -m NUM; UINT64_MAX: no limit */
-    long before, after;     /* -B, -A (-C both); -1: not asked (grep's "--" needs either) */
+    long before, after;     /* -B, -A (or -C, -NUM); -1: not asked (grep's "--" needs one) */
+    const char *group_separator; /* "--", --group-separator=SEP; NULL: --no-group-separator */
     int no_messages;        /* -s: no messages about unreadable or missing files */
     int null_after_name;    /* -Z: NUL, not ':' or newline, after a file name */
     const char *label;      /* --label: standard input's name */

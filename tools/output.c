@@ -321,10 +321,10 @@ static void emit_before(file_walk *w, uint64_t ls, uint64_t lineno)
         from = (uint64_t)(p - w->t);
         k++;
     }
-    if ((cfg->before >= 0 || cfg->after >= 0) && w->st->used &&
+    if ((cfg->before >= 0 || cfg->after >= 0) && w->st->used && cfg->group_separator &&
         (!w->have_lastout || from != w->lastout)) {
         sgr_start(w->st, w->st->colors.se);
-        out_str("--");
+        out_str(cfg->group_separator);
         sgr_end(w->st, w->st->colors.se);
         out_char('\n');
     }
