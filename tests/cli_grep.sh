@@ -170,6 +170,13 @@ vs_grep "-s with no match" -s -e zzz nosuch crlf
 vs_grep "-q with an error, then a match: 0" -q -e the nosuch crlf
 vs_grep "-q -s, no match: 2" -q -s -e zzz nosuch crlf
 vs_grep "a directory without -r" -e the tree crlf
+vs_grep "messages in the order of the files (binary, missing)" -e the bin nosuch crlf
+vs_grep "-q: a match before a missing file, no message" -q -e the crlf nosuch doc
+: >"$T/empty"
+vs_grep "-v with an empty -f FILE selects every line" -v -c -f "$T/empty" doc crlf
+vs_grep "-L with an empty -f FILE lists every file" -L -f "$T/empty" doc crlf
+vs_grep "-v with only empty patterns: exit 1 unread" -v -e '' nosuch crlf
+vs_grep "-v -x with only empty patterns reads" -v -x -n -e '' nosuch crlf
 vs_grep "-s: a directory without -r" -s -e the tree crlf
 
 # the output file among the inputs: skipped with grep's message (out exists before both runs)

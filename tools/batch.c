@@ -66,6 +66,9 @@ int batch_add(batch *b, int fd, const char *name, int show_name)
         return -1;
     }
     if ((err = read_all(b, fd, &got)) != 0) {
+        /* what is queued goes first; -q may have its answer then */
+        if (batch_flush(b) != 0 || b->out.stop)
+            return b->out.stop ? 0 : -1;
         if (!b->cfg->no_messages)
             errmsg("%s: %s", name, strerror(err));
         return -1;

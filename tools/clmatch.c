@@ -978,11 +978,26 @@ static int is_the_output(const config *cfg, const struct stat *sb)
            !cfg->list_files && cfg->max_count > 1;
 }
 
-/* A file error, unless -s. */
-static void file_error(const config *cfg, const char *name, const char *what)
+/* Before a message about a file: what is queued is printed first, as the files come in
+ * order, and -q may have its answer then (grep would not have opened this file). Returns
+ * non-zero to stop, with no message. */
+static int flush_queued(void *ctx)
 {
-    if (!cfg->no_messages)
+    run_state *r = ctx;
+    if (batch_flush(&r->batch) != 0)
+        r->failed = 1;
+    r->matched |= r->batch.out.matched;
+    return cli_out.failed || r->batch.out.stop || (r->cfg.mode == MODE_QUIET && r->matched);
+}
+
+/* A file error (unless -s) after what is queued; none once -q has its answer. */
+static void file_error(run_state *r, const char *name, const char *what)
+{
+    if (flush_queued(r))
+        return;
+    if (!r->cfg.no_messages)
         errmsg("%s: %s", name, what);
+    r->failed = 1;
 }
 
 static void search_file(run_state *r, const char *path, int show_name)
@@ -997,26 +1012,24 @@ static void search_file(run_state *r, const char *path, int show_name)
 
     fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
     if (fd < 0) {
-        file_error(cfg, name, strerror(errno));
-        r->failed = 1;
+        file_error(r, name, strerror(errno));
         return;
     }
     if (fstat(fd, &sb) != 0) {
-        file_error(cfg, name, strerror(errno));
-        rc = -1;
+        file_error(r, name, strerror(errno));
+        rc = 0;
     } else if (S_ISDIR(sb.st_mode)) {
-        file_error(cfg, name, "Is a directory");
-        rc = -1;
+        file_error(r, name, "Is a directory");
+        rc = 0;
     } else if (is_the_output(cfg, &sb)) {
-        file_error(cfg, name, "input file is also the output");
-        rc = -1;
+        file_error(r, name, "input file is also the output");
+        rc = 0;
     } else if ((how = pick_path(cfg, fd, &sb)) == PATH_BATCH) {
         rc = batch_add(&r->batch, fd, name, show_name);
+    } else if (flush_queued(r)) { /* what is queued is printed first; -q may be answered */
+        rc = 0;
     } else {
         const out_mode mode = r->cfg.mode;
-        /* what is queued is printed first, in the order of the files */
-        if (batch_flush(&r->batch) != 0)
-            r->failed = 1;
         if (how == PATH_BINARY)
             r->cfg.mode = MODE_QUIET;
         scan_ctx_init(&c, cfg, show_name ? name : NULL);
@@ -1039,10 +1052,8 @@ static void search_file(run_state *r, const char *path, int show_name)
         if (how == PATH_BINARY && rc == 0 && (c.selected > 0 || c.empty_hit))
             errmsg("%s: binary file matches", name); /* as grep 3.5 and later */
     }
-    if (!is_stdin && close(fd) != 0) {
-        file_error(cfg, name, strerror(errno));
-        rc = -1;
-    }
+    if (!is_stdin && close(fd) != 0)
+        file_error(r, name, strerror(errno));
     if (rc != 0)
         r->failed = 1;
 }
@@ -1091,9 +1102,13 @@ int main(int argc, char **argv)
     status = EXIT_TROUBLE;
     if (grep_build_patterns(&r.cfg, &pl) != 0)
         goto done;
-    if ((r.cfg.no_patterns && !r.cfg.has_empty) || r.cfg.max_count == 0) {
-        /* no pattern at all (an empty -f FILE) or -m 0: nothing can match; as GNU grep,
-         * exit 1 without reading the files */
+    if ((r.cfg.max_count == 0 ||
+         (r.cfg.no_patterns && (r.cfg.has_empty ? r.cfg.invert && !r.cfg.word_regexp &&
+                                                      !r.cfg.line_regexp
+                                                : !r.cfg.invert))) &&
+        r.cfg.list_files != LIST_NON_MATCHING) {
+        /* -m 0, no pattern at all (an empty -f FILE), or -v with only empty patterns: nothing
+         * can be selected; as GNU grep, exit 1 without reading the files (unless -L) */
         status = EXIT_NO_MATCH;
         goto done;
     }
@@ -1110,9 +1125,9 @@ int main(int argc, char **argv)
     }
     /* like grep -q, the first match decides; -r without FILE searches the working directory */
     if (r.cfg.n_files == 0)
-        walk_operand(&r.cfg, NULL, visit_file, &r, &r.failed);
+        walk_operand(&r.cfg, NULL, visit_file, flush_queued, &r, &r.failed);
     for (i = 0; i < r.cfg.n_files; i++)
-        if (walk_operand(&r.cfg, r.cfg.files[i], visit_file, &r, &r.failed))
+        if (walk_operand(&r.cfg, r.cfg.files[i], visit_file, flush_queued, &r, &r.failed))
             break;
     if (batch_flush(&r.batch) != 0)
         r.failed = 1;

@@ -18,7 +18,9 @@ typedef struct {
 typedef struct {
     const config *cfg;
     walk_visit visit;
+    walk_before_message before_message;
     void *ctx;
+    int stop; /* before_message asked to stop */
     int *failed;
     dir_id *open_dirs; /* the directories being walked, outermost first (loops) */
     size_t depth, cap;
@@ -46,8 +48,18 @@ static int file_excluded(const config *cfg, const char *name)
            (cfg->n_includes && !glob_matches(cfg->includes, cfg->n_includes, name));
 }
 
+/* Before a message: what the visits queued goes first; none once -q has its answer. */
+static int may_report(walker *w)
+{
+    if (!w->stop && w->before_message(w->ctx))
+        w->stop = 1;
+    return !w->stop;
+}
+
 static void report(walker *w, const char *path, int err)
 {
+    if (!may_report(w))
+        return;
     if (!w->cfg->no_messages)
         errmsg("%s: %s", path, strerror(err));
     *w->failed = 1;
@@ -125,7 +137,7 @@ static int walk_dir(walker *w, const char *path, const struct stat *sb)
     if (n)
         w->open_dirs[w->depth++] = (dir_id){sb->st_dev, sb->st_ino};
     for (i = 0; i < n; i++) {
-        char *child = stop ? NULL : join(path, names[i]);
+        char *child = (stop = stop || w->stop) ? NULL : join(path, names[i]);
         struct stat cs;
         size_t k;
         if (stop || !child) {
@@ -144,7 +156,7 @@ static int walk_dir(walker *w, const char *path, const struct stat *sb)
                     break;
             if (glob_matches(w->cfg->exclude_dirs, w->cfg->n_exclude_dirs, names[i]))
                 ;
-            else if (k < w->depth && !w->cfg->no_messages)
+            else if (k < w->depth && !w->cfg->no_messages && may_report(w))
                 errmsg("%s: warning: recursive directory loop", child); /* as grep */
             else if (k == w->depth)
                 stop = walk_dir(w, child, &cs);
@@ -160,10 +172,10 @@ static int walk_dir(walker *w, const char *path, const struct stat *sb)
     return stop;
 }
 
-int walk_operand(const config *cfg, const char *operand, walk_visit visit, void *ctx,
-                 int *failed)
+int walk_operand(const config *cfg, const char *operand, walk_visit visit,
+                 walk_before_message before_message, void *ctx, int *failed)
 {
-    walker w = {cfg, visit, ctx, failed, NULL, 0, 0};
+    walker w = {cfg, visit, before_message, ctx, 0, failed, NULL, 0, 0};
     struct stat sb;
     int stop;
     if (operand && strcmp(operand, "-") == 0)
@@ -174,7 +186,7 @@ int walk_operand(const config *cfg, const char *operand, walk_visit visit, void 
             return 0;
         stop = walk_dir(&w, operand ? operand : "", &sb);
         free(w.open_dirs);
-        return stop;
+        return stop || w.stop;
     }
     if (!operand)
         operand = ".";

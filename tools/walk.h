@@ -12,10 +12,14 @@
  * to stop the walk (-q has its answer, output failed). */
 typedef int (*walk_visit)(const char *path, int in_dir, void *ctx);
 
+/* Called before a message, so that what the visits queued is printed first. Returns
+ * non-zero to stop the walk instead (-q has its answer). */
+typedef int (*walk_before_message)(void *ctx);
+
 /* Visit the files of operand (NULL: -r without operand, the working directory). Directory
  * errors are reported as grep does (unless -s) and set *failed; a directory loop under -R
- * is a warning. Returns non-zero when visit asked to stop. */
-int walk_operand(const config *cfg, const char *operand, walk_visit visit, void *ctx,
-                 int *failed);
+ * is a warning. Returns non-zero when visit or before_message asked to stop. */
+int walk_operand(const config *cfg, const char *operand, walk_visit visit,
+                 walk_before_message before_message, void *ctx, int *failed);
 
 #endif
