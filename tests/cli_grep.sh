@@ -204,6 +204,14 @@ vs_grep "-r -h -c" -r -h -c -f "$P" tree
 vs_grep "-r -o -b" -r -o -b -f "$P" tree
 vs_grep "-r -v -m 1 -A 1" -r -v -m 1 -A 1 -f "$P" tree
 vs_grep "--exclude on a command-line file" --exclude='*.txt' -H -f "$P" tree/a.txt crlf
+vs_grep "--include: a missing FILE is reported, a directory read" --include='*.c' -e the \
+    nosuch tree crlf
+vs_grep "--exclude then --include: the last match decides, else in" -r --exclude='*.txt' \
+    --include='*.c' --include='a*' -f "$P" tree
+vs_grep "--include then --exclude: else out" -r --include='*.c' --exclude='a*' -f "$P" tree
+vs_grep "-c and -L on a directory without -r, as an empty file" -c -H -e the tree crlf
+vs_grep "-L on a directory without -r" -L -e zzz tree crlf
+vs_grep "-R -r: still -R" -R -r -l -f "$P" tree
 # no operand: the working directory, names without "./"
 (cd "$W/tree" && grep -r -F -f "$P" >"$T/exp" 2>"$T/exp_err"; echo "exit $?" >>"$T/exp")
 (cd "$W/tree" && "$CLM" -r -F -f "$P" >"$T/act" 2>"$T/err"; echo "exit $?" >>"$T/act")

@@ -1019,7 +1019,11 @@ static void search_file(run_state *r, const char *path, int show_name)
         file_error(r, name, strerror(errno));
         rc = 0;
     } else if (S_ISDIR(sb.st_mode)) {
+        /* as grep, it is a file that cannot be read: -c counts 0 lines in it, -L lists it */
         file_error(r, name, "Is a directory");
+        if (!r->batch.out.stop && (cfg->mode == MODE_COUNT_LINES ||
+                                   cfg->mode == MODE_COUNT_MATCHES || cfg->list_files))
+            output_file(&r->batch.out, name, show_name, (const unsigned char *)"", 0, NULL, 0, 0);
         rc = 0;
     } else if (is_the_output(cfg, &sb)) {
         file_error(r, name, "input file is also the output");
@@ -1159,6 +1163,7 @@ done:
     patterns_free(&pl);
     free(r.cfg.pattern_args);
     free(r.cfg.pattern_is_file);
-    free(r.cfg.includes);
+    free(r.cfg.file_globs);
+    free(r.cfg.glob_includes);
     return status;
 }

@@ -306,11 +306,11 @@ int grep_parse_args(int argc, char **argv, config *cfg)
     cli_device_opts_init(&cfg->dev);
     cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
     cfg->pattern_is_file = calloc((size_t)(argc > 0 ? argc : 1), 1);
-    /* one array for the three glob lists: each gets argc slots, more than it can need */
-    cfg->includes = malloc(sizeof *cfg->includes * 3 * (size_t)(argc > 0 ? argc : 1));
-    cfg->excludes = cfg->includes + (argc > 0 ? argc : 1);
-    cfg->exclude_dirs = cfg->excludes + (argc > 0 ? argc : 1);
-    if (!cfg->pattern_args || !cfg->pattern_is_file || !cfg->includes) {
+    /* one array for the two glob lists: each gets argc slots, more than it can need */
+    cfg->file_globs = malloc(sizeof *cfg->file_globs * 2 * (size_t)(argc > 0 ? argc : 1));
+    cfg->exclude_dirs = cfg->file_globs + (argc > 0 ? argc : 1);
+    cfg->glob_includes = calloc((size_t)(argc > 0 ? argc : 1), 1);
+    if (!cfg->pattern_args || !cfg->pattern_is_file || !cfg->file_globs || !cfg->glob_includes) {
         errmsg("out of memory");
         return EXIT_TROUBLE;
     }
@@ -363,15 +363,21 @@ int grep_parse_args(int argc, char **argv, config *cfg)
         case 's': cfg->no_messages = 1; break;
         case 'Z': cfg->null_after_name = 1; break;
         case 'z': cfg->null_data = 1; break;
-        case 'r': cfg->recursive = RECURSE_PHYSICAL; break;
+        case 'r': /* as grep: -R then -r still follows links */
+            if (!cfg->recursive)
+                cfg->recursive = RECURSE_PHYSICAL;
+            break;
         case 'R': cfg->recursive = RECURSE_LOGICAL; break;
         case 'I': cfg->binary_files = BINARY_WITHOUT_MATCH; break;
         case OPT_TEXT: cfg->binary_files = BINARY_TEXT; break;
         case OPT_LABEL: cfg->label = optarg; break;
         case OPT_GROUP_SEPARATOR: cfg->group_separator = optarg; break;
         case OPT_NO_GROUP_SEPARATOR: cfg->group_separator = NULL; break;
-        case OPT_INCLUDE: cfg->includes[cfg->n_includes++] = optarg; break;
-        case OPT_EXCLUDE: cfg->excludes[cfg->n_excludes++] = optarg; break;
+        case OPT_INCLUDE:
+        case OPT_EXCLUDE:
+            cfg->glob_includes[cfg->n_file_globs] = opt == OPT_INCLUDE;
+            cfg->file_globs[cfg->n_file_globs++] = optarg;
+            break;
         case OPT_EXCLUDE_DIR: cfg->exclude_dirs[cfg->n_exclude_dirs++] = optarg; break;
         case 'm':
             if (parse_max_count(optarg, &cfg->max_count) != 0)

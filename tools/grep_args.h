@@ -54,8 +54,10 @@ typedef struct {
     int color;              /* --color, resolved: highlight (never/always/auto on a tty) */
     int binary_files;       /* BINARY_BINARY, BINARY_TEXT (-a), BINARY_WITHOUT_MATCH (-I) */
     int recursive;          /* RECURSE_PHYSICAL (-r), RECURSE_LOGICAL (-R), else 0 */
-    const char **includes, **excludes, **exclude_dirs; /* --include --exclude --exclude-dir */
-    size_t n_includes, n_excludes, n_exclude_dirs;
+    const char **file_globs;      /* --include and --exclude, in order */
+    unsigned char *glob_includes; /* file_globs[i] is an --include */
+    const char **exclude_dirs;    /* --exclude-dir */
+    size_t n_file_globs, n_exclude_dirs;
     int records;            /* RECORDS_MAY or RECORDS_ALWAYS: tools/output.c prints the
                                lines of files searched in batches (else: tools/clmatch.c) */
     int stats, list_devices, json;

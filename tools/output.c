@@ -402,7 +402,7 @@ uint64_t output_file(out_state *st, const char *name, int show_name, const unsig
             sgr_end(st, st->colors.fn);
             out_char(cfg->null_after_name ? '\0' : '\n');
         }
-    } else if (cfg->mode == MODE_COUNT_LINES) {
+    } else if (cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_COUNT_MATCHES) {
         if (show_name)
             put_name(st, name, SEP_SELECTED);
         out_u64(selected);

@@ -42,10 +42,15 @@ static int glob_matches(const char *const *globs, size_t n, const char *name)
     return 0;
 }
 
+/* As grep (gnulib's exclude): the last --include or --exclude that matches decides; when
+ * none does, a file is excluded when the first of them is an --include. */
 static int file_excluded(const config *cfg, const char *name)
 {
-    return glob_matches(cfg->excludes, cfg->n_excludes, name) ||
-           (cfg->n_includes && !glob_matches(cfg->includes, cfg->n_includes, name));
+    size_t i = cfg->n_file_globs;
+    while (i-- > 0)
+        if (glob_matches(cfg->file_globs + i, 1, name))
+            return !cfg->glob_includes[i];
+    return cfg->n_file_globs > 0 && cfg->glob_includes[0];
 }
 
 /* Before a message: what the visits queued goes first; none once -q has its answer. */
@@ -190,7 +195,11 @@ int walk_operand(const config *cfg, const char *operand, walk_visit visit,
     }
     if (!operand)
         operand = ".";
-    if (file_excluded(cfg, operand))
+    /* as grep: a FILE that cannot be found is reported, a directory is only subject to
+     * --exclude-dir */
+    if (stat(operand, &sb) == 0 &&
+        (S_ISDIR(sb.st_mode) ? glob_matches(cfg->exclude_dirs, cfg->n_exclude_dirs, operand)
+                             : file_excluded(cfg, operand)))
         return 0;
     return visit(operand, 0, ctx);
 }
