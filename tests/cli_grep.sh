@@ -148,6 +148,12 @@ vs_grep "--binary-files=text" --binary-files=text -f "$P" bin
 vs_grep "-I" -I -c -f "$P" bin crlf
 vs_grep "--binary-files=without-match -v" --binary-files=without-match -v -e zzz bin
 vs_grep "-s keeps the binary message" -s -e the bin
+IN=$W/bin
+vs_grep "binary standard input" -n -f "$P"
+vs_grep "binary standard input, -o --label" -o --label=in -H -f "$P" -
+IN=$W/doc
+vs_grep "text standard input" -n -f "$P"
+IN=/dev/null
 vs_grep "binary file: a NUL ends a line (-c)" -c -f "$P" bin2
 vs_grep "binary file: a NUL ends a line (-x -c)" -x -c -f "$P" bin2 bin
 vs_grep "binary file: a NUL ends a line (-w -c)" -w -c -f "$P" bin2

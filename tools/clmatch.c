@@ -806,9 +806,11 @@ static void continue_open_line(scan_ctx *c, size_t rel)
     }
 }
 
-/* Search an input that is read in blocks (stdin, pipes, unmappable files). Returns 0 or -1
- * after reporting an error. */
-static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
+/* Search an input that is read in blocks (stdin, pipes, unmappable files), the first pre
+ * bytes already in r->win (pre_eof: the input ended there). Returns 0 or -1 after reporting
+ * an error. */
+static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name, size_t pre,
+                       int pre_eof)
 {
     const config *cfg = &r->cfg;
     const int count_only = count_fast_path(cfg);
@@ -838,7 +840,14 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
             rc = -1;
             break;
         }
-        err = read_block(fd, r->win + wlen, cfg->dev.block_bytes, &got, &eof);
+        if (pre || pre_eof) { /* the bytes stream_is_binary read ahead, at r->win */
+            got = pre;
+            eof = pre_eof;
+            pre = 0;
+            pre_eof = err = 0;
+        } else {
+            err = read_block(fd, r->win + wlen, cfg->dev.block_bytes, &got, &eof);
+        }
         if (err) {
             errmsg("%s: %s", name, strerror(err));
             rc = -1;
@@ -966,6 +975,19 @@ static int pick_path(const config *cfg, int fd, const struct stat *sb)
     return cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY ? PATH_BINARY : PATH_THREADED;
 }
 
+/* grep's binary file rule for a stream: a NUL byte in its first 32 KiB (or block), read
+ * ahead into r->win for scan_stream. */
+static int stream_is_binary(run_state *r, int fd, size_t *pre, int *pre_eof)
+{
+    const config *cfg = &r->cfg;
+    const size_t n = cfg->dev.block_bytes < 32768 ? cfg->dev.block_bytes : 32768;
+    if (cfg->records != RECORDS_MAY || cfg->binary_files == BINARY_TEXT ||
+        (cfg->mode != MODE_LINES && cfg->mode != MODE_ONLY) || ensure_window(r, n) != 0)
+        return 0;
+    (void)read_block(fd, r->win, n, pre, pre_eof); /* an error: read again, then reported */
+    return memchr(r->win, '\0', *pre) != NULL;
+}
+
 /* grep's guard: a file that receives the output, read while it grows, may never end. */
 static int is_the_output(const config *cfg, const struct stat *sb)
 {
@@ -1034,17 +1056,22 @@ static void search_file(run_state *r, const char *path, int show_name)
         rc = 0;
     } else {
         const out_mode mode = r->cfg.mode;
-        if (how == PATH_BINARY)
-            r->cfg.mode = MODE_QUIET;
-        scan_ctx_init(&c, cfg, show_name ? name : NULL);
         /* From the offset, as grep (a standard input may have been read from). Size 0 may
          * still have content (/proc files): streamed, as is an offset at the end (read()
          * then finds what is there). */
-        if (S_ISREG(sb.st_mode) && (off = lseek(fd, 0, SEEK_CUR)) >= 0 && sb.st_size > off &&
-            (uintmax_t)sb.st_size <= SIZE_MAX)
+        const int regular = S_ISREG(sb.st_mode) && (off = lseek(fd, 0, SEEK_CUR)) >= 0 &&
+                            sb.st_size > off && (uintmax_t)sb.st_size <= SIZE_MAX;
+        size_t pre = 0;
+        int pre_eof = 0;
+        if (!regular && stream_is_binary(r, fd, &pre, &pre_eof))
+            how = PATH_BINARY;
+        if (how == PATH_BINARY)
+            r->cfg.mode = MODE_QUIET;
+        scan_ctx_init(&c, cfg, show_name ? name : NULL);
+        if (regular)
             rc = scan_regular(r, &c, fd, (size_t)off, (size_t)(sb.st_size - off), name);
         if (rc == 1)
-            rc = scan_stream(r, &c, fd, name);
+            rc = scan_stream(r, &c, fd, name, pre, pre_eof);
         if (rc == 0 && (cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_COUNT_MATCHES)) {
             put_label(&c);
             out_u64(c.selected);
