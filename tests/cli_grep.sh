@@ -151,9 +151,22 @@ vs_grep "-s keeps the binary message" -s -e the bin
 IN=$W/bin
 vs_grep "binary standard input" -n -f "$P"
 vs_grep "binary standard input, -o --label" -o --label=in -H -f "$P" -
-IN=$W/doc
-vs_grep "text standard input" -n -f "$P"
 IN=/dev/null
+# the same through a pipe (the stream path)
+for opts in "-n" "-o -H --label=in"; do
+    # shellcheck disable=SC2086 # $opts: options
+    cat "$W/bin" | grep -F $opts -f "$P" >"$T/exp" 2>"$T/exp_err"
+    echo "exit $?" >>"$T/exp"
+    sed 's/^grep: /clmatch: /' "$T/exp_err" >>"$T/exp"
+    # shellcheck disable=SC2086
+    cat "$W/bin" | "$CLM" -F $opts -f "$P" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    cat "$T/err" >>"$T/act"
+    same "binary standard input through a pipe ($opts)" "$T/exp" "$T/act"
+done
+cat "$W/doc" | grep -F -n -f "$P" >"$T/exp"
+cat "$W/doc" | "$CLM" -F -n -f "$P" >"$T/act" 2>"$T/err"
+same "text standard input through a pipe" "$T/exp" "$T/act" "$T/err"
 vs_grep "binary file: a NUL ends a line (-c)" -c -f "$P" bin2
 vs_grep "binary file: a NUL ends a line (-x -c)" -x -c -f "$P" bin2 bin
 vs_grep "binary file: a NUL ends a line (-w -c)" -w -c -f "$P" bin2
