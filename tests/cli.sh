@@ -522,7 +522,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 expect_error "unknown long option" 2 'unrecognized option.*--frobnicate' \
     "$CLM" --frobnicate needle "$X"
-expect_error "unknown short option" 2 "invalid option.*'Z'" "$CLM" -Z needle "$X"
+expect_error "unknown short option" 2 "invalid option.*'j'" "$CLM" -j needle "$X"
 expect_error "bad algorithm name" 2 "unknown algorithm 'bogus'" "$CLM" -a bogus needle "$X"
 expect_error "bad algorithm name lists the new ones" 2 "bitap, bmh, witness or aho" \
     "$CLM" -a bogus needle "$X"

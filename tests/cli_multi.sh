@@ -117,13 +117,14 @@ vs_grep "-f empty file with -e" "$T/t" "" -f "$T/p_empty" -e bar
 vs_grep "no final newline: -w" "$T/t" "" -w -e abcd -e bcd
 vs_grep "no final newline: -x" "$T/t" "" -x -e 'bcd abcd'
 
-# NUL bytes in a pattern line are part of the pattern (grep -a: the text is "binary").
+# NUL bytes in a pattern line are part of the pattern (grep -a, clmatch --text: the text is
+# "binary").
 printf 'ax\000yb\nxy\nx\000y\n' >"$T/nul.txt"
 printf 'x\000y\n' >"$T/p_nul"
-"$CLM" -c -f "$T/p_nul" "$T/nul.txt" >"$T/act" 2>"$T/err"
+"$CLM" --text -c -f "$T/p_nul" "$T/nul.txt" >"$T/act" 2>"$T/err"
 grep -a -F -c -f "$T/p_nul" "$T/nul.txt" >"$T/exp"
 same "NUL byte in a -f pattern" "$T/exp" "$T/act" "$T/err"
-"$CLM" -c -x -f "$T/p_nul" "$T/nul.txt" >"$T/act" 2>"$T/err"
+"$CLM" --text -c -x -f "$T/p_nul" "$T/nul.txt" >"$T/act" 2>"$T/err"
 grep -a -F -c -x -f "$T/p_nul" "$T/nul.txt" >"$T/exp"
 same "NUL byte in a -f pattern: -x" "$T/exp" "$T/act" "$T/err"
 

@@ -13,6 +13,7 @@
 
 cli_output cli_out;
 cli_timings cli_time;
+void (*cli_write_hook)(int before);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Output                                                                                     */
@@ -20,10 +21,14 @@ cli_timings cli_time;
 
 void out_flush(void)
 {
+    if (cli_write_hook)
+        cli_write_hook(1);
     if (cli_out.len > 0 && !cli_out.failed &&
         fwrite(cli_out.buf, 1, cli_out.len, stdout) != cli_out.len)
         cli_out.failed = errno ? errno : EIO;
     cli_out.len = 0;
+    if (cli_write_hook)
+        cli_write_hook(0);
 }
 
 
@@ -79,6 +84,8 @@ int cli_output_finish(int status)
 void errmsg(const char *fmt, ...)
 {
     va_list ap;
+    if (cli_write_hook)
+        cli_write_hook(1);
     if (cli_out.buf)
         out_flush(); /* keep stdout and stderr in order on a terminal */
     (void)fflush(stdout);
@@ -87,6 +94,8 @@ void errmsg(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+    if (cli_write_hook)
+        cli_write_hook(0);
 }
 
 void report_clm(const char *what, int status)

@@ -31,6 +31,10 @@ typedef struct {
 
 extern cli_output cli_out;
 
+/* Called with 1 before and 0 after each write of out_flush and errmsg (tools/progress.c
+ * clears its line and keeps it off meanwhile); NULL: nothing to do. */
+extern void (*cli_write_hook)(int before);
+
 void out_flush(void);
 
 static inline void out_bytes(const void *p, size_t n)

@@ -187,6 +187,11 @@ int cli_set_scan_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, clm_
     return clm_set_scan_fd_range(set->db, set->scratch, fd, off, len, cb, ctx);
 }
 
+int cli_set_scan(cli_set *set, const void *data, size_t len, clm_match_cb cb, void *ctx)
+{
+    return clm_set_scan(set->db, set->scratch, data, len, cb, ctx);
+}
+
 int cli_set_count_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, uint64_t *n)
 {
     return clm_set_count_fd_range(set->db, set->scratch, fd, off, len, n);

@@ -28,6 +28,7 @@ int cli_set_compile(cli_set *set, const char *const *patterns, const size_t *len
 int cli_set_alloc(cli_set *set, const cli_device_opts *o);
 int cli_set_scan_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, clm_match_cb cb,
                           void *ctx);
+int cli_set_scan(cli_set *set, const void *data, size_t len, clm_match_cb cb, void *ctx);
 int cli_set_count_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, uint64_t *n);
 /* --stats: the devices, their shares and what each searched. */
 void cli_set_stats(const cli_set *set, double setup_s, double search_s, uint64_t bytes);

@@ -22,6 +22,12 @@
 #include "cli_devices.h"
 #include "grep_args.h"
 #include "patterns.h"
+#include "batch.h"
+#include "output.h"
+#include "walk.h"
+#include "grep_stats.h"
+#include "progress.h"
+#include "grep_db.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,38 +41,6 @@
 #include <unistd.h>
 
 #define STDIN_LABEL "(standard input)"
-
-/* ---------------------------------------------------------------------------------------- */
-/* Patterns (tools/patterns.c)                                                                */
-/* ---------------------------------------------------------------------------------------- */
-
-/* The id of the placeholder pattern searched when no pattern is left for the library (an
- * empty -f file, empty patterns only): pattern numbers start at 1. */
-#define NO_ID 0u
-
-/* Gather the patterns in order, then ready them for clm_compile. 0, or -1 after a message.
- * Sets cfg's classes, numbered, has_empty, no_patterns and host_side. */
-static int build_patterns(config *cfg, pattern_list *pl)
-{
-    size_t i;
-    for (i = 0; i < cfg->n_pattern_args; i++)
-        if ((cfg->pattern_is_file[i] ? patterns_add_file(pl, cfg->pattern_args[i])
-                                     : patterns_add_string(pl, cfg->pattern_args[i])) != 0)
-            return -1;
-    cfg->numbered = pl->count > 1;
-    cfg->classes = 0;
-    if (!cfg->fixed_strings)
-        for (i = 0; i < pl->count; i++)
-            if (pattern_has_class_syntax(&pl->items[i]))
-                cfg->classes = 1; /* for the whole set: the others hold no class syntax */
-    /* --positions reports every pattern's number: duplicates are searched for each */
-    patterns_prepare(pl, cfg->caseless, cfg->classes,
-                     cfg->numbered && cfg->mode == MODE_POSITIONS, &cfg->has_empty);
-    cfg->no_patterns = pl->count == 0;
-    cfg->host_side =
-        cfg->word_regexp || cfg->line_regexp || cfg->has_empty || cfg->no_patterns;
-    return 0;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Scanning state shared by the mapped and the streamed path                                 */
@@ -303,12 +277,18 @@ static int advance_lines(scan_ctx *c, uint64_t upto)
     return 0;
 }
 
-static void put_prefix(const scan_ctx *c, uint64_t offset)
+/* The file name and ':' (-Z: NUL), when names are printed. */
+static void put_label(const scan_ctx *c)
 {
     if (c->label) {
         out_bytes(c->label, strlen(c->label));
-        out_char(':');
+        out_char(c->cfg->null_after_name ? '\0' : ':');
     }
+}
+
+static void put_prefix(const scan_ctx *c, uint64_t offset)
+{
+    put_label(c);
     if (c->cfg->line_numbers) {
         out_u64(c->nl_count + 1);
         out_char(':');
@@ -419,10 +399,7 @@ static int deliver(scan_ctx *c, const clm_match *m)
     c->selected++;
     switch (c->cfg->mode) {
     case MODE_POSITIONS:
-        if (c->label) {
-            out_bytes(c->label, strlen(c->label));
-            out_char(':');
-        }
+        put_label(c);
         if (fuzzy)
             put_fuzzy_fields(m);
         else
@@ -502,12 +479,6 @@ static int cb_non_overlapping_fuzzy(const clm_match *m, void *vctx)
 
 /* ---- host-side checks: -w, -x, the empty pattern, the placeholder ---- */
 
-static int is_word_byte(int b)
-{
-    return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') ||
-           b == '_';
-}
-
 /* The byte at window offset pos, a newline past the end of the input; -1 after an error. A
  * stream gives the library one byte less than its window holds (scan_stream), so that the
  * byte after a delivered match is in hand. */
@@ -553,11 +524,11 @@ static int passes(scan_ctx *c, uint64_t s, uint64_t e)
     int b = s == 0 ? '\n' : byte_at(c, s - 1);
     if (b < 0)
         return -1;
-    if (line ? b != '\n' : is_word_byte(b))
+    if (line ? b != '\n' : output_word_byte(b))
         return 0;
     if ((b = byte_at(c, e)) < 0)
         return -1;
-    if (line ? b != '\n' : is_word_byte(b))
+    if (line ? b != '\n' : output_word_byte(b))
         return 0;
     if (!c->cfg->classes)
         return 1;
@@ -582,9 +553,9 @@ static int empty_on_line(scan_ctx *c, uint64_t ls, uint64_t nl, uint64_t *at)
             const int b = pos == nl ? '\n' : byte_at(c, pos);
             if (b < 0)
                 return 1;
-            if (!prev_word && !is_word_byte(b))
+            if (!prev_word && !output_word_byte(b))
                 *at = pos;
-            prev_word = is_word_byte(b);
+            prev_word = output_word_byte(b);
         }
     return 0;
 }
@@ -642,7 +613,7 @@ static int word_after_taken(scan_ctx *c, const clm_match *m)
     if (c->taken_end != m->start && !(c->have_cand && c->cand.end == m->start))
         return 0;
     int b = byte_at(c, m->end);
-    return b >= 0 && !is_word_byte(b);
+    return b >= 0 && !output_word_byte(b);
 }
 
 /* The callback of cfg->host_side: the empty pattern on the lines before the match first
@@ -696,6 +667,7 @@ typedef struct {
     size_t max_len;       /* longest pattern */
     unsigned char *win;   /* stream window buffer, reused for every streamed input */
     size_t win_cap;
+    batch batch;          /* files for tools/output.c, searched together */
     uint64_t bytes_in;    /* input bytes searched, for --stats */
     int matched, failed;
 } run_state;
@@ -838,9 +810,11 @@ static void continue_open_line(scan_ctx *c, size_t rel)
     }
 }
 
-/* Search an input that is read in blocks (stdin, pipes, unmappable files). Returns 0 or -1
- * after reporting an error. */
-static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
+/* Search an input that is read in blocks (stdin, pipes, unmappable files), the first pre
+ * bytes already in r->win (pre_eof: the input ended there). Returns 0 or -1 after reporting
+ * an error. */
+static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name, size_t pre,
+                       int pre_eof)
 {
     const config *cfg = &r->cfg;
     const int count_only = count_fast_path(cfg);
@@ -870,7 +844,14 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
             rc = -1;
             break;
         }
-        err = read_block(fd, r->win + wlen, cfg->dev.block_bytes, &got, &eof);
+        if (pre || pre_eof) { /* the bytes stream_is_binary read ahead, at r->win */
+            got = pre;
+            eof = pre_eof;
+            pre = 0;
+            pre_eof = err = 0;
+        } else {
+            err = read_block(fd, r->win + wlen, cfg->dev.block_bytes, &got, &eof);
+        }
         if (err) {
             errmsg("%s: %s", name, strerror(err));
             rc = -1;
@@ -972,185 +953,157 @@ static int scan_stream(run_state *r, scan_ctx *c, int fd, const char *name)
     return rc;
 }
 
-static void search_file(run_state *r, const char *path)
+/* How a file is searched: the threaded file path or the stream (below), a batch of
+ * tools/output.c (options only it has, several files), or, a binary file too big for a
+ * batch, the threaded path as -q (grep prints only whether it matches). */
+enum { PATH_THREADED, PATH_BATCH, PATH_BINARY };
+
+static int pick_path(const config *cfg, int fd, const struct stat *sb)
+{
+    unsigned char head[32768];
+    ssize_t n;
+    off_t off;
+    const int small = sb->st_size <= (off_t)BATCH_BYTES;
+    if (cfg->records != RECORDS_MAY)
+        return cfg->records == RECORDS_ALWAYS ? PATH_BATCH : PATH_THREADED;
+    if (!S_ISREG(sb->st_mode))
+        return PATH_THREADED;
+    if ((cfg->n_files > 1 || cfg->recursive) && small)
+        return PATH_BATCH;
+    /* grep's binary file rule: a NUL byte in the first 32 KiB */
+    if (cfg->binary_files == BINARY_TEXT || (off = lseek(fd, 0, SEEK_CUR)) < 0 ||
+        (n = pread(fd, head, sizeof head, off)) <= 0 || !memchr(head, '\0', (size_t)n))
+        return PATH_THREADED;
+    if (small || cfg->binary_files == BINARY_WITHOUT_MATCH)
+        return PATH_BATCH;
+    return cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY ? PATH_BINARY : PATH_THREADED;
+}
+
+/* grep's binary file rule for a stream: a NUL byte in its first 32 KiB (or block), read
+ * ahead into r->win for scan_stream. */
+static int stream_is_binary(run_state *r, int fd, size_t *pre, int *pre_eof)
+{
+    const config *cfg = &r->cfg;
+    const size_t n = cfg->dev.block_bytes < 32768 ? cfg->dev.block_bytes : 32768;
+    if (cfg->records != RECORDS_MAY || cfg->binary_files == BINARY_TEXT ||
+        (cfg->mode != MODE_LINES && cfg->mode != MODE_ONLY) || ensure_window(r, n) != 0)
+        return 0;
+    (void)read_block(fd, r->win, n, pre, pre_eof); /* an error: read again, then reported */
+    return memchr(r->win, '\0', *pre) != NULL;
+}
+
+/* grep's guard: a file that receives the output, read while it grows, may never end. */
+static int is_the_output(const config *cfg, const struct stat *sb)
+{
+    static int known; /* 1: out holds stdout's stat; -1: stdout is no regular file */
+    static struct stat out;
+    if (!known)
+        known = fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) ? 1 : -1;
+    return known > 0 && S_ISREG(sb->st_mode) && sb->st_dev == out.st_dev &&
+           sb->st_ino == out.st_ino && (cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY) &&
+           !cfg->list_files && cfg->max_count > 1;
+}
+
+/* Before a message about a file: what is queued is printed first, as the files come in
+ * order, and -q may have its answer then (grep would not have opened this file). Returns
+ * non-zero to stop, with no message. */
+static int flush_queued(void *ctx)
+{
+    run_state *r = ctx;
+    if (batch_flush(&r->batch) != 0)
+        r->failed = 1;
+    r->matched |= r->batch.out.matched;
+    return cli_out.failed || r->batch.out.stop || (r->cfg.mode == MODE_QUIET && r->matched);
+}
+
+/* A file error (unless -s) after what is queued; none once -q has its answer. */
+static void file_error(run_state *r, const char *name, const char *what)
+{
+    if (flush_queued(r))
+        return;
+    if (!r->cfg.no_messages)
+        errmsg("%s: %s", name, what);
+    r->failed = 1;
+}
+
+static void search_file(run_state *r, const char *path, int show_name)
 {
     const config *cfg = &r->cfg;
     const int is_stdin = strcmp(path, "-") == 0;
-    const char *name = is_stdin ? STDIN_LABEL : path;
+    const char *name = !is_stdin ? path : cfg->label ? cfg->label : STDIN_LABEL;
     struct stat sb;
     scan_ctx c;
     off_t off = 0;
-    int fd, rc = 1;
+    int fd, rc = 1, how;
 
     fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
     if (fd < 0) {
-        errmsg("%s: %s", name, strerror(errno));
-        r->failed = 1;
+        file_error(r, name, strerror(errno));
         return;
     }
     if (fstat(fd, &sb) != 0) {
-        errmsg("%s: %s", name, strerror(errno));
-        rc = -1;
+        file_error(r, name, strerror(errno));
+        rc = 0;
     } else if (S_ISDIR(sb.st_mode)) {
-        errmsg("%s: Is a directory", name);
-        rc = -1;
+        /* as grep, it is a file that cannot be read: -c counts 0 lines in it, -L lists it */
+        file_error(r, name, "Is a directory");
+        if (!r->batch.out.stop && (cfg->mode == MODE_COUNT_LINES ||
+                                   cfg->mode == MODE_COUNT_MATCHES || cfg->list_files))
+            output_file(&r->batch.out, name, show_name, (const unsigned char *)"", 0, NULL, 0, 0);
+        rc = 0;
+    } else if (is_the_output(cfg, &sb)) {
+        file_error(r, name, "input file is also the output");
+        rc = 0;
+    } else if ((how = pick_path(cfg, fd, &sb)) == PATH_BATCH) {
+        rc = batch_add(&r->batch, fd, name, show_name);
+    } else if (flush_queued(r)) { /* what is queued is printed first; -q may be answered */
+        rc = 0;
     } else {
-        scan_ctx_init(&c, cfg, cfg->with_filename ? name : NULL);
+        const out_mode mode = r->cfg.mode;
         /* From the offset, as grep (a standard input may have been read from). Size 0 may
          * still have content (/proc files): streamed, as is an offset at the end (read()
          * then finds what is there). */
-        if (S_ISREG(sb.st_mode) && (off = lseek(fd, 0, SEEK_CUR)) >= 0 && sb.st_size > off &&
-            (uintmax_t)sb.st_size <= SIZE_MAX)
+        const int regular = S_ISREG(sb.st_mode) && (off = lseek(fd, 0, SEEK_CUR)) >= 0 &&
+                            sb.st_size > off && (uintmax_t)sb.st_size <= SIZE_MAX;
+        size_t pre = 0;
+        int pre_eof = 0;
+        if (!regular && stream_is_binary(r, fd, &pre, &pre_eof))
+            how = PATH_BINARY;
+        if (how == PATH_BINARY)
+            r->cfg.mode = MODE_QUIET;
+        scan_ctx_init(&c, cfg, show_name ? name : NULL);
+        if (regular)
             rc = scan_regular(r, &c, fd, (size_t)off, (size_t)(sb.st_size - off), name);
         if (rc == 1)
-            rc = scan_stream(r, &c, fd, name);
+            rc = scan_stream(r, &c, fd, name, pre, pre_eof);
         if (rc == 0 && (cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_COUNT_MATCHES)) {
-            if (c.label) {
-                out_bytes(c.label, strlen(c.label));
-                out_char(':');
-            }
+            put_label(&c);
             out_u64(c.selected);
             out_char('\n');
         }
         if (c.selected > 0 || c.empty_hit)
             r->matched = 1;
+        r->cfg.mode = mode;
+        if (how == PATH_BINARY && rc == 0 && (c.selected > 0 || c.empty_hit))
+            errmsg("%s: binary file matches", name); /* as grep 3.5 and later */
     }
-    if (!is_stdin && close(fd) != 0) {
-        errmsg("%s: %s", name, strerror(errno));
-        rc = -1;
-    }
+    if (!is_stdin && close(fd) != 0)
+        file_error(r, name, strerror(errno));
     if (rc != 0)
         r->failed = 1;
 }
 
-/* ---------------------------------------------------------------------------------------- */
-/* --stats                                                                                    */
-/* ---------------------------------------------------------------------------------------- */
-
-static void print_stats(const run_state *r, double setup_s, double search_s)
+/* walk_operand's visit: search the file; stop once -q has its answer or output failed. */
+static int visit_file(const char *path, int in_dir, void *ctx)
 {
-    clm_device_info di;
-    clm_database_info dbi;
-    clm_stats s;
-    if (r->set) {
-        cli_set_stats(r->set, setup_s, search_s, r->bytes_in);
-        return;
-    }
-    if (clm_device_get_info(r->dev, &di, sizeof di) == CLM_OK)
-        fprintf(stderr, "clmatch: device %d:%d: %s (%s, %s)\n", di.platform_index,
-                di.device_index, di.name, cli_device_type_name(di.type), di.platform_name);
-    cli_stats_tuning(r->dev);
-    if (clm_database_get_info(r->db, &dbi, sizeof dbi) == CLM_OK) {
-        fprintf(stderr, "clmatch: algorithm %s (%s), table memory %s, k=%u%s%s%s",
-                clm_algorithm_name(dbi.algorithm), clm_variant_name(dbi.variant),
-                clm_table_memory_name(dbi.table_memory), dbi.max_errors,
-                dbi.flags & CLM_MISMATCHES_ONLY ? " (mismatches only)" : "",
-                dbi.flags & CLM_CLASSES ? ", classes" : "",
-                dbi.flags & CLM_CASELESS ? ", caseless" : "");
-        cli_stats_choice(&dbi);
-        char loads[32] = "", staged[96] = "";
-        if (dbi.vector_width)
-            snprintf(loads, sizeof loads, ", %u-byte loads", dbi.vector_width);
-        if (dbi.staged)
-            snprintf(staged, sizeof staged,
-                     ", text staged in local memory (%u groups per compute unit%s)",
-                     dbi.groups_per_unit, dbi.prefetch ? ", next region prefetched" : "");
-        fprintf(stderr,
-                "clmatch: %u pattern(s) of %zu..%zu symbols, work-group %u, %u bytes/item%s%s, "
-                "kernels %s\n",
-                dbi.pattern_count, dbi.min_length, dbi.max_length, dbi.work_group_size,
-                dbi.bytes_per_item, staged, loads, dbi.cache_hit ? "from cache" : "built");
-    }
-    if (clm_scratch_get_stats(r->scratch, &s, sizeof s) == CLM_OK) {
-        fprintf(stderr,
-                "clmatch: scanned %" PRIu64 " bytes in %" PRIu64 " slab(s), %" PRIu64
-                " occurrence(s), %" PRIu64 " rescan(s)\n",
-                s.bytes, s.slabs, s.matches, s.rescans);
-        fputs("clmatch: ", stderr);
-        cli_stats_kernel(&s);
-    }
-    cli_stats_scratch(r->scratch);
-    cli_stats_setup(setup_s, search_s);
-    if (search_s > 0)
-        fprintf(stderr, " (%" PRIu64 " bytes, %.2f GB/s)", r->bytes_in,
-                (double)r->bytes_in / search_s / 1e9);
-    fputc('\n', stderr);
-    cli_stats_breakdown(r->dev, r->db, r->scratch, setup_s, search_s);
+    run_state *r = ctx;
+    const int with = r->cfg.with_filename;
+    search_file(r, path, with == 1 || (with == NAME_IN_DIRS && in_dir));
+    r->matched |= r->batch.out.matched;
+    return cli_out.failed || r->batch.out.stop || (r->cfg.mode == MODE_QUIET && r->matched);
 }
 
 /* ---------------------------------------------------------------------------------------- */
-
-static int setup_device(run_state *r, const pattern_list *pl)
-{
-    static const pattern placeholder = {"\n", 1, NO_ID}; /* its matches are dropped */
-    const pattern *pats = pl->count ? pl->items : &placeholder;
-    const size_t n = pl->count ? pl->count : 1;
-    clm_compile_options opts;
-    const char **ptrs;
-    size_t *lens, i;
-    unsigned *ids;
-    int st;
-
-    if (r->cfg.devices ? cli_set_open(r->cfg.devices, &r->cfg.dev, &r->set) != 0
-                       : cli_open_device(&r->cfg.dev, &r->dev) != 0)
-        return -1;
-
-    ptrs = malloc(n * sizeof *ptrs);
-    lens = malloc(n * sizeof *lens);
-    ids = malloc(n * sizeof *ids);
-    if (!ptrs || !lens || !ids) {
-        errmsg("out of memory");
-        free(ptrs);
-        free(lens);
-        free(ids);
-        return -1;
-    }
-    r->max_len = 0;
-    for (i = 0; i < n; i++) {
-        ptrs[i] = pats[i].ptr;
-        lens[i] = pats[i].len;
-        ids[i] = pats[i].number;
-        if (lens[i] > r->max_len)
-            r->max_len = lens[i];
-    }
-    clm_compile_options_init(&opts, sizeof opts);
-    opts.algorithm = r->cfg.dev.algorithm;
-    opts.table_memory = r->cfg.dev.table_memory;
-    opts.variant = r->cfg.dev.variant;
-    /* the placeholder is searched exactly: -k K would exceed its length */
-    opts.max_errors = pl->count ? r->cfg.max_errors : 0;
-    if (r->cfg.caseless)
-        opts.flags |= CLM_CASELESS;
-    /* Only when needed: literal patterns stay eligible for every algorithm. */
-    if (r->cfg.classes)
-        opts.flags |= CLM_CLASSES;
-    if (r->cfg.mismatches_only && pl->count)
-        opts.flags |= CLM_MISMATCHES_ONLY;
-    st = r->set ? cli_set_compile(r->set, ptrs, lens, ids, (unsigned)n, &opts)
-                : cli_compile(r->dev, ptrs, lens, ids, (unsigned)n, &opts, &r->db);
-    free(ptrs);
-    free(lens);
-    free(ids);
-    if (st != CLM_OK) {
-        unsigned bad = UINT_MAX;
-        r->db = NULL;
-        /* The library names a malformed pattern by its index in our (sorted) list: say
-         * which one the user wrote. */
-        if (st == CLM_E_PATTERN_SYNTAX && sscanf(clm_last_error(), "pattern %u", &bad) != 1)
-            bad = UINT_MAX;
-        report_clm("cannot compile the patterns", st);
-        if (st == CLM_E_PATTERN_SYNTAX) {
-            if (bad < n && pats[bad].len <= INT_MAX)
-                errmsg("pattern %u is '%.*s' (-F searches for it literally)", pats[bad].number,
-                       (int)pats[bad].len, pats[bad].ptr);
-            else
-                errmsg("-F searches for the patterns literally");
-        }
-        return -1;
-    }
-    return r->set ? cli_set_alloc(r->set, &r->cfg.dev)
-                  : cli_alloc_scratch(r->db, &r->cfg.dev, &r->scratch);
-}
 
 int main(int argc, char **argv)
 {
@@ -1182,28 +1135,41 @@ int main(int argc, char **argv)
         goto done;
     }
     status = EXIT_TROUBLE;
-    if (build_patterns(&r.cfg, &pl) != 0)
+    if (grep_build_patterns(&r.cfg, &pl) != 0)
         goto done;
-    if (r.cfg.no_patterns && !r.cfg.has_empty) {
-        /* no pattern at all (an empty -f FILE): nothing can match; as GNU grep, exit 1
-         * without reading the files */
+    if ((r.cfg.max_count == 0 ||
+         (r.cfg.no_patterns && (r.cfg.has_empty ? r.cfg.invert && !r.cfg.word_regexp &&
+                                                      !r.cfg.line_regexp
+                                                : !r.cfg.invert))) &&
+        r.cfg.list_files != LIST_NON_MATCHING) {
+        /* -m 0, no pattern at all (an empty -f FILE), or -v with only empty patterns: nothing
+         * can be selected; as GNU grep, exit 1 without reading the files (unless -L) */
         status = EXIT_NO_MATCH;
         goto done;
     }
 
-    if (cli_output_init() != 0 || setup_device(&r, &pl) != 0)
+    if (cli_output_init() != 0 ||
+        grep_setup_device(&r.cfg, &pl, &r.dev, &r.db, &r.scratch, &r.set, &r.max_len) != 0)
         goto done;
 
     t_search = now_seconds();
-    if (r.cfg.n_files == 0) {
+    progress_start(&r.cfg);
+    batch_init(&r.batch, &r.cfg, r.db, r.scratch, r.set);
+    if (r.cfg.n_files == 0 && !r.cfg.recursive) {
         r.cfg.files = default_files;
         r.cfg.n_files = 1;
     }
-    for (i = 0; i < r.cfg.n_files; i++) {
-        search_file(&r, r.cfg.files[i]);
-        if (cli_out.failed || (r.cfg.mode == MODE_QUIET && r.matched))
-            break; /* like grep -q: the first match decides */
-    }
+    /* like grep -q, the first match decides; -r without FILE searches the working directory */
+    if (r.cfg.n_files == 0)
+        walk_operand(&r.cfg, NULL, visit_file, flush_queued, &r, &r.failed);
+    for (i = 0; i < r.cfg.n_files; i++)
+        if (walk_operand(&r.cfg, r.cfg.files[i], visit_file, flush_queued, &r, &r.failed))
+            break;
+    if (batch_flush(&r.batch) != 0)
+        r.failed = 1;
+    r.matched |= r.batch.out.matched;
+    r.bytes_in += r.batch.bytes_in;
+    progress_stop();
     out_flush();
     t_search = now_seconds() - t_search;
 
@@ -1216,7 +1182,11 @@ int main(int argc, char **argv)
         status = r.failed ? EXIT_TROUBLE : r.matched ? EXIT_MATCH : EXIT_NO_MATCH;
     }
     if (r.cfg.stats) {
-        print_stats(&r, t_search > 0 ? (now_seconds() - t_start) - t_search : 0.0, t_search);
+        const double setup_s = t_search > 0 ? (now_seconds() - t_start) - t_search : 0.0;
+        if (r.set)
+            cli_set_stats(r.set, setup_s, t_search, r.bytes_in);
+        else
+            grep_print_stats(r.dev, r.db, r.scratch, r.bytes_in, setup_s, t_search);
         stats_printed = 1;
     }
 
@@ -1226,8 +1196,11 @@ done:
     cli_teardown(r.scratch, r.db, r.dev, stats_printed);
     cli_set_close(r.set);
     free(r.win);
+    batch_free(&r.batch);
     patterns_free(&pl);
     free(r.cfg.pattern_args);
     free(r.cfg.pattern_is_file);
+    free(r.cfg.file_globs);
+    free(r.cfg.glob_includes);
     return status;
 }

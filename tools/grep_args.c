@@ -1,10 +1,12 @@
 /* The main mode's help text and option parsing (tools/grep_args.h). */
 #include "grep_args.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_devices.h"
 #include "clmatch.h"
@@ -60,7 +62,46 @@ static void print_help(void)
         "                            non-overlapping occurrences as grep -o finds them\n"
         "                            (default: every occurrence, overlapping ones included)\n"
         "  -q, --quiet, --silent     print nothing; exit 0 at the first match\n"
+        "\n",
+        stdout);
+    fputs(
+        "Selection and output, as grep's:\n"
+        "  -v, --invert-match        select the lines with no occurrence\n"
+        "  -m, --max-count=NUM       stop after NUM selected lines (a negative NUM: no limit)\n"
+        "  -l, --files-with-matches  print only the names of files with a selected line\n"
+        "  -L, --files-without-match print only the names of files without one\n"
+        "  -A, --after-context=NUM   print NUM lines after each selected line\n"
+        "  -B, --before-context=NUM  print NUM lines before it\n"
+        "  -C, --context=NUM, -NUM   both (-A, -B win); \"--\" between groups that do not touch\n"
+        "      --group-separator=SEP  SEP instead of \"--\"; --no-group-separator: none\n"
+        "  -Z, --null                a NUL byte after each file name\n"
+        "      --label=LABEL         the name of standard input (default \"(standard input)\")\n"
+        "  -z, --null-data           lines end in NUL bytes, not newlines\n"
+        "      --color[=WHEN]        highlight occurrences, names, numbers and separators as\n"
+        "                            GREP_COLORS says; WHEN: never, always or auto (default:\n"
+        "                            on a terminal)\n"
+        "  -s, --no-messages         no messages about missing or unreadable files\n"
+        "A search longer than a second shows its progress on stderr when that is a terminal\n"
+        "(bytes, GB/s, time left), except with -q.\n"
         "\n"
+        "Files, as grep's:\n"
+        "  -r, --recursive           search directories, without following the symbolic links\n"
+        "                            met inside them; with no FILE, the working directory\n"
+        "  -R, --dereference-recursive  the same, following every symbolic link\n"
+        "      --include=GLOB        search only files whose name matches GLOB\n"
+        "      --exclude=GLOB        skip files whose name matches GLOB\n"
+        "      --exclude-dir=GLOB    skip directories whose name matches GLOB\n"
+        "      --binary-files=TYPE   a file with a NUL byte is binary: TYPE binary (print\n"
+        "                            \"clmatch: FILE: binary file matches\" on stderr instead\n"
+        "                            of its lines), text, or without-match\n"
+        "      --text                --binary-files=text (grep's -a; here -a is --algorithm)\n"
+        "  -I                        --binary-files=without-match\n"
+        "With -v, -l, -L, -m, -A, -B, -C, -z, --color, -r or several files each file is read\n"
+        "whole into memory (small ones searched together, in one pass). -v, -l, -L, -m, -A,\n"
+        "-B, -C and -z do not apply to -k K >= 1, --positions or --count-matches.\n"
+        "\n",
+        stdout);
+    fputs(
         "Approximate search (-k K with K >= 1) reports, for each end position where the pattern\n"
         "matches with at most K edits, one match with the fewest edits (its start is that of\n"
         "the best alignment whose length is closest to the pattern's). Then:\n"
@@ -96,8 +137,8 @@ static void print_help(void)
         "  --help                    show this help and exit\n"
         "  -V, --version             show the version and exit\n"
         "\n"
-        "Exit status: 0 if something matched, 1 if nothing did, 2 on an error (with -q, 0 if\n"
-        "something matched even after an error).\n",
+        "Exit status: 0 if a line was selected, 1 if none was, 2 on an error (with -q, 0 if\n"
+        "a line was selected even after an error; -s silences messages, not the status).\n",
         stdout);
 }
 
@@ -114,6 +155,15 @@ enum {
     OPT_STATS,
     OPT_MISMATCHES_ONLY,
     OPT_DEVICES,
+    OPT_LABEL,
+    OPT_COLOR,
+    OPT_TEXT,
+    OPT_BINARY_FILES,
+    OPT_INCLUDE,
+    OPT_EXCLUDE,
+    OPT_EXCLUDE_DIR,
+    OPT_GROUP_SEPARATOR,
+    OPT_NO_GROUP_SEPARATOR,
     OPT_HELP
 };
 
@@ -135,6 +185,28 @@ static const struct option long_options[] = {
     {"non-overlapping", no_argument, NULL, OPT_NON_OVERLAPPING},
     {"quiet", no_argument, NULL, 'q'},
     {"silent", no_argument, NULL, 'q'},
+    {"invert-match", no_argument, NULL, 'v'},
+    {"files-with-matches", no_argument, NULL, 'l'},
+    {"files-without-match", no_argument, NULL, 'L'},
+    {"max-count", required_argument, NULL, 'm'},
+    {"no-messages", no_argument, NULL, 's'},
+    {"after-context", required_argument, NULL, 'A'},
+    {"before-context", required_argument, NULL, 'B'},
+    {"context", required_argument, NULL, 'C'},
+    {"group-separator", required_argument, NULL, OPT_GROUP_SEPARATOR},
+    {"no-group-separator", no_argument, NULL, OPT_NO_GROUP_SEPARATOR},
+    {"null", no_argument, NULL, 'Z'},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"null-data", no_argument, NULL, 'z'},
+    {"color", optional_argument, NULL, OPT_COLOR},
+    {"colour", optional_argument, NULL, OPT_COLOR},
+    {"text", no_argument, NULL, OPT_TEXT},
+    {"binary-files", required_argument, NULL, OPT_BINARY_FILES},
+    {"recursive", no_argument, NULL, 'r'},
+    {"dereference-recursive", no_argument, NULL, 'R'},
+    {"include", required_argument, NULL, OPT_INCLUDE},
+    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+    {"exclude-dir", required_argument, NULL, OPT_EXCLUDE_DIR},
     CLI_DEVICE_LONG_OPTIONS,
     {"errors", required_argument, NULL, 'k'},
     {"mismatches-only", no_argument, NULL, OPT_MISMATCHES_ONLY},
@@ -146,22 +218,119 @@ static const struct option long_options[] = {
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
 
+/* -A, -B, -C NUM: a number >= 0, as grep. 0, or -1 after grep's message. */
+static int parse_context(const char *arg, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (*arg < '0' || *arg > '9' || *end || errno == ERANGE) {
+        errmsg("%s: invalid context length argument", arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* -m NUM: as grep, a negative NUM means no limit. 0, or -1 after grep's message. */
+static int parse_max_count(const char *arg, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(arg, &end, 10);
+    if (end == arg || *end || (errno == ERANGE && v > 0)) {
+        errmsg("invalid max count");
+        return -1;
+    }
+    *out = v < 0 || errno == ERANGE ? UINT64_MAX : (uint64_t)v;
+    return 0;
+}
+
+/* --color[=WHEN] with grep's names for WHEN; auto: only on a terminal that is not "dumb". */
+static int parse_color(const char *arg, int *out)
+{
+    const char *term = getenv("TERM");
+    if (!arg || !strcmp(arg, "auto") || !strcmp(arg, "tty") || !strcmp(arg, "if-tty"))
+        *out = isatty(STDOUT_FILENO) && term && strcmp(term, "dumb") != 0;
+    else if (!strcmp(arg, "always") || !strcmp(arg, "yes") || !strcmp(arg, "force"))
+        *out = 1;
+    else if (!strcmp(arg, "never") || !strcmp(arg, "no") || !strcmp(arg, "none"))
+        *out = 0;
+    else {
+        errmsg("invalid argument '%s' for '--color' (expected always, never or auto)", arg);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_binary_files(const char *arg, int *out)
+{
+    if (!strcmp(arg, "binary"))
+        *out = BINARY_BINARY;
+    else if (!strcmp(arg, "text"))
+        *out = BINARY_TEXT;
+    else if (!strcmp(arg, "without-match"))
+        *out = BINARY_WITHOUT_MATCH;
+    else {
+        errmsg("unknown binary-files type '%s' (expected binary, text or without-match)", arg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The options only tools/output.c implements (it reads each file whole, searches it exactly,
+ * and prints lines): refused with the modes it does not print. 0, or -1 after a message. */
+static int check_records(config *cfg)
+{
+    const int wanted = cfg->invert || cfg->list_files || cfg->max_count != UINT64_MAX ||
+                       cfg->before >= 0 || cfg->after >= 0 || cfg->null_data;
+    const int able = cfg->max_errors == 0 &&
+                     (cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY ||
+                      cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_QUIET);
+    if (wanted && !able) {
+        errmsg("-v, -l, -L, -m, -A, -B, -C and -z do not apply to approximate search (-k K "
+               ">= 1), --positions or --count-matches");
+        cli_usage_hint("");
+        return -1;
+    }
+    cfg->records = !able ? 0 : wanted || cfg->color ? RECORDS_ALWAYS : RECORDS_MAY;
+    return 0;
+}
+
 /* Returns -1 to go on, else the exit status (0 after --help/--version, 2 on a usage error). */
 int grep_parse_args(int argc, char **argv, config *cfg)
 {
-    int opt;
+    int opt, prev_optind = 1, digits_optind = 0;
+    long context = -1; /* -C NUM, -NUM: for -A and -B not given */
     memset(cfg, 0, sizeof *cfg);
     cfg->with_filename = -1;
+    cfg->max_count = UINT64_MAX;
+    cfg->before = cfg->after = -1;
+    cfg->group_separator = "--";
     cli_device_opts_init(&cfg->dev);
     cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
     cfg->pattern_is_file = calloc((size_t)(argc > 0 ? argc : 1), 1);
-    if (!cfg->pattern_args || !cfg->pattern_is_file) {
+    /* one array for the two glob lists: each gets argc slots, more than it can need */
+    cfg->file_globs = malloc(sizeof *cfg->file_globs * 2 * (size_t)(argc > 0 ? argc : 1));
+    cfg->exclude_dirs = cfg->file_globs + (argc > 0 ? argc : 1);
+    cfg->glob_includes = calloc((size_t)(argc > 0 ? argc : 1), 1);
+    if (!cfg->pattern_args || !cfg->pattern_is_file || !cfg->file_globs || !cfg->glob_includes) {
         errmsg("out of memory");
         return EXIT_TROUBLE;
     }
 
     opterr = 0; /* our own messages, with our prefix */
-    while ((opt = getopt_long(argc, argv, ":e:f:wxiFnbHhcoqp:d:a:k:V", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":e:f:wxiFnbHhcoqp:d:a:k:VvlLm:sA:B:C:ZzrRI0123456789",
+                              long_options, NULL)) != -1) {
+        const int this_optind = prev_optind;
+        prev_optind = optind;
+        if (opt >= '0' && opt <= '9') {
+            /* -NUM is -C NUM, its digits in one argument (grep: -12 is 12, -1 -2 is 2) */
+            context = (digits_optind == this_optind && context < 100000000 ? context * 10 : 0) +
+                      (opt - '0');
+            digits_optind = this_optind;
+            continue;
+        }
         /* The block gets the hold-back added to it: half of the address space at most. */
         int dst = cli_device_option(opt, optarg, &cfg->dev, 2, "");
         if (dst < 0)
@@ -193,6 +362,54 @@ int grep_parse_args(int argc, char **argv, config *cfg)
         case OPT_STATS: cfg->stats = 1; break;
         case OPT_MISMATCHES_ONLY: cfg->mismatches_only = 1; break;
         case OPT_DEVICES: cfg->devices = optarg; break;
+        case 'v': cfg->invert = 1; break;
+        case 'l': cfg->list_files = LIST_MATCHING; break;
+        case 'L': cfg->list_files = LIST_NON_MATCHING; break;
+        case 's': cfg->no_messages = 1; break;
+        case 'Z': cfg->null_after_name = 1; break;
+        case 'z': cfg->null_data = 1; break;
+        case 'r': /* as grep: -R then -r still follows links */
+            if (!cfg->recursive)
+                cfg->recursive = RECURSE_PHYSICAL;
+            break;
+        case 'R': cfg->recursive = RECURSE_LOGICAL; break;
+        case 'I': cfg->binary_files = BINARY_WITHOUT_MATCH; break;
+        case OPT_TEXT: cfg->binary_files = BINARY_TEXT; break;
+        case OPT_LABEL: cfg->label = optarg; break;
+        case OPT_GROUP_SEPARATOR: cfg->group_separator = optarg; break;
+        case OPT_NO_GROUP_SEPARATOR: cfg->group_separator = NULL; break;
+        case OPT_INCLUDE:
+        case OPT_EXCLUDE:
+            cfg->glob_includes[cfg->n_file_globs] = opt == OPT_INCLUDE;
+            cfg->file_globs[cfg->n_file_globs++] = optarg;
+            break;
+        case OPT_EXCLUDE_DIR: cfg->exclude_dirs[cfg->n_exclude_dirs++] = optarg; break;
+        case 'm':
+            if (parse_max_count(optarg, &cfg->max_count) != 0)
+                return EXIT_TROUBLE;
+            break;
+        case 'A':
+        case 'B':
+        case 'C': {
+            long n;
+            if (parse_context(optarg, &n) != 0)
+                return EXIT_TROUBLE;
+            if (opt == 'A')
+                cfg->after = n;
+            else if (opt == 'B')
+                cfg->before = n;
+            else
+                context = n;
+            break;
+        }
+        case OPT_COLOR:
+            if (parse_color(optarg, &cfg->color) != 0)
+                return EXIT_TROUBLE;
+            break;
+        case OPT_BINARY_FILES:
+            if (parse_binary_files(optarg, &cfg->binary_files) != 0)
+                return EXIT_TROUBLE;
+            break;
         case 'k': {
             int k;
             /* The range (at most CLM_MAX_ERRORS, below the pattern length) is the library's
@@ -216,6 +433,10 @@ int grep_parse_args(int argc, char **argv, config *cfg)
         }
     }
 
+    if (cfg->after < 0)
+        cfg->after = context;
+    if (cfg->before < 0)
+        cfg->before = context;
     if (cfg->json && !cfg->list_devices) {
         errmsg("--json only applies to --list-devices");
         return EXIT_TROUBLE;
@@ -244,7 +465,10 @@ int grep_parse_args(int argc, char **argv, config *cfg)
                 : cfg->positions     ? MODE_POSITIONS
                 : cfg->only          ? MODE_ONLY
                                      : MODE_LINES;
+    if (check_records(cfg) != 0)
+        return EXIT_TROUBLE;
+    /* as grep: -r names the files it finds in directories, not a lone FILE operand */
     if (cfg->with_filename < 0)
-        cfg->with_filename = cfg->n_files > 1;
+        cfg->with_filename = cfg->n_files > 1 ? 1 : cfg->recursive ? NAME_IN_DIRS : 0;
     return -1;
 }

@@ -8,6 +8,10 @@
 
 #include <stddef.h>
 
+/* The id of the placeholder pattern searched when no pattern is left for the library (an
+ * empty -f file, empty patterns only): pattern numbers start at 1. */
+#define NO_ID 0u
+
 typedef struct {
     const char *ptr;
     size_t len;      /* NUL bytes count: a pattern from a file may hold them */

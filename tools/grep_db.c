@@ -1,0 +1,104 @@
+/* The main mode's patterns, gathered and compiled on the device (tools/grep_db.h). */
+#include "grep_db.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli_common.h"
+
+/* Gather the patterns in order, then ready them for clm_compile. 0, or -1 after a message.
+ * Sets cfg's classes, numbered, has_empty, no_patterns and host_side. */
+int grep_build_patterns(config *cfg, pattern_list *pl)
+{
+    size_t i;
+    for (i = 0; i < cfg->n_pattern_args; i++)
+        if ((cfg->pattern_is_file[i] ? patterns_add_file(pl, cfg->pattern_args[i])
+                                     : patterns_add_string(pl, cfg->pattern_args[i])) != 0)
+            return -1;
+    cfg->numbered = pl->count > 1;
+    cfg->classes = 0;
+    if (!cfg->fixed_strings)
+        for (i = 0; i < pl->count; i++)
+            if (pattern_has_class_syntax(&pl->items[i]))
+                cfg->classes = 1; /* for the whole set: the others hold no class syntax */
+    /* --positions reports every pattern's number: duplicates are searched for each */
+    patterns_prepare(pl, cfg->caseless, cfg->classes,
+                     cfg->numbered && cfg->mode == MODE_POSITIONS, &cfg->has_empty);
+    cfg->no_patterns = pl->count == 0;
+    cfg->host_side =
+        cfg->word_regexp || cfg->line_regexp || cfg->has_empty || cfg->no_patterns;
+    return 0;
+}
+
+int grep_setup_device(const config *cfg, const pattern_list *pl, clm_device **dev,
+                      clm_database **db, clm_scratch **scratch, cli_set **set, size_t *max_len)
+{
+    static const pattern placeholder = {"\n", 1, NO_ID}; /* its matches are dropped */
+    const pattern *pats = pl->count ? pl->items : &placeholder;
+    const size_t n = pl->count ? pl->count : 1;
+    clm_compile_options opts;
+    const char **ptrs;
+    size_t *lens, i;
+    unsigned *ids;
+    int st;
+
+    if (cfg->devices ? cli_set_open(cfg->devices, &cfg->dev, set) != 0
+                     : cli_open_device(&cfg->dev, dev) != 0)
+        return -1;
+
+    ptrs = malloc(n * sizeof *ptrs);
+    lens = malloc(n * sizeof *lens);
+    ids = malloc(n * sizeof *ids);
+    if (!ptrs || !lens || !ids) {
+        errmsg("out of memory");
+        free(ptrs);
+        free(lens);
+        free(ids);
+        return -1;
+    }
+    *max_len = 0;
+    for (i = 0; i < n; i++) {
+        ptrs[i] = pats[i].ptr;
+        lens[i] = pats[i].len;
+        ids[i] = pats[i].number;
+        if (lens[i] > *max_len)
+            *max_len = lens[i];
+    }
+    clm_compile_options_init(&opts, sizeof opts);
+    opts.algorithm = cfg->dev.algorithm;
+    opts.table_memory = cfg->dev.table_memory;
+    opts.variant = cfg->dev.variant;
+    /* the placeholder is searched exactly: -k K would exceed its length */
+    opts.max_errors = pl->count ? cfg->max_errors : 0;
+    if (cfg->caseless)
+        opts.flags |= CLM_CASELESS;
+    /* Only when needed: literal patterns stay eligible for every algorithm. */
+    if (cfg->classes)
+        opts.flags |= CLM_CLASSES;
+    if (cfg->mismatches_only && pl->count)
+        opts.flags |= CLM_MISMATCHES_ONLY;
+    st = *set ? cli_set_compile(*set, ptrs, lens, ids, (unsigned)n, &opts)
+              : cli_compile(*dev, ptrs, lens, ids, (unsigned)n, &opts, db);
+    free(ptrs);
+    free(lens);
+    free(ids);
+    if (st != CLM_OK) {
+        unsigned bad = UINT_MAX;
+        *db = NULL;
+        /* The library names a malformed pattern by its index in our (sorted) list: say
+         * which one the user wrote. */
+        if (st == CLM_E_PATTERN_SYNTAX && sscanf(clm_last_error(), "pattern %u", &bad) != 1)
+            bad = UINT_MAX;
+        report_clm("cannot compile the patterns", st);
+        if (st == CLM_E_PATTERN_SYNTAX) {
+            if (bad < n && pats[bad].len <= INT_MAX)
+                errmsg("pattern %u is '%.*s' (-F searches for it literally)", pats[bad].number,
+                       (int)pats[bad].len, pats[bad].ptr);
+            else
+                errmsg("-F searches for the patterns literally");
+        }
+        return -1;
+    }
+    return *set ? cli_set_alloc(*set, &cfg->dev) : cli_alloc_scratch(*db, &cfg->dev, scratch);
+}
