@@ -290,6 +290,8 @@ struct clm_kernel_shape {
                           shallowest states' rows) also copied to local memory; 0: none */
     unsigned aho_passes; /* aho: loop passes of the most matches ending at one byte (for a
                             device's loop budget; the kernel reads its table instead) */
+    unsigned records;  /* the LIKE kernels of cl/records.cl (host/records.c): the width of
+                          the column's offsets, 32 or 64; 0 for the search kernels */
 };
 
 /* The one place that turns a shape into build options (program.c's table); the string is
