@@ -292,6 +292,10 @@ int main(int argc, char **argv)
     register_tune_tests();
     register_contract_tests();
     register_multi_tests();
+    {
+        void register_records_tests(void); /* tests/test_records.c */
+        register_records_tests();
+    }
 
     if (argc >= 3 && strcmp(argv[1], "--child") == 0)
         return run_child(argv[2], argc >= 4 ? argv[3] : NULL);
