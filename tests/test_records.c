@@ -440,6 +440,23 @@ static void test_slabs(const void *arg)
     }
 }
 
+static size_t len_tiny(t_rng *r, uint64_t i) { (void)i; return t_below(r, 4); }
+
+/* More rows than one launch takes (1 Mi): later batches' bitmap bytes, ids and positions
+ * go after the earlier ones', on host and resident columns. */
+static void test_many_rows(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.many_rows", 0);
+    tcol c;
+    tcol_make(&c, &r, ((uint64_t)1 << 20) * 2 + 77, 32, len_tiny, "ab", 9);
+    const char *pats[] = {"%ab%", "b_"};
+    tquery q = {pats, NULL, NULL, 2, CLM_LIKE_NO_ESCAPE};
+    check_query(&c, &q, 0, "2 Mi rows");
+    tcol_free(&c);
+}
+
 /* Bytes of any value in rows and patterns (NUL included); an escape that is no backslash. */
 static void test_bytes(const void *arg)
 {
@@ -617,6 +634,7 @@ void register_records_tests(void)
     t_register("records.edges", test_edges, NULL, 0);
     t_register("records.slabs", test_slabs, NULL, 0);
     t_register("records.bytes", test_bytes, NULL, 0);
+    t_register("records.many_rows", test_many_rows, NULL, 0);
     t_register("records.arrow", test_arrow, NULL, 1);
     t_register("records.misuse", test_misuse, NULL, 1);
 }
