@@ -66,9 +66,10 @@ $(B)/libclmatch.so: $(LIB_OBJ)
 # ---- programs (linked statically against the library so they run from build/) ----------
 CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/fasta.c tools/crispr.c \
             tools/casoff.c tools/patterns.c tools/list_devices.c \
-            tools/grep_args.c
+            tools/grep_args.c tools/like.c
 $(B)/clmatch: $(CLI_SRC) tools/cli_common.h tools/dna.h tools/fasta.h tools/crispr.h \
               tools/casoff.h tools/patterns.h tools/list_devices.h tools/grep_args.h \
+              tools/like.h \
               $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CLI_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 CASOFF_SRC := tools/clmatch-cas-offinder.c tools/casoff.c tools/cli_common.c tools/fasta.c \

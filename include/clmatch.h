@@ -96,7 +96,8 @@ enum {
     CLM_E_OPENCL = -12,          /**< any other OpenCL runtime error; detail names the call */
     CLM_E_IO = -13,              /**< a file could not be read or written (kernel dir, cache,
                                       clm_scan_fd input); detail has the errno text */
-    CLM_E_PATTERN_SYNTAX = -14,  /**< malformed pattern with CLM_CLASSES (e.g. "[AC"); detail
+    CLM_E_PATTERN_SYNTAX = -14,  /**< malformed pattern with CLM_CLASSES (e.g. "[AC") or
+                                      CLM_DNA, or a LIKE pattern ending with its escape; detail
                                       names the pattern and the byte offset */
     CLM_E_BUSY = -15             /**< the scratch is in use by another call: a second thread,
                                       or a call from its own match callback (detail names the

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run the clmatch test suite: the shared library's exports (tests/lib.sh), the library tests
-# (clmatch-tests) and the CLI tests (tests/cli.sh, tests/cli_dna.sh, tests/cli_crispr.sh and
-# tests/cli_multi.sh, when present), then print ONE summary line "N passed, M failed".
+# (clmatch-tests) and the CLI tests (tests/cli.sh, tests/cli_dna.sh, tests/cli_crispr.sh,
+# tests/cli_multi.sh and tests/cli_like.sh, when present), then print ONE summary line "N passed, M failed".
 #
 #   sh tests/run.sh              the standard run, binaries from build/    (make test)
 #   sh tests/run.sh --full       every differential case (GPU machines)    (make test-full)
@@ -196,6 +196,13 @@ if [ -f tests/cli_multi.sh ] && [ "$mode" != oclgrind ]; then
           >"$tmp/cli_multi.log" 2>&1; echo $? >"$tmp/rc_multi"; } &
     multi_bg=$!
 fi
+like_bg=""
+if [ -f tests/cli_like.sh ] && [ "$mode" != oclgrind ]; then
+    # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
+    { env $cli_env sh tests/cli_like.sh "$B" >"$tmp/cli_like.log" 2>&1
+      echo $? >"$tmp/rc_like"; } &
+    like_bg=$!
+fi
 cli_bg=""
 if [ -f tests/cli.sh ] && [ "$mode" != oclgrind ]; then
     # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
@@ -266,6 +273,7 @@ fi
 [ -n "$dna_bg" ] && collect "$dna_bg" "$tmp/cli_dna.log" "$tmp/rc_dna" cli_dna.sh
 [ -n "$crispr_bg" ] && collect "$crispr_bg" "$tmp/cli_crispr.log" "$tmp/rc_crispr" cli_crispr.sh
 [ -n "$multi_bg" ] && collect "$multi_bg" "$tmp/cli_multi.log" "$tmp/rc_multi" cli_multi.sh
+[ -n "$like_bg" ] && collect "$like_bg" "$tmp/cli_like.log" "$tmp/rc_like" cli_like.sh
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
