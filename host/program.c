@@ -513,13 +513,15 @@ static int build_from_source(clm_device *dev, const char *src, const char *optio
 
 /* The program's entry points (cl/kernels.cl): clm_find and clm_count, and clm_pack when the
  * text comes packed; the LIKE kernels' (cl/records.cl). Returns their number. */
-static unsigned entry_points(const struct clm_kernel_shape *shape, const char *names[3])
+#define ENTRY_POINTS_MAX 5
+static unsigned entry_points(const struct clm_kernel_shape *shape,
+                             const char *names[ENTRY_POINTS_MAX])
 {
+    static const char *const like[] = {"clm_like_match", "clm_like_match_group",
+                                       "clm_like_count", "clm_like_ids32", "clm_like_ids64"};
     if (shape->records) {
-        names[0] = "clm_like_match";
-        names[1] = "clm_like_ids32";
-        names[2] = "clm_like_ids64";
-        return 3;
+        memcpy(names, like, sizeof like);
+        return sizeof like / sizeof like[0];
     }
     names[0] = "clm_find";
     names[1] = "clm_count";
@@ -532,7 +534,7 @@ static unsigned entry_points(const struct clm_kernel_shape *shape, const char *n
 static const char *entry_points_differ(cl_program prog, const struct clm_kernel_shape *shape,
                                        char *buf, size_t cap)
 {
-    const char *want[3];
+    const char *want[ENTRY_POINTS_MAX];
     unsigned n = entry_points(shape, want), found = 0;
     size_t count = 0, size = 0;
     char *names = NULL;
@@ -550,9 +552,10 @@ static const char *entry_points_differ(cl_program prog, const struct clm_kernel_
     }
     const char *why = NULL;
     if (count < n || found != n) {
-        snprintf(buf, cap, "%zu kernel%s (\"%.200s\"), not the entry points %s, %s%s%s", count,
-                 count == 1 ? "" : "s", names ? names : "", want[0], want[1], n > 2 ? ", " : "",
-                 n > 2 ? want[2] : "");
+        size_t at = (size_t)snprintf(buf, cap, "%zu kernel%s (\"%.200s\"), not the entry points",
+                                     count, count == 1 ? "" : "s", names ? names : "");
+        for (unsigned i = 0; i < n && at < cap; i++)
+            at += (size_t)snprintf(buf + at, cap - at, "%s %s", i ? "," : "", want[i]);
         why = buf;
     }
     free(names);
@@ -633,7 +636,7 @@ int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_pr
 
     cl_program prog = NULL;
     char path[4096], why[512];
-    const char *names[3];
+    const char *names[ENTRY_POINTS_MAX];
     unsigned kernels = entry_points(shape, names);
     int have_path = cache_path(full_key, path, sizeof path) == 0;
     *cache_hit = 0;

@@ -6,7 +6,7 @@
 
 #include "internal.h"
 
-#define CLM_SELECTION_V1 CLM_SIZE_THROUGH(clm_selection, count)
+#define CLM_SELECTION_V1 CLM_SIZE_THROUGH(clm_selection, kernel_used)
 #define DEFAULT_SLAB_BYTES ((size_t)64 << 20)
 /* Rows per launch at most (a multiple of every work-group size): bounds the per-row device
  * buffers (positions, ids) whatever the column. */
@@ -28,7 +28,8 @@ int clm_selection_init(clm_selection *sel, size_t size)
 struct query {
     cl_command_queue q;
     cl_program program;
-    cl_kernel match, ids;
+    cl_kernel match, count, ids; /* count: after a work-group per row only */
+    int group;                   /* a work-group per row (CLM_ROWS_GROUP) */
     cl_mem off, data, valid, bitmap, groups, bases, pos, ids_buf, pos_out;
     size_t data_cap; /* host columns: bytes data holds */
     unsigned wg;
@@ -46,6 +47,8 @@ static void query_release(struct query *Q)
         clReleaseKernel(Q->match);
     if (Q->ids)
         clReleaseKernel(Q->ids);
+    if (Q->count)
+        clReleaseKernel(Q->count);
     if (Q->program)
         clReleaseProgram(Q->program);
     if (Q->q)
@@ -144,7 +147,12 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     Q->q = clCreateCommandQueue(dev->context, dev->device, 0, &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateCommandQueue (LIKE)");
-    Q->match = clCreateKernel(Q->program, "clm_like_match", &err);
+    Q->group = s->kernel == CLM_ROWS_GROUP ||
+               (s->kernel == CLM_ROWS_AUTO && c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN);
+    Q->match = clCreateKernel(Q->program, Q->group ? "clm_like_match_group" : "clm_like_match",
+                              &err);
+    if (err == CL_SUCCESS && Q->group)
+        Q->count = clCreateKernel(Q->program, "clm_like_count", &err);
     if (err == CL_SUCCESS)
         Q->ids = clCreateKernel(Q->program, s->row_id_bits == 64 ? "clm_like_ids64"
                                                                  : "clm_like_ids32", &err);
@@ -190,6 +198,8 @@ static int run_batch(const struct clm_like *like, const struct clm_column *c,
     base = c->dev ? c->dev_base : clm_column_offset(c, r0);
     vbit = c->dev ? c->dev_vbit + r0 : (c->validity_bit + r0) & 7;
     size_t groups = (rows + Q->wg - 1) / Q->wg, global = groups * Q->wg, local = Q->wg;
+    /* a work-group per row: a group per bitmap byte, 8 rows one after the other */
+    size_t match_global = Q->group ? (rows + 7) / 8 * Q->wg : global;
     int rc;
     if ((rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_DATA, sizeof data, &data)) ||
         (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_OFFSETS, sizeof off, &off)) ||
@@ -206,9 +216,19 @@ static int run_batch(const struct clm_like *like, const struct clm_column *c,
         (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_POS, sizeof Q->pos, &Q->pos)) ||
         (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_WANT_POS, sizeof want_pos, &want_pos)))
         return rc;
-    cl_int err = clEnqueueNDRangeKernel(Q->q, Q->match, 1, NULL, &global, &local, 0, NULL, NULL);
+    cl_int err = clEnqueueNDRangeKernel(Q->q, Q->match, 1, NULL, &match_global, &local, 0, NULL,
+                                        NULL);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_match)");
+    if (Q->group) { /* the counts per WG rows, which the item kernel writes itself */
+        if ((rc = set_arg(Q->count, 0, sizeof Q->bitmap, &Q->bitmap)) ||
+            (rc = set_arg(Q->count, 1, sizeof rows, &rows)) ||
+            (rc = set_arg(Q->count, 2, sizeof Q->groups, &Q->groups)))
+            return rc;
+        err = clEnqueueNDRangeKernel(Q->q, Q->count, 1, NULL, &groups, NULL, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_count)");
+    }
     if ((err = clEnqueueReadBuffer(Q->q, Q->groups, CL_TRUE, 0, groups * 4, Q->counts, 0, NULL,
                                    NULL)) != CL_SUCCESS)
         return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE counts)");
@@ -272,6 +292,9 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
         return clm_fail(CLM_E_INVALID, "clm_selection: 32-bit row ids for a column of %llu "
                                        "rows: set row_id_bits 64",
                         (unsigned long long)col->rows);
+    if ((unsigned)s.kernel > CLM_ROWS_GROUP)
+        return clm_fail(CLM_E_INVALID, "clm_selection.kernel %d: CLM_ROWS_AUTO, _ITEM or _GROUP",
+                        (int)s.kernel);
     if (s.positions && !s.row_ids)
         return clm_fail(CLM_E_INVALID, "clm_selection: positions without row_ids");
     if (col->dev && col->dev != like->dev)
@@ -297,6 +320,7 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
             rc = run_batch(like, col, &s, &Q, r0, r1, &done);
         r0 = r1;
     }
+    sel->kernel_used = Q.group ? CLM_ROWS_GROUP : CLM_ROWS_ITEM;
     query_release(&Q);
     if (rc != CLM_OK)
         return rc;

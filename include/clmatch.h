@@ -989,6 +989,17 @@ CLM_API void clm_like_free(clm_like *like);
 /** A position of clm_selection.positions for a row no pattern matched (NOT LIKE). */
 #define CLM_NO_POSITION UINT64_MAX
 
+/** How clm_like_select's kernels share out the rows (seed 004's basic form and Split). */
+typedef enum {
+    CLM_ROWS_AUTO = 0,  /**< by the column's mean row length: CLM_ROWS_GROUP from
+                             CLM_ROWS_GROUP_MEAN bytes on, else CLM_ROWS_ITEM */
+    CLM_ROWS_ITEM = 1,  /**< a work-item per row: short rows */
+    CLM_ROWS_GROUP = 2  /**< a work-group per row, its work-items comparing the placements
+                             of a segment side by side: long rows */
+} clm_rows_kernel;
+/** The mean row length from which CLM_ROWS_AUTO takes a work-group per row. */
+#define CLM_ROWS_GROUP_MEAN 1024u
+
 /** Where clm_like_select writes its results, and how it reads a host column. */
 typedef struct clm_selection {
     size_t size;             /**< sizeof (clm_selection), set by clm_selection_init */
@@ -1007,7 +1018,9 @@ typedef struct clm_selection {
     size_t slab_bytes;       /**< a host column's string bytes per transfer: 0 default
                                   (64 MiB). A slab holds whole rows; one longer than the
                                   slab gets a slab of its own */
+    clm_rows_kernel kernel;  /**< default CLM_ROWS_AUTO */
     uint64_t count;          /**< out: rows selected */
+    clm_rows_kernel kernel_used; /**< out: never CLM_ROWS_AUTO (after a search) */
 } clm_selection;
 
 /** Fill *sel (of size bytes: sizeof *sel) with its size and the defaults. */

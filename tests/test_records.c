@@ -198,7 +198,8 @@ static uint64_t ref_select(const tcol *c, const tquery *q, unsigned char *sel, u
  * reference's. */
 static void check_select(const clm_like *like, const clm_column *col, const tcol *c,
                          const unsigned char *want, const uint64_t *want_pos, uint64_t want_n,
-                         unsigned id_bits, size_t slab, const char *what)
+                         unsigned id_bits, size_t slab, clm_rows_kernel kernel,
+                         const char *what)
 {
     size_t nb = (size_t)(c->rows + 7) / 8;
     uint8_t *bitmap = malloc(nb + 1);
@@ -214,11 +215,14 @@ static void check_select(const clm_like *like, const clm_column *col, const tcol
     s.row_id_capacity = c->rows;
     s.positions = pos;
     s.slab_bytes = slab;
+    s.kernel = kernel;
     int rc = clm_like_select(like, col, &s);
     if (rc != CLM_OK) {
         T_FAIL("%s: clm_like_select: %s (%s)", what, clm_strerror(rc), clm_last_error());
         goto out;
     }
+    if (kernel != CLM_ROWS_AUTO && s.kernel_used != kernel)
+        T_FAIL("%s: kernel_used %d, want %d", what, (int)s.kernel_used, (int)kernel);
     if (s.count != want_n) {
         T_FAIL("%s: count %llu, want %llu", what, (unsigned long long)s.count,
                (unsigned long long)want_n);
@@ -254,8 +258,12 @@ out:
     free(pos);
 }
 
+/* Columns up to this many rows are also searched with a work-group per row (WG work-items
+ * for each row: millions of rows take half a minute on a CPU device). */
+#define GROUP_ROWS_MAX 100000u
+
 /* The query against the reference on the host column (slabs of `slab` bytes) and on a
- * resident copy, with 32- and 64-bit ids. */
+ * resident copy, with 32- and 64-bit ids, a work-item and a work-group per row. */
 static void check_query(const tcol *c, const tquery *q, size_t slab, const char *what)
 {
     unsigned char *want = malloc(c->rows + 1);
@@ -268,11 +276,17 @@ static void check_query(const tcol *c, const tquery *q, size_t slab, const char 
     if (EXPECT_RC(clm_like_compile(t_dev, q->pats, q->lens, q->flags, q->count, q->escape,
                                    &like), CLM_OK) &&
         EXPECT_RC(tcol_wrap(c, &host), CLM_OK)) {
-        snprintf(label, sizeof label, "%s, host column", what);
-        check_select(like, host, c, want, want_pos, n, 32, slab, label);
+        snprintf(label, sizeof label, "%s, host column, a work-item per row", what);
+        check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_ITEM, label);
+        snprintf(label, sizeof label, "%s, host column, a work-group per row", what);
+        if (c->rows <= GROUP_ROWS_MAX)
+            check_select(like, host, c, want, want_pos, n, 64, slab, CLM_ROWS_GROUP, label);
         if (EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK)) {
-            snprintf(label, sizeof label, "%s, resident column", what);
-            check_select(like, res, c, want, want_pos, n, 64, 0, label);
+            snprintf(label, sizeof label, "%s, resident column, a work-item per row", what);
+            check_select(like, res, c, want, want_pos, n, 64, 0, CLM_ROWS_ITEM, label);
+            snprintf(label, sizeof label, "%s, resident column, a work-group per row", what);
+            if (c->rows <= GROUP_ROWS_MAX)
+                check_select(like, res, c, want, want_pos, n, 32, 0, CLM_ROWS_GROUP, label);
         }
     }
     clm_column_free(res);
@@ -457,6 +471,40 @@ static void test_many_rows(const void *arg)
     tcol_free(&c);
 }
 
+static size_t len_1k(t_rng *r, uint64_t i) { (void)i; return 900 + t_below(r, 300); }
+
+/* auto takes a work-group per row from a mean row length of CLM_ROWS_GROUP_MEAN on. */
+static void test_auto(const void *arg)
+{
+    (void)arg;
+    static const struct {
+        size_t (*len)(t_rng *, uint64_t);
+        clm_rows_kernel want;
+    } cases[] = {{len_short, CLM_ROWS_ITEM}, {len_1k, CLM_ROWS_GROUP}};
+    const char *pat = "%ab%";
+    clm_like *like = NULL;
+    REQUIRE_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK);
+    for (size_t k = 0; k < 2; k++) {
+        t_rng r;
+        t_rng_init(&r, "records.auto", k);
+        tcol c;
+        tcol_make(&c, &r, 300, 32, cases[k].len, "abc", 0);
+        uint64_t mean = c.bytes / c.rows;
+        clm_column *col = NULL;
+        clm_selection s;
+        clm_selection_init(&s, sizeof s);
+        if (EXPECT_RC(tcol_wrap(&c, &col), CLM_OK) &&
+            EXPECT_RC(clm_like_select(like, col, &s), CLM_OK) &&
+            !EXPECT(s.kernel_used == cases[k].want))
+            t_note("mean row length %llu: kernel %d", (unsigned long long)mean,
+                   (int)s.kernel_used);
+        EXPECT((mean >= CLM_ROWS_GROUP_MEAN) == (cases[k].want == CLM_ROWS_GROUP));
+        clm_column_free(col);
+        tcol_free(&c);
+    }
+    clm_like_free(like);
+}
+
 /* Bytes of any value in rows and patterns (NUL included); an escape that is no backslash. */
 static void test_bytes(const void *arg)
 {
@@ -516,7 +564,8 @@ static void test_arrow(const void *arg)
             clm_column_info info;
             EXPECT_RC(clm_column_get_info(col, &info, sizeof info), CLM_OK);
             EXPECT(info.rows == 600 && info.offset_bits == bits && !info.resident);
-            check_select(like, col, &slice, want, want_pos, n, 32, 50, "Arrow slice");
+            check_select(like, col, &slice, want, want_pos, n, 32, 50, CLM_ROWS_AUTO,
+                         "Arrow slice");
         }
         clm_column_free(col);
         col = NULL;
@@ -636,5 +685,6 @@ void register_records_tests(void)
     t_register("records.bytes", test_bytes, NULL, 0);
     t_register("records.many_rows", test_many_rows, NULL, 0);
     t_register("records.arrow", test_arrow, NULL, 1);
+    t_register("records.auto", test_auto, NULL, 1);
     t_register("records.misuse", test_misuse, NULL, 1);
 }
