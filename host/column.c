@@ -99,6 +99,83 @@ int clm_column_wrap(const clm_column_desc *desc, clm_column **out)
     return CLM_OK;
 }
 
+/* Arrow's string view ("vu"): 16-byte views, each its length (int32) and either its bytes
+ * (up to 12, inline) or a 4-byte prefix, the index of a data buffer and the offset there;
+ * the C Data Interface adds the data buffers' sizes (int64) as the last buffer. Checked and
+ * gathered into offsets and bytes of the column's own: one copy. */
+#define VIEW_INLINE 12
+static int gather_views(const struct ArrowArray *a, const uint8_t *validity, clm_column **out)
+{
+    uint64_t rows = (uint64_t)a->length, first = (uint64_t)a->offset;
+    int64_t nbufs = a->n_buffers - 3;
+    const unsigned char *views = a->buffers[1];
+    const int64_t *sizes = a->buffers[a->n_buffers - 1];
+    if (!views || (nbufs > 0 && !sizes))
+        return clm_fail(CLM_E_INVALID, "Arrow string view: the %s buffer is NULL",
+                        !views ? "views" : "buffer sizes");
+    views += first * 16;
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < rows; i++) {
+        int32_t len, idx, off;
+        uint64_t bit = first + i;
+        if (validity && !(validity[bit >> 3] >> (bit & 7) & 1))
+            continue; /* a NULL row's view is not read */
+        memcpy(&len, views + i * 16, 4);
+        memcpy(&idx, views + i * 16 + 8, 4);
+        memcpy(&off, views + i * 16 + 12, 4);
+        if (len < 0)
+            return clm_fail(CLM_E_INVALID, "Arrow string view: row %llu has length %d",
+                            (unsigned long long)i, (int)len);
+        if (len > VIEW_INLINE &&
+            (idx < 0 || idx >= nbufs || off < 0 || !a->buffers[2 + idx] ||
+             (uint64_t)off + (uint64_t)len > (uint64_t)(sizes[idx] < 0 ? 0 : sizes[idx])))
+            return clm_fail(CLM_E_INVALID,
+                            "Arrow string view: row %llu (%d bytes) refers to buffer %d at "
+                            "offset %d, past the %lld data buffers or their sizes",
+                            (unsigned long long)i, (int)len, (int)idx, (int)off,
+                            (long long)nbufs);
+        total += (uint64_t)len;
+    }
+    if (total > SIZE_MAX - (rows + 1) * 8)
+        return clm_fail(CLM_E_NOMEM, "Arrow string view: %llu bytes", (unsigned long long)total);
+    int64_t *offsets = malloc((size_t)(rows + 1) * 8 + (size_t)total);
+    if (!offsets)
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    unsigned char *bytes = (unsigned char *)(offsets + rows + 1);
+    uint64_t at = 0;
+    for (uint64_t i = 0; i < rows; i++) {
+        int32_t len = 0, idx, off;
+        uint64_t bit = first + i;
+        offsets[i] = (int64_t)at;
+        if (validity && !(validity[bit >> 3] >> (bit & 7) & 1))
+            continue;
+        memcpy(&len, views + i * 16, 4);
+        memcpy(&idx, views + i * 16 + 8, 4);
+        memcpy(&off, views + i * 16 + 12, 4);
+        const unsigned char *src = len <= VIEW_INLINE
+                                       ? views + i * 16 + 4
+                                       : (const unsigned char *)a->buffers[2 + idx] + off;
+        memcpy(bytes + at, src, (size_t)len);
+        at += (uint64_t)len;
+    }
+    offsets[rows] = (int64_t)at;
+    clm_column_desc d;
+    clm_column_desc_init(&d, sizeof d);
+    d.rows = rows;
+    d.offset_bits = 64;
+    d.offsets = offsets;
+    d.data = bytes;
+    d.data_bytes = at;
+    d.validity = validity;
+    d.validity_bit = first;
+    int rc = clm_column_wrap(&d, out);
+    if (rc != CLM_OK)
+        free(offsets);
+    else
+        (*out)->owned = offsets;
+    return rc;
+}
+
 int clm_column_from_arrow(const struct ArrowSchema *schema, const struct ArrowArray *array,
                           clm_column **out)
 {
@@ -110,10 +187,11 @@ int clm_column_from_arrow(const struct ArrowSchema *schema, const struct ArrowAr
     if (!schema->release || !array->release)
         return clm_fail(CLM_E_INVALID, "Arrow array: released (its release callback is NULL)");
     const char *f = schema->format ? schema->format : "";
+    int view = strcmp(f, "vu") == 0;
     unsigned bits = strcmp(f, "u") == 0 ? 32 : strcmp(f, "U") == 0 ? 64 : 0;
-    if (!bits)
-        return clm_fail(CLM_E_INVALID, "Arrow array: format \"%.32s\": strings are \"u\" (utf8) "
-                                       "or \"U\" (large utf8)",
+    if (!bits && !view)
+        return clm_fail(CLM_E_INVALID, "Arrow array: format \"%.32s\": strings are \"u\" (utf8), "
+                                       "\"U\" (large utf8) or \"vu\" (utf8 view)",
                         f);
     if (schema->n_children != 0 || array->n_children != 0 || schema->dictionary ||
         array->dictionary)
@@ -121,13 +199,16 @@ int clm_column_from_arrow(const struct ArrowSchema *schema, const struct ArrowAr
                         "Arrow array: a string array has no children and no dictionary "
                         "(n_children %lld)",
                         (long long)array->n_children);
-    if (array->n_buffers != 3 || !array->buffers)
+    if ((view ? array->n_buffers < 3 : array->n_buffers != 3) || !array->buffers)
         return clm_fail(CLM_E_INVALID, "Arrow array: %lld buffers: a string array has 3 "
-                                       "(validity, offsets, data)",
+                                       "(validity, offsets, data), a view at least 3 "
+                                       "(validity, views, data..., their sizes)",
                         (long long)array->n_buffers);
     if (array->length < 0 || array->offset < 0)
         return clm_fail(CLM_E_INVALID, "Arrow array: length %lld, offset %lld",
                         (long long)array->length, (long long)array->offset);
+    if (view)
+        return gather_views(array, array->null_count == 0 ? NULL : array->buffers[0], out);
     const void *offsets = array->buffers[1];
     if (!offsets)
         return clm_fail(CLM_E_INVALID, "Arrow array: the offsets buffer is NULL");
@@ -189,6 +270,7 @@ int clm_column_upload(clm_device *dev, const clm_column *host, clm_column **out)
     if (!c)
         return clm_fail(CLM_E_NOMEM, "out of memory");
     *c = *host;
+    c->owned = NULL;
     c->offsets = NULL;
     c->data = NULL;
     c->validity = NULL;
@@ -218,6 +300,7 @@ void clm_column_free(clm_column *col)
         clReleaseMemObject(col->data_buf);
     if (col->valid_buf)
         clReleaseMemObject(col->valid_buf);
+    free(col->owned);
     free(col);
 }
 

@@ -452,6 +452,8 @@ struct clm_column {
     const unsigned char *data;    /* host */
     const uint8_t *validity;      /* host; NULL: no NULL */
     uint64_t validity_bit;
+    void *owned;                  /* host: offsets and bytes the column made itself (an
+                                     Arrow string view gathered), freed with it */
     clm_device *dev;              /* resident: the device holding the buffers */
     cl_mem off_buf, data_buf, valid_buf; /* valid_buf NULL: no NULL */
     uint64_t dev_base, dev_vbit;

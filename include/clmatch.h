@@ -919,12 +919,16 @@ CLM_API int clm_column_desc_init(clm_column_desc *desc, size_t size);
 CLM_API int clm_column_wrap(const clm_column_desc *desc, clm_column **out);
 
 /**
- * A column over an Arrow array of strings, zero-copy (the array's buffers must stay valid
- * until clm_column_free; the release callbacks are not called). Formats "u" (utf8, 32-bit
- * offsets) and "U" (large utf8, 64-bit offsets); the array's offset (a slice) and validity
- * bitmap are honoured; the string bytes are taken to end at the last offset.
+ * A column over an Arrow array of strings (the array's buffers must stay valid until
+ * clm_column_free; the release callbacks are not called). Formats "u" (utf8, 32-bit
+ * offsets) and "U" (large utf8, 64-bit offsets), zero-copy, the string bytes taken to end
+ * at the last offset; "vu" (utf8 view: 16-byte views, data buffers, their sizes last),
+ * whose rows are checked and gathered into offsets and bytes the column owns (one copy).
+ * The array's offset (a slice) and validity bitmap are honoured; a NULL row's view is not
+ * read.
  * Errors: CLM_E_INVALID (NULL, a released struct, another format, buffers or children not
- * those of a string array, a negative length or offset, offsets as clm_column_wrap),
+ * those of a string array, a negative length or offset, offsets as clm_column_wrap, a view
+ * of a negative length or outside its data buffer: the detail names the row),
  * CLM_E_NOMEM.
  */
 CLM_API int clm_column_from_arrow(const struct ArrowSchema *schema,

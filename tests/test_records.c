@@ -589,6 +589,106 @@ static void test_arrow(const void *arg)
     }
 }
 
+/* Arrow string views ("vu"): rows of up to 12 bytes inline, longer ones in two data buffers,
+ * a slice, NULL rows whose views are garbage (never read); and views that point outside. */
+static void test_arrow_view(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.arrow_view", 0);
+    tcol c;
+    tcol_make(&c, &r, 700, 64, len_mixed, "abc", 5);
+    unsigned char *views = calloc(c.rows, 16), *buf[2];
+    int64_t sizes[2] = {0, 0};
+    buf[0] = malloc(c.bytes + 1);
+    buf[1] = malloc(c.bytes + 1);
+    if (!views || !buf[0] || !buf[1]) abort();
+    for (uint64_t i = 0; i < c.rows; i++) {
+        int32_t len = (int32_t)(tcol_off(&c, i + 1) - tcol_off(&c, i));
+        unsigned char *v = views + i * 16;
+        const unsigned char *row = c.data + tcol_off(&c, i);
+        if (!tcol_valid(&c, i)) {
+            memset(v, 0xee, 16); /* garbage: a NULL row's view is not read */
+            continue;
+        }
+        memcpy(v, &len, 4);
+        if (len <= 12) {
+            memcpy(v + 4, row, (size_t)len);
+            continue;
+        }
+        int32_t b = (int32_t)(i % 2), off = (int32_t)sizes[b];
+        memcpy(v + 4, row, 4);
+        memcpy(v + 8, &b, 4);
+        memcpy(v + 12, &off, 4);
+        memcpy(buf[b] + off, row, (size_t)len);
+        sizes[b] += len;
+    }
+    const void *bufs[5] = {c.validity, views, buf[0], buf[1], sizes};
+    struct ArrowSchema schema = {"vu", "s", NULL, ARROW_FLAG_NULLABLE, 0, NULL, NULL,
+                                 release_schema, NULL};
+    struct ArrowArray array = {600, 1, 50, 5, 0, bufs, NULL, NULL, release_array, NULL};
+    tcol slice = c;
+    slice.rows = 600;
+    void *offs = malloc(601 * 8);
+    uint8_t *valid = calloc(600 / 8 + 1, 1);
+    if (!offs || !valid) abort();
+    slice.offsets = offs;
+    slice.validity = valid;
+    for (uint64_t i = 0; i <= 600; i++) tcol_set_off(&slice, i, tcol_off(&c, 50 + i));
+    for (uint64_t i = 0; i < 600; i++)
+        if (tcol_valid(&c, 50 + i)) valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+    const char *pats[] = {"%abc%", "a%", "%c_"};
+    tquery q = {pats, NULL, NULL, 3, CLM_LIKE_NO_ESCAPE};
+    unsigned char want[600];
+    uint64_t want_pos[600];
+    uint64_t n = ref_select(&slice, &q, want, want_pos);
+    clm_like *like = NULL;
+    clm_column *col = NULL, *res = NULL;
+    if (EXPECT_RC(clm_like_compile(t_dev, pats, NULL, NULL, 3, -1, &like), CLM_OK) &&
+        EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_OK)) {
+        check_select(like, col, &slice, want, want_pos, n, 32, 300, CLM_ROWS_AUTO,
+                     "Arrow string view");
+        if (EXPECT_RC(clm_column_upload(t_dev, col, &res), CLM_OK))
+            check_select(like, res, &slice, want, want_pos, n, 64, 0, CLM_ROWS_AUTO,
+                         "Arrow string view, resident");
+    }
+    clm_column_free(res);
+    clm_column_free(col);
+    col = NULL;
+    /* views that point outside: a valid long row's buffer index, its offset, its length */
+    uint64_t long_row = 0;
+    for (uint64_t i = 50; i < 650 && !long_row; i++)
+        if (tcol_valid(&c, i) && tcol_off(&c, i + 1) - tcol_off(&c, i) > 12) long_row = i;
+    REQUIRE(long_row != 0);
+    unsigned char saved[16];
+    memcpy(saved, views + long_row * 16, 16);
+    int32_t bad = 2;
+    memcpy(views + long_row * 16 + 8, &bad, 4);
+    EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+    char row_name[32];
+    snprintf(row_name, sizeof row_name, "row %llu ", (unsigned long long)(long_row - 50));
+    EXPECT(strstr(clm_last_error(), row_name) != NULL);
+    memcpy(views + long_row * 16, saved, 16);
+    bad = (int32_t)sizes[long_row % 2];
+    memcpy(views + long_row * 16 + 12, &bad, 4);
+    EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+    memcpy(views + long_row * 16, saved, 16);
+    bad = -1;
+    memcpy(views + long_row * 16, &bad, 4);
+    EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+    memcpy(views + long_row * 16, saved, 16);
+    array.n_buffers = 2;
+    EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+    EXPECT(col == NULL);
+    clm_like_free(like);
+    free(offs);
+    free(valid);
+    free(views);
+    free(buf[0]);
+    free(buf[1]);
+    tcol_free(&c);
+}
+
 /* Misuse: a clear error, never a crash. */
 static void test_misuse(const void *arg)
 {
@@ -686,5 +786,6 @@ void register_records_tests(void)
     t_register("records.many_rows", test_many_rows, NULL, 0);
     t_register("records.arrow", test_arrow, NULL, 1);
     t_register("records.auto", test_auto, NULL, 1);
+    t_register("records.arrow_view", test_arrow_view, NULL, 1);
     t_register("records.misuse", test_misuse, NULL, 1);
 }
