@@ -102,7 +102,8 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
 #define CLM_LIKE_ANY 256u
 #define CLM_LIKE_NONE 0xffffffffffffffffUL /* no position (clmatch.h CLM_NO_POSITION) */
 
-/* clm_like_match's arguments: a work-item per row of a batch of ROWS rows.
+/* clm_like_match's arguments: a work-item per row of a batch of ROWS rows (and
+ * clm_like_match_group's: a work-group per row, 8 rows per group; GROUPS unwritten).
  *   DATA      the string bytes; row r is DATA[offsets[ROW_OFF + r] - BASE, offsets[...+1] - BASE)
  *   OFFSETS   OFF_T offsets (RECORDS bits)
  *   VALID     validity bytes; row r's bit is VBIT + r; HAS_VALID 0: no NULL
@@ -128,6 +129,18 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
 enum clm_like_match_arg {
     CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_MATCH_ARG_INDEX, CLM_LIKE_MATCH_ARG_INDEX)
         CLM_LIKE_MATCH_ARG_COUNT
+};
+
+/* clm_like_count's, after clm_like_match_group (a work-group per row), which leaves GROUPS
+ * unwritten: GROUPS[g] gets the set bits of BITMAP's rows [g * WG, (g + 1) * WG). */
+#define CLM_LIKE_COUNT_ARG_LIST(X0, X)                                                      \
+    X0(BITMAP, __global const uchar *, bitmap)                                             \
+    X(ROWS, uint, rows)                                                                    \
+    X(GROUPS, __global uint *, groups)
+#define CLM_LIKE_COUNT_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_COUNT_ARG_##NAME,
+enum clm_like_count_arg {
+    CLM_LIKE_COUNT_ARG_LIST(CLM_LIKE_COUNT_ARG_INDEX, CLM_LIKE_COUNT_ARG_INDEX)
+        CLM_LIKE_COUNT_ARG_COUNT
 };
 
 /* clm_like_ids32 / clm_like_ids64's: the row ids of the set bits of a batch's BITMAP, group g

@@ -255,7 +255,7 @@ clm_like_match_group(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 }
 
 /* GROUPS[g]: the rows selected among rows [g * WG, (g + 1) * WG) of the bitmap. */
-__kernel void clm_like_count(__global const uchar *bitmap, uint rows, __global uint *groups)
+__kernel void clm_like_count(CLM_LIKE_COUNT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
     const uint g = (uint)get_global_id(0);
     if ((ulong)g * WG >= rows)

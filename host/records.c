@@ -221,9 +221,9 @@ static int run_batch(const struct clm_like *like, const struct clm_column *c,
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_match)");
     if (Q->group) { /* the counts per WG rows, which the item kernel writes itself */
-        if ((rc = set_arg(Q->count, 0, sizeof Q->bitmap, &Q->bitmap)) ||
-            (rc = set_arg(Q->count, 1, sizeof rows, &rows)) ||
-            (rc = set_arg(Q->count, 2, sizeof Q->groups, &Q->groups)))
+        if ((rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+            (rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_ROWS, sizeof rows, &rows)) ||
+            (rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_GROUPS, sizeof Q->groups, &Q->groups)))
             return rc;
         err = clEnqueueNDRangeKernel(Q->q, Q->count, 1, NULL, &groups, NULL, 0, NULL, NULL);
         if (err != CL_SUCCESS)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* the contract (cl/contract.h) and the program's source */
 #include "t.h"
 
 /* ---- the reference ------------------------------------------------------------------- */
@@ -775,8 +776,68 @@ static void test_misuse(const void *arg)
     clm_like_free(like);
 }
 
+/* ---- the contract: records.cl's kernels take the arguments host/records.c sets ---------- */
+
+#define ARG_NAME(NAME, TYPE, VAR) #VAR,
+static const char *const match_args[] = {CLM_LIKE_MATCH_ARG_LIST(ARG_NAME, ARG_NAME)};
+static const char *const count_args[] = {CLM_LIKE_COUNT_ARG_LIST(ARG_NAME, ARG_NAME)};
+static const char *const ids_args[] = {CLM_LIKE_IDS_ARG_LIST(ARG_NAME, ARG_NAME)};
+
+/* Kernel `name` of prog takes exactly the `n` arguments `names`, in that order. */
+static void check_args(cl_program prog, const char *name, const char *const *names, unsigned n)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(prog, name, &err);
+    if (!EXPECT(err == CL_SUCCESS))
+        return;
+    cl_uint count = 0;
+    EXPECT(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof count, &count, NULL) == CL_SUCCESS);
+    if (!EXPECT(count == n))
+        t_note("%s takes %u arguments; the contract has %u", name, count, n);
+    for (cl_uint i = 0; i < count && i < n; i++) {
+        char got[64] = "";
+        err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, sizeof got, got, NULL);
+        if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) {
+            t_note("%s: the device keeps no argument names: nothing to compare", name);
+            break;
+        }
+        if (!EXPECT(err == CL_SUCCESS && strcmp(got, names[i]) == 0))
+            t_note("%s argument %u is '%s'; the contract says '%s'", name, i, got, names[i]);
+    }
+    clReleaseKernel(k);
+}
+
+static void test_kernel_args(const void *arg)
+{
+    (void)arg;
+    for (unsigned bits = 32; bits <= 64; bits += 32) {
+        struct clm_kernel_shape shape;
+        memset(&shape, 0, sizeof shape);
+        shape.records = bits;
+        shape.wg = 64;
+        char *src = NULL, options[700];
+        REQUIRE_RC(clm_program_source(&shape, &src), CLM_OK);
+        REQUIRE_RC(clm_build_options(t_dev, &shape, options, sizeof options - 32), CLM_OK);
+        strcat(options, " -cl-kernel-arg-info");
+        cl_int err;
+        const char *text = src;
+        cl_program prog = clCreateProgramWithSource(t_dev->context, 1, &text, NULL, &err);
+        free(src);
+        REQUIRE(err == CL_SUCCESS);
+        if (EXPECT(clBuildProgram(prog, 1, &t_dev->device, options, NULL, NULL) == CL_SUCCESS)) {
+            check_args(prog, "clm_like_match", match_args, CLM_LIKE_MATCH_ARG_COUNT);
+            check_args(prog, "clm_like_match_group", match_args, CLM_LIKE_MATCH_ARG_COUNT);
+            check_args(prog, "clm_like_count", count_args, CLM_LIKE_COUNT_ARG_COUNT);
+            check_args(prog, "clm_like_ids32", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+            check_args(prog, "clm_like_ids64", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+        }
+        clReleaseProgram(prog);
+    }
+}
+
 void register_records_tests(void)
 {
+    t_register("records.kernel_args", test_kernel_args, NULL, 1);
     t_register("records.shapes", test_shapes, NULL, 1);
     t_register("records.random", test_random, NULL, 1);
     t_register("records.disjunction", test_disjunction, NULL, 1);
