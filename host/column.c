@@ -209,7 +209,11 @@ int clm_column_from_arrow(const struct ArrowSchema *schema, const struct ArrowAr
                         (long long)array->length, (long long)array->offset);
     if (view)
         return gather_views(array, array->null_count == 0 ? NULL : array->buffers[0], out);
+    /* producers may leave the buffers of an empty array NULL: its one offset is 0 */
+    static const int64_t empty[2];
     const void *offsets = array->buffers[1];
+    if (!offsets && array->length == 0 && array->offset == 0)
+        offsets = empty;
     if (!offsets)
         return clm_fail(CLM_E_INVALID, "Arrow array: the offsets buffer is NULL");
     const uint8_t *validity = array->null_count == 0 ? NULL : array->buffers[0];
@@ -279,7 +283,7 @@ int clm_column_upload(clm_device *dev, const clm_column *host, clm_column **out)
     c->dev_vbit = host->validity_bit & 7;
     int rc = upload(dev, host->offsets, (size_t)obytes, &c->off_buf);
     if (rc == CLM_OK)
-        rc = upload(dev, host->data + base, (size_t)dbytes, &c->data_buf);
+        rc = upload(dev, dbytes ? host->data + base : NULL, (size_t)dbytes, &c->data_buf);
     if (rc == CLM_OK && host->validity)
         rc = upload(dev, host->validity + v0, (size_t)vbytes, &c->valid_buf);
     if (rc != CLM_OK) {

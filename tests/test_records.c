@@ -580,6 +580,17 @@ static void test_arrow(const void *arg)
         array.n_children = 1;
         EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
         array.n_children = 0;
+        /* an empty array whose producer left its buffers NULL */
+        const void *none[3] = {NULL, NULL, NULL};
+        struct ArrowArray empty = {0, 0, 0, 3, 0, none, NULL, NULL, release_array, NULL};
+        if (EXPECT_RC(clm_column_from_arrow(&schema, &empty, &col), CLM_OK)) {
+            clm_selection s;
+            clm_selection_init(&s, sizeof s);
+            EXPECT_RC(clm_like_select(like, col, &s), CLM_OK);
+            EXPECT(s.count == 0);
+        }
+        clm_column_free(col);
+        col = NULL;
         array.release = NULL;
         EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
         EXPECT(col == NULL);
