@@ -30,6 +30,30 @@ int clm_like_seg_at(__global const uchar *row, ulong at, __global const uint *pr
     return 1;
 }
 
+/* The leftmost place in [lo, hi - len] where the segment matches, or CLM_LIKE_NONE. Places
+ * are tried where the segment's first byte (not '_') is: a loop over the row's bytes that
+ * keeps only that byte in hand, not the whole segment. */
+ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global const uint *prog,
+                    uint sym, uint len, int caseless)
+{
+    uint lead = 0;
+    while (lead < len && prog[sym + lead] == CLM_LIKE_ANY)
+        lead++;
+    if (lo + len > hi)
+        return CLM_LIKE_NONE;
+    if (lead == len) /* '_' alone: the first place */
+        return lo;
+    const uint first = prog[sym + lead];
+    for (ulong at = lo; at + len <= hi; at++) {
+        uchar c = row[at + lead];
+        if (caseless)
+            c = clm_like_fold(c);
+        if (c == first && clm_like_seg_at(row, at, prog, sym, len, caseless))
+            return at;
+    }
+    return CLM_LIKE_NONE;
+}
+
 /* Whether pattern head (its header in prog) matches the whole row of n bytes; *pos gets
  * where its first segment went. Segments between '%' go to their leftmost place from the
  * end of the one before: for runs of fixed length separated by '%' that placement finds a
@@ -67,10 +91,8 @@ int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, 
     }
     for (uint k = s; k < e; k++) {
         uint sym = prog[seg + 2 * k], len = prog[seg + 2 * k + 1];
-        ulong at = lo;
-        while (at + len <= hi && !clm_like_seg_at(row, at, prog, sym, len, caseless))
-            at++;
-        if (at + len > hi)
+        ulong at = clm_like_find(row, lo, hi, prog, sym, len, caseless);
+        if (at == CLM_LIKE_NONE)
             return 0;
         if (k == 0)
             *pos = at;
