@@ -51,6 +51,19 @@ grep -x -i -E -e "$(like_re '%special%requests%')" "$T/t" >"$T/exp"
 "$CLM" --ilike '%special%requests%' "$T/t" >"$T/act" 2>"$T/err"
 same "--ilike" "$T/exp" "$T/act" "$T/err"
 
+# -i: every pattern an ILIKE
+grep -x -i -E -e "$(like_re '%SPECIAL%')" -e "$(like_re 'foo')" "$T/t" >"$T/exp"
+"$CLM" -i --like '%SPECIAL%' --like 'foo' "$T/t" >"$T/act" 2>"$T/err"
+same "-i" "$T/exp" "$T/act" "$T/err"
+
+# -q: nothing printed, the status says
+"$CLM" -q --like '%special%' "$T/t" >"$T/act" 2>"$T/err"
+echo "exit $?" >>"$T/act"
+"$CLM" -q --like 'zzz' "$T/t" >>"$T/act" 2>>"$T/err"
+echo "exit $?" >>"$T/act"
+printf 'exit 0\nexit 1\n' >"$T/exp"
+same "-q" "$T/exp" "$T/act" "$T/err"
+
 # several --like: an OR, each record once, in order
 grep -x -E -e "$(like_re '%the%')" -e "$(like_re '#%')" "$T/doc" >"$T/exp"
 "$CLM" --like '%the%' --like '#%' "$T/doc" >"$T/act" 2>"$T/err"

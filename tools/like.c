@@ -30,10 +30,12 @@ static void print_help(void)
           "  --like=PATTERN            select the records PATTERN matches (repeatable: a\n"
           "                            record any of them selects is selected)\n"
           "  --ilike=PATTERN           the same, ASCII case-insensitive (ILIKE)\n"
+          "  -i, --ignore-case         every pattern is an ILIKE\n"
           "  -v, --invert-match        select the records no pattern matches (NOT LIKE)\n"
           "  -z, --null-data           records end with a NUL byte, not a newline\n"
           "  -n, --line-number         prefix each record with its 1-based number\n"
           "  -c, --count               print the number of selected records per file\n"
+          "  -q, --quiet, --silent     print nothing: the exit status says\n"
           "      --row-ids             print the 0-based index of each selected record, one\n"
           "                            per line, ascending\n"
           "  -H, --with-filename       prefix each output with the file name\n"
@@ -51,6 +53,9 @@ static const struct option long_options[] = {
     {"like", required_argument, NULL, OPT_LIKE},
     {"ilike", required_argument, NULL, OPT_ILIKE},
     {"invert-match", no_argument, NULL, 'v'},
+    {"ignore-case", no_argument, NULL, 'i'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"silent", no_argument, NULL, 'q'},
     {"null-data", no_argument, NULL, 'z'},
     {"line-number", no_argument, NULL, 'n'},
     {"count", no_argument, NULL, 'c'},
@@ -65,7 +70,7 @@ typedef struct {
     const char **pats;
     unsigned *flags;
     unsigned count;
-    int invert, nul, numbers, count_only, row_ids, with_filename;
+    int invert, nul, numbers, count_only, row_ids, with_filename, caseless, quiet;
     cli_device_opts dev;
 } like_config;
 
@@ -175,7 +180,7 @@ static int64_t like_input(const like_config *c, const clm_like *like, const char
         if (bit == c->invert)
             continue;
         selected++;
-        if (c->count_only)
+        if (c->count_only || c->quiet)
             continue;
         if (prefix) {
             out_str(prefix);
@@ -193,7 +198,7 @@ static int64_t like_input(const like_config *c, const clm_like *like, const char
         out_bytes(text + off[i], (size_t)(off[i + 1] - off[i]));
         out_char(c->nul ? '\0' : '\n');
     }
-    if (c->count_only) {
+    if (c->count_only && !c->quiet) {
         if (prefix) {
             out_str(prefix);
             out_char(':');
@@ -233,7 +238,7 @@ int like_main(int argc, char **argv)
             goto done;
         }
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":vzncHhp:d:a:", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":vizncqHhp:d:a:", long_options, NULL)) != -1) {
         int dst = cli_device_option(opt, optarg, &c.dev, 2, "");
         if (dst < 0)
             goto done;
@@ -246,6 +251,8 @@ int like_main(int argc, char **argv)
             c.pats[c.count++] = optarg;
             break;
         case 'v': c.invert = 1; break;
+        case 'i': c.caseless = 1; break;
+        case 'q': c.quiet = 1; break;
         case 'z': c.nul = 1; break;
         case 'n': c.numbers = 1; break;
         case 'c': c.count_only = 1; break;
@@ -272,6 +279,8 @@ int like_main(int argc, char **argv)
         c.with_filename = n_files > 1;
     if (cli_output_init() != 0 || cli_open_device(&c.dev, &dev) != 0)
         goto done;
+    for (unsigned i = 0; i < c.count && c.caseless; i++)
+        c.flags[i] |= CLM_LIKE_CASELESS;
     int st = clm_like_compile(dev, c.pats, NULL, c.flags, c.count, '\\', &like);
     if (st != CLM_OK) {
         report_clm("bad LIKE pattern", st);
