@@ -6,7 +6,7 @@
 
 #include "internal.h"
 
-#define CLM_SELECTION_V1 CLM_SIZE_THROUGH(clm_selection, kernel_used)
+#define CLM_SELECTION_V1 CLM_SIZE_THROUGH(clm_selection, data_path_used)
 #define DEFAULT_SLAB_BYTES ((size_t)64 << 20)
 /* Rows per launch at most (a multiple of every work-group size): bounds the per-row device
  * buffers (positions, ids) whatever the column. */
@@ -32,6 +32,7 @@ struct query {
     int group;                   /* a work-group per row (CLM_ROWS_GROUP) */
     cl_mem off, data, valid, bitmap, groups, bases, pos, ids_buf, pos_out;
     size_t data_cap; /* host columns: bytes data holds */
+    int zero_copy;   /* host columns: each batch's buffers are the caller's memory itself */
     unsigned wg;
     uint32_t *counts;
 };
@@ -85,14 +86,36 @@ static uint64_t batch_end(const struct clm_column *c, uint64_t r0, size_t slab)
     return r1;
 }
 
+/* A buffer over the caller's n bytes at p (CL_MEM_USE_HOST_PTR: the kernels read them in
+ * place); nothing to read gets a byte of its own. */
+static int host_buffer(clm_device *dev, const void *p, size_t n, cl_mem *out)
+{
+    cl_int err;
+    if (*out)
+        clReleaseMemObject(*out);
+    *out = n ? clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, n,
+                              (void *)p, &err)
+             : clCreateBuffer(dev->context, CL_MEM_READ_ONLY, 1, NULL, &err);
+    return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clCreateBuffer (string column)");
+}
+
 /* Send a host column's rows [r0, r1) to the query's buffers, growing the bytes' buffer for a
- * batch larger than it. */
+ * batch larger than it; or, zero-copy, make the buffers the caller's memory of those rows. */
 static int send_batch(clm_device *dev, struct query *Q, const struct clm_column *c,
                       uint64_t r0, uint64_t r1)
 {
     size_t ob = c->offset_bits / 8;
     uint64_t start = clm_column_offset(c, r0), bytes = clm_column_offset(c, r1) - start;
+    uint64_t b0 = (c->validity_bit + r0) >> 3, b1 = (c->validity_bit + r1 + 7) >> 3;
     int rc;
+    if (Q->zero_copy) {
+        if ((rc = host_buffer(dev, (const char *)c->offsets + r0 * ob,
+                              (size_t)(r1 - r0 + 1) * ob, &Q->off)) ||
+            (rc = host_buffer(dev, bytes ? c->data + start : NULL, (size_t)bytes, &Q->data)))
+            return rc;
+        return c->validity ? host_buffer(dev, c->validity + b0, (size_t)(b1 - b0), &Q->valid)
+                           : CLM_OK;
+    }
     if (bytes > Q->data_cap) {
         if (bytes > dev->info.max_alloc_bytes || bytes > SIZE_MAX)
             return clm_fail(CLM_E_DEVICE_MEMORY,
@@ -111,11 +134,9 @@ static int send_batch(clm_device *dev, struct query *Q, const struct clm_column 
     if (err == CL_SUCCESS && bytes)
         err = clEnqueueWriteBuffer(Q->q, Q->data, CL_FALSE, 0, (size_t)bytes, c->data + start,
                                    0, NULL, NULL);
-    if (err == CL_SUCCESS && c->validity) {
-        uint64_t b0 = (c->validity_bit + r0) >> 3, b1 = (c->validity_bit + r1 + 7) >> 3;
+    if (err == CL_SUCCESS && c->validity)
         err = clEnqueueWriteBuffer(Q->q, Q->valid, CL_FALSE, 0, (size_t)(b1 - b0),
                                    c->validity + b0, 0, NULL, NULL);
-    }
     return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clEnqueueWriteBuffer (string column)");
 }
 
@@ -170,7 +191,13 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
                      s->row_ids ? (size_t)batch * (s->row_id_bits / 8) : 8, &Q->ids_buf)) ||
         (rc = buffer(dev, CL_MEM_WRITE_ONLY, want_pos ? (size_t)batch * 8 : 8, &Q->pos_out)))
         return rc;
-    if (!c->dev) { /* a host column's batches go through buffers of the query's own */
+    /* auto: in place where the device reads host memory as its own (CPUs, integrated GPUs) */
+    Q->zero_copy = !c->dev && (s->data_path == CLM_PATH_ZERO_COPY ||
+                               (s->data_path == CLM_PATH_AUTO && dev->info.host_unified_memory));
+    if (Q->zero_copy) { /* send_batch makes the buffers; a NULL-free column gets a dummy */
+        if (!c->validity && (rc = buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
+            return rc;
+    } else if (!c->dev) { /* a host column's batches go through buffers of the query's own */
         size_t slab = s->slab_bytes ? s->slab_bytes : DEFAULT_SLAB_BYTES;
         uint64_t bytes = c->bytes < slab ? c->bytes : slab;
         if ((rc = buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 1) * (c->offset_bits / 8),
@@ -292,6 +319,10 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
         return clm_fail(CLM_E_INVALID, "clm_selection: 32-bit row ids for a column of %llu "
                                        "rows: set row_id_bits 64",
                         (unsigned long long)col->rows);
+    if (s.data_path != CLM_PATH_AUTO && s.data_path != CLM_PATH_COPY &&
+        s.data_path != CLM_PATH_ZERO_COPY)
+        return clm_fail(CLM_E_INVALID, "clm_selection.data_path %d: auto, copy or zero-copy",
+                        (int)s.data_path);
     if ((unsigned)s.kernel > CLM_ROWS_GROUP)
         return clm_fail(CLM_E_INVALID, "clm_selection.kernel %d: CLM_ROWS_AUTO, _ITEM or _GROUP",
                         (int)s.kernel);
@@ -321,6 +352,9 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
         r0 = r1;
     }
     sel->kernel_used = Q.group ? CLM_ROWS_GROUP : CLM_ROWS_ITEM;
+    sel->data_path_used = col->dev       ? CLM_PATH_AUTO
+                          : Q.zero_copy ? CLM_PATH_ZERO_COPY
+                                        : CLM_PATH_COPY;
     query_release(&Q);
     if (rc != CLM_OK)
         return rc;

@@ -1023,8 +1023,16 @@ typedef struct clm_selection {
                                   (64 MiB). A slab holds whole rows; one longer than the
                                   slab gets a slab of its own */
     clm_rows_kernel kernel;  /**< default CLM_ROWS_AUTO */
+    clm_data_path data_path; /**< a host column: CLM_PATH_COPY (batches copied to buffers
+                                  of the query's own), CLM_PATH_ZERO_COPY (buffers over the
+                                  caller's memory, CL_MEM_USE_HOST_PTR: read in place where
+                                  the device shares host memory), or CLM_PATH_AUTO (the
+                                  default: zero-copy on devices with host-unified memory,
+                                  else copy); pinned and svm are CLM_E_INVALID */
     uint64_t count;          /**< out: rows selected */
     clm_rows_kernel kernel_used; /**< out: never CLM_ROWS_AUTO (after a search) */
+    clm_data_path data_path_used; /**< out: a host column's path, never CLM_PATH_AUTO;
+                                       CLM_PATH_AUTO for a resident column */
 } clm_selection;
 
 /** Fill *sel (of size bytes: sizeof *sel) with its size and the defaults. */

@@ -200,7 +200,7 @@ static uint64_t ref_select(const tcol *c, const tquery *q, unsigned char *sel, u
 static void check_select(const clm_like *like, const clm_column *col, const tcol *c,
                          const unsigned char *want, const uint64_t *want_pos, uint64_t want_n,
                          unsigned id_bits, size_t slab, clm_rows_kernel kernel,
-                         const char *what)
+                         clm_data_path path, const char *what)
 {
     size_t nb = (size_t)(c->rows + 7) / 8;
     uint8_t *bitmap = malloc(nb + 1);
@@ -217,6 +217,7 @@ static void check_select(const clm_like *like, const clm_column *col, const tcol
     s.positions = pos;
     s.slab_bytes = slab;
     s.kernel = kernel;
+    s.data_path = path;
     int rc = clm_like_select(like, col, &s);
     if (rc != CLM_OK) {
         T_FAIL("%s: clm_like_select: %s (%s)", what, clm_strerror(rc), clm_last_error());
@@ -224,6 +225,8 @@ static void check_select(const clm_like *like, const clm_column *col, const tcol
     }
     if (kernel != CLM_ROWS_AUTO && s.kernel_used != kernel)
         T_FAIL("%s: kernel_used %d, want %d", what, (int)s.kernel_used, (int)kernel);
+    if (path != CLM_PATH_AUTO && s.data_path_used != path)
+        T_FAIL("%s: data_path_used %d, want %d", what, (int)s.data_path_used, (int)path);
     if (s.count != want_n) {
         T_FAIL("%s: count %llu, want %llu", what, (unsigned long long)s.count,
                (unsigned long long)want_n);
@@ -277,17 +280,24 @@ static void check_query(const tcol *c, const tquery *q, size_t slab, const char 
     if (EXPECT_RC(clm_like_compile(t_dev, q->pats, q->lens, q->flags, q->count, q->escape,
                                    &like), CLM_OK) &&
         EXPECT_RC(tcol_wrap(c, &host), CLM_OK)) {
-        snprintf(label, sizeof label, "%s, host column, a work-item per row", what);
-        check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_ITEM, label);
+        snprintf(label, sizeof label, "%s, host column copied, a work-item per row", what);
+        check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_ITEM, CLM_PATH_COPY,
+                     label);
+        snprintf(label, sizeof label, "%s, host column in place, a work-item per row", what);
+        check_select(like, host, c, want, want_pos, n, 64, slab, CLM_ROWS_ITEM,
+                     CLM_PATH_ZERO_COPY, label);
         snprintf(label, sizeof label, "%s, host column, a work-group per row", what);
         if (c->rows <= GROUP_ROWS_MAX)
-            check_select(like, host, c, want, want_pos, n, 64, slab, CLM_ROWS_GROUP, label);
+            check_select(like, host, c, want, want_pos, n, 64, slab, CLM_ROWS_GROUP,
+                         CLM_PATH_AUTO, label);
         if (EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK)) {
             snprintf(label, sizeof label, "%s, resident column, a work-item per row", what);
-            check_select(like, res, c, want, want_pos, n, 64, 0, CLM_ROWS_ITEM, label);
+            check_select(like, res, c, want, want_pos, n, 64, 0, CLM_ROWS_ITEM, CLM_PATH_AUTO,
+                         label);
             snprintf(label, sizeof label, "%s, resident column, a work-group per row", what);
             if (c->rows <= GROUP_ROWS_MAX)
-                check_select(like, res, c, want, want_pos, n, 32, 0, CLM_ROWS_GROUP, label);
+                check_select(like, res, c, want, want_pos, n, 32, 0, CLM_ROWS_GROUP,
+                             CLM_PATH_AUTO, label);
         }
     }
     clm_column_free(res);
@@ -566,7 +576,7 @@ static void test_arrow(const void *arg)
             EXPECT_RC(clm_column_get_info(col, &info, sizeof info), CLM_OK);
             EXPECT(info.rows == 600 && info.offset_bits == bits && !info.resident);
             check_select(like, col, &slice, want, want_pos, n, 32, 50, CLM_ROWS_AUTO,
-                         "Arrow slice");
+                         CLM_PATH_AUTO, "Arrow slice");
         }
         clm_column_free(col);
         col = NULL;
@@ -659,10 +669,10 @@ static void test_arrow_view(const void *arg)
     if (EXPECT_RC(clm_like_compile(t_dev, pats, NULL, NULL, 3, -1, &like), CLM_OK) &&
         EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_OK)) {
         check_select(like, col, &slice, want, want_pos, n, 32, 300, CLM_ROWS_AUTO,
-                     "Arrow string view");
+                     CLM_PATH_AUTO, "Arrow string view");
         if (EXPECT_RC(clm_column_upload(t_dev, col, &res), CLM_OK))
             check_select(like, res, &slice, want, want_pos, n, 64, 0, CLM_ROWS_AUTO,
-                         "Arrow string view, resident");
+                         CLM_PATH_AUTO, "Arrow string view, resident");
     }
     clm_column_free(res);
     clm_column_free(col);
@@ -758,6 +768,10 @@ static void test_misuse(const void *arg)
         EXPECT(s.count == 2 && ids[0] == 0 && ids[1] == 2);
         s.row_id_bits = 16;
         EXPECT_RC(clm_like_select(like, col, &s), CLM_E_INVALID);
+        s.row_id_bits = 32;
+        s.data_path = CLM_PATH_PINNED;
+        EXPECT_RC(clm_like_select(like, col, &s), CLM_E_INVALID);
+        s.data_path = CLM_PATH_AUTO;
         s.row_id_bits = 32;
         s.row_ids = NULL;
         s.positions = pos;
