@@ -977,7 +977,9 @@ typedef struct clm_like clm_like;
  * prefix ('abc%'), suffix ('%abc'), contains ('%abc%') and segments in order ('%a%b%c%')
  * are LIKE shapes. patterns[i] has lengths[i] bytes (lengths NULL: NUL-terminated); flags
  * may be NULL (all plain LIKE), else flags[i] holds CLM_LIKE_CASELESS and CLM_LIKE_NOT for
- * pattern i. escape: a byte 0-255, or CLM_LIKE_NO_ESCAPE.
+ * pattern i. escape: a byte 0-255, or CLM_LIKE_NO_ESCAPE. The patterns go to the device
+ * here; the kernels (cl/records.cl) are built at the first clm_like_select of each offset
+ * width on the device and kept in its program cache.
  * Errors: CLM_E_INVALID (NULL, count 0, an escape outside -1..255, an unknown flag),
  * CLM_E_PATTERN_SYNTAX (the escape byte ends a pattern: the detail names the pattern and
  * offset), CLM_E_PATTERN_TOO_LONG (above CLM_LIKE_MAX_PATTERN), CLM_E_BUILD, CLM_E_OPENCL,
@@ -1019,7 +1021,7 @@ typedef struct clm_selection {
                                   the first pattern that selects it placed its first
                                   segment (0 for a pattern that starts without '%');
                                   CLM_NO_POSITION for a row selected by NOT LIKE only */
-    size_t slab_bytes;       /**< a host column's string bytes per transfer: 0 default
+    size_t slab_bytes;       /**< a host column's string bytes per batch: 0 default
                                   (64 MiB). A slab holds whole rows; one longer than the
                                   slab gets a slab of its own */
     clm_rows_kernel kernel;  /**< default CLM_ROWS_AUTO */
@@ -1041,11 +1043,14 @@ CLM_API int clm_selection_init(clm_selection *sel, size_t size);
 /**
  * The rows of col that `like` selects. col is a host column (sent in slabs) or a column
  * resident on like's device. sel->count gets the number of rows selected; the bitmap, row
- * ids and positions are written where sel asks for them.
- * Errors: CLM_E_INVALID (NULL, sel not initialised, row_id_bits not 32 or 64, 32-bit ids
+ * ids and positions are written where sel asks for them. Each call has its own queue and
+ * buffers: threads may select with one predicate and one column at once.
+ * Errors: CLM_E_INVALID (NULL, sel not initialised, an unknown kernel or data path, a
+ * pinned or svm data path, row_id_bits not 32 or 64, 32-bit ids
  * for a column of more than 2^32 rows, positions without row_ids, a column resident on
  * another device, row_id_capacity below the count: sel->count then holds the count and
- * nothing past the capacity is written), CLM_E_DEVICE_MEMORY, CLM_E_OPENCL, CLM_E_NOMEM.
+ * nothing past the capacity is written), CLM_E_BUILD, CLM_E_DEVICE_MEMORY, CLM_E_OPENCL,
+ * CLM_E_NOMEM.
  */
 CLM_API int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *sel);
 

@@ -5,6 +5,7 @@
  * 64-bit offsets, resident and host columns, every pattern shape ('%', '_', escapes,
  * ILIKE, NOT LIKE, disjunctions), Arrow arrays (sliced), and misuse.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,6 +517,73 @@ static void test_auto(const void *arg)
     clm_like_free(like);
 }
 
+/* Threads selecting with one predicate on one host and one resident column at once. */
+struct thread_job {
+    const clm_like *like;
+    const clm_column *col;
+    uint64_t rows, want;
+    const unsigned char *want_sel;
+    int rc, wrong;
+};
+
+static void *select_thread(void *arg)
+{
+    struct thread_job *j = arg;
+    uint8_t *bitmap = calloc((size_t)(j->rows + 7) / 8, 1);
+    if (!bitmap) abort();
+    for (int round = 0; round < 4 && !j->wrong && j->rc == CLM_OK; round++) {
+        clm_selection s;
+        clm_selection_init(&s, sizeof s);
+        s.bitmap = bitmap;
+        s.slab_bytes = 1000; /* many batches, so that the threads' calls interleave */
+        j->rc = clm_like_select(j->like, j->col, &s);
+        j->wrong |= s.count != j->want;
+        for (uint64_t i = 0; i < j->rows; i++)
+            j->wrong |= (bitmap[i >> 3] >> (i & 7) & 1) != j->want_sel[i];
+    }
+    free(bitmap);
+    return NULL;
+}
+
+static void test_threads(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.threads", 0);
+    tcol c;
+    tcol_make(&c, &r, 4000, 32, len_mixed, "abc", 6);
+    const char *pat = "%ab%c%";
+    tquery q = {&pat, NULL, NULL, 1, CLM_LIKE_NO_ESCAPE};
+    unsigned char *want = malloc(c.rows);
+    uint64_t *want_pos = malloc(c.rows * sizeof *want_pos);
+    if (!want || !want_pos) abort();
+    uint64_t n = ref_select(&c, &q, want, want_pos);
+    clm_like *like = NULL;
+    clm_column *host = NULL, *res = NULL;
+    if (EXPECT_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK) &&
+        EXPECT_RC(tcol_wrap(&c, &host), CLM_OK) &&
+        EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK)) {
+        struct thread_job jobs[4];
+        pthread_t th[4];
+        for (int i = 0; i < 4; i++) {
+            jobs[i] = (struct thread_job){like, i % 2 ? res : host, c.rows, n, want, 0, 0};
+            if (pthread_create(&th[i], NULL, select_thread, &jobs[i]) != 0) abort();
+        }
+        for (int i = 0; i < 4; i++) {
+            pthread_join(th[i], NULL);
+            if (!EXPECT(jobs[i].rc == CLM_OK && !jobs[i].wrong))
+                t_note("thread %d (%s column): status %d, %s", i, i % 2 ? "resident" : "host",
+                       jobs[i].rc, jobs[i].wrong ? "a wrong selection" : "right");
+        }
+    }
+    clm_column_free(res);
+    clm_column_free(host);
+    clm_like_free(like);
+    free(want);
+    free(want_pos);
+    tcol_free(&c);
+}
+
 /* Bytes of any value in rows and patterns (NUL included); an escape that is no backslash. */
 static void test_bytes(const void *arg)
 {
@@ -870,6 +938,7 @@ void register_records_tests(void)
     t_register("records.slabs", test_slabs, NULL, 0);
     t_register("records.bytes", test_bytes, NULL, 0);
     t_register("records.many_rows", test_many_rows, NULL, 0);
+    t_register("records.threads", test_threads, NULL, 0);
     t_register("records.arrow", test_arrow, NULL, 1);
     t_register("records.auto", test_auto, NULL, 1);
     t_register("records.arrow_view", test_arrow_view, NULL, 1);
