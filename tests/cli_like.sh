@@ -64,6 +64,17 @@ echo "exit $?" >>"$T/act"
 printf 'exit 0\nexit 1\n' >"$T/exp"
 same "-q" "$T/exp" "$T/act" "$T/err"
 
+# --resident: the same records from a column uploaded first; --stats says what ran
+"$CLM" --like '%the%' -n "$T/doc" >"$T/exp" 2>&1
+"$CLM" --like '%the%' -n --resident "$T/doc" >"$T/act" 2>"$T/err"
+same "--resident" "$T/exp" "$T/act" "$T/err"
+"$CLM" --like '%the%' -c --resident --stats "$T/doc" >"$T/act" 2>"$T/err"
+if grep -q '^clmatch: stats: .*records.*upload .*select .*resident column' "$T/err"; then
+    pass "--stats --resident"
+else
+    fail "--stats --resident" "$(head -n 3 "$T/err")"
+fi
+
 # several --like: an OR, each record once, in order
 grep -x -E -e "$(like_re '%the%')" -e "$(like_re '#%')" "$T/doc" >"$T/exp"
 "$CLM" --like '%the%' --like '#%' "$T/doc" >"$T/act" 2>"$T/err"

@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,10 @@ static void print_help(void)
           "  -q, --quiet, --silent     print nothing: the exit status says\n"
           "      --row-ids             print the 0-based index of each selected record, one\n"
           "                            per line, ascending\n"
+          "      --resident            upload each file's column to the device first, then\n"
+          "                            select (as a resident column; --stats times both)\n"
+          "      --stats               print records, bytes, the select's time and rate, the\n"
+          "                            kernel and data path to stderr\n"
           "  -H, --with-filename       prefix each output with the file name\n"
           "  -h, --no-filename         never prefix the file name\n"
           "  -p, --platform=N, -d, --device=N   the OpenCL device (clmatch --help)\n"
@@ -47,7 +52,7 @@ static void print_help(void)
           stdout);
 }
 
-enum { OPT_LIKE = CLI_OPT_LOCAL, OPT_ILIKE, OPT_ROW_IDS, OPT_HELP };
+enum { OPT_LIKE = CLI_OPT_LOCAL, OPT_ILIKE, OPT_ROW_IDS, OPT_RESIDENT, OPT_STATS, OPT_HELP };
 
 static const struct option long_options[] = {
     {"like", required_argument, NULL, OPT_LIKE},
@@ -60,6 +65,8 @@ static const struct option long_options[] = {
     {"line-number", no_argument, NULL, 'n'},
     {"count", no_argument, NULL, 'c'},
     {"row-ids", no_argument, NULL, OPT_ROW_IDS},
+    {"resident", no_argument, NULL, OPT_RESIDENT},
+    {"stats", no_argument, NULL, OPT_STATS},
     {"with-filename", no_argument, NULL, 'H'},
     {"no-filename", no_argument, NULL, 'h'},
     CLI_DEVICE_LONG_OPTIONS,
@@ -71,6 +78,7 @@ typedef struct {
     unsigned *flags;
     unsigned count;
     int invert, nul, numbers, count_only, row_ids, with_filename, caseless, quiet;
+    int resident, stats;
     cli_device_opts dev;
 } like_config;
 
@@ -137,8 +145,8 @@ static int64_t *records_of(unsigned char *text, size_t n, int sep, uint64_t *row
 
 /* Select the records of one input and print what the options ask for. Returns the records
  * selected, or -1 after a message. */
-static int64_t like_input(const like_config *c, const clm_like *like, const char *name,
-                          int fd)
+static int64_t like_input(const like_config *c, clm_device *dev, const clm_like *like,
+                          const char *name, int fd)
 {
     unsigned char *text = NULL;
     size_t n = 0;
@@ -151,7 +159,11 @@ static int64_t like_input(const like_config *c, const clm_like *like, const char
     int64_t *off = records_of(text, n, c->nul ? '\0' : '\n', &rows);
     uint8_t *bitmap = off ? calloc((size_t)(rows + 7) / 8 + 1, 1) : NULL;
     int64_t result = -1;
-    clm_column *col = NULL;
+    clm_column *col = NULL, *res = NULL;
+    /* 32-bit offsets where they do (half the offsets' bytes to send) */
+    int32_t *off32 = off && off[rows] <= INT32_MAX ? malloc((rows + 1) * sizeof *off32) : NULL;
+    for (uint64_t i = 0; off32 && i <= rows; i++)
+        off32[i] = (int32_t)off[i];
     if (!bitmap) {
         errmsg("out of memory");
         goto out;
@@ -159,19 +171,38 @@ static int64_t like_input(const like_config *c, const clm_like *like, const char
     clm_column_desc d;
     clm_column_desc_init(&d, sizeof d);
     d.rows = rows;
-    d.offset_bits = 64;
-    d.offsets = off;
+    d.offset_bits = off32 ? 32 : 64;
+    d.offsets = off32 ? (const void *)off32 : (const void *)off;
     d.data = text;
     d.data_bytes = (uint64_t)off[rows];
     int st = clm_column_wrap(&d, &col);
     clm_selection sel;
     clm_selection_init(&sel, sizeof sel);
     sel.bitmap = bitmap;
+    double t0 = now_seconds(), t_upload = 0.0;
+    if (st == CLM_OK && c->resident) {
+        st = clm_column_upload(dev, col, &res);
+        t_upload = now_seconds() - t0;
+    }
+    double t1 = now_seconds();
     if (st == CLM_OK)
-        st = clm_like_select(like, col, &sel);
+        st = clm_like_select(like, res ? res : col, &sel);
+    double t_select = now_seconds() - t1;
     if (st != CLM_OK) {
         report_clm(name, st);
         goto out;
+    }
+    if (c->stats) {
+        char upload[64] = "";
+        if (res)
+            snprintf(upload, sizeof upload, "upload %.6f s, ", t_upload);
+        errmsg("stats: %s: %llu records, %llu bytes; %sselect %.6f s (%.2f GB/s); a work-%s "
+               "per record; %s",
+               name, (unsigned long long)rows, (unsigned long long)d.data_bytes, upload,
+               t_select, t_select > 0 ? (double)d.data_bytes / t_select / 1e9 : 0.0,
+               sel.kernel_used == CLM_ROWS_GROUP ? "group" : "item",
+               res ? "resident column"
+                   : clm_data_path_name(sel.data_path_used));
     }
     uint64_t selected = 0;
     const char *prefix = c->with_filename ? name : NULL;
@@ -208,7 +239,9 @@ static int64_t like_input(const like_config *c, const clm_like *like, const char
     }
     result = (int64_t)selected;
 out:
+    clm_column_free(res);
     clm_column_free(col);
+    free(off32);
     free(bitmap);
     free(off);
     free(text);
@@ -259,6 +292,8 @@ int like_main(int argc, char **argv)
         case 'H': c.with_filename = 1; break;
         case 'h': c.with_filename = 0; break;
         case OPT_ROW_IDS: c.row_ids = 1; break;
+        case OPT_RESIDENT: c.resident = 1; break;
+        case OPT_STATS: c.stats = 1; break;
         case OPT_HELP:
             print_help();
             status = EXIT_MATCH;
@@ -295,7 +330,8 @@ int like_main(int argc, char **argv)
             trouble = 1;
             continue;
         }
-        int64_t got = like_input(&c, like, is_stdin ? "(standard input)" : files[i], fd);
+        int64_t got =
+            like_input(&c, dev, like, is_stdin ? "(standard input)" : files[i], fd);
         if (!is_stdin)
             close(fd);
         trouble |= got < 0;
