@@ -67,11 +67,11 @@ $(B)/libclmatch.so: $(LIB_OBJ)
 CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/fasta.c tools/crispr.c \
             tools/casoff.c tools/patterns.c tools/list_devices.c \
             tools/grep_args.c tools/output.c tools/batch.c tools/walk.c tools/grep_stats.c \
-            tools/progress.c tools/grep_db.c tools/cli_devices.c
+            tools/progress.c tools/grep_db.c tools/cli_devices.c tools/like.c
 $(B)/clmatch: $(CLI_SRC) tools/cli_common.h tools/dna.h tools/fasta.h tools/crispr.h \
               tools/casoff.h tools/patterns.h tools/list_devices.h tools/grep_args.h \
               tools/output.h tools/batch.h tools/walk.h tools/grep_stats.h tools/progress.h \
-              tools/grep_db.h tools/cli_devices.h $(B)/libclmatch.a
+              tools/grep_db.h tools/cli_devices.h tools/like.h $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CLI_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 CASOFF_SRC := tools/clmatch-cas-offinder.c tools/casoff.c tools/cli_common.c tools/fasta.c \
               tools/crispr.c

@@ -82,4 +82,82 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
 #define CLM_AHO_HEADER 8u
 #define CLM_AHO_NONE 0xffffffffu
 
+/* ---- records (cl/records.cl, host/records.c): SQL LIKE over a string column ------------ */
+
+/* A compiled LIKE disjunction (host/like.c), the PROG argument: uints. Word 0 holds the
+ * number of patterns P; pattern p's header is the CLM_LIKE_HEAD words at 1 + p *
+ * CLM_LIKE_HEAD: its flags, its segments (the runs between '%'), the word of its first
+ * segment record and its shortest row. A segment record is its symbols' first word and its
+ * length; a symbol is a byte (folded when CASELESS) or CLM_LIKE_ANY ('_'). */
+#define CLM_LIKE_HEAD 4u
+#define CLM_LIKE_FLAGS 0u
+#define CLM_LIKE_SEGS 1u
+#define CLM_LIKE_SEG 2u
+#define CLM_LIKE_MIN 3u
+#define CLM_LIKE_F_NOT 1u      /* NOT LIKE */
+#define CLM_LIKE_F_CASELESS 2u /* ILIKE: rows' bytes are folded before comparing */
+#define CLM_LIKE_F_START 4u    /* the first segment sits at the row's start (no '%' before) */
+#define CLM_LIKE_F_END 8u      /* the last segment ends at the row's end (no '%' after) */
+#define CLM_LIKE_F_EXACT 16u   /* no '%': the row is the one segment (or empty) */
+#define CLM_LIKE_ANY 256u
+#define CLM_LIKE_NONE 0xffffffffffffffffUL /* no position (clmatch.h CLM_NO_POSITION) */
+
+/* clm_like_match's arguments: a work-item per row of a batch of ROWS rows (and
+ * clm_like_match_group's: a work-group per row, 8 rows per group; GROUPS unwritten).
+ *   DATA      the string bytes; row r is DATA[offsets[ROW_OFF + r] - BASE, offsets[...+1] - BASE)
+ *   OFFSETS   OFF_T offsets (RECORDS bits)
+ *   VALID     validity bytes; row r's bit is VBIT + r; HAS_VALID 0: no NULL
+ *   PROG      the predicate (above)
+ *   BITMAP    out: a bit per row, LSB first, a byte per 8 rows
+ *   GROUPS    out: rows selected per work-group
+ *   POS       out when WANT_POS: each row's first match position (CLM_LIKE_NONE) */
+#define CLM_LIKE_MATCH_ARG_LIST(X0, X)                                                      \
+    X0(DATA, __global const uchar *, data)                                                 \
+    X(OFFSETS, __global const OFF_T *, offsets)                                            \
+    X(VALID, __global const uchar *, valid)                                                \
+    X(VBIT, ulong, vbit)                                                                   \
+    X(HAS_VALID, uint, has_valid)                                                          \
+    X(ROWS, uint, rows)                                                                    \
+    X(ROW_OFF, ulong, row_off)                                                             \
+    X(BASE, ulong, base)                                                                   \
+    X(PROG, __global const uint *, prog)                                                   \
+    X(BITMAP, __global uchar *, bitmap)                                                    \
+    X(GROUPS, __global uint *, groups)                                                     \
+    X(POS, __global ulong *, pos)                                                          \
+    X(WANT_POS, uint, want_pos)
+#define CLM_LIKE_MATCH_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_MATCH_ARG_##NAME,
+enum clm_like_match_arg {
+    CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_MATCH_ARG_INDEX, CLM_LIKE_MATCH_ARG_INDEX)
+        CLM_LIKE_MATCH_ARG_COUNT
+};
+
+/* clm_like_count's, after clm_like_match_group (a work-group per row), which leaves GROUPS
+ * unwritten: GROUPS[g] gets the set bits of BITMAP's rows [g * WG, (g + 1) * WG). */
+#define CLM_LIKE_COUNT_ARG_LIST(X0, X)                                                      \
+    X0(BITMAP, __global const uchar *, bitmap)                                             \
+    X(ROWS, uint, rows)                                                                    \
+    X(GROUPS, __global uint *, groups)
+#define CLM_LIKE_COUNT_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_COUNT_ARG_##NAME,
+enum clm_like_count_arg {
+    CLM_LIKE_COUNT_ARG_LIST(CLM_LIKE_COUNT_ARG_INDEX, CLM_LIKE_COUNT_ARG_INDEX)
+        CLM_LIKE_COUNT_ARG_COUNT
+};
+
+/* clm_like_ids32 / clm_like_ids64's: the row ids of the set bits of a batch's BITMAP, group g
+ * from BASES[g] on (an exclusive prefix sum of GROUPS), each ROW0 + its row; with WANT_POS
+ * their positions from POS into POS_OUT alike. */
+#define CLM_LIKE_IDS_ARG_LIST(X0, X)                                                        \
+    X0(BITMAP, __global const uchar *, bitmap)                                             \
+    X(ROWS, uint, rows)                                                                    \
+    X(BASES, __global const uint *, bases)                                                 \
+    X(ROW0, ulong, row0)                                                                   \
+    X(IDS, __global ID_T *, ids)                                                           \
+    X(POS, __global const ulong *, pos)                                                    \
+    X(POS_OUT, __global ulong *, pos_out)                                                  \
+    X(WANT_POS, uint, want_pos)
+#define CLM_LIKE_IDS_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_IDS_ARG_##NAME,
+enum clm_like_ids_arg {
+    CLM_LIKE_IDS_ARG_LIST(CLM_LIKE_IDS_ARG_INDEX, CLM_LIKE_IDS_ARG_INDEX) CLM_LIKE_IDS_ARG_COUNT
+};
+
 #endif

@@ -127,7 +127,7 @@ const char *clm_strerror(int status)
     case CLM_E_DEVICE_MEMORY: return "out of device memory";
     case CLM_E_OPENCL: return "OpenCL runtime error";
     case CLM_E_IO: return "file input/output error";
-    case CLM_E_PATTERN_SYNTAX: return "malformed pattern (class syntax)";
+    case CLM_E_PATTERN_SYNTAX: return "malformed pattern";
     case CLM_E_BUSY:
         return "the scratch is in use by another call: a second thread, or a call from its own "
                "match callback";

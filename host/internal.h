@@ -293,6 +293,8 @@ struct clm_kernel_shape {
                           shallowest states' rows) also copied to local memory; 0: none */
     unsigned aho_passes; /* aho: loop passes of the most matches ending at one byte (for a
                             device's loop budget; the kernel reads its table instead) */
+    unsigned records;  /* the LIKE kernels of cl/records.cl (host/records.c): the width of
+                          the column's offsets, 32 or 64; 0 for the search kernels */
 };
 
 /* The one place that turns a shape into build options (program.c's table); the string is
@@ -439,5 +441,37 @@ struct clm_database {
  * this serial (0: any); a freed db is never read. */
 int clm_database_live(const clm_database *db, uint64_t serial);
 
+/* ---- string columns and LIKE (column.c, like.c, records.c) --------------------------- */
+
+/* A string column (clmatch.h): rows + 1 offsets into the bytes, optional validity. A host
+ * column refers to the caller's memory; a resident one holds device buffers: the offsets
+ * as given, the bytes from the first offset on (dev_base: the offset at data_buf's byte 0)
+ * and the validity bytes from the one holding row 0's bit (dev_vbit: its bit there). */
+struct clm_column {
+    uint64_t rows, nulls;
+    uint64_t bytes;               /* of the rows: last offset - first offset */
+    unsigned offset_bits;
+    const void *offsets;          /* host: rows + 1 entries */
+    const unsigned char *data;    /* host */
+    const uint8_t *validity;      /* host; NULL: no NULL */
+    uint64_t validity_bit;
+    void *owned;                  /* host: offsets and bytes the column made itself (an
+                                     Arrow string view gathered), freed with it */
+    clm_device *dev;              /* resident: the device holding the buffers */
+    cl_mem off_buf, data_buf, valid_buf; /* valid_buf NULL: no NULL */
+    uint64_t dev_base, dev_vbit;
+};
+/* Offset i of a column's offsets (32- or 64-bit). */
+uint64_t clm_column_offset(const struct clm_column *col, uint64_t i);
+
+/* A compiled LIKE disjunction: its program (cl/contract.h CLM_LIKE_*) on the host and on
+ * its device. */
+struct clm_like {
+    clm_device *dev;
+    uint32_t *prog;
+    size_t prog_words;
+    unsigned count;
+    cl_mem prog_buf;
+};
 
 #endif

@@ -18,6 +18,8 @@ struct clm_program_entry {
 static const char *algorithm_file(const struct clm_kernel_shape *s)
 {
     const struct clm_algo *a = clm_algo(s->algorithm);
+    if (s->records)
+        return "records.cl";
     if (!a)
         return NULL;
     return s->variant == CLM_VARIANT_REDUCE && a->reduce_source ? a->reduce_source : a->source;
@@ -56,6 +58,15 @@ static void opt_table(char *buf, size_t cap, const clm_device *d,
              s->table_memory == CLM_TABLE_LOCAL      ? "TABLE_LOCAL"
              : s->table_memory == CLM_TABLE_CONSTANT ? "TABLE_CONSTANT"
                                                      : "TABLE_GLOBAL");
+}
+
+/* Only for the LIKE kernels, so that the search kernels' options (their cache keys) stay as
+ * they were. */
+static void opt_records(char *buf, size_t cap, const clm_device *d,
+                        const struct clm_kernel_shape *s)
+{
+    (void)d;
+    snprintf(buf, cap, s->records ? "RECORDS=%u" : "", s->records);
 }
 
 static void opt_letters(char *buf, size_t cap, const clm_device *d,
@@ -118,6 +129,8 @@ static const struct build_option {
      "staged: length of the prefix the cheap walk runs; 0: the whole pattern"},
     {"AHO_HOT", SHAPE(aho_hot), 0,
      "aho, global tables: entries (the shallowest states' rows) also read from local memory"},
+    {"RECORDS", TEXT(opt_records), 0,
+     "records.cl (LIKE over string columns) alone: the offsets' width, 32 or 64"},
 };
 
 int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, char *buf,
@@ -135,6 +148,8 @@ int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, c
                 memcpy(&v, (o->from ? (const char *)dev : (const char *)s) + o->offset, sizeof v);
             snprintf(item, sizeof item, "%s=%u", o->name, v ? v : o->otherwise);
         }
+        if (!item[0]) /* an option this shape does not take */
+            continue;
         n += (size_t)snprintf(buf + n, cap - n, " -D %s", item);
     }
     if (n >= cap)
@@ -171,16 +186,20 @@ static int load_source(const char *name, char **out)
 }
 
 /* contract.h + common.cl + <algorithm>.cl + kernels.cl: what host and kernels agree on,
- * helpers, the algorithm's range scan, entry points. */
+ * helpers, the algorithm's range scan, entry points. The LIKE kernels: contract.h +
+ * records.cl. */
 #define PROGRAM_FILES 4
 int clm_program_source(const struct clm_kernel_shape *shape, char **out)
 {
     const char *files[PROGRAM_FILES] = {"contract.h", "common.cl", algorithm_file(shape),
                                         "kernels.cl"};
+    const char *records[PROGRAM_FILES] = {"contract.h", "records.cl"};
     char *parts[PROGRAM_FILES] = {NULL};
     size_t total = 1;
-    int rc = CLM_OK;
-    for (int i = 0; i < PROGRAM_FILES && rc == CLM_OK; i++) {
+    int rc = CLM_OK, nfiles = shape->records ? 2 : PROGRAM_FILES;
+    if (shape->records)
+        memcpy(files, records, sizeof files);
+    for (int i = 0; i < nfiles && rc == CLM_OK; i++) {
         rc = load_source(files[i], &parts[i]);
         if (rc == CLM_OK)
             total += strlen(parts[i]) + 64;
@@ -190,7 +209,7 @@ int clm_program_source(const struct clm_kernel_shape *shape, char **out)
         rc = clm_fail(CLM_E_NOMEM, "out of memory");
     if (src) {
         size_t n = 0;
-        for (int i = 0; i < PROGRAM_FILES; i++) /* #line: build logs name file and line */
+        for (int i = 0; i < nfiles; i++) /* #line: build logs name file and line */
             n += (size_t)sprintf(src + n, "#line 1 \"%s\"\n%s\n", files[i], parts[i]);
     }
     for (int i = 0; i < PROGRAM_FILES; i++)
@@ -493,9 +512,17 @@ static int build_from_source(clm_device *dev, const char *src, const char *optio
 }
 
 /* The program's entry points (cl/kernels.cl): clm_find and clm_count, and clm_pack when the
- * text comes packed. Returns their number. */
-static unsigned entry_points(const struct clm_kernel_shape *shape, const char *names[3])
+ * text comes packed; the LIKE kernels' (cl/records.cl). Returns their number. */
+#define ENTRY_POINTS_MAX 5
+static unsigned entry_points(const struct clm_kernel_shape *shape,
+                             const char *names[ENTRY_POINTS_MAX])
 {
+    static const char *const like[] = {"clm_like_match", "clm_like_match_group",
+                                       "clm_like_count", "clm_like_ids32", "clm_like_ids64"};
+    if (shape->records) {
+        memcpy(names, like, sizeof like);
+        return sizeof like / sizeof like[0];
+    }
     names[0] = "clm_find";
     names[1] = "clm_count";
     names[2] = "clm_pack";
@@ -507,7 +534,7 @@ static unsigned entry_points(const struct clm_kernel_shape *shape, const char *n
 static const char *entry_points_differ(cl_program prog, const struct clm_kernel_shape *shape,
                                        char *buf, size_t cap)
 {
-    const char *want[3];
+    const char *want[ENTRY_POINTS_MAX];
     unsigned n = entry_points(shape, want), found = 0;
     size_t count = 0, size = 0;
     char *names = NULL;
@@ -525,9 +552,10 @@ static const char *entry_points_differ(cl_program prog, const struct clm_kernel_
     }
     const char *why = NULL;
     if (count < n || found != n) {
-        snprintf(buf, cap, "%zu kernel%s (\"%.200s\"), not the entry points %s, %s%s%s", count,
-                 count == 1 ? "" : "s", names ? names : "", want[0], want[1], n > 2 ? ", " : "",
-                 n > 2 ? want[2] : "");
+        size_t at = (size_t)snprintf(buf, cap, "%zu kernel%s (\"%.200s\"), not the entry points",
+                                     count, count == 1 ? "" : "s", names ? names : "");
+        for (unsigned i = 0; i < n && at < cap; i++)
+            at += (size_t)snprintf(buf + at, cap - at, "%s %s", i ? "," : "", want[i]);
         why = buf;
     }
     free(names);
@@ -608,7 +636,7 @@ int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_pr
 
     cl_program prog = NULL;
     char path[4096], why[512];
-    const char *names[3];
+    const char *names[ENTRY_POINTS_MAX];
     unsigned kernels = entry_points(shape, names);
     int have_path = cache_path(full_key, path, sizeof path) == 0;
     *cache_hit = 0;

@@ -96,7 +96,8 @@ enum {
     CLM_E_OPENCL = -12,          /**< any other OpenCL runtime error; detail names the call */
     CLM_E_IO = -13,              /**< a file could not be read or written (kernel dir, cache,
                                       clm_scan_fd input); detail has the errno text */
-    CLM_E_PATTERN_SYNTAX = -14,  /**< malformed pattern with CLM_CLASSES (e.g. "[AC"); detail
+    CLM_E_PATTERN_SYNTAX = -14,  /**< malformed pattern with CLM_CLASSES (e.g. "[AC") or
+                                      CLM_DNA, or a LIKE pattern ending with its escape; detail
                                       names the pattern and the byte offset */
     CLM_E_BUSY = -15             /**< the scratch is in use by another call: a second thread,
                                       or a call from its own match callback (detail names the
@@ -992,6 +993,235 @@ typedef struct clm_stats {
  *  sizeof *out). */
 CLM_API int clm_scratch_get_stats(const clm_scratch *scratch, clm_stats *out, size_t size);
 CLM_API void clm_scratch_reset_stats(clm_scratch *scratch);
+
+/* ------------------------------------------------------------------------------------------ */
+/* String columns and SQL LIKE                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * A string column is many records (rows), each a string, in Apache Arrow's layout: rows + 1
+ * offsets (32- or 64-bit, signed, non-decreasing) into one buffer of bytes, row i being
+ * bytes [offsets[i], offsets[i + 1]), and an optional validity bitmap (bit i, LSB first, 0:
+ * row i is NULL). A column either refers to the caller's host memory (clm_column_wrap,
+ * clm_column_from_arrow: nothing is copied; the memory must outlive the column) and is sent
+ * to the device query by query in slabs of whole rows, or is uploaded once
+ * (clm_column_upload) and stays resident on a device for many queries.
+ *
+ * A LIKE predicate (clm_like_compile) is compiled once for a device and used for any
+ * number of queries on any column; clm_like_select gives the rows it selects as a count,
+ * an Arrow boolean bitmap, ascending row ids (32- or 64-bit) and each selected row's first
+ * match position. Everything here takes plain pointers, integers and caller-allocated
+ * arrays, so that bindings (ctypes) can call it directly.
+ */
+
+/* The Arrow C Data Interface structs, copied from the specification as it allows
+ * (https://arrow.apache.org/docs/format/CDataInterface.html); the guard lets a program that
+ * includes Arrow's own definition first keep it. */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+    /* Array type description */
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+
+    /* Release callback */
+    void (*release)(struct ArrowSchema *);
+    /* Opaque producer-specific data */
+    void *private_data;
+};
+
+struct ArrowArray {
+    /* Array data description */
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+
+    /* Release callback */
+    void (*release)(struct ArrowArray *);
+    /* Opaque producer-specific data */
+    void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+typedef struct clm_column clm_column;
+
+/** A column in the caller's memory, as clm_column_wrap takes it. */
+typedef struct clm_column_desc {
+    size_t size;            /**< sizeof (clm_column_desc), set by clm_column_desc_init */
+    uint64_t rows;          /**< number of rows (0: an empty column) */
+    unsigned offset_bits;   /**< 32: int32_t offsets (Arrow "u"); 64: int64_t ("U") */
+    const void *offsets;    /**< rows + 1 offsets, at least 0, non-decreasing, at most
+                                 data_bytes */
+    const void *data;       /**< the string bytes offsets index (may be NULL when no row has
+                                 a byte) */
+    uint64_t data_bytes;    /**< bytes readable at data */
+    const uint8_t *validity; /**< NULL: no row is NULL; else bit (validity_bit + i) of this
+                                  bitmap, LSB first, is 1 when row i is valid, 0 when NULL */
+    uint64_t validity_bit;  /**< the bit of row 0 (Arrow's array offset) */
+} clm_column_desc;
+
+/** Fill *desc (of size bytes: sizeof *desc) with its size and zeros (offset_bits 32). */
+CLM_API int clm_column_desc_init(clm_column_desc *desc, size_t size);
+
+/**
+ * A column over the caller's memory (nothing is copied; it must stay valid and unchanged
+ * until clm_column_free). Every offset is checked here.
+ * Errors: CLM_E_INVALID (NULL, offset_bits not 32 or 64, an offset below 0, below the one
+ * before it or past data_bytes: the detail names the row and the values), CLM_E_NOMEM.
+ */
+CLM_API int clm_column_wrap(const clm_column_desc *desc, clm_column **out);
+
+/**
+ * A column over an Arrow array of strings (the array's buffers must stay valid until
+ * clm_column_free; the release callbacks are not called). Formats "u" (utf8, 32-bit
+ * offsets) and "U" (large utf8, 64-bit offsets), zero-copy, the string bytes taken to end
+ * at the last offset; "vu" (utf8 view: 16-byte views, data buffers, their sizes last),
+ * whose rows are checked and gathered into offsets and bytes the column owns (one copy).
+ * The array's offset (a slice) and validity bitmap are honoured; a NULL row's view is not
+ * read.
+ * Errors: CLM_E_INVALID (NULL, a released struct, another format, buffers or children not
+ * those of a string array, a negative length or offset, offsets as clm_column_wrap, a view
+ * of a negative length or outside its data buffer: the detail names the row),
+ * CLM_E_NOMEM.
+ */
+CLM_API int clm_column_from_arrow(const struct ArrowSchema *schema,
+                                  const struct ArrowArray *array, clm_column **out);
+
+/**
+ * A copy of column `host` resident on dev: uploaded once, searched by any number of
+ * clm_like_select calls with predicates compiled for dev, without further transfers. The
+ * host column (and its memory) may be freed afterwards.
+ * Errors: CLM_E_INVALID (NULL, a column that is already resident), CLM_E_DEVICE_MEMORY (the
+ * column exceeds the device's memory or largest allocation), CLM_E_OPENCL, CLM_E_NOMEM.
+ */
+CLM_API int clm_column_upload(clm_device *dev, const clm_column *host, clm_column **out);
+
+/** Release a column (a resident one's device memory too). NULL is ignored. */
+CLM_API void clm_column_free(clm_column *col);
+
+/** What a column holds. */
+typedef struct clm_column_info {
+    uint64_t rows;
+    uint64_t nulls;       /**< rows whose validity bit is 0 */
+    uint64_t data_bytes;  /**< bytes of the rows: last offset - first offset */
+    unsigned offset_bits; /**< 32 or 64 */
+    int resident;         /**< 1: uploaded to a device (clm_column_upload) */
+} clm_column_info;
+
+/** Describe a column (copies into *info, of size bytes: sizeof *info). */
+CLM_API int clm_column_get_info(const clm_column *col, clm_column_info *info, size_t size);
+
+typedef struct clm_like clm_like;
+
+/** Flags of one LIKE of a disjunction (clm_like_compile). */
+#define CLM_LIKE_CASELESS 1u /**< ILIKE: ASCII case-insensitive */
+#define CLM_LIKE_NOT 2u      /**< NOT LIKE: rows the pattern does not match */
+/** clm_like_compile's escape when the pattern has none. */
+#define CLM_LIKE_NO_ESCAPE (-1)
+/** Longest LIKE pattern, in bytes. */
+#define CLM_LIKE_MAX_PATTERN 65535u
+
+/**
+ * Compile a disjunction of `count` SQL LIKE patterns for dev: a row is selected when it is
+ * not NULL and at least one of them selects it (a NULL row is selected by neither LIKE nor
+ * NOT LIKE, as SQL's NULL rules say). A pattern must match the whole row: '%' matches any
+ * run of bytes (empty included), '_' exactly one byte, the escape byte followed by any byte
+ * that byte itself ('\%', '\_', '\\' with escape '\\'); every other byte itself. Equals,
+ * prefix ('abc%'), suffix ('%abc'), contains ('%abc%') and segments in order ('%a%b%c%')
+ * are LIKE shapes. patterns[i] has lengths[i] bytes (lengths NULL: NUL-terminated); flags
+ * may be NULL (all plain LIKE), else flags[i] holds CLM_LIKE_CASELESS and CLM_LIKE_NOT for
+ * pattern i. escape: a byte 0-255, or CLM_LIKE_NO_ESCAPE. The patterns go to the device
+ * here; the kernels (cl/records.cl) are built at the first clm_like_select of each offset
+ * width on the device and kept in its program cache.
+ * Errors: CLM_E_INVALID (NULL, count 0, an escape outside -1..255, an unknown flag),
+ * CLM_E_PATTERN_SYNTAX (the escape byte ends a pattern: the detail names the pattern and
+ * offset), CLM_E_PATTERN_TOO_LONG (above CLM_LIKE_MAX_PATTERN), CLM_E_BUILD, CLM_E_OPENCL,
+ * CLM_E_DEVICE_MEMORY, CLM_E_NOMEM.
+ */
+CLM_API int clm_like_compile(clm_device *dev, const char *const *patterns,
+                             const size_t *lengths, const unsigned *flags, unsigned count,
+                             int escape, clm_like **out);
+
+/** Release a compiled predicate. NULL is ignored. */
+CLM_API void clm_like_free(clm_like *like);
+
+/** A position of clm_selection.positions for a row no pattern matched (NOT LIKE). */
+#define CLM_NO_POSITION UINT64_MAX
+
+/** How clm_like_select's kernels share out the rows (seed 004's basic form and Split). */
+typedef enum {
+    CLM_ROWS_AUTO = 0,  /**< by the column's mean row length: CLM_ROWS_GROUP from
+                             CLM_ROWS_GROUP_MEAN bytes on, else CLM_ROWS_ITEM */
+    CLM_ROWS_ITEM = 1,  /**< a work-item per row: short rows */
+    CLM_ROWS_GROUP = 2  /**< a work-group per row, its work-items comparing the placements
+                             of a segment side by side: long rows */
+} clm_rows_kernel;
+/** The mean row length from which CLM_ROWS_AUTO takes a work-group per row. */
+#define CLM_ROWS_GROUP_MEAN 1024u
+
+/** Where clm_like_select writes its results, and how it reads a host column. */
+typedef struct clm_selection {
+    size_t size;             /**< sizeof (clm_selection), set by clm_selection_init */
+    uint8_t *bitmap;         /**< NULL, or (rows + 7) / 8 bytes: bit i (LSB first) set when
+                                  row i is selected (an Arrow boolean array); bits past
+                                  rows are 0 */
+    void *row_ids;           /**< NULL, or room for row_id_capacity ids of the selected
+                                  rows, ascending */
+    unsigned row_id_bits;    /**< 32 (uint32_t ids, the default) or 64 (uint64_t) */
+    uint64_t row_id_capacity;
+    uint64_t *positions;     /**< NULL, or room for row_id_capacity entries, with row_ids:
+                                  for each selected row, the byte offset in the row where
+                                  the first pattern that selects it placed its first
+                                  segment (0 for a pattern that starts without '%');
+                                  CLM_NO_POSITION for a row selected by NOT LIKE only */
+    size_t slab_bytes;       /**< a host column's string bytes per batch: 0 default
+                                  (64 MiB). A slab holds whole rows; one longer than the
+                                  slab gets a slab of its own */
+    clm_rows_kernel kernel;  /**< default CLM_ROWS_AUTO */
+    clm_data_path data_path; /**< a host column: CLM_PATH_COPY (batches copied to buffers
+                                  of the query's own), CLM_PATH_ZERO_COPY (buffers over the
+                                  caller's memory, CL_MEM_USE_HOST_PTR: read in place where
+                                  the device shares host memory), or CLM_PATH_AUTO (the
+                                  default: zero-copy on devices with host-unified memory,
+                                  else copy); pinned and svm are CLM_E_INVALID */
+    uint64_t count;          /**< out: rows selected */
+    clm_rows_kernel kernel_used; /**< out: never CLM_ROWS_AUTO (after a search) */
+    clm_data_path data_path_used; /**< out: a host column's path, never CLM_PATH_AUTO;
+                                       CLM_PATH_AUTO for a resident column */
+} clm_selection;
+
+/** Fill *sel (of size bytes: sizeof *sel) with its size and the defaults. */
+CLM_API int clm_selection_init(clm_selection *sel, size_t size);
+
+/**
+ * The rows of col that `like` selects. col is a host column (sent in slabs) or a column
+ * resident on like's device. sel->count gets the number of rows selected; the bitmap, row
+ * ids and positions are written where sel asks for them. Each call has its own queue and
+ * buffers: threads may select with one predicate and one column at once.
+ * Errors: CLM_E_INVALID (NULL, sel not initialised, an unknown kernel or data path, a
+ * pinned or svm data path, row_id_bits not 32 or 64, 32-bit ids
+ * for a column of more than 2^32 rows, positions without row_ids, a column resident on
+ * another device, row_id_capacity below the count: sel->count then holds the count and
+ * nothing past the capacity is written), CLM_E_BUILD, CLM_E_DEVICE_MEMORY, CLM_E_OPENCL,
+ * CLM_E_NOMEM.
+ */
+CLM_API int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *sel);
 
 #ifdef __cplusplus
 }

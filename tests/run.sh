@@ -1,8 +1,8 @@
 #!/bin/sh
 # Run the clmatch test suite: the shared library's exports (tests/lib.sh), the library tests
 # (clmatch-tests) and the CLI tests (tests/cli.sh, tests/cli_dna.sh, tests/cli_crispr.sh,
-# tests/cli_multi.sh, tests/cli_devices.sh and tests/cli_grep.sh, when present), then print ONE
-# summary line "N passed, M failed".
+# tests/cli_multi.sh, tests/cli_devices.sh, tests/cli_grep.sh and tests/cli_like.sh, when
+# present), then print ONE summary line "N passed, M failed".
 #
 #   sh tests/run.sh              the standard run, binaries from build/    (make test)
 #   sh tests/run.sh --full       every differential case (GPU machines)    (make test-full)
@@ -177,46 +177,25 @@ collect() {
 # the CLI's options (below); under oclgrind only the library's kernels are checked.
 cli_env=""
 [ "$mode" = asan ] && cli_env="ASAN_OPTIONS=$cli_asan_options"
-dna_bg=""
-if [ -f tests/cli_dna.sh ] && [ "$mode" != oclgrind ]; then
+# start_suite NAME [own]: tests/NAME.sh in the background, its log and status in $tmp; "own":
+# with a kernel cache of its own.
+bg_suites=""
+start_suite() {
+    [ -f "tests/$1.sh" ] && [ "$mode" != oclgrind ] || return 0
+    suite_cache=$CLMATCH_CACHE_DIR
+    [ "${2:-}" = own ] && suite_cache=$(own_cache "$1")
     # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
-    { env $cli_env sh tests/cli_dna.sh "$B" >"$tmp/cli_dna.log" 2>&1; echo $? >"$tmp/rc_dna"; } &
-    dna_bg=$!
-fi
-crispr_bg=""
-if [ -f tests/cli_crispr.sh ] && [ "$mode" != oclgrind ]; then
-    # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
-    { env $cli_env sh tests/cli_crispr.sh "$B" >"$tmp/cli_crispr.log" 2>&1
-      echo $? >"$tmp/rc_crispr"; } &
-    crispr_bg=$!
-fi
-multi_bg=""
-if [ -f tests/cli_multi.sh ] && [ "$mode" != oclgrind ]; then
-    # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
-    { env $cli_env CLMATCH_CACHE_DIR="$(own_cache multi)" sh tests/cli_multi.sh "$B" \
-          >"$tmp/cli_multi.log" 2>&1; echo $? >"$tmp/rc_multi"; } &
-    multi_bg=$!
-fi
-devices_bg=""
-if [ -f tests/cli_devices.sh ] && [ "$mode" != oclgrind ]; then
-    # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
-    { env $cli_env CLMATCH_CACHE_DIR="$(own_cache devices)" sh tests/cli_devices.sh "$B" \
-          >"$tmp/cli_devices.log" 2>&1; echo $? >"$tmp/rc_devices"; } &
-    devices_bg=$!
-grep_bg=""
-if [ -f tests/cli_grep.sh ] && [ "$mode" != oclgrind ]; then
-    # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
-    { env $cli_env CLMATCH_CACHE_DIR="$(own_cache grep)" sh tests/cli_grep.sh "$B" \
-          >"$tmp/cli_grep.log" 2>&1; echo $? >"$tmp/rc_grep"; } &
-    grep_bg=$!
-fi
-cli_bg=""
-if [ -f tests/cli.sh ] && [ "$mode" != oclgrind ]; then
-    # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
-    { env $cli_env CLMATCH_CACHE_DIR="$(own_cache cli)" sh tests/cli.sh "$B" >"$tmp/cli.log" 2>&1
-      echo $? >"$tmp/rc_cli"; } &
-    cli_bg=$!
-fi
+    { env $cli_env CLMATCH_CACHE_DIR="$suite_cache" sh "tests/$1.sh" "$B" >"$tmp/$1.log" 2>&1
+      echo $? >"$tmp/rc_$1"; } &
+    bg_suites="$bg_suites $1:$!"
+}
+start_suite cli_dna
+start_suite cli_crispr
+start_suite cli_multi own
+start_suite cli_devices own
+start_suite cli_grep own
+start_suite cli_like
+start_suite cli own
 
 # What an embedding program sees of libclmatch.so (a second; not the kernels: not oclgrind's).
 if [ -f tests/lib.sh ] && [ "$mode" != oclgrind ]; then
@@ -255,7 +234,7 @@ else
     [ "$mode" = asan ] && diff_env="ASAN_OPTIONS=$cli_asan_options"
     if [ "$user_args" -eq 0 ] && { [ "$mode" = default ] || [ "$mode" = full ] || [ "$mode" = asan ]; }; then
         # shellcheck disable=SC2086 # $tmo and $wrap are command prefixes, split on purpose
-        { env $diff_env CLMATCH_CACHE_DIR=$(own_cache diff) $tmo $wrap "$tests_bin" "$@" \
+        { env $diff_env CLMATCH_CACHE_DIR="$(own_cache diff)" $tmo $wrap "$tests_bin" "$@" \
               --filter diff. >"$tmp/tests-diff.log" 2>&1; echo $? >"$tmp/rc_diff"; } &
         diff_bg=$!
         set -- "$@" --skip diff.
@@ -276,13 +255,10 @@ else
     fi
 fi
 
-[ -n "$cli_bg" ] && collect "$cli_bg" "$tmp/cli.log" "$tmp/rc_cli" cli.sh
-[ -n "$dna_bg" ] && collect "$dna_bg" "$tmp/cli_dna.log" "$tmp/rc_dna" cli_dna.sh
-[ -n "$crispr_bg" ] && collect "$crispr_bg" "$tmp/cli_crispr.log" "$tmp/rc_crispr" cli_crispr.sh
-[ -n "$multi_bg" ] && collect "$multi_bg" "$tmp/cli_multi.log" "$tmp/rc_multi" cli_multi.sh
-[ -n "$devices_bg" ] && collect "$devices_bg" "$tmp/cli_devices.log" "$tmp/rc_devices" \
-    cli_devices.sh
-[ -n "$grep_bg" ] && collect "$grep_bg" "$tmp/cli_grep.log" "$tmp/rc_grep" cli_grep.sh
+for suite in $bg_suites; do
+    name=${suite%%:*}
+    collect "${suite#*:}" "$tmp/$name.log" "$tmp/rc_$name" "$name.sh"
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -177,5 +177,6 @@ void register_contract_tests(void);
 void register_multi_tests(void);
 void register_devset_tests(void);
 void register_early_tests(void);
+void register_records_tests(void);
 
 #endif

@@ -18,6 +18,7 @@
 #include "cli_common.h"
 #include "casoff.h"
 #include "dna.h"
+#include "like.h"
 #include "list_devices.h"
 #include "cli_devices.h"
 #include "grep_args.h"
@@ -1124,6 +1125,10 @@ int main(int argc, char **argv)
     for (i = 1; i < (size_t)argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "--dna") == 0)
             return dna_main(argc, argv);
+    /* --like / --ilike select whole records, SQL-style (tools/like.c) */
+    for (i = 1; i < (size_t)argc && strcmp(argv[i], "--") != 0; i++)
+        if (strncmp(argv[i], "--like", 6) == 0 || strncmp(argv[i], "--ilike", 7) == 0)
+            return like_main(argc, argv);
 
     memset(&r, 0, sizeof r);
     memset(&pl, 0, sizeof pl);

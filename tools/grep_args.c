@@ -21,6 +21,8 @@ static void print_help(void)
         "\n"
         "DNA mode: clmatch --dna [OPTIONS] PATTERN [FILE...] locates IUPAC patterns in FASTA\n"
         "records on both strands, with seqkit-locate-style output (clmatch --dna --help).\n"
+        "LIKE mode: clmatch --like PATTERN [FILE...] prints the lines an SQL LIKE pattern\n"
+        "matches whole (--ilike, -v, -z, --row-ids: clmatch --like --help).\n"
         "\n"
         "Patterns:\n"
         "  -e, --regexp=PATTERN      use PATTERN (repeatable; then every operand is a FILE)\n"

@@ -1,0 +1,318 @@
+/* records.cl - SQL LIKE over a string column (host/records.c): a work-item per row decides
+ * whether the predicate (cl/contract.h CLM_LIKE_*, compiled by host/like.c) selects it; a
+ * second kernel turns the selection bitmap into ascending row ids from each work-group's
+ * base, an exclusive prefix sum of the per-group counts. Build options: RECORDS (the
+ * offsets' width, 32 or 64) and WG (a multiple of 32). */
+
+#if RECORDS == 64
+#define OFF_T ulong
+#else
+#define OFF_T uint
+#endif
+
+#define CLM_LIKE_DECL0(NAME, TYPE, VAR) TYPE VAR
+#define CLM_LIKE_DECL(NAME, TYPE, VAR) , TYPE VAR
+
+uchar clm_like_fold(uchar c) { return c >= 'A' && c <= 'Z' ? (uchar)(c | 0x20) : c; }
+
+/* Whether the segment of `len` symbols at prog[sym] matches row[at, at + len). */
+int clm_like_seg_at(__global const uchar *row, ulong at, __global const uint *prog, uint sym,
+                    uint len, int caseless)
+{
+    for (uint j = 0; j < len; j++) {
+        uint p = prog[sym + j];
+        uchar c = row[at + j];
+        if (caseless)
+            c = clm_like_fold(c);
+        if (p != CLM_LIKE_ANY && c != p)
+            return 0;
+    }
+    return 1;
+}
+
+/* The leftmost place in [lo, hi - len] where the segment matches, or CLM_LIKE_NONE. Places
+ * are tried where the segment's first byte (not '_') is: a loop over the row's bytes that
+ * keeps only that byte in hand, not the whole segment. */
+ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global const uint *prog,
+                    uint sym, uint len, int caseless)
+{
+    uint lead = 0;
+    while (lead < len && prog[sym + lead] == CLM_LIKE_ANY)
+        lead++;
+    if (lo + len > hi)
+        return CLM_LIKE_NONE;
+    if (lead == len) /* '_' alone: the first place */
+        return lo;
+    const uint first = prog[sym + lead];
+    for (ulong at = lo; at + len <= hi; at++) {
+        uchar c = row[at + lead];
+        if (caseless)
+            c = clm_like_fold(c);
+        if (c == first && clm_like_seg_at(row, at, prog, sym, len, caseless))
+            return at;
+    }
+    return CLM_LIKE_NONE;
+}
+
+/* Whether pattern head (its header in prog) matches the whole row of n bytes; *pos gets
+ * where its first segment went. Segments between '%' go to their leftmost place from the
+ * end of the one before: for runs of fixed length separated by '%' that placement finds a
+ * match whenever one exists. */
+int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, uint head,
+                 ulong *pos)
+{
+    uint flags = prog[head + CLM_LIKE_FLAGS], segs = prog[head + CLM_LIKE_SEGS];
+    uint seg = prog[head + CLM_LIKE_SEG];
+    int caseless = (flags & CLM_LIKE_F_CASELESS) != 0;
+    if (n < prog[head + CLM_LIKE_MIN])
+        return 0;
+    ulong lo = 0, hi = n;
+    uint s = 0, e = segs;
+    *pos = 0;
+    if (flags & CLM_LIKE_F_EXACT)
+        return n == prog[seg + 1] && clm_like_seg_at(row, 0, prog, prog[seg], prog[seg + 1],
+                                                     caseless);
+    if ((flags & CLM_LIKE_F_START) && s < e) {
+        uint len = prog[seg + 1];
+        if (!clm_like_seg_at(row, 0, prog, prog[seg], len, caseless))
+            return 0;
+        lo = len;
+        s++;
+    }
+    if ((flags & CLM_LIKE_F_END) && s < e) {
+        uint len = prog[seg + 2 * (e - 1) + 1];
+        if (hi - lo < len || !clm_like_seg_at(row, hi - len, prog, prog[seg + 2 * (e - 1)], len,
+                                              caseless))
+            return 0;
+        hi -= len;
+        e--;
+        if (s == 0 && e == 0)
+            *pos = hi;
+    }
+    for (uint k = s; k < e; k++) {
+        uint sym = prog[seg + 2 * k], len = prog[seg + 2 * k + 1];
+        ulong at = clm_like_find(row, lo, hi, prog, sym, len, caseless);
+        if (at == CLM_LIKE_NONE)
+            return 0;
+        if (k == 0)
+            *pos = at;
+        lo = at + len;
+    }
+    return 1;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+{
+    __local uint words[WG / 32];
+    const uint lid = (uint)get_local_id(0), gid = (uint)get_global_id(0);
+    const uint grp = (uint)get_group_id(0);
+    if (lid < WG / 32)
+        words[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int sel = 0;
+    if (gid < rows) {
+        ulong b = vbit + gid, p = CLM_LIKE_NONE;
+        if (!has_valid || (valid[b >> 3] >> (b & 7) & 1)) {
+            ulong start = (ulong)offsets[row_off + gid] - base;
+            ulong n = (ulong)offsets[row_off + gid + 1] - base - start;
+            uint count = prog[0];
+            for (uint i = 0; i < count && !sel; i++) {
+                uint head = 1 + i * CLM_LIKE_HEAD;
+                ulong at;
+                int m = clm_like_one(data + start, n, prog, head, &at);
+                if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)
+                    sel = !m;
+                else if ((sel = m))
+                    p = at;
+            }
+        }
+        if (want_pos)
+            pos[gid] = p;
+    }
+    if (sel)
+        atomic_or(&words[lid / 32], 1u << (lid % 32));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* bytes, not words: LSB-first bytes whatever the device's byte order */
+    if (lid < WG / 8 && (grp * (WG / 8) + lid) * 8 < rows)
+        bitmap[grp * (WG / 8) + lid] = (uchar)(words[lid / 4] >> (8 * (lid % 4)));
+    if (lid == 0) {
+        uint c = 0;
+        for (uint i = 0; i < WG / 32; i++)
+            c += popcount(words[i]);
+        groups[grp] = c;
+    }
+}
+
+/* ---- a work-group per row (seed 004's Split): for long rows, every work-item of the group
+ * compares a part of each segment placement, and the leftmost place of a floating segment
+ * is the smallest of WG candidates at a time. Control flow is the group's: every decision
+ * reads local memory after a barrier. */
+
+/* Whether the segment matches row[at, at + len): each work-item compares every WG-th byte. */
+int clm_like_group_seg_at(__global const uchar *row, ulong at, __global const uint *prog,
+                          uint sym, uint len, int caseless, __local uint *flag)
+{
+    const uint lid = (uint)get_local_id(0);
+    if (lid == 0)
+        *flag = 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = lid; j < len; j += WG) {
+        uint p = prog[sym + j];
+        uchar c = row[at + j];
+        if (caseless)
+            c = clm_like_fold(c);
+        if (p != CLM_LIKE_ANY && c != p)
+            atomic_and(flag, 0u);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int r = *flag != 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
+/* The leftmost place in [lo, hi - len] where the segment matches, or CLM_LIKE_NONE: WG
+ * candidates at a time, each work-item one. */
+ulong clm_like_group_find(__global const uchar *row, ulong lo, ulong hi,
+                          __global const uint *prog, uint sym, uint len, int caseless,
+                          __local uint *best)
+{
+    const uint lid = (uint)get_local_id(0);
+    for (ulong base = lo; base + len <= hi; base += WG) {
+        if (lid == 0)
+            *best = WG;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ulong p = base + lid;
+        if (p + len <= hi && clm_like_seg_at(row, p, prog, sym, len, caseless))
+            atomic_min(best, lid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint b = *best;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (b < WG)
+            return base + b;
+    }
+    return CLM_LIKE_NONE;
+}
+
+/* clm_like_one by the whole work-group: the same placements, the same answer. */
+int clm_like_group_one(__global const uchar *row, ulong n, __global const uint *prog, uint head,
+                       ulong *pos, __local uint *scratch)
+{
+    uint flags = prog[head + CLM_LIKE_FLAGS], segs = prog[head + CLM_LIKE_SEGS];
+    uint seg = prog[head + CLM_LIKE_SEG];
+    int caseless = (flags & CLM_LIKE_F_CASELESS) != 0;
+    if (n < prog[head + CLM_LIKE_MIN])
+        return 0;
+    ulong lo = 0, hi = n;
+    uint s = 0, e = segs;
+    *pos = 0;
+    if (flags & CLM_LIKE_F_EXACT)
+        return n == prog[seg + 1] && clm_like_group_seg_at(row, 0, prog, prog[seg],
+                                                           prog[seg + 1], caseless, scratch);
+    if ((flags & CLM_LIKE_F_START) && s < e) {
+        uint len = prog[seg + 1];
+        if (!clm_like_group_seg_at(row, 0, prog, prog[seg], len, caseless, scratch))
+            return 0;
+        lo = len;
+        s++;
+    }
+    if ((flags & CLM_LIKE_F_END) && s < e) {
+        uint len = prog[seg + 2 * (e - 1) + 1];
+        if (hi - lo < len || !clm_like_group_seg_at(row, hi - len, prog,
+                                                    prog[seg + 2 * (e - 1)], len, caseless,
+                                                    scratch))
+            return 0;
+        hi -= len;
+        e--;
+        if (s == 0 && e == 0)
+            *pos = hi;
+    }
+    for (uint k = s; k < e; k++) {
+        uint sym = prog[seg + 2 * k], len = prog[seg + 2 * k + 1];
+        ulong at = clm_like_group_find(row, lo, hi, prog, sym, len, caseless, scratch);
+        if (at == CLM_LIKE_NONE)
+            return 0;
+        if (k == 0)
+            *pos = at;
+        lo = at + len;
+    }
+    return 1;
+}
+
+/* A work-group per row, 8 rows (a bitmap byte) per group, one after the other; the counts
+ * per WG rows come from clm_like_count. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+clm_like_match_group(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+{
+    __local uint scratch;
+    const uint lid = (uint)get_local_id(0), grp = (uint)get_group_id(0);
+    uint byte = 0;
+    (void)groups;
+    for (uint k = 0; k < 8; k++) {
+        uint r = grp * 8 + k;
+        if (r >= rows)
+            break;
+        ulong b = vbit + r, p = CLM_LIKE_NONE;
+        int sel = 0;
+        if (!has_valid || (valid[b >> 3] >> (b & 7) & 1)) {
+            ulong start = (ulong)offsets[row_off + r] - base;
+            ulong n = (ulong)offsets[row_off + r + 1] - base - start;
+            uint count = prog[0];
+            for (uint i = 0; i < count && !sel; i++) {
+                uint head = 1 + i * CLM_LIKE_HEAD;
+                ulong at;
+                int m = clm_like_group_one(data + start, n, prog, head, &at, &scratch);
+                if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)
+                    sel = !m;
+                else if ((sel = m))
+                    p = at;
+            }
+        }
+        byte |= (uint)sel << k;
+        if (want_pos && lid == 0)
+            pos[r] = p;
+    }
+    if (lid == 0)
+        bitmap[grp] = (uchar)byte;
+}
+
+/* GROUPS[g]: the rows selected among rows [g * WG, (g + 1) * WG) of the bitmap. */
+__kernel void clm_like_count(CLM_LIKE_COUNT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+{
+    const uint g = (uint)get_global_id(0);
+    if ((ulong)g * WG >= rows)
+        return;
+    uint c = 0;
+    for (uint i = 0; i < WG / 8 && ((ulong)g * WG + i * 8) < rows; i++)
+        c += popcount((uint)bitmap[g * (WG / 8) + i]);
+    groups[g] = c;
+}
+
+/* A row's id goes to its group's base plus the selected rows before it in the group. */
+#define CLM_LIKE_IDS_KERNEL(NAME)                                                           \
+    __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void NAME(                     \
+        CLM_LIKE_IDS_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))                               \
+    {                                                                                       \
+        __local uchar bits[WG / 8];                                                         \
+        const uint lid = (uint)get_local_id(0), gid = (uint)get_global_id(0);               \
+        const uint grp = (uint)get_group_id(0);                                             \
+        if (lid < WG / 8)                                                                   \
+            bits[lid] = (grp * (WG / 8) + lid) * 8 < rows ? bitmap[grp * (WG / 8) + lid] : 0; \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+        if (gid < rows && (bits[lid / 8] >> (lid % 8) & 1)) {                               \
+            uint r = popcount((uint)(bits[lid / 8] & ((1u << (lid % 8)) - 1u)));            \
+            for (uint i = 0; i < lid / 8; i++)                                              \
+                r += popcount((uint)bits[i]);                                               \
+            uint at = bases[grp] + r;                                                       \
+            ids[at] = (ID_T)(row0 + gid);                                                   \
+            if (want_pos)                                                                   \
+                pos_out[at] = pos[gid];                                                     \
+        }                                                                                   \
+    }
+
+#define ID_T uint
+CLM_LIKE_IDS_KERNEL(clm_like_ids32)
+#undef ID_T
+#define ID_T ulong
+CLM_LIKE_IDS_KERNEL(clm_like_ids64)
+#undef ID_T

@@ -1,0 +1,163 @@
+/* SQL LIKE patterns compiled into the program cl/records.cl runs (cl/contract.h CLM_LIKE_*):
+ * the runs of symbols between '%' (segments), whether the first and last are anchored, and
+ * each pattern's flags. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The words one pattern needs at most: its header, a segment record and a symbol per
+ * byte. */
+static size_t pattern_words(size_t len) { return CLM_LIKE_HEAD + 2 * len + 2 + len; }
+
+/* Append pattern p's segments and symbols at prog[*at] and fill its header. */
+static int parse(const unsigned char *src, size_t len, unsigned flags, int escape, unsigned p,
+                 uint32_t *prog, size_t *at)
+{
+    uint32_t *head = prog + 1 + (size_t)p * CLM_LIKE_HEAD;
+    int caseless = (flags & CLM_LIKE_CASELESS) != 0;
+    /* symbols first into a scratch run, cut into segments at each '%' */
+    uint32_t *sym = malloc((len ? len : 1) * sizeof *sym);
+    size_t *seg_start = malloc((len + 1) * sizeof *seg_start);
+    size_t *seg_len = malloc((len + 1) * sizeof *seg_len);
+    if (!sym || !seg_start || !seg_len) {
+        free(sym);
+        free(seg_start);
+        free(seg_len);
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    }
+    size_t n = 0, segs = 0, run = 0, min = 0;
+    int percent = 0, leading = 0, trailing = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned c = src[i];
+        if (escape >= 0 && c == (unsigned)escape) {
+            if (i + 1 == len) {
+                free(sym);
+                free(seg_start);
+                free(seg_len);
+                return clm_fail(CLM_E_PATTERN_SYNTAX,
+                                "LIKE pattern %u: the escape byte 0x%02x ends the pattern "
+                                "(offset %zu): it must be followed by the byte it escapes",
+                                p, c, i);
+            }
+            c = src[++i];
+        } else if (c == '%') {
+            if (!percent && n == 0)
+                leading = 1;
+            percent = 1;
+            if (n > run) { /* close the segment before this '%' */
+                seg_start[segs] = run;
+                seg_len[segs++] = n - run;
+                run = n;
+            }
+            trailing = 1;
+            continue;
+        } else if (c == '_') {
+            sym[n++] = CLM_LIKE_ANY;
+            trailing = 0;
+            continue;
+        }
+        sym[n++] = caseless ? clm_fold((unsigned char)c) : c;
+        trailing = 0;
+    }
+    if (n > run || (!percent && segs == 0)) { /* the last segment; '' is one empty segment */
+        seg_start[segs] = run;
+        seg_len[segs++] = n - run;
+    }
+    min = n;
+    uint32_t f = (flags & CLM_LIKE_NOT ? CLM_LIKE_F_NOT : 0u) |
+                 (caseless ? CLM_LIKE_F_CASELESS : 0u);
+    if (!percent)
+        f |= CLM_LIKE_F_EXACT | CLM_LIKE_F_START | CLM_LIKE_F_END;
+    else {
+        if (!leading)
+            f |= CLM_LIKE_F_START;
+        if (!trailing)
+            f |= CLM_LIKE_F_END;
+    }
+    head[CLM_LIKE_FLAGS] = f;
+    head[CLM_LIKE_SEGS] = (uint32_t)segs;
+    head[CLM_LIKE_SEG] = (uint32_t)*at;
+    head[CLM_LIKE_MIN] = (uint32_t)min;
+    size_t sym_at = *at + 2 * segs;
+    for (size_t s = 0; s < segs; s++) {
+        prog[*at + 2 * s] = (uint32_t)(sym_at + seg_start[s]);
+        prog[*at + 2 * s + 1] = (uint32_t)seg_len[s];
+    }
+    memcpy(prog + sym_at, sym, n * sizeof *sym);
+    *at = sym_at + n;
+    free(sym);
+    free(seg_start);
+    free(seg_len);
+    return CLM_OK;
+}
+
+int clm_like_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
+                     const unsigned *flags, unsigned count, int escape, clm_like **out)
+{
+    if (!out)
+        return clm_fail(CLM_E_INVALID, "clm_like_compile: out is NULL");
+    *out = NULL;
+    if (!dev || !patterns || count == 0)
+        return clm_fail(CLM_E_INVALID, "clm_like_compile: %s",
+                        !dev ? "dev is NULL" : !patterns ? "patterns is NULL" : "count is 0");
+    if (escape < CLM_LIKE_NO_ESCAPE || escape > 255)
+        return clm_fail(CLM_E_INVALID, "clm_like_compile: escape %d: a byte 0-255 or "
+                                       "CLM_LIKE_NO_ESCAPE (-1)",
+                        escape);
+    size_t words = 1 + (size_t)count * CLM_LIKE_HEAD;
+    for (unsigned i = 0; i < count; i++) {
+        size_t len = lengths ? lengths[i] : patterns[i] ? strlen(patterns[i]) : 0;
+        if (!patterns[i] && len)
+            return clm_fail(CLM_E_INVALID, "clm_like_compile: pattern %u is NULL", i);
+        if (len > CLM_LIKE_MAX_PATTERN)
+            return clm_fail(CLM_E_PATTERN_TOO_LONG,
+                            "LIKE pattern %u: %zu bytes, above CLM_LIKE_MAX_PATTERN (%u)", i,
+                            len, CLM_LIKE_MAX_PATTERN);
+        if (flags && (flags[i] & ~(CLM_LIKE_CASELESS | CLM_LIKE_NOT)))
+            return clm_fail(CLM_E_INVALID, "LIKE pattern %u: unknown flags 0x%x", i, flags[i]);
+        words += pattern_words(len);
+    }
+    struct clm_like *l = calloc(1, sizeof *l);
+    uint32_t *prog = calloc(words, sizeof *prog);
+    if (!l || !prog) {
+        free(l);
+        free(prog);
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    }
+    prog[0] = count;
+    size_t at = 1 + (size_t)count * CLM_LIKE_HEAD;
+    int rc = CLM_OK;
+    for (unsigned i = 0; i < count && rc == CLM_OK; i++) {
+        size_t len = lengths ? lengths[i] : patterns[i] ? strlen(patterns[i]) : 0;
+        rc = parse((const unsigned char *)patterns[i], len, flags ? flags[i] : 0, escape, i,
+                   prog, &at);
+    }
+    l->dev = dev;
+    l->prog = prog;
+    l->prog_words = at;
+    l->count = count;
+    if (rc == CLM_OK && !dev->model) {
+        cl_int err;
+        l->prog_buf = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                     at * sizeof *prog, prog, &err);
+        if (err != CL_SUCCESS)
+            rc = clm_fail_cl(err, "clCreateBuffer (LIKE program)");
+    }
+    if (rc != CLM_OK) {
+        clm_like_free(l);
+        return rc;
+    }
+    *out = l;
+    return CLM_OK;
+}
+
+void clm_like_free(clm_like *like)
+{
+    if (!like)
+        return;
+    if (like->prog_buf)
+        clReleaseMemObject(like->prog_buf);
+    free(like->prog);
+    free(like);
+}

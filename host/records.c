@@ -1,0 +1,367 @@
+/* clm_like_select: a LIKE predicate over a string column, resident or sent from host memory
+ * in batches of whole rows (cl/records.cl: a work-item per row, then the row ids of each
+ * work-group from its base, an exclusive prefix sum of the groups' counts taken here). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define CLM_SELECTION_V1 CLM_SIZE_THROUGH(clm_selection, data_path_used)
+#define DEFAULT_SLAB_BYTES ((size_t)64 << 20)
+/* Rows per launch at most (a multiple of every work-group size): bounds the per-row device
+ * buffers (positions, ids) whatever the column. */
+#define BATCH_ROWS ((uint64_t)1 << 20)
+#define LIKE_WG 256u
+
+int clm_selection_init(clm_selection *sel, size_t size)
+{
+    if (!sel || size < CLM_SELECTION_V1)
+        return clm_fail(CLM_E_INVALID, "clm_selection_init: NULL or a size below %zu",
+                        (size_t)CLM_SELECTION_V1);
+    memset(sel, 0, size);
+    sel->size = size;
+    sel->row_id_bits = 32;
+    return CLM_OK;
+}
+
+/* Everything one clm_like_select call holds on the device. */
+struct query {
+    cl_command_queue q;
+    cl_program program;
+    cl_kernel match, count, ids; /* count: after a work-group per row only */
+    int group;                   /* a work-group per row (CLM_ROWS_GROUP) */
+    cl_mem off, data, valid, bitmap, groups, bases, pos, ids_buf, pos_out;
+    size_t data_cap; /* host columns: bytes data holds */
+    int zero_copy;   /* host columns: each batch's buffers are the caller's memory itself */
+    unsigned wg;
+    uint32_t *counts;
+};
+
+static void query_release(struct query *Q)
+{
+    cl_mem *bufs[] = {&Q->off, &Q->data, &Q->valid, &Q->bitmap, &Q->groups,
+                      &Q->bases, &Q->pos, &Q->ids_buf, &Q->pos_out};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (*bufs[i])
+            clReleaseMemObject(*bufs[i]);
+    if (Q->match)
+        clReleaseKernel(Q->match);
+    if (Q->ids)
+        clReleaseKernel(Q->ids);
+    if (Q->count)
+        clReleaseKernel(Q->count);
+    if (Q->program)
+        clReleaseProgram(Q->program);
+    if (Q->q)
+        clReleaseCommandQueue(Q->q);
+    free(Q->counts);
+}
+
+static int buffer(clm_device *dev, cl_mem_flags flags, size_t n, cl_mem *out)
+{
+    cl_int err;
+    *out = clCreateBuffer(dev->context, flags, n ? n : 1, NULL, &err);
+    return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clCreateBuffer (LIKE query)");
+}
+
+/* The last row of the batch that starts at row r0 of a host column: whole rows of at most
+ * slab bytes, a multiple of 32 rows (its bitmap bytes are whole) unless it ends the column,
+ * and at least 32 rows (or the rest): a row longer than a slab gets a batch of its own 32. */
+static uint64_t batch_end(const struct clm_column *c, uint64_t r0, size_t slab)
+{
+    uint64_t lo = r0 + 1, hi = c->rows - r0 > BATCH_ROWS ? r0 + BATCH_ROWS : c->rows;
+    uint64_t start = clm_column_offset(c, r0);
+    if (clm_column_offset(c, hi) - start <= slab)
+        return hi;
+    while (lo < hi) { /* the most rows within slab: offsets do not decrease */
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (clm_column_offset(c, mid) - start <= slab)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    uint64_t r1 = r0 + (lo - r0) / 32 * 32;
+    if (r1 == r0)
+        r1 = c->rows - r0 > 32 ? r0 + 32 : c->rows;
+    return r1;
+}
+
+/* A buffer over the caller's n bytes at p (CL_MEM_USE_HOST_PTR: the kernels read them in
+ * place); nothing to read gets a byte of its own. */
+static int host_buffer(clm_device *dev, const void *p, size_t n, cl_mem *out)
+{
+    cl_int err;
+    if (*out)
+        clReleaseMemObject(*out);
+    *out = n ? clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, n,
+                              (void *)p, &err)
+             : clCreateBuffer(dev->context, CL_MEM_READ_ONLY, 1, NULL, &err);
+    return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clCreateBuffer (string column)");
+}
+
+/* Send a host column's rows [r0, r1) to the query's buffers, growing the bytes' buffer for a
+ * batch larger than it; or, zero-copy, make the buffers the caller's memory of those rows. */
+static int send_batch(clm_device *dev, struct query *Q, const struct clm_column *c,
+                      uint64_t r0, uint64_t r1)
+{
+    size_t ob = c->offset_bits / 8;
+    uint64_t start = clm_column_offset(c, r0), bytes = clm_column_offset(c, r1) - start;
+    uint64_t b0 = (c->validity_bit + r0) >> 3, b1 = (c->validity_bit + r1 + 7) >> 3;
+    int rc;
+    if (Q->zero_copy) {
+        if ((rc = host_buffer(dev, (const char *)c->offsets + r0 * ob,
+                              (size_t)(r1 - r0 + 1) * ob, &Q->off)) ||
+            (rc = host_buffer(dev, bytes ? c->data + start : NULL, (size_t)bytes, &Q->data)))
+            return rc;
+        return c->validity ? host_buffer(dev, c->validity + b0, (size_t)(b1 - b0), &Q->valid)
+                           : CLM_OK;
+    }
+    if (bytes > Q->data_cap) {
+        if (bytes > dev->info.max_alloc_bytes || bytes > SIZE_MAX)
+            return clm_fail(CLM_E_DEVICE_MEMORY,
+                            "string column: rows %llu to %llu hold %llu bytes, above the "
+                            "largest allocation of %s",
+                            (unsigned long long)r0, (unsigned long long)r1 - 1,
+                            (unsigned long long)bytes, dev->info.name);
+        clReleaseMemObject(Q->data);
+        Q->data = NULL;
+        if ((rc = buffer(dev, CL_MEM_READ_ONLY, (size_t)bytes, &Q->data)) != CLM_OK)
+            return rc;
+        Q->data_cap = (size_t)bytes;
+    }
+    cl_int err = clEnqueueWriteBuffer(Q->q, Q->off, CL_FALSE, 0, (size_t)(r1 - r0 + 1) * ob,
+                                      (const char *)c->offsets + r0 * ob, 0, NULL, NULL);
+    if (err == CL_SUCCESS && bytes)
+        err = clEnqueueWriteBuffer(Q->q, Q->data, CL_FALSE, 0, (size_t)bytes, c->data + start,
+                                   0, NULL, NULL);
+    if (err == CL_SUCCESS && c->validity)
+        err = clEnqueueWriteBuffer(Q->q, Q->valid, CL_FALSE, 0, (size_t)(b1 - b0),
+                                   c->validity + b0, 0, NULL, NULL);
+    return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clEnqueueWriteBuffer (string column)");
+}
+
+static int set_arg(cl_kernel k, unsigned i, size_t n, const void *v)
+{
+    cl_int err = clSetKernelArg(k, i, n, v);
+    return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clSetKernelArg (LIKE)");
+}
+
+static int query_open(const struct clm_like *like, const struct clm_column *c,
+                      const clm_selection *s, struct query *Q)
+{
+    clm_device *dev = like->dev;
+    cl_int err;
+    size_t max = dev->info.max_work_group_size;
+    Q->wg = LIKE_WG;
+    while (Q->wg > 32 && Q->wg > max)
+        Q->wg /= 2;
+    if (Q->wg > max)
+        return clm_fail(CLM_E_UNSUPPORTED, "LIKE: %s takes work-groups of %zu, below 32",
+                        dev->info.name, max);
+    struct clm_kernel_shape shape;
+    memset(&shape, 0, sizeof shape);
+    shape.records = c->offset_bits;
+    shape.wg = Q->wg;
+    int hit, rc = clm_get_program(dev, &shape, &Q->program, &hit, NULL, 0);
+    if (rc != CLM_OK)
+        return rc;
+    Q->q = clCreateCommandQueue(dev->context, dev->device, 0, &err);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clCreateCommandQueue (LIKE)");
+    Q->group = s->kernel == CLM_ROWS_GROUP ||
+               (s->kernel == CLM_ROWS_AUTO && c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN);
+    Q->match = clCreateKernel(Q->program, Q->group ? "clm_like_match_group" : "clm_like_match",
+                              &err);
+    if (err == CL_SUCCESS && Q->group)
+        Q->count = clCreateKernel(Q->program, "clm_like_count", &err);
+    if (err == CL_SUCCESS)
+        Q->ids = clCreateKernel(Q->program, s->row_id_bits == 64 ? "clm_like_ids64"
+                                                                 : "clm_like_ids32", &err);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clCreateKernel (LIKE)");
+    uint64_t batch = c->rows < BATCH_ROWS ? c->rows : BATCH_ROWS;
+    size_t groups = (size_t)(batch + Q->wg - 1) / Q->wg, want_pos = s->positions != NULL;
+    if (!(Q->counts = malloc(groups * sizeof *Q->counts)))
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    if ((rc = buffer(dev, CL_MEM_READ_WRITE, (size_t)(batch + 7) / 8, &Q->bitmap)) ||
+        (rc = buffer(dev, CL_MEM_READ_WRITE, groups * 4, &Q->groups)) ||
+        (rc = buffer(dev, CL_MEM_READ_ONLY, groups * 4, &Q->bases)) ||
+        (rc = buffer(dev, CL_MEM_READ_WRITE, want_pos ? (size_t)batch * 8 : 8, &Q->pos)) ||
+        (rc = buffer(dev, CL_MEM_WRITE_ONLY,
+                     s->row_ids ? (size_t)batch * (s->row_id_bits / 8) : 8, &Q->ids_buf)) ||
+        (rc = buffer(dev, CL_MEM_WRITE_ONLY, want_pos ? (size_t)batch * 8 : 8, &Q->pos_out)))
+        return rc;
+    /* auto: in place where the device reads host memory as its own (CPUs, integrated GPUs) */
+    Q->zero_copy = !c->dev && (s->data_path == CLM_PATH_ZERO_COPY ||
+                               (s->data_path == CLM_PATH_AUTO && dev->info.host_unified_memory));
+    if (Q->zero_copy) { /* send_batch makes the buffers; a NULL-free column gets a dummy */
+        if (!c->validity && (rc = buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
+            return rc;
+    } else if (!c->dev) { /* a host column's batches go through buffers of the query's own */
+        size_t slab = s->slab_bytes ? s->slab_bytes : DEFAULT_SLAB_BYTES;
+        uint64_t bytes = c->bytes < slab ? c->bytes : slab;
+        if ((rc = buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 1) * (c->offset_bits / 8),
+                         &Q->off)) ||
+            (rc = buffer(dev, CL_MEM_READ_ONLY, (size_t)bytes, &Q->data)) ||
+            (rc = buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 7) / 8 + 1, &Q->valid)))
+            return rc;
+        Q->data_cap = (size_t)bytes;
+    } else if (!c->valid_buf && (rc = buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
+        return rc;
+    return CLM_OK;
+}
+
+/* Rows [r0, r1) of the column, already on the device: the bitmap's bytes, the count, and
+ * the ids and positions from *done on (up to the capacity). */
+static int run_batch(const struct clm_like *like, const struct clm_column *c,
+                     const clm_selection *s, struct query *Q, uint64_t r0, uint64_t r1,
+                     uint64_t *done)
+{
+    cl_uint rows = (cl_uint)(r1 - r0), want_pos = s->positions != NULL;
+    cl_uint has_valid = c->dev ? c->valid_buf != NULL : c->validity != NULL;
+    cl_ulong row_off = c->dev ? r0 : 0, base, vbit, row0 = r0;
+    cl_mem data = c->dev ? c->data_buf : Q->data, off = c->dev ? c->off_buf : Q->off;
+    cl_mem valid = c->valid_buf ? c->valid_buf : Q->valid;
+    base = c->dev ? c->dev_base : clm_column_offset(c, r0);
+    vbit = c->dev ? c->dev_vbit + r0 : (c->validity_bit + r0) & 7;
+    size_t groups = (rows + Q->wg - 1) / Q->wg, global = groups * Q->wg, local = Q->wg;
+    /* a work-group per row: a group per bitmap byte, 8 rows one after the other */
+    size_t match_global = Q->group ? (rows + 7) / 8 * Q->wg : global;
+    int rc;
+    if ((rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_DATA, sizeof data, &data)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_OFFSETS, sizeof off, &off)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_VALID, sizeof valid, &valid)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_VBIT, sizeof vbit, &vbit)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_HAS_VALID, sizeof has_valid, &has_valid)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_ROWS, sizeof rows, &rows)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_ROW_OFF, sizeof row_off, &row_off)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_BASE, sizeof base, &base)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_PROG, sizeof like->prog_buf,
+                      &like->prog_buf)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_POS, sizeof Q->pos, &Q->pos)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_WANT_POS, sizeof want_pos, &want_pos)))
+        return rc;
+    cl_int err = clEnqueueNDRangeKernel(Q->q, Q->match, 1, NULL, &match_global, &local, 0, NULL,
+                                        NULL);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_match)");
+    if (Q->group) { /* the counts per WG rows, which the item kernel writes itself */
+        if ((rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+            (rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_ROWS, sizeof rows, &rows)) ||
+            (rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_GROUPS, sizeof Q->groups, &Q->groups)))
+            return rc;
+        err = clEnqueueNDRangeKernel(Q->q, Q->count, 1, NULL, &groups, NULL, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_count)");
+    }
+    if ((err = clEnqueueReadBuffer(Q->q, Q->groups, CL_TRUE, 0, groups * 4, Q->counts, 0, NULL,
+                                   NULL)) != CL_SUCCESS)
+        return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE counts)");
+    uint32_t total = 0;
+    for (size_t g = 0; g < groups; g++) { /* the exclusive prefix sum: each group's base */
+        uint32_t n = Q->counts[g];
+        Q->counts[g] = total;
+        total += n;
+    }
+    if (s->bitmap && (err = clEnqueueReadBuffer(Q->q, Q->bitmap, CL_FALSE, 0, (rows + 7) / 8,
+                                                s->bitmap + r0 / 8, 0, NULL, NULL)) !=
+                         CL_SUCCESS)
+        return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE bitmap)");
+    if (s->row_ids && total && *done + total <= s->row_id_capacity) {
+        size_t idb = s->row_id_bits / 8;
+        if ((err = clEnqueueWriteBuffer(Q->q, Q->bases, CL_FALSE, 0, groups * 4, Q->counts, 0,
+                                        NULL, NULL)) != CL_SUCCESS)
+            return clm_fail_cl(err, "clEnqueueWriteBuffer (LIKE bases)");
+        if ((rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_ROWS, sizeof rows, &rows)) ||
+            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_BASES, sizeof Q->bases, &Q->bases)) ||
+            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_ROW0, sizeof row0, &row0)) ||
+            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_IDS, sizeof Q->ids_buf, &Q->ids_buf)) ||
+            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_POS, sizeof Q->pos, &Q->pos)) ||
+            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_POS_OUT, sizeof Q->pos_out, &Q->pos_out)) ||
+            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_WANT_POS, sizeof want_pos, &want_pos)))
+            return rc;
+        err = clEnqueueNDRangeKernel(Q->q, Q->ids, 1, NULL, &global, &local, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_ids)");
+        err = clEnqueueReadBuffer(Q->q, Q->ids_buf, CL_FALSE, 0, total * idb,
+                                  (char *)s->row_ids + *done * idb, 0, NULL, NULL);
+        if (err == CL_SUCCESS && want_pos)
+            err = clEnqueueReadBuffer(Q->q, Q->pos_out, CL_FALSE, 0, (size_t)total * 8,
+                                      s->positions + *done, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE row ids)");
+    }
+    /* the next batch reuses the buffers: this one's reads must be done */
+    if ((err = clFinish(Q->q)) != CL_SUCCESS)
+        return clm_fail_cl(err, "clFinish (LIKE)");
+    *done += total;
+    return CLM_OK;
+}
+
+int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *sel)
+{
+    clm_selection s;
+    int rc;
+    if (!like || !col || !sel)
+        return clm_fail(CLM_E_INVALID, "clm_like_select: %s is NULL",
+                        !like ? "like" : !col ? "column" : "selection");
+    clm_selection_init(&s, sizeof s);
+    if ((rc = clm_options_read(&s, sizeof s, sel, CLM_SELECTION_V1, "clm_selection",
+                               "clm_selection_init")) != CLM_OK)
+        return rc;
+    if (s.row_id_bits != 32 && s.row_id_bits != 64)
+        return clm_fail(CLM_E_INVALID, "clm_selection.row_id_bits %u: 32 or 64",
+                        s.row_id_bits);
+    if (s.row_id_bits == 32 && col->rows > (uint64_t)UINT32_MAX + 1)
+        return clm_fail(CLM_E_INVALID, "clm_selection: 32-bit row ids for a column of %llu "
+                                       "rows: set row_id_bits 64",
+                        (unsigned long long)col->rows);
+    if (s.data_path != CLM_PATH_AUTO && s.data_path != CLM_PATH_COPY &&
+        s.data_path != CLM_PATH_ZERO_COPY)
+        return clm_fail(CLM_E_INVALID, "clm_selection.data_path %d: auto, copy or zero-copy",
+                        (int)s.data_path);
+    if ((unsigned)s.kernel > CLM_ROWS_GROUP)
+        return clm_fail(CLM_E_INVALID, "clm_selection.kernel %d: CLM_ROWS_AUTO, _ITEM or _GROUP",
+                        (int)s.kernel);
+    if (s.positions && !s.row_ids)
+        return clm_fail(CLM_E_INVALID, "clm_selection: positions without row_ids");
+    if (col->dev && col->dev != like->dev)
+        return clm_fail(CLM_E_INVALID, "clm_like_select: the column is resident on %s, the "
+                                       "predicate compiled for %s",
+                        col->dev->info.name, like->dev->info.name);
+    if (like->dev->model)
+        return clm_fail(CLM_E_INVALID, "clm_like_select: a model device runs nothing");
+    sel->count = 0;
+    if (col->rows == 0)
+        return CLM_OK;
+    struct query Q;
+    memset(&Q, 0, sizeof Q);
+    uint64_t done = 0;
+    size_t slab = s.slab_bytes ? s.slab_bytes : DEFAULT_SLAB_BYTES;
+    rc = query_open(like, col, &s, &Q);
+    for (uint64_t r0 = 0; rc == CLM_OK && r0 < col->rows;) {
+        uint64_t r1 = col->dev ? (col->rows - r0 > BATCH_ROWS ? r0 + BATCH_ROWS : col->rows)
+                               : batch_end(col, r0, slab);
+        if (!col->dev)
+            rc = send_batch(like->dev, &Q, col, r0, r1);
+        if (rc == CLM_OK)
+            rc = run_batch(like, col, &s, &Q, r0, r1, &done);
+        r0 = r1;
+    }
+    sel->kernel_used = Q.group ? CLM_ROWS_GROUP : CLM_ROWS_ITEM;
+    sel->data_path_used = col->dev       ? CLM_PATH_AUTO
+                          : Q.zero_copy ? CLM_PATH_ZERO_COPY
+                                        : CLM_PATH_COPY;
+    query_release(&Q);
+    if (rc != CLM_OK)
+        return rc;
+    sel->count = done;
+    if (s.row_ids && done > s.row_id_capacity)
+        return clm_fail(CLM_E_INVALID, "clm_selection.row_id_capacity %llu is below the %llu "
+                                       "rows selected (clm_selection.count)",
+                        (unsigned long long)s.row_id_capacity, (unsigned long long)done);
+    return CLM_OK;
+}

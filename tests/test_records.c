@@ -1,0 +1,946 @@
+/*
+ * String columns and SQL LIKE (clm_column_*, clm_like_*) against a plain CPU reference: a
+ * dynamic-programming LIKE matcher over the pattern's tokens. Random columns with empty
+ * strings and NULLs, rows across work-group and slab edges and longer than a slab, 32- and
+ * 64-bit offsets, resident and host columns, every pattern shape ('%', '_', escapes,
+ * ILIKE, NOT LIKE, disjunctions), Arrow arrays (sliced), and misuse.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h" /* the contract (cl/contract.h) and the program's source */
+#include "t.h"
+
+/* ---- the reference ------------------------------------------------------------------- */
+
+enum { TOK_PERCENT = -1, TOK_ANY = -2 };
+
+static unsigned char lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c | 0x20 : c; }
+
+/* The pattern as tokens: a byte (0-255, folded when caseless), TOK_PERCENT or TOK_ANY. */
+static size_t tokens(const char *p, size_t len, int escape, int caseless, int *tok)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (escape >= 0 && c == escape && i + 1 < len)
+            tok[n++] = caseless ? lower((unsigned char)p[++i]) : (unsigned char)p[++i];
+        else if (c == '%')
+            tok[n++] = TOK_PERCENT;
+        else if (c == '_')
+            tok[n++] = TOK_ANY;
+        else
+            tok[n++] = caseless ? lower(c) : c;
+    }
+    return n;
+}
+
+/* Whether tok[0, m) matches s[0, n) whole: d[j] = tok[0, j) matches the text so far. */
+static int ref_like_tok(const unsigned char *s, size_t n, const int *tok, size_t m, int caseless)
+{
+    unsigned char *d = calloc(m + 1, 1), *e = calloc(m + 1, 1);
+    if (!d || !e) abort();
+    d[0] = 1;
+    for (size_t j = 1; j <= m; j++) d[j] = d[j - 1] && tok[j - 1] == TOK_PERCENT;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = caseless ? lower(s[i]) : s[i];
+        e[0] = 0;
+        for (size_t j = 1; j <= m; j++) {
+            int t = tok[j - 1];
+            if (t == TOK_PERCENT) e[j] = e[j - 1] || d[j];
+            else e[j] = d[j - 1] && (t == TOK_ANY || t == c);
+        }
+        memcpy(d, e, m + 1);
+    }
+    int r = d[m];
+    free(d);
+    free(e);
+    return r;
+}
+
+/* Match, and where the pattern's first segment goes: 0 for a pattern that starts without
+ * '%' or has no segment, else the smallest start from which the pattern less its leading
+ * '%' matches the rest of the row. */
+static int ref_like(const unsigned char *s, size_t n, const char *p, size_t len, int escape,
+                    int caseless, uint64_t *pos)
+{
+    int *tok = malloc((len + 1) * sizeof *tok);
+    if (!tok) abort();
+    size_t m = tokens(p, len, escape, caseless, tok);
+    int r = ref_like_tok(s, n, tok, m, caseless);
+    size_t lead = 0;
+    while (lead < m && tok[lead] == TOK_PERCENT) lead++;
+    *pos = 0;
+    if (r && lead > 0 && lead < m)
+        for (size_t at = 0; at <= n; at++)
+            if (ref_like_tok(s + at, n - at, tok + lead, m - lead, caseless)) {
+                *pos = at;
+                break;
+            }
+    free(tok);
+    return r;
+}
+
+/* ---- columns ------------------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t rows;
+    unsigned bits;       /* offsets: 32 or 64 */
+    void *offsets;       /* rows + 1 */
+    unsigned char *data;
+    uint64_t bytes;
+    uint8_t *validity;   /* NULL: no NULL */
+} tcol;
+
+static uint64_t tcol_off(const tcol *c, uint64_t i)
+{
+    return c->bits == 64 ? (uint64_t)((int64_t *)c->offsets)[i]
+                         : (uint64_t)((int32_t *)c->offsets)[i];
+}
+
+static void tcol_set_off(tcol *c, uint64_t i, uint64_t v)
+{
+    if (c->bits == 64) ((int64_t *)c->offsets)[i] = (int64_t)v;
+    else ((int32_t *)c->offsets)[i] = (int32_t)v;
+}
+
+static int tcol_valid(const tcol *c, uint64_t i)
+{
+    return !c->validity || (c->validity[i >> 3] >> (i & 7) & 1);
+}
+
+/* rows rows of lengths from len_of(r, i) with bytes from the alphabet, a NULL in every
+ * null_every (0: none; the NULL rows still hold bytes, which must be ignored). */
+static void tcol_make(tcol *c, t_rng *r, uint64_t rows, unsigned bits, size_t (*len_of)(t_rng *, uint64_t),
+                      const char *alphabet, unsigned null_every)
+{
+    size_t na = strlen(alphabet);
+    memset(c, 0, sizeof *c);
+    c->rows = rows;
+    c->bits = bits;
+    c->offsets = calloc(rows + 1, bits / 8);
+    size_t *lens = malloc((rows + 1) * sizeof *lens);
+    if (!c->offsets || !lens) abort();
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < rows; i++) total += lens[i] = len_of(r, i);
+    c->data = malloc(total ? total : 1);
+    if (!c->data) abort();
+    c->bytes = total;
+    uint64_t at = 0;
+    for (uint64_t i = 0; i < rows; i++) {
+        tcol_set_off(c, i, at);
+        for (size_t k = 0; k < lens[i]; k++) c->data[at++] = (unsigned char)alphabet[t_below(r, na)];
+    }
+    tcol_set_off(c, rows, at);
+    free(lens);
+    if (null_every) {
+        c->validity = calloc((rows + 7) / 8 + 1, 1);
+        if (!c->validity) abort();
+        for (uint64_t i = 0; i < rows; i++)
+            if (t_below(r, null_every) != 0) c->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+    }
+}
+
+static void tcol_free(tcol *c)
+{
+    free(c->offsets);
+    free(c->data);
+    free(c->validity);
+}
+
+static int tcol_wrap(const tcol *c, clm_column **out)
+{
+    clm_column_desc d;
+    clm_column_desc_init(&d, sizeof d);
+    d.rows = c->rows;
+    d.offset_bits = c->bits;
+    d.offsets = c->offsets;
+    d.data = c->data;
+    d.data_bytes = c->bytes;
+    d.validity = c->validity;
+    return clm_column_wrap(&d, out);
+}
+
+/* ---- checking a query ---------------------------------------------------------------- */
+
+typedef struct {
+    const char *const *pats;
+    const size_t *lens;     /* NULL: NUL-terminated */
+    const unsigned *flags;  /* NULL: plain LIKE */
+    unsigned count;
+    int escape;
+} tquery;
+
+/* The reference's selection: sel[i], pos[i]. Returns the count. */
+static uint64_t ref_select(const tcol *c, const tquery *q, unsigned char *sel, uint64_t *pos)
+{
+    uint64_t count = 0;
+    for (uint64_t i = 0; i < c->rows; i++) {
+        sel[i] = 0;
+        pos[i] = CLM_NO_POSITION;
+        if (!tcol_valid(c, i)) continue;
+        uint64_t a = tcol_off(c, i), b = tcol_off(c, i + 1);
+        for (unsigned k = 0; k < q->count && !sel[i]; k++) {
+            unsigned f = q->flags ? q->flags[k] : 0;
+            size_t len = q->lens ? q->lens[k] : strlen(q->pats[k]);
+            uint64_t at;
+            int m = ref_like(c->data + a, (size_t)(b - a), q->pats[k], len, q->escape,
+                             (f & CLM_LIKE_CASELESS) != 0, &at);
+            if (f & CLM_LIKE_NOT) sel[i] = !m;
+            else if ((sel[i] = (unsigned char)m)) pos[i] = at;
+        }
+        count += sel[i];
+    }
+    return count;
+}
+
+/* Select with `like` on col and compare count, bitmap, ids (bits) and positions with the
+ * reference's. */
+static void check_select(const clm_like *like, const clm_column *col, const tcol *c,
+                         const unsigned char *want, const uint64_t *want_pos, uint64_t want_n,
+                         unsigned id_bits, size_t slab, clm_rows_kernel kernel,
+                         clm_data_path path, const char *what)
+{
+    size_t nb = (size_t)(c->rows + 7) / 8;
+    uint8_t *bitmap = malloc(nb + 1);
+    void *ids = malloc((size_t)(c->rows + 1) * 8);
+    uint64_t *pos = malloc((size_t)(c->rows + 1) * 8);
+    if (!bitmap || !ids || !pos) abort();
+    memset(bitmap, 0xa5, nb + 1);
+    clm_selection s;
+    clm_selection_init(&s, sizeof s);
+    s.bitmap = bitmap;
+    s.row_ids = ids;
+    s.row_id_bits = id_bits;
+    s.row_id_capacity = c->rows;
+    s.positions = pos;
+    s.slab_bytes = slab;
+    s.kernel = kernel;
+    s.data_path = path;
+    int rc = clm_like_select(like, col, &s);
+    if (rc != CLM_OK) {
+        T_FAIL("%s: clm_like_select: %s (%s)", what, clm_strerror(rc), clm_last_error());
+        goto out;
+    }
+    if (kernel != CLM_ROWS_AUTO && s.kernel_used != kernel)
+        T_FAIL("%s: kernel_used %d, want %d", what, (int)s.kernel_used, (int)kernel);
+    if (path != CLM_PATH_AUTO && s.data_path_used != path)
+        T_FAIL("%s: data_path_used %d, want %d", what, (int)s.data_path_used, (int)path);
+    if (s.count != want_n) {
+        T_FAIL("%s: count %llu, want %llu", what, (unsigned long long)s.count,
+               (unsigned long long)want_n);
+        goto out;
+    }
+    if (bitmap[nb] != 0xa5) T_FAIL("%s: a byte past the bitmap was written", what);
+    for (uint64_t i = 0; i < nb * 8ull; i++) {
+        int bit = bitmap[i >> 3] >> (i & 7) & 1;
+        if (bit != (i < c->rows && want[i])) {
+            T_FAIL("%s: bitmap bit %llu is %d", what, (unsigned long long)i, bit);
+            break;
+        }
+    }
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < c->rows; i++) {
+        if (!want[i]) continue;
+        uint64_t id = id_bits == 64 ? ((uint64_t *)ids)[k] : ((uint32_t *)ids)[k];
+        if (id != i) {
+            T_FAIL("%s: row id %llu is %llu, want %llu", what, (unsigned long long)k,
+                   (unsigned long long)id, (unsigned long long)i);
+            break;
+        }
+        if (pos[k] != want_pos[i]) {
+            T_FAIL("%s: row %llu: position %llu, want %llu", what, (unsigned long long)i,
+                   (unsigned long long)pos[k], (unsigned long long)want_pos[i]);
+            break;
+        }
+        k++;
+    }
+out:
+    free(bitmap);
+    free(ids);
+    free(pos);
+}
+
+/* Columns up to this many rows are also searched with a work-group per row (WG work-items
+ * for each row: millions of rows take half a minute on a CPU device). */
+#define GROUP_ROWS_MAX 100000u
+
+/* The query against the reference on the host column (slabs of `slab` bytes) and on a
+ * resident copy, with 32- and 64-bit ids, a work-item and a work-group per row. */
+static void check_query(const tcol *c, const tquery *q, size_t slab, const char *what)
+{
+    unsigned char *want = malloc(c->rows + 1);
+    uint64_t *want_pos = malloc((c->rows + 1) * sizeof *want_pos);
+    if (!want || !want_pos) abort();
+    uint64_t n = ref_select(c, q, want, want_pos);
+    clm_like *like = NULL;
+    clm_column *host = NULL, *res = NULL;
+    char label[256];
+    if (EXPECT_RC(clm_like_compile(t_dev, q->pats, q->lens, q->flags, q->count, q->escape,
+                                   &like), CLM_OK) &&
+        EXPECT_RC(tcol_wrap(c, &host), CLM_OK)) {
+        snprintf(label, sizeof label, "%s, host column copied, a work-item per row", what);
+        check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_ITEM, CLM_PATH_COPY,
+                     label);
+        snprintf(label, sizeof label, "%s, host column in place, a work-item per row", what);
+        check_select(like, host, c, want, want_pos, n, 64, slab, CLM_ROWS_ITEM,
+                     CLM_PATH_ZERO_COPY, label);
+        snprintf(label, sizeof label, "%s, host column, a work-group per row", what);
+        if (c->rows <= GROUP_ROWS_MAX)
+            check_select(like, host, c, want, want_pos, n, 64, slab, CLM_ROWS_GROUP,
+                         CLM_PATH_AUTO, label);
+        if (EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK)) {
+            snprintf(label, sizeof label, "%s, resident column, a work-item per row", what);
+            check_select(like, res, c, want, want_pos, n, 64, 0, CLM_ROWS_ITEM, CLM_PATH_AUTO,
+                         label);
+            snprintf(label, sizeof label, "%s, resident column, a work-group per row", what);
+            if (c->rows <= GROUP_ROWS_MAX)
+                check_select(like, res, c, want, want_pos, n, 32, 0, CLM_ROWS_GROUP,
+                             CLM_PATH_AUTO, label);
+        }
+    }
+    clm_column_free(res);
+    clm_column_free(host);
+    clm_like_free(like);
+    free(want);
+    free(want_pos);
+}
+
+static void check_one(const tcol *c, const char *pat, unsigned flags, int escape, size_t slab)
+{
+    tquery q = {&pat, NULL, &flags, 1, escape};
+    char what[160];
+    snprintf(what, sizeof what, "pattern '%.100s' flags %u", pat, flags);
+    check_query(c, &q, slab, what);
+}
+
+/* ---- tests ----------------------------------------------------------------------------- */
+
+static size_t len_short(t_rng *r, uint64_t i) { (void)i; return t_below(r, 12); }
+static size_t len_mixed(t_rng *r, uint64_t i)
+{
+    (void)i;
+    return t_below(r, 8) == 0 ? 200 + t_below(r, 800) : t_below(r, 40);
+}
+
+/* Random patterns of the column's alphabet, '%', '_' and escapes, on random columns. */
+static void test_random(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.random", 0);
+    static const char *const pieces[] = {"a", "b", "ab", "ba", "%", "_", "A", "\\%", "\\_", "\\\\"};
+    unsigned cases = t_quick ? 24 : 80;
+    tcol c;
+    tcol_make(&c, &r, 3000, 32, len_mixed, "abAB%_\\", 7);
+    for (unsigned k = 0; k < cases && !t_failures(); k++) {
+        char pat[64];
+        size_t n = 0, parts = 1 + t_below(&r, 6);
+        for (size_t j = 0; j < parts; j++) {
+            const char *p = pieces[t_below(&r, sizeof pieces / sizeof pieces[0])];
+            memcpy(pat + n, p, strlen(p));
+            n += strlen(p);
+        }
+        pat[n] = '\0';
+        unsigned flags = (unsigned)t_below(&r, 4);
+        check_one(&c, pat, flags, '\\', 1 + t_below(&r, 2000));
+    }
+    tcol_free(&c);
+}
+
+/* Shapes SQL names: every answer here is also written out by hand. */
+static void test_shapes(const void *arg)
+{
+    (void)arg;
+    static const char *const rows[] = {"", "a", "abc", "xabcx", "ABC", "a%c", "a_c", "abcabc",
+                                       "special requests", "specialrequests", "requests special"};
+    enum { N = sizeof rows / sizeof rows[0] };
+    int32_t off[N + 1];
+    char data[256];
+    size_t at = 0;
+    for (int i = 0; i < N; i++) {
+        off[i] = (int32_t)at;
+        memcpy(data + at, rows[i], strlen(rows[i]));
+        at += strlen(rows[i]);
+    }
+    off[N] = (int32_t)at;
+    static const struct {
+        const char *pat;
+        unsigned flags;
+        const char *want; /* a char per row: 1 selected */
+    } cases[] = {
+        {"%", 0, "11111111111"},
+        {"", 0, "10000000000"},
+        {"_", 0, "01000000000"},
+        {"abc", 0, "00100000000"},
+        {"abc%", 0, "00100001000"},
+        {"%abc", 0, "00100001000"},
+        {"%abc%", 0, "00110001000"},
+        {"a_c", 0, "00100110000"},
+        {"a\\%c", 0, "00000100000"},
+        {"a\\_c", 0, "00000010000"},
+        {"%a%c%", 0, "00110111000"},
+        {"abc", CLM_LIKE_CASELESS, "00101000000"},
+        {"abc", CLM_LIKE_NOT, "11011111111"},
+        {"%special%requests%", 0, "00000000110"},
+        {"%requests%special%", 0, "00000000001"},
+        {"abc%abc", 0, "00000001000"},
+        {"abca%abc", 0, "00000000000"}, /* the segments may not overlap */
+        {"%%%", 0, "11111111111"},
+        {"__", 0, "00000000000"},
+    };
+    tcol c = {N, 32, off, (unsigned char *)data, at, NULL};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        unsigned char sel[N];
+        uint64_t pos[N];
+        tquery q = {&cases[k].pat, NULL, &cases[k].flags, 1, '\\'};
+        ref_select(&c, &q, sel, pos);
+        for (int i = 0; i < N; i++)
+            if (sel[i] != (cases[k].want[i] == '1'))
+                T_FAIL("the reference: '%s' row %d ('%s')", cases[k].pat, i, rows[i]);
+        check_one(&c, cases[k].pat, cases[k].flags, '\\', 0);
+    }
+}
+
+/* A disjunction of LIKE, ILIKE and NOT LIKE, with NULLs: a NULL row is selected by none. */
+static void test_disjunction(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.disjunction", 0);
+    tcol c;
+    tcol_make(&c, &r, 5000, 64, len_short, "abcAB", 3);
+    static const char *const pats[] = {"%abc%", "A%", "%b_a", "ccc", "%ba%"};
+    static const unsigned flags[] = {0, CLM_LIKE_CASELESS, 0, 0, CLM_LIKE_NOT};
+    tquery q = {pats, NULL, flags, 4, '\\'};
+    check_query(&c, &q, 777, "4 LIKEs");
+    q.count = 5;
+    check_query(&c, &q, 333, "4 LIKEs or a NOT LIKE");
+    tquery none = {pats + 4, NULL, flags + 4, 1, CLM_LIKE_NO_ESCAPE};
+    check_query(&c, &none, 0, "NOT LIKE");
+    tcol_free(&c);
+}
+
+/* Row counts around the work-group and bitmap edges, all-match and no-match. */
+static void test_edges(const void *arg)
+{
+    (void)arg;
+    static const uint64_t counts[] = {1, 7, 8, 31, 32, 33, 255, 256, 257, 511, 513, 1025};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0] && !t_failures(); k++) {
+        t_rng r;
+        t_rng_init(&r, "records.edges", counts[k]);
+        tcol c;
+        tcol_make(&c, &r, counts[k], 32, len_short, "ab", k % 2 ? 5 : 0);
+        check_one(&c, "%", 0, CLM_LIKE_NO_ESCAPE, 16);       /* all (but NULLs) */
+        check_one(&c, "%c%", 0, CLM_LIKE_NO_ESCAPE, 16);     /* none */
+        check_one(&c, "%ab%", 0, CLM_LIKE_NO_ESCAPE, 64);
+        check_one(&c, "%c%", CLM_LIKE_NOT, CLM_LIKE_NO_ESCAPE, 0);
+        tcol_free(&c);
+    }
+}
+
+static size_t len_long(t_rng *r, uint64_t i)
+{
+    return i % 97 == 5 ? 5000 + t_below(r, 3000) : t_below(r, 30);
+}
+
+/* Rows longer than the slab, batches of whole rows across slab edges; 64-bit offsets. */
+static void test_slabs(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.slabs", 0);
+    for (unsigned bits = 32; bits <= 64 && !t_failures(); bits += 32) {
+        tcol c;
+        tcol_make(&c, &r, 1500, bits, len_long, "abc", 11);
+        for (size_t slab = 1; slab <= 4096; slab *= 8) {
+            char what[64];
+            static const char *const pats[] = {"%abc%cab%", "a%", "%b"};
+            tquery q = {pats, NULL, NULL, 3, CLM_LIKE_NO_ESCAPE};
+            snprintf(what, sizeof what, "%u-bit offsets, slab %zu", bits, slab);
+            check_query(&c, &q, slab, what);
+        }
+        tcol_free(&c);
+    }
+}
+
+static size_t len_tiny(t_rng *r, uint64_t i) { (void)i; return t_below(r, 4); }
+
+/* More rows than one launch takes (1 Mi): later batches' bitmap bytes, ids and positions
+ * go after the earlier ones', on host and resident columns. */
+static void test_many_rows(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.many_rows", 0);
+    tcol c;
+    tcol_make(&c, &r, ((uint64_t)1 << 20) * 2 + 77, 32, len_tiny, "ab", 9);
+    const char *pats[] = {"%ab%", "b_"};
+    tquery q = {pats, NULL, NULL, 2, CLM_LIKE_NO_ESCAPE};
+    check_query(&c, &q, 0, "2 Mi rows");
+    tcol_free(&c);
+}
+
+static size_t len_1k(t_rng *r, uint64_t i) { (void)i; return 900 + t_below(r, 300); }
+
+/* auto takes a work-group per row from a mean row length of CLM_ROWS_GROUP_MEAN on. */
+static void test_auto(const void *arg)
+{
+    (void)arg;
+    static const struct {
+        size_t (*len)(t_rng *, uint64_t);
+        clm_rows_kernel want;
+    } cases[] = {{len_short, CLM_ROWS_ITEM}, {len_1k, CLM_ROWS_GROUP}};
+    const char *pat = "%ab%";
+    clm_like *like = NULL;
+    REQUIRE_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK);
+    for (size_t k = 0; k < 2; k++) {
+        t_rng r;
+        t_rng_init(&r, "records.auto", k);
+        tcol c;
+        tcol_make(&c, &r, 300, 32, cases[k].len, "abc", 0);
+        uint64_t mean = c.bytes / c.rows;
+        clm_column *col = NULL;
+        clm_selection s;
+        clm_selection_init(&s, sizeof s);
+        if (EXPECT_RC(tcol_wrap(&c, &col), CLM_OK) &&
+            EXPECT_RC(clm_like_select(like, col, &s), CLM_OK) &&
+            !EXPECT(s.kernel_used == cases[k].want))
+            t_note("mean row length %llu: kernel %d", (unsigned long long)mean,
+                   (int)s.kernel_used);
+        EXPECT((mean >= CLM_ROWS_GROUP_MEAN) == (cases[k].want == CLM_ROWS_GROUP));
+        clm_column_free(col);
+        tcol_free(&c);
+    }
+    clm_like_free(like);
+}
+
+/* Threads selecting with one predicate on one host and one resident column at once. */
+struct thread_job {
+    const clm_like *like;
+    const clm_column *col;
+    uint64_t rows, want;
+    const unsigned char *want_sel;
+    int rc, wrong;
+};
+
+static void *select_thread(void *arg)
+{
+    struct thread_job *j = arg;
+    uint8_t *bitmap = calloc((size_t)(j->rows + 7) / 8, 1);
+    if (!bitmap) abort();
+    for (int round = 0; round < 4 && !j->wrong && j->rc == CLM_OK; round++) {
+        clm_selection s;
+        clm_selection_init(&s, sizeof s);
+        s.bitmap = bitmap;
+        s.slab_bytes = 1000; /* many batches, so that the threads' calls interleave */
+        j->rc = clm_like_select(j->like, j->col, &s);
+        j->wrong |= s.count != j->want;
+        for (uint64_t i = 0; i < j->rows; i++)
+            j->wrong |= (bitmap[i >> 3] >> (i & 7) & 1) != j->want_sel[i];
+    }
+    free(bitmap);
+    return NULL;
+}
+
+static void test_threads(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.threads", 0);
+    tcol c;
+    tcol_make(&c, &r, 4000, 32, len_mixed, "abc", 6);
+    const char *pat = "%ab%c%";
+    tquery q = {&pat, NULL, NULL, 1, CLM_LIKE_NO_ESCAPE};
+    unsigned char *want = malloc(c.rows);
+    uint64_t *want_pos = malloc(c.rows * sizeof *want_pos);
+    if (!want || !want_pos) abort();
+    uint64_t n = ref_select(&c, &q, want, want_pos);
+    clm_like *like = NULL;
+    clm_column *host = NULL, *res = NULL;
+    if (EXPECT_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK) &&
+        EXPECT_RC(tcol_wrap(&c, &host), CLM_OK) &&
+        EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK)) {
+        struct thread_job jobs[4];
+        pthread_t th[4];
+        for (int i = 0; i < 4; i++) {
+            jobs[i] = (struct thread_job){like, i % 2 ? res : host, c.rows, n, want, 0, 0};
+            if (pthread_create(&th[i], NULL, select_thread, &jobs[i]) != 0) abort();
+        }
+        for (int i = 0; i < 4; i++) {
+            pthread_join(th[i], NULL);
+            if (!EXPECT(jobs[i].rc == CLM_OK && !jobs[i].wrong))
+                t_note("thread %d (%s column): status %d, %s", i, i % 2 ? "resident" : "host",
+                       jobs[i].rc, jobs[i].wrong ? "a wrong selection" : "right");
+        }
+    }
+    clm_column_free(res);
+    clm_column_free(host);
+    clm_like_free(like);
+    free(want);
+    free(want_pos);
+    tcol_free(&c);
+}
+
+/* Bytes of any value in rows and patterns (NUL included); an escape that is no backslash. */
+static void test_bytes(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.bytes", 0);
+    tcol c;
+    tcol_make(&c, &r, 2000, 32, len_short, "\x01\xff#%_", 4);
+    for (uint64_t i = 0; i < c.bytes; i += 5) c.data[i] = 0; /* NULs too */
+    static const char pats[][5] = {"%\0%", "#%%", "%##", "_\xff%", "%#%%"};
+    size_t lens[] = {3, 3, 3, 3, 4};
+    for (size_t k = 0; k < 5; k++) {
+        const char *p = pats[k];
+        tquery q = {&p, &lens[k], NULL, 1, '#'};
+        check_query(&c, &q, 100, "escape '#'");
+    }
+    tcol_free(&c);
+}
+
+/* Arrow arrays: "u" and "U", a slice (offset != 0) with its validity bits, and the arrays
+ * that are no string array. */
+static void release_schema(struct ArrowSchema *s) { s->release = NULL; }
+static void release_array(struct ArrowArray *a) { a->release = NULL; }
+
+static void test_arrow(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.arrow", 0);
+    for (unsigned bits = 32; bits <= 64 && !t_failures(); bits += 32) {
+        tcol c;
+        tcol_make(&c, &r, 1000, bits, len_short, "ab", 4);
+        const void *bufs[3] = {c.validity, c.offsets, c.data};
+        struct ArrowSchema schema = {bits == 64 ? "U" : "u", "s", NULL, ARROW_FLAG_NULLABLE,
+                                     0, NULL, NULL, release_schema, NULL};
+        struct ArrowArray array = {600, 1, 333, 3, 0, bufs, NULL, NULL, release_array, NULL};
+        /* the reference sees the slice as a column of its own */
+        tcol slice = c;
+        slice.rows = 600;
+        void *offs = malloc(601 * 8);
+        uint8_t *valid = calloc(600 / 8 + 1, 1);
+        if (!offs || !valid) abort();
+        slice.offsets = offs;
+        slice.validity = valid;
+        for (uint64_t i = 0; i <= 600; i++) tcol_set_off(&slice, i, tcol_off(&c, 333 + i));
+        for (uint64_t i = 0; i < 600; i++)
+            if (tcol_valid(&c, 333 + i)) valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+        const char *pat = "%ab%";
+        tquery q = {&pat, NULL, NULL, 1, CLM_LIKE_NO_ESCAPE};
+        unsigned char want[600];
+        uint64_t want_pos[600];
+        uint64_t n = ref_select(&slice, &q, want, want_pos);
+        clm_like *like = NULL;
+        clm_column *col = NULL;
+        if (EXPECT_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK) &&
+            EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_OK)) {
+            clm_column_info info;
+            EXPECT_RC(clm_column_get_info(col, &info, sizeof info), CLM_OK);
+            EXPECT(info.rows == 600 && info.offset_bits == bits && !info.resident);
+            check_select(like, col, &slice, want, want_pos, n, 32, 50, CLM_ROWS_AUTO,
+                         CLM_PATH_AUTO, "Arrow slice");
+        }
+        clm_column_free(col);
+        col = NULL;
+        /* what is no string array */
+        schema.format = "z";
+        EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+        schema.format = bits == 64 ? "U" : "u";
+        array.n_buffers = 2;
+        EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+        array.n_buffers = 3;
+        array.n_children = 1;
+        EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+        array.n_children = 0;
+        /* an empty array whose producer left its buffers NULL */
+        const void *none[3] = {NULL, NULL, NULL};
+        struct ArrowArray empty = {0, 0, 0, 3, 0, none, NULL, NULL, release_array, NULL};
+        if (EXPECT_RC(clm_column_from_arrow(&schema, &empty, &col), CLM_OK)) {
+            clm_selection s;
+            clm_selection_init(&s, sizeof s);
+            EXPECT_RC(clm_like_select(like, col, &s), CLM_OK);
+            EXPECT(s.count == 0);
+        }
+        clm_column_free(col);
+        col = NULL;
+        array.release = NULL;
+        EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+        EXPECT(col == NULL);
+        clm_like_free(like);
+        free(offs);
+        free(valid);
+        tcol_free(&c);
+    }
+}
+
+/* Arrow string views ("vu"): rows of up to 12 bytes inline, longer ones in two data buffers,
+ * a slice, NULL rows whose views are garbage (never read); and views that point outside. */
+static void test_arrow_view(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.arrow_view", 0);
+    tcol c;
+    tcol_make(&c, &r, 700, 64, len_mixed, "abc", 5);
+    unsigned char *views = calloc(c.rows, 16), *buf[2];
+    int64_t sizes[2] = {0, 0};
+    buf[0] = malloc(c.bytes + 1);
+    buf[1] = malloc(c.bytes + 1);
+    if (!views || !buf[0] || !buf[1]) abort();
+    for (uint64_t i = 0; i < c.rows; i++) {
+        int32_t len = (int32_t)(tcol_off(&c, i + 1) - tcol_off(&c, i));
+        unsigned char *v = views + i * 16;
+        const unsigned char *row = c.data + tcol_off(&c, i);
+        if (!tcol_valid(&c, i)) {
+            memset(v, 0xee, 16); /* garbage: a NULL row's view is not read */
+            continue;
+        }
+        memcpy(v, &len, 4);
+        if (len <= 12) {
+            memcpy(v + 4, row, (size_t)len);
+            continue;
+        }
+        int32_t b = (int32_t)(i % 2), off = (int32_t)sizes[b];
+        memcpy(v + 4, row, 4);
+        memcpy(v + 8, &b, 4);
+        memcpy(v + 12, &off, 4);
+        memcpy(buf[b] + off, row, (size_t)len);
+        sizes[b] += len;
+    }
+    const void *bufs[5] = {c.validity, views, buf[0], buf[1], sizes};
+    struct ArrowSchema schema = {"vu", "s", NULL, ARROW_FLAG_NULLABLE, 0, NULL, NULL,
+                                 release_schema, NULL};
+    struct ArrowArray array = {600, 1, 50, 5, 0, bufs, NULL, NULL, release_array, NULL};
+    tcol slice = c;
+    slice.rows = 600;
+    void *offs = malloc(601 * 8);
+    uint8_t *valid = calloc(600 / 8 + 1, 1);
+    if (!offs || !valid) abort();
+    slice.offsets = offs;
+    slice.validity = valid;
+    for (uint64_t i = 0; i <= 600; i++) tcol_set_off(&slice, i, tcol_off(&c, 50 + i));
+    for (uint64_t i = 0; i < 600; i++)
+        if (tcol_valid(&c, 50 + i)) valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+    const char *pats[] = {"%abc%", "a%", "%c_"};
+    tquery q = {pats, NULL, NULL, 3, CLM_LIKE_NO_ESCAPE};
+    unsigned char want[600];
+    uint64_t want_pos[600];
+    uint64_t n = ref_select(&slice, &q, want, want_pos);
+    clm_like *like = NULL;
+    clm_column *col = NULL, *res = NULL;
+    if (EXPECT_RC(clm_like_compile(t_dev, pats, NULL, NULL, 3, -1, &like), CLM_OK) &&
+        EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_OK)) {
+        check_select(like, col, &slice, want, want_pos, n, 32, 300, CLM_ROWS_AUTO,
+                     CLM_PATH_AUTO, "Arrow string view");
+        if (EXPECT_RC(clm_column_upload(t_dev, col, &res), CLM_OK))
+            check_select(like, res, &slice, want, want_pos, n, 64, 0, CLM_ROWS_AUTO,
+                         CLM_PATH_AUTO, "Arrow string view, resident");
+    }
+    clm_column_free(res);
+    clm_column_free(col);
+    col = NULL;
+    /* views that point outside: a valid long row's buffer index, its offset, its length */
+    uint64_t long_row = 0;
+    for (uint64_t i = 50; i < 650 && !long_row; i++)
+        if (tcol_valid(&c, i) && tcol_off(&c, i + 1) - tcol_off(&c, i) > 12) long_row = i;
+    REQUIRE(long_row != 0);
+    unsigned char saved[16];
+    memcpy(saved, views + long_row * 16, 16);
+    int32_t bad = 2;
+    memcpy(views + long_row * 16 + 8, &bad, 4);
+    EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+    char row_name[32];
+    snprintf(row_name, sizeof row_name, "row %llu ", (unsigned long long)(long_row - 50));
+    EXPECT(strstr(clm_last_error(), row_name) != NULL);
+    memcpy(views + long_row * 16, saved, 16);
+    bad = (int32_t)sizes[long_row % 2];
+    memcpy(views + long_row * 16 + 12, &bad, 4);
+    EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+    memcpy(views + long_row * 16, saved, 16);
+    bad = -1;
+    memcpy(views + long_row * 16, &bad, 4);
+    EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+    memcpy(views + long_row * 16, saved, 16);
+    array.n_buffers = 2;
+    EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
+    EXPECT(col == NULL);
+    clm_like_free(like);
+    free(offs);
+    free(valid);
+    free(views);
+    free(buf[0]);
+    free(buf[1]);
+    tcol_free(&c);
+}
+
+/* Misuse: a clear error, never a crash. */
+static void test_misuse(const void *arg)
+{
+    (void)arg;
+    int32_t off[] = {0, 2, 1, 4};
+    char data[] = "abcb";
+    clm_column_desc d;
+    clm_column *col = NULL;
+    clm_column_desc_init(&d, sizeof d);
+    d.rows = 3;
+    d.offsets = off;
+    d.data = data;
+    d.data_bytes = 4;
+    EXPECT_RC(clm_column_wrap(&d, &col), CLM_E_INVALID); /* decreasing */
+    EXPECT(strstr(clm_last_error(), "row 1") != NULL);
+    off[2] = 2;
+    off[3] = 5;
+    EXPECT_RC(clm_column_wrap(&d, &col), CLM_E_INVALID); /* past the bytes */
+    off[3] = 4;
+    off[0] = -1;
+    EXPECT_RC(clm_column_wrap(&d, &col), CLM_E_INVALID); /* negative */
+    off[0] = 0; /* now "ab", "", "cb" */
+    d.offset_bits = 16;
+    EXPECT_RC(clm_column_wrap(&d, &col), CLM_E_INVALID);
+    d.offset_bits = 32;
+    EXPECT(col == NULL);
+    clm_column_desc zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    EXPECT_RC(clm_column_wrap(&zeroed, &col), CLM_E_INVALID);
+
+    clm_like *like = NULL;
+    const char *trailing = "ab\\";
+    EXPECT_RC(clm_like_compile(t_dev, &trailing, NULL, NULL, 1, '\\', &like),
+              CLM_E_PATTERN_SYNTAX);
+    EXPECT(strstr(clm_last_error(), "offset 2") != NULL);
+    EXPECT_RC(clm_like_compile(t_dev, &trailing, NULL, NULL, 0, '\\', &like), CLM_E_INVALID);
+    EXPECT_RC(clm_like_compile(t_dev, &trailing, NULL, NULL, 1, 256, &like), CLM_E_INVALID);
+    unsigned bad = 8;
+    EXPECT_RC(clm_like_compile(t_dev, &trailing, NULL, &bad, 1, -1, &like), CLM_E_INVALID);
+    EXPECT(like == NULL);
+
+    const char *pat = "%b%";
+    REQUIRE_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK);
+    if (EXPECT_RC(clm_column_wrap(&d, &col), CLM_OK)) {
+        uint32_t ids[3];
+        uint64_t pos[3];
+        clm_selection s;
+        clm_selection_init(&s, sizeof s);
+        s.row_ids = ids;
+        s.row_id_capacity = 0; /* rows "ab" and "bc" are selected */
+        EXPECT_RC(clm_like_select(like, col, &s), CLM_E_INVALID);
+        EXPECT(s.count == 2);
+        s.row_id_capacity = 3;
+        EXPECT_RC(clm_like_select(like, col, &s), CLM_OK);
+        EXPECT(s.count == 2 && ids[0] == 0 && ids[1] == 2);
+        s.row_id_bits = 16;
+        EXPECT_RC(clm_like_select(like, col, &s), CLM_E_INVALID);
+        s.row_id_bits = 32;
+        s.data_path = CLM_PATH_PINNED;
+        EXPECT_RC(clm_like_select(like, col, &s), CLM_E_INVALID);
+        s.data_path = CLM_PATH_AUTO;
+        s.row_id_bits = 32;
+        s.row_ids = NULL;
+        s.positions = pos;
+        EXPECT_RC(clm_like_select(like, col, &s), CLM_E_INVALID);
+        clm_selection zs;
+        memset(&zs, 0, sizeof zs);
+        EXPECT_RC(clm_like_select(like, col, &zs), CLM_E_INVALID);
+        clm_column *res = NULL, *twice = NULL;
+        if (EXPECT_RC(clm_column_upload(t_dev, col, &res), CLM_OK))
+            EXPECT_RC(clm_column_upload(t_dev, res, &twice), CLM_E_INVALID);
+        clm_column_free(res);
+    }
+    clm_column_free(col);
+    /* an empty column */
+    int32_t zero = 0;
+    clm_column_desc_init(&d, sizeof d);
+    d.offsets = &zero;
+    col = NULL;
+    if (EXPECT_RC(clm_column_wrap(&d, &col), CLM_OK)) {
+        clm_selection s;
+        clm_selection_init(&s, sizeof s);
+        s.count = 99;
+        EXPECT_RC(clm_like_select(like, col, &s), CLM_OK);
+        EXPECT(s.count == 0);
+    }
+    clm_column_free(col);
+    clm_like_free(like);
+}
+
+/* ---- the contract: records.cl's kernels take the arguments host/records.c sets ---------- */
+
+#define ARG_NAME(NAME, TYPE, VAR) #VAR,
+static const char *const match_args[] = {CLM_LIKE_MATCH_ARG_LIST(ARG_NAME, ARG_NAME)};
+static const char *const count_args[] = {CLM_LIKE_COUNT_ARG_LIST(ARG_NAME, ARG_NAME)};
+static const char *const ids_args[] = {CLM_LIKE_IDS_ARG_LIST(ARG_NAME, ARG_NAME)};
+
+/* Kernel `name` of prog takes exactly the `n` arguments `names`, in that order. */
+static void check_args(cl_program prog, const char *name, const char *const *names, unsigned n)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(prog, name, &err);
+    if (!EXPECT(err == CL_SUCCESS))
+        return;
+    cl_uint count = 0;
+    EXPECT(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof count, &count, NULL) == CL_SUCCESS);
+    if (!EXPECT(count == n))
+        t_note("%s takes %u arguments; the contract has %u", name, count, n);
+    for (cl_uint i = 0; i < count && i < n; i++) {
+        char got[64] = "";
+        err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, sizeof got, got, NULL);
+        if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) {
+            t_note("%s: the device keeps no argument names: nothing to compare", name);
+            break;
+        }
+        if (!EXPECT(err == CL_SUCCESS && strcmp(got, names[i]) == 0))
+            t_note("%s argument %u is '%s'; the contract says '%s'", name, i, got, names[i]);
+    }
+    clReleaseKernel(k);
+}
+
+static void test_kernel_args(const void *arg)
+{
+    (void)arg;
+    for (unsigned bits = 32; bits <= 64; bits += 32) {
+        struct clm_kernel_shape shape;
+        memset(&shape, 0, sizeof shape);
+        shape.records = bits;
+        shape.wg = 64;
+        char *src = NULL, options[700];
+        REQUIRE_RC(clm_program_source(&shape, &src), CLM_OK);
+        REQUIRE_RC(clm_build_options(t_dev, &shape, options, sizeof options - 32), CLM_OK);
+        strcat(options, " -cl-kernel-arg-info");
+        cl_int err;
+        const char *text = src;
+        cl_program prog = clCreateProgramWithSource(t_dev->context, 1, &text, NULL, &err);
+        free(src);
+        REQUIRE(err == CL_SUCCESS);
+        if (EXPECT(clBuildProgram(prog, 1, &t_dev->device, options, NULL, NULL) == CL_SUCCESS)) {
+            check_args(prog, "clm_like_match", match_args, CLM_LIKE_MATCH_ARG_COUNT);
+            check_args(prog, "clm_like_match_group", match_args, CLM_LIKE_MATCH_ARG_COUNT);
+            check_args(prog, "clm_like_count", count_args, CLM_LIKE_COUNT_ARG_COUNT);
+            check_args(prog, "clm_like_ids32", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+            check_args(prog, "clm_like_ids64", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+        }
+        clReleaseProgram(prog);
+    }
+}
+
+void register_records_tests(void)
+{
+    t_register("records.kernel_args", test_kernel_args, NULL, 1);
+    t_register("records.shapes", test_shapes, NULL, 1);
+    t_register("records.random", test_random, NULL, 1);
+    t_register("records.disjunction", test_disjunction, NULL, 1);
+    t_register("records.edges", test_edges, NULL, 0);
+    t_register("records.slabs", test_slabs, NULL, 0);
+    t_register("records.bytes", test_bytes, NULL, 0);
+    t_register("records.many_rows", test_many_rows, NULL, 0);
+    t_register("records.threads", test_threads, NULL, 0);
+    t_register("records.arrow", test_arrow, NULL, 1);
+    t_register("records.auto", test_auto, NULL, 1);
+    t_register("records.arrow_view", test_arrow_view, NULL, 1);
+    t_register("records.misuse", test_misuse, NULL, 1);
+}

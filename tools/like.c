@@ -1,0 +1,351 @@
+/*
+ * clmatch --like: records (lines, or NUL-terminated with -z) selected by SQL LIKE patterns,
+ * through the library's string columns (clm_column_wrap, clm_like_select).
+ *
+ *     clmatch --like PATTERN [--like PATTERN | --ilike PATTERN]... [OPTIONS] [FILE...]
+ *
+ * A file is read whole; its records become a column (offsets into the file's bytes, the
+ * terminators left out) that the library sends to the device in slabs of whole records.
+ */
+#include "like.h"
+
+#include "clmatch.h"
+#include "cli_common.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void print_help(void)
+{
+    fputs("Usage: clmatch --like PATTERN [OPTIONS] [FILE...]\n"
+          "Print the records (lines) that SQL LIKE patterns select: a pattern matches a\n"
+          "whole record; '%' matches any run of bytes, '_' one byte, and a backslash makes\n"
+          "the next byte literal (\\% \\_ \\\\). With no FILE, or when FILE is -, read\n"
+          "standard input.\n"
+          "\n"
+          "  --like=PATTERN            select the records PATTERN matches (repeatable: a\n"
+          "                            record any of them selects is selected)\n"
+          "  --ilike=PATTERN           the same, ASCII case-insensitive (ILIKE)\n"
+          "  -i, --ignore-case         every pattern is an ILIKE\n"
+          "  -v, --invert-match        select the records no pattern matches (NOT LIKE)\n"
+          "  -z, --null-data           records end with a NUL byte, not a newline\n"
+          "  -n, --line-number         prefix each record with its 1-based number\n"
+          "  -c, --count               print the number of selected records per file\n"
+          "  -q, --quiet, --silent     print nothing: the exit status says\n"
+          "      --row-ids             print the 0-based index of each selected record, one\n"
+          "                            per line, ascending\n"
+          "      --resident            upload each file's column to the device first, then\n"
+          "                            select (as a resident column; --stats times both)\n"
+          "      --stats               print records, bytes, the select's time and rate, the\n"
+          "                            kernel and data path to stderr\n"
+          "  -H, --with-filename       prefix each output with the file name\n"
+          "  -h, --no-filename         never prefix the file name\n"
+          "  -p, --platform=N, -d, --device=N   the OpenCL device (clmatch --help)\n"
+          "      --help                show this help and exit\n"
+          "\n"
+          "Exit status: 0 if a record was selected, 1 if none was, 2 on an error.\n",
+          stdout);
+}
+
+enum { OPT_LIKE = CLI_OPT_LOCAL, OPT_ILIKE, OPT_ROW_IDS, OPT_RESIDENT, OPT_STATS, OPT_HELP };
+
+static const struct option long_options[] = {
+    {"like", required_argument, NULL, OPT_LIKE},
+    {"ilike", required_argument, NULL, OPT_ILIKE},
+    {"invert-match", no_argument, NULL, 'v'},
+    {"ignore-case", no_argument, NULL, 'i'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"silent", no_argument, NULL, 'q'},
+    {"null-data", no_argument, NULL, 'z'},
+    {"line-number", no_argument, NULL, 'n'},
+    {"count", no_argument, NULL, 'c'},
+    {"row-ids", no_argument, NULL, OPT_ROW_IDS},
+    {"resident", no_argument, NULL, OPT_RESIDENT},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {"with-filename", no_argument, NULL, 'H'},
+    {"no-filename", no_argument, NULL, 'h'},
+    CLI_DEVICE_LONG_OPTIONS,
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}};
+
+typedef struct {
+    const char **pats;
+    unsigned *flags;
+    unsigned count;
+    int invert, nul, numbers, count_only, row_ids, with_filename, caseless, quiet;
+    int resident, stats;
+    cli_device_opts dev;
+} like_config;
+
+/* The whole of fd into a malloc'd buffer. 0, or an errno. */
+static int read_all(int fd, unsigned char **out, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    for (;;) {
+        if (!buf)
+            return ENOMEM;
+        if (n == cap) {
+            unsigned char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            if (!bigger) {
+                free(buf);
+                return ENOMEM;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            int err = errno;
+            free(buf);
+            return err;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+/* The records of text[0, n) as a column's offsets: the terminators are dropped, moving each
+ * record's bytes down in place, so that record i is text[off[i], off[i + 1]). A last record
+ * without a terminator counts, as grep counts it. NULL when out of memory. */
+static int64_t *records_of(unsigned char *text, size_t n, int sep, uint64_t *rows)
+{
+    uint64_t count = 0;
+    for (const unsigned char *p = text; p < text + n; count++) {
+        const unsigned char *e = memchr(p, sep, (size_t)(text + n - p));
+        p = e ? e + 1 : text + n;
+    }
+    int64_t *off = malloc((count + 1) * sizeof *off);
+    if (!off)
+        return NULL;
+    size_t w = 0, r = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        const unsigned char *e = memchr(text + r, sep, n - r);
+        size_t len = e ? (size_t)(e - (text + r)) : n - r;
+        off[i] = (int64_t)w;
+        memmove(text + w, text + r, len);
+        w += len;
+        r += len + 1;
+    }
+    off[count] = (int64_t)w;
+    *rows = count;
+    return off;
+}
+
+/* Select the records of one input and print what the options ask for. Returns the records
+ * selected, or -1 after a message. */
+static int64_t like_input(const like_config *c, clm_device *dev, const clm_like *like,
+                          const char *name, int fd)
+{
+    unsigned char *text = NULL;
+    size_t n = 0;
+    int err = read_all(fd, &text, &n);
+    if (err) {
+        errmsg("%s: %s", name, strerror(err));
+        return -1;
+    }
+    uint64_t rows = 0;
+    int64_t *off = records_of(text, n, c->nul ? '\0' : '\n', &rows);
+    uint8_t *bitmap = off ? calloc((size_t)(rows + 7) / 8 + 1, 1) : NULL;
+    int64_t result = -1;
+    clm_column *col = NULL, *res = NULL;
+    /* 32-bit offsets where they do (half the offsets' bytes to send) */
+    int32_t *off32 = off && off[rows] <= INT32_MAX ? malloc((rows + 1) * sizeof *off32) : NULL;
+    for (uint64_t i = 0; off32 && i <= rows; i++)
+        off32[i] = (int32_t)off[i];
+    if (!bitmap) {
+        errmsg("out of memory");
+        goto out;
+    }
+    clm_column_desc d;
+    clm_column_desc_init(&d, sizeof d);
+    d.rows = rows;
+    d.offset_bits = off32 ? 32 : 64;
+    d.offsets = off32 ? (const void *)off32 : (const void *)off;
+    d.data = text;
+    d.data_bytes = (uint64_t)off[rows];
+    int st = clm_column_wrap(&d, &col);
+    clm_selection sel;
+    clm_selection_init(&sel, sizeof sel);
+    sel.bitmap = bitmap;
+    double t0 = now_seconds(), t_upload = 0.0;
+    if (st == CLM_OK && c->resident) {
+        st = clm_column_upload(dev, col, &res);
+        t_upload = now_seconds() - t0;
+    }
+    double t1 = now_seconds();
+    if (st == CLM_OK)
+        st = clm_like_select(like, res ? res : col, &sel);
+    double t_select = now_seconds() - t1;
+    if (st != CLM_OK) {
+        report_clm(name, st);
+        goto out;
+    }
+    if (c->stats) {
+        char upload[64] = "";
+        if (res)
+            snprintf(upload, sizeof upload, "upload %.6f s, ", t_upload);
+        errmsg("stats: %s: %llu records, %llu bytes; %sselect %.6f s (%.2f GB/s); a work-%s "
+               "per record; %s",
+               name, (unsigned long long)rows, (unsigned long long)d.data_bytes, upload,
+               t_select, t_select > 0 ? (double)d.data_bytes / t_select / 1e9 : 0.0,
+               sel.kernel_used == CLM_ROWS_GROUP ? "group" : "item",
+               res ? "resident column"
+                   : clm_data_path_name(sel.data_path_used));
+    }
+    uint64_t selected = 0;
+    const char *prefix = c->with_filename ? name : NULL;
+    for (uint64_t i = 0; i < rows; i++) {
+        int bit = bitmap[i >> 3] >> (i & 7) & 1;
+        if (bit == c->invert)
+            continue;
+        selected++;
+        if (c->count_only || c->quiet)
+            continue;
+        if (prefix) {
+            out_str(prefix);
+            out_char(':');
+        }
+        if (c->row_ids) {
+            out_u64(i);
+            out_char('\n');
+            continue;
+        }
+        if (c->numbers) {
+            out_u64(i + 1);
+            out_char(':');
+        }
+        out_bytes(text + off[i], (size_t)(off[i + 1] - off[i]));
+        out_char(c->nul ? '\0' : '\n');
+    }
+    if (c->count_only && !c->quiet) {
+        if (prefix) {
+            out_str(prefix);
+            out_char(':');
+        }
+        out_u64(selected);
+        out_char('\n');
+    }
+    result = (int64_t)selected;
+out:
+    clm_column_free(res);
+    clm_column_free(col);
+    free(off32);
+    free(bitmap);
+    free(off);
+    free(text);
+    return result;
+}
+
+int like_main(int argc, char **argv)
+{
+    like_config c;
+    int opt, status = EXIT_TROUBLE;
+    clm_device *dev = NULL;
+    clm_like *like = NULL;
+    memset(&c, 0, sizeof c);
+    c.with_filename = -1;
+    cli_device_opts_init(&c.dev);
+    c.pats = malloc(sizeof *c.pats * (size_t)argc);
+    c.flags = malloc(sizeof *c.flags * (size_t)argc);
+    if (!c.pats || !c.flags) {
+        errmsg("out of memory");
+        goto done;
+    }
+    /* `clmatch --like --help` takes --help as a pattern: help wins wherever it is */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--help") == 0) {
+            print_help();
+            status = EXIT_MATCH;
+            goto done;
+        }
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":vizncqHhp:d:a:", long_options, NULL)) != -1) {
+        int dst = cli_device_option(opt, optarg, &c.dev, 2, "");
+        if (dst < 0)
+            goto done;
+        if (dst == 0)
+            continue;
+        switch (opt) {
+        case OPT_LIKE:
+        case OPT_ILIKE:
+            c.flags[c.count] = opt == OPT_ILIKE ? CLM_LIKE_CASELESS : 0;
+            c.pats[c.count++] = optarg;
+            break;
+        case 'v': c.invert = 1; break;
+        case 'i': c.caseless = 1; break;
+        case 'q': c.quiet = 1; break;
+        case 'z': c.nul = 1; break;
+        case 'n': c.numbers = 1; break;
+        case 'c': c.count_only = 1; break;
+        case 'H': c.with_filename = 1; break;
+        case 'h': c.with_filename = 0; break;
+        case OPT_ROW_IDS: c.row_ids = 1; break;
+        case OPT_RESIDENT: c.resident = 1; break;
+        case OPT_STATS: c.stats = 1; break;
+        case OPT_HELP:
+            print_help();
+            status = EXIT_MATCH;
+            goto done;
+        default:
+            status = cli_option_error(opt, argv, "--like ", " in LIKE mode");
+            goto done;
+        }
+    }
+    char **files = argv + optind;
+    size_t n_files = (size_t)(argc - optind);
+    static char *std_in[] = {"-"};
+    if (n_files == 0) {
+        files = std_in;
+        n_files = 1;
+    }
+    if (c.with_filename < 0)
+        c.with_filename = n_files > 1;
+    if (cli_output_init() != 0 || cli_open_device(&c.dev, &dev) != 0)
+        goto done;
+    for (unsigned i = 0; i < c.count && c.caseless; i++)
+        c.flags[i] |= CLM_LIKE_CASELESS;
+    int st = clm_like_compile(dev, c.pats, NULL, c.flags, c.count, '\\', &like);
+    if (st != CLM_OK) {
+        report_clm("bad LIKE pattern", st);
+        goto done;
+    }
+    int any = 0, trouble = 0;
+    for (size_t i = 0; i < n_files && !cli_out.failed; i++) {
+        int is_stdin = strcmp(files[i], "-") == 0;
+        int fd = is_stdin ? 0 : open(files[i], O_RDONLY);
+        if (fd < 0) {
+            errmsg("%s: %s", files[i], strerror(errno));
+            trouble = 1;
+            continue;
+        }
+        int64_t got =
+            like_input(&c, dev, like, is_stdin ? "(standard input)" : files[i], fd);
+        if (!is_stdin)
+            close(fd);
+        trouble |= got < 0;
+        any |= got > 0;
+    }
+    if (cli_out.failed) {
+        errmsg("write error: %s", strerror(cli_out.failed));
+        trouble = 1;
+    }
+    status = trouble ? EXIT_TROUBLE : any ? EXIT_MATCH : EXIT_NO_MATCH;
+done:
+    clm_like_free(like);
+    clm_device_close(dev);
+    free(c.pats);
+    free(c.flags);
+    return cli_output_finish(status);
+}
