@@ -44,30 +44,6 @@
  * empty -f file, empty patterns only): pattern numbers start at 1. */
 #define NO_ID 0u
 
-/* Gather the patterns in order, then ready them for clm_compile. 0, or -1 after a message.
- * Sets cfg's classes, numbered, has_empty, no_patterns and host_side. */
-static int build_patterns(config *cfg, pattern_list *pl)
-{
-    size_t i;
-    for (i = 0; i < cfg->n_pattern_args; i++)
-        if ((cfg->pattern_is_file[i] ? patterns_add_file(pl, cfg->pattern_args[i])
-                                     : patterns_add_string(pl, cfg->pattern_args[i])) != 0)
-            return -1;
-    cfg->numbered = pl->count > 1;
-    cfg->classes = 0;
-    if (!cfg->fixed_strings)
-        for (i = 0; i < pl->count; i++)
-            if (pattern_has_class_syntax(&pl->items[i]))
-                cfg->classes = 1; /* for the whole set: the others hold no class syntax */
-    /* --positions reports every pattern's number: duplicates are searched for each */
-    patterns_prepare(pl, cfg->caseless, cfg->classes,
-                     cfg->numbered && cfg->mode == MODE_POSITIONS, &cfg->has_empty);
-    cfg->no_patterns = pl->count == 0;
-    cfg->host_side =
-        cfg->word_regexp || cfg->line_regexp || cfg->has_empty || cfg->no_patterns;
-    return 0;
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* Scanning state shared by the mapped and the streamed path                                 */
 /* ---------------------------------------------------------------------------------------- */
@@ -1182,7 +1158,7 @@ int main(int argc, char **argv)
         goto done;
     }
     status = EXIT_TROUBLE;
-    if (build_patterns(&r.cfg, &pl) != 0)
+    if (grep_build_patterns(&r.cfg, &pl) != 0)
         goto done;
     if (r.cfg.no_patterns && !r.cfg.has_empty) {
         /* no pattern at all (an empty -f FILE): nothing can match; as GNU grep, exit 1

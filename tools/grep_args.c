@@ -248,3 +248,25 @@ int grep_parse_args(int argc, char **argv, config *cfg)
         cfg->with_filename = cfg->n_files > 1;
     return -1;
 }
+
+int grep_build_patterns(config *cfg, pattern_list *pl)
+{
+    size_t i;
+    for (i = 0; i < cfg->n_pattern_args; i++)
+        if ((cfg->pattern_is_file[i] ? patterns_add_file(pl, cfg->pattern_args[i])
+                                     : patterns_add_string(pl, cfg->pattern_args[i])) != 0)
+            return -1;
+    cfg->numbered = pl->count > 1;
+    cfg->classes = 0;
+    if (!cfg->fixed_strings)
+        for (i = 0; i < pl->count; i++)
+            if (pattern_has_class_syntax(&pl->items[i]))
+                cfg->classes = 1; /* for the whole set: the others hold no class syntax */
+    /* --positions reports every pattern's number: duplicates are searched for each */
+    patterns_prepare(pl, cfg->caseless, cfg->classes,
+                     cfg->numbered && cfg->mode == MODE_POSITIONS, &cfg->has_empty);
+    cfg->no_patterns = pl->count == 0;
+    cfg->host_side =
+        cfg->word_regexp || cfg->line_regexp || cfg->has_empty || cfg->no_patterns;
+    return 0;
+}

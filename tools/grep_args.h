@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "cli_common.h"
+#include "patterns.h"
 
 /* What is printed, in order of precedence when several are asked for. */
 typedef enum {
@@ -47,5 +48,10 @@ typedef struct {
 /* Parse argv into *cfg. Returns -1 to go on, else the exit status (0 after --help and
  * --version, 2 on a usage error, with its message printed). */
 int grep_parse_args(int argc, char **argv, config *cfg);
+
+/* Gather the patterns of -e, -f and PATTERN in order (pl starts empty), then ready them for
+ * clm_compile. 0, or -1 after a message. Sets cfg's classes, numbered, has_empty,
+ * no_patterns and host_side. */
+int grep_build_patterns(config *cfg, pattern_list *pl);
 
 #endif
