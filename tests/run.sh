@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run the clmatch test suite: the shared library's exports (tests/lib.sh), the library tests
 # (clmatch-tests) and the CLI tests (tests/cli.sh, tests/cli_dna.sh, tests/cli_crispr.sh,
-# tests/cli_multi.sh and tests/cli_devices.sh, when present), then print ONE summary line "N passed, M failed".
+# tests/cli_multi.sh, tests/cli_devices.sh and tests/cli_mpi.sh, when present), then print ONE
+# summary line "N passed, M failed".
 #
 #   sh tests/run.sh              the standard run, binaries from build/    (make test)
 #   sh tests/run.sh --full       every differential case (GPU machines)    (make test-full)
@@ -203,6 +204,13 @@ if [ -f tests/cli_devices.sh ] && [ "$mode" != oclgrind ]; then
           >"$tmp/cli_devices.log" 2>&1; echo $? >"$tmp/rc_devices"; } &
     devices_bg=$!
 fi
+# clmatch-mpi: not under the sanitizers (Open MPI's own allocations would be reported as leaks)
+mpi_bg=""
+if [ -f tests/cli_mpi.sh ] && [ "$mode" != oclgrind ] && [ "$mode" != asan ]; then
+    { CLMATCH_CACHE_DIR="$(own_cache mpi)" sh tests/cli_mpi.sh "$B" \
+          >"$tmp/cli_mpi.log" 2>&1; echo $? >"$tmp/rc_mpi"; } &
+    mpi_bg=$!
+fi
 cli_bg=""
 if [ -f tests/cli.sh ] && [ "$mode" != oclgrind ]; then
     # shellcheck disable=SC2086 # $cli_env is empty or one assignment for env
@@ -275,6 +283,7 @@ fi
 [ -n "$multi_bg" ] && collect "$multi_bg" "$tmp/cli_multi.log" "$tmp/rc_multi" cli_multi.sh
 [ -n "$devices_bg" ] && collect "$devices_bg" "$tmp/cli_devices.log" "$tmp/rc_devices" \
     cli_devices.sh
+[ -n "$mpi_bg" ] && collect "$mpi_bg" "$tmp/cli_mpi.log" "$tmp/rc_mpi" cli_mpi.sh
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
