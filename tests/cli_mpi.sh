@@ -111,4 +111,17 @@ mpi_error "-w is refused" "does not take -w" -w a "$T/rand"
 mpi_error "two files are refused" "one FILE" a "$T/rand" "$T/tiny"
 mpi_error "a missing -f file" "no-such-patterns" -f "$T/no-such-patterns" "$T/rand"
 
+# One rank alone fails (its device does not exist): that rank says so, rank 0 prints
+# nothing, and every rank exits with 2 (no rank waits for it).
+mpirun -n 1 "$MPI" -n a "$T/rand" : -n 1 env CLMATCH_DEVICE=99 "$MPI" -n a "$T/rand" \
+    >"$T/act" 2>"$T/err"
+rc=$?
+n=$(grep -c '^clmatch: .*device' "$T/err")
+if [ $rc -eq 2 ] && [ "$n" -ge 1 ] && grep -q '^clmatch: rank 1 of 2 ' "$T/err" && [ ! -s "$T/act" ]; then
+    pass "one rank's device fails: its message, status 2"
+else
+    fail "one rank's device fails: its message, status 2" \
+        "exit $rc, $(wc -c <"$T/act") bytes out; $(grep '^clmatch: ' "$T/err" | head -n 3)"
+fi
+
 cli_summary

@@ -11,7 +11,8 @@
  * needs around it (longest pattern - 1 after it, and for approximate search k more after and
  * 2k before, as the library's device sets do) and keeps the matches that start in its part.
  * Line numbers add the newlines of the earlier parts (a prefix sum over the ranks). Every rank
- * formats its own output; rank 0 writes its own, then the others' in rank order.
+ * formats its own output and holds it; once every rank has searched, rank 0 writes its own,
+ * then the others' in rank order.
  *
  * The text is read through a read-only mapping of the file: the file must not change while it
  * is searched.
@@ -34,13 +35,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- each rank's output: rank 0's goes to stdout as it comes, the others' is held until
- * rank 0 asks for it ---- */
+/* ---- each rank's output, held until every rank has searched its part: a failure of any
+ * rank leaves nothing printed ---- */
 
 typedef struct {
     char *p;
     size_t len, cap;
-    int to_stdout; /* rank 0: hand what is held to the CLI's output buffer */
     int oom;
 } rank_out;
 
@@ -48,10 +48,6 @@ static rank_out ro;
 
 static void ro_bytes(const void *p, size_t n)
 {
-    if (ro.to_stdout) {
-        out_bytes(p, n);
-        return;
-    }
     if (ro.oom)
         return;
     if (n > ro.cap - ro.len) {
@@ -102,6 +98,21 @@ static void ro_escaped(const unsigned char *p, size_t n)
 
 /* ---- the messages of steps every rank takes alike ---- */
 
+/* "rank R of N on HOST", for the messages of one rank's own failure. */
+static const char *rank_name(void)
+{
+    static char name[MPI_MAX_PROCESSOR_NAME + 64];
+    char host[MPI_MAX_PROCESSOR_NAME];
+    int rank, size, len = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (MPI_Get_processor_name(host, &len) != MPI_SUCCESS)
+        len = 0;
+    host[len < MPI_MAX_PROCESSOR_NAME ? len : MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+    snprintf(name, sizeof name, "rank %d of %d on %s", rank, size, len ? host : "?");
+    return name;
+}
+
 /* Parsing, patterns, the file and the device fail on every rank alike (same command line,
  * same file): rank 0 speaks for all. The other ranks hold their stderr in a temporary file
  * (and drop their stdout: --help) and show what they held only when rank 0 did not fail. */
@@ -145,9 +156,10 @@ static int hush_end(hush *h, int rank, int bad)
     }
     MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (h->held) {
-        if (bad && !all[1]) { /* a failure of this rank alone: say it */
+        if (bad && !all[1]) { /* a failure of this rank alone: say it, and where */
             char buf[4096];
             size_t n;
+            errmsg("%s:", rank_name());
             rewind(h->held);
             while ((n = fread(buf, 1, sizeof buf, h->held)) > 0)
                 fwrite(buf, 1, n, stderr);
@@ -413,7 +425,9 @@ static int search_part(const engine *e, int fd, part *c)
     c->win = w0;
     int st = clm_scan_fd_range(e->db, e->scratch, fd, (size_t)w0, (size_t)(w1 - w0), on_match, c);
     if (st < 0) {
-        report_clm(c->label ? c->label : "search", st);
+        char what[MPI_MAX_PROCESSOR_NAME + 128];
+        snprintf(what, sizeof what, "%s, %s", rank_name(), c->cfg->files[0]);
+        report_clm(what, st);
         return -1;
     }
     if (ro.oom) {
@@ -423,7 +437,7 @@ static int search_part(const engine *e, int fd, part *c)
     return 0;
 }
 
-/* Rank 0 writes the other ranks' output after its own, in rank order. */
+/* Rank 0 writes its output, then the other ranks' in rank order. */
 #define SEND_CHUNK ((size_t)1 << 30)
 
 static void gather_output(int rank, int size)
@@ -440,6 +454,8 @@ static void gather_output(int rank, int size)
         return;
     }
     char *buf = NULL;
+    if (ro.len)
+        out_bytes(ro.p, ro.len);
     for (r = 1; r < size; r++) {
         uint64_t n, off;
         MPI_Recv(&n, 1, MPI_UINT64_T, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -500,7 +516,10 @@ int main(int argc, char **argv)
                 bad = 1;
             } else {
                 fsize = (uint64_t)sb.st_size;
-                if (fsize > 0 && (uintmax_t)fsize <= SIZE_MAX) {
+                if ((uintmax_t)fsize > SIZE_MAX) {
+                    errmsg("%s: too big to map on this machine", cfg.files[0]);
+                    bad = 1;
+                } else if (fsize > 0) {
                     void *p = mmap(NULL, (size_t)fsize, PROT_READ, MAP_SHARED, fd, 0);
                     if (p == MAP_FAILED) {
                         errmsg("%s: %s", cfg.files[0], strerror(errno));
@@ -558,7 +577,6 @@ int main(int argc, char **argv)
         c.nl_pos = c.own;
         c.nl_count = rank == 0 ? 0 : before;
     }
-    ro.to_stdout = rank == 0;
     bad = search_part(&e, fd, &c) != 0;
 
     /* a failure anywhere: nothing is printed, every rank exits with 2 */
