@@ -185,6 +185,13 @@ static int refuse(const config *cfg)
         errmsg("clmatch-mpi does not take %s", what);
         return -1;
     }
+    size_t i;
+    for (i = 0; i < cfg->n_pattern_args; i++)
+        if (cfg->pattern_is_file[i] && strcmp(cfg->pattern_args[i], "-") == 0) {
+            /* mpirun gives standard input to rank 0 alone */
+            errmsg("clmatch-mpi does not take -f - (patterns from standard input)");
+            return -1;
+        }
     if (cfg->n_files != 1 || strcmp(cfg->files[0], "-") == 0) {
         errmsg("clmatch-mpi searches one FILE, a regular file every rank can read");
         return -1;
@@ -539,6 +546,15 @@ int main(int argc, char **argv)
     }
     if (parsed >= 0) { /* --help, --version, or a usage error: rank 0 said it */
         status = parsed;
+        goto done;
+    }
+    /* every rank must go the same way: the ranks read the -f files for themselves */
+    int np[2] = {cfg.no_patterns, -cfg.no_patterns};
+    MPI_Allreduce(MPI_IN_PLACE, np, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (np[0] != -np[1]) {
+        if (rank == 0)
+            errmsg("the ranks read different -f files: every rank must see the same");
+        status = EXIT_TROUBLE;
         goto done;
     }
     if (cfg.no_patterns) { /* an empty -f FILE: nothing can match (as clmatch) */
