@@ -130,4 +130,17 @@ else
         "exit $rc, $(wc -c <"$T/act") bytes out; $(grep '^clmatch: ' "$T/err" | head -n 3)"
 fi
 
+# Ranks that see different files (no shared file system): one message, status 2, no output.
+mkdir "$T/a" "$T/b" && printf 'abc\n' >"$T/a/f" && printf 'abcabc\nabc\n' >"$T/b/f"
+(cd "$T/a" && $MPIRUN -n 1 "$MPI" -n abc f : -n 1 sh -c "cd '$T/b' && exec '$MPI' -n abc f") \
+    >"$T/act" 2>"$T/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q '^clmatch: the ranks see different FILEs' "$T/err" &&
+    [ ! -s "$T/act" ]; then
+    pass "ranks that see different files"
+else
+    fail "ranks that see different files" \
+        "exit $rc, $(head -c 200 "$T/act"); $(grep '^clmatch: ' "$T/err" | head -n 3)"
+fi
+
 cli_summary

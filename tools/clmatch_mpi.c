@@ -548,12 +548,15 @@ int main(int argc, char **argv)
         status = parsed;
         goto done;
     }
-    /* every rank must go the same way: the ranks read the -f files for themselves */
-    int np[2] = {cfg.no_patterns, -cfg.no_patterns};
-    MPI_Allreduce(MPI_IN_PLACE, np, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (np[0] != -np[1]) {
+    /* every rank must go the same way and cut the same file: the ranks read the -f files and
+     * FILE for themselves (a file system that is not shared shows them different ones) */
+    uint64_t seen[4] = {(uint64_t)cfg.no_patterns, 1 - (uint64_t)cfg.no_patterns, fsize,
+                        UINT64_MAX - fsize};
+    MPI_Allreduce(MPI_IN_PLACE, seen, 4, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (seen[0] + seen[1] != 1 || seen[2] != UINT64_MAX - seen[3]) {
         if (rank == 0)
-            errmsg("the ranks read different -f files: every rank must see the same");
+            errmsg("the ranks see different %s: every rank must read the same ones (a shared "
+                   "file system)", seen[0] + seen[1] != 1 ? "-f files" : "FILEs");
         status = EXIT_TROUBLE;
         goto done;
     }
