@@ -234,13 +234,15 @@ install: all
 	install -m 755 $(B)/libclmatch.so $(DESTDIR)$(PREFIX)/lib/libclmatch.so.$(VERSION)
 	ln -sf libclmatch.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libclmatch.so
-	install -m 755 $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune \
+		$(if $(MPICC_FOUND),$(B)/clmatch-mpi) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/clmatch.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/clmatch.h $(DESTDIR)$(PREFIX)/lib/libclmatch.* \
 		$(DESTDIR)$(PREFIX)/lib/$(SONAME) $(DESTDIR)$(PREFIX)/bin/clmatch \
 		$(DESTDIR)$(PREFIX)/bin/clmatch-devices $(DESTDIR)$(PREFIX)/bin/clmatch-tune \
+		$(DESTDIR)$(PREFIX)/bin/clmatch-mpi \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/clmatch.pc
 
 clean:
