@@ -36,12 +36,17 @@ BENCH_SRC:= $(filter-out $(CMP_SRC),$(BENCH_SRC))
 
 PROGRAMS := $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune $(B)/clmatch-example \
             $(B)/clmatch-kernels $(B)/clmatch-cas-offinder
+# clmatch over MPI ranks (tools/clmatch_mpi.c): built only where mpicc exists; nothing else
+# needs MPI.
+MPICC       ?= mpicc
+MPICC_FOUND := $(shell command -v $(MPICC) 2>/dev/null)
 ALL      := $(B)/libclmatch.a $(B)/libclmatch.so $(PROGRAMS) $(B)/clmatch-tests \
             $(B)/clmatch-bench $(B)/clmatch.pc
 
 .PHONY: all lib setup demo test test-full test-quick test-oclgrind test-asan test-rusticl bench \
         install uninstall clean check-kernels docs
-all: $(ALL)
+all: $(ALL) $(if $(MPICC_FOUND),$(B)/clmatch-mpi)
+	@$(if $(MPICC_FOUND),:,echo "note: no $(MPICC) here, so no $(B)/clmatch-mpi (Debian: apt-get install libopenmpi-dev openmpi-bin)")
 lib: $(B)/libclmatch.a $(B)/libclmatch.so
 
 # ---- kernels embedded in the library ----------------------------------------------------
@@ -78,6 +83,11 @@ CASOFF_SRC := tools/clmatch-cas-offinder.c tools/casoff.c tools/cli_common.c too
 $(B)/clmatch-cas-offinder: $(CASOFF_SRC) tools/casoff.h tools/cli_common.h tools/fasta.h \
                            tools/crispr.h $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CASOFF_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+MPI_SRC  := tools/clmatch_mpi.c tools/cli_common.c tools/grep_args.c tools/patterns.c \
+            tools/cli_devices.c tools/list_devices.c tools/grep_db.c
+$(B)/clmatch-mpi: $(MPI_SRC) tools/cli_common.h tools/grep_args.h tools/patterns.h \
+                  tools/cli_devices.h tools/list_devices.h tools/grep_db.h $(B)/libclmatch.a
+	$(MPICC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(MPI_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-devices: tools/clmatch-devices.c $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-tune: tools/clmatch-tune.c $(B)/libclmatch.a
@@ -225,13 +235,15 @@ install: all
 	install -m 755 $(B)/libclmatch.so $(DESTDIR)$(PREFIX)/lib/libclmatch.so.$(VERSION)
 	ln -sf libclmatch.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libclmatch.so
-	install -m 755 $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/clmatch $(B)/clmatch-devices $(B)/clmatch-tune \
+		$(if $(MPICC_FOUND),$(B)/clmatch-mpi) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(B)/clmatch.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/clmatch.h $(DESTDIR)$(PREFIX)/lib/libclmatch.* \
 		$(DESTDIR)$(PREFIX)/lib/$(SONAME) $(DESTDIR)$(PREFIX)/bin/clmatch \
 		$(DESTDIR)$(PREFIX)/bin/clmatch-devices $(DESTDIR)$(PREFIX)/bin/clmatch-tune \
+		$(DESTDIR)$(PREFIX)/bin/clmatch-mpi \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/clmatch.pc
 
 clean:

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Run the clmatch test suite: the shared library's exports (tests/lib.sh), the library tests
 # (clmatch-tests) and the CLI tests (tests/cli.sh, tests/cli_dna.sh, tests/cli_crispr.sh,
-# tests/cli_multi.sh, tests/cli_devices.sh, tests/cli_grep.sh and tests/cli_like.sh, when
-# present), then print ONE summary line "N passed, M failed".
+# tests/cli_multi.sh, tests/cli_devices.sh, tests/cli_grep.sh, tests/cli_like.sh and
+# tests/cli_mpi.sh, when present), then print ONE summary line "N passed, M failed".
 #
 #   sh tests/run.sh              the standard run, binaries from build/    (make test)
 #   sh tests/run.sh --full       every differential case (GPU machines)    (make test-full)
@@ -196,6 +196,8 @@ start_suite cli_devices own
 start_suite cli_grep own
 start_suite cli_like
 start_suite cli own
+# clmatch-mpi: not under the sanitizers (Open MPI's own allocations would be reported as leaks)
+[ "$mode" != asan ] && start_suite cli_mpi own
 
 # What an embedding program sees of libclmatch.so (a second; not the kernels: not oclgrind's).
 if [ -f tests/lib.sh ] && [ "$mode" != oclgrind ]; then

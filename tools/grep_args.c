@@ -474,3 +474,4 @@ int grep_parse_args(int argc, char **argv, config *cfg)
         cfg->with_filename = cfg->n_files > 1 ? 1 : cfg->recursive ? NAME_IN_DIRS : 0;
     return -1;
 }
+

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "cli_common.h"
+#include "patterns.h"
 
 /* What is printed, in order of precedence when several are asked for. */
 typedef enum {

@@ -10,6 +10,9 @@
 set -eu
 
 need="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
+# Open MPI for clmatch-mpi and tests/cli_mpi.sh: installed with the rest when root; without it
+# the build leaves clmatch-mpi out and the tests skip it, so it is never required.
+optional="libopenmpi-dev openmpi-bin"
 case "${1:-}" in
 oclgrind) need="$need oclgrind" ;;
 # libclang-rt-dev: the runtimes of the distribution's default clang (Debian 12: 14)
@@ -27,12 +30,20 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
     exit 1
 fi
 
-missing=""
-for p in $need; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing="$missing $p"
-    fi
-done
+# the packages of the list $1 that are not installed
+not_installed() {
+    for p in $1; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+            printf ' %s' "$p"
+        fi
+    done
+}
+missing=$(not_installed "$need")
+if [ "$(id -u)" = 0 ]; then
+    missing="$missing$(not_installed "$optional")"
+elif [ -z "$missing" ] && [ -n "$(not_installed "$optional")" ]; then
+    echo "setup: note: no Open MPI, so no clmatch-mpi (sudo apt-get install -y$(not_installed "$optional"))" >&2
+fi
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
