@@ -133,10 +133,13 @@ class Device(_Handle):
                "clm_device_get_info")
         self.info = _info_dict(info)
 
-    def _adopt(self, fin):
+    def _live(self):
+        """The device's handle; ValueError once closed (the handle is freed then)."""
         if self.closed:
-            fin()
             raise ValueError("clmatch: the device is closed")
+        return self._handle
+
+    def _adopt(self, fin):
         self._children[:] = [f for f in self._children if f.alive]
         self._children.append(fin)
 
@@ -214,7 +217,7 @@ class Predicate(_Handle):
         flags = [(_lib.CLM_LIKE_CASELESS if i else 0) | (_lib.CLM_LIKE_NOT if v else 0)
                  for i, v in zip(_flags(ilike, n, "ilike"), _flags(negate, n, "negate"))]
         handle = ctypes.c_void_p()
-        _check(lib.clm_like_compile(device._handle, (ctypes.c_char_p * n)(*raw),
+        _check(lib.clm_like_compile(device._live(), (ctypes.c_char_p * n)(*raw),
                                     (ctypes.c_size_t * n)(*map(len, raw)),
                                     (ctypes.c_uint * n)(*flags), n, _escape_byte(escape),
                                     ctypes.byref(handle)), "clm_like_compile")
@@ -291,12 +294,13 @@ class ResidentColumn(_Handle):
     of queries on that device; close() (or a with block) frees its device memory."""
 
     def __init__(self, device, column):
+        dev = device._live()
         host = HostChunks(column)
         handles = []
         try:
             for h in host.handles:
                 out = ctypes.c_void_p()
-                _check(lib.clm_column_upload(device._handle, h, ctypes.byref(out)),
+                _check(lib.clm_column_upload(dev, h, ctypes.byref(out)),
                        "clm_column_upload")
                 handles.append(out)
         except BaseException:
