@@ -195,6 +195,7 @@ start_suite cli_multi own
 start_suite cli_devices own
 start_suite cli_grep own
 start_suite cli_like
+start_suite python
 start_suite cli own
 
 # What an embedding program sees of libclmatch.so (a second; not the kernels: not oclgrind's).
