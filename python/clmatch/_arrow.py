@@ -37,14 +37,44 @@ def _as_arrow(column):
                         "bytes: %s" % e) from None
 
 
+class _OpenedArray:
+    """Capsules already taken from a producer, offered again to pyarrow (asking the producer
+    twice may not work: a DuckDB relation refuses a second result while one is open)."""
+
+    def __init__(self, schema_capsule, array_capsule):
+        self._capsules = (schema_capsule, array_capsule)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return self._capsules
+
+
+class _OpenedStream:
+    def __init__(self, stream_capsule):
+        self._capsule = stream_capsule
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._capsule
+
+
+def _single_column(obj):
+    """The one column of a table or record batch (a struct "+s" over the interface: DuckDB's
+    relations, pyarrow's tables), as pyarrow reads it."""
+    table = pa.table(obj)
+    if table.num_columns != 1:
+        raise TypeError("clmatch: a table of %d columns (%s): pass one column"
+                        % (table.num_columns, ", ".join(table.column_names)))
+    return table.column(0)
+
+
 def _view_as_string(column, fmt):
     """column (binary, format fmt) viewed as strings by pyarrow: same buffers, no copy."""
     target = _BINARY_AS_STRING[fmt]
     if target == "string_view":
         target = pa.string_view()
-    data = pa.chunked_array(column) if hasattr(column, "__arrow_c_stream__") and not \
-        hasattr(column, "__arrow_c_array__") else pa.array(column)
-    return data.view(target)
+    if isinstance(column, _OpenedArray):
+        return pa.array(column).view(target)
+    # a ChunkedArray has no view(): its chunks do
+    return pa.chunked_array([c.view(target) for c in pa.chunked_array(column).chunks], target)
 
 
 def _check(rc, what):
@@ -83,7 +113,10 @@ class HostChunks:
                                  ctypes.POINTER(ArrowSchema))
             fmt = schema.contents.format
             if fmt in _BINARY_AS_STRING:
-                return self._open(_view_as_string(obj, fmt))
+                return self._open(_view_as_string(_OpenedArray(schema_capsule, array_capsule),
+                                                  fmt))
+            if fmt == b"+s":
+                return self._open(_single_column(_OpenedArray(schema_capsule, array_capsule)))
             self._keep += [schema_capsule, array_capsule]
             array = _capsule_pointer(array_capsule, b"arrow_array")
             self._add(schema, array)
@@ -98,7 +131,9 @@ class HostChunks:
             raise _stream_error(stream, "get_schema")
         self._owned.append(schema)
         if schema.format in _BINARY_AS_STRING:
-            return self._open(_view_as_string(obj, schema.format))
+            return self._open(_view_as_string(_OpenedStream(stream_capsule), schema.format))
+        if schema.format == b"+s":
+            return self._open(_single_column(_OpenedStream(stream_capsule)))
         while True:
             array = ArrowArray()
             if stream.contents.get_next(stream, ctypes.byref(array)) != 0:

@@ -239,8 +239,59 @@ class Like(unittest.TestCase):
                 return pa.chunked_array([base.slice(0, 25), base.slice(25)]) \
                     .__arrow_c_stream__(requested_schema)
 
+        class Once:
+            """A stream offered once, as a DuckDB relation with its result open."""
+
+            def __init__(self, data):
+                self.data = data
+
+            def __arrow_c_stream__(self, requested_schema=None):
+                data, self.data = self.data, None
+                if data is None:
+                    raise RuntimeError("the stream was asked for twice")
+                return data.__arrow_c_stream__(requested_schema)
+
         self.check(OnlyArray(), values, ["%b%"])
         self.check(OnlyStream(), values, ["%b%"])
+        # a table of one column and a binary column are read from the stream once
+        for data in (pa.table({"c": values}), pa.chunked_array([values], pa.binary())):
+            self.assertEqual(clmatch.like(Once(data), "%b%").combine_chunks().to_pylist(),
+                             reference(values, ["%b%"]))
+
+    def test_tables(self):
+        """A table or record batch of one column is that column."""
+        values = random_values(self.rng, 60)
+        table = pa.table({"c": pa.chunked_array([values[:20], values[20:]])})
+        self.check(table, values, ["%a%"])
+        self.check(pa.record_batch({"c": values}), values, ["%a%"])
+        with self.assertRaises(TypeError):
+            clmatch.like(pa.table({"a": ["x"], "b": ["y"]}), "%")
+
+    def test_duckdb(self):
+        try:
+            import duckdb
+        except ImportError:
+            self.skipTest("duckdb not installed")
+        con = duckdb.connect()
+        con.execute("create table t as select case when i % 7 = 0 then null else 'row ' || "
+                    "i::varchar || repeat(' special', i % 3) end as c from range(500) r(i)")
+        for p in ["%special%", "%1_ special%", "row 4%"]:
+            want = [r[0] for r in con.execute(
+                "select i from (select row_number() over () - 1 as i, c from t) "
+                "where c like '%s' order by i" % p).fetchall()]
+            self.assertEqual(clmatch.like(con.sql("select c from t"), p, ids=True).tolist(),
+                             want)
+            self.assertEqual(clmatch.like(con.sql("select c from t").to_arrow_table()["c"], p,
+                                          ids=True).tolist(), want)
+
+    def test_polars(self):
+        try:
+            import polars as pl
+        except ImportError:
+            self.skipTest("polars not installed")
+        values = random_values(self.rng, 100, longest=20)
+        self.check(pl.Series(values), values, ["%a%b%"])
+        self.check(pl.DataFrame({"c": values})["c"], values, ["%c"], ilike=True)
 
     def test_resident(self):
         values = random_values(self.rng, 300)
