@@ -9,6 +9,7 @@ CLMATCH_TEST_SEED fixes the random columns (the seed is printed).
 import os
 import random
 import re
+import subprocess
 import sys
 import unittest
 
@@ -357,6 +358,24 @@ class Like(unittest.TestCase):
             clmatch.like("abc", "a")
         with self.assertRaises(clmatch.Error):
             clmatch.like(["a"], "a", escape=300)
+
+
+class Library(unittest.TestCase):
+    def test_library_env(self):
+        """$CLMATCH_LIBRARY names the library, and only it is tried."""
+        here = os.path.dirname(os.path.abspath(clmatch.__file__))
+        code = "import clmatch, clmatch._lib as l; print(l.lib.path)"
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(here))
+        env["CLMATCH_LIBRARY"] = clmatch._lib.lib.path
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True)
+        self.assertEqual(out.stdout.strip(), clmatch._lib.lib.path, out.stderr)
+        env["CLMATCH_LIBRARY"] = os.path.join(here, "no-such-libclmatch.so")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("libclmatch.so not found", out.stderr)
+        self.assertIn("no-such-libclmatch.so (missing)", out.stderr)
 
 
 class Result(unittest.TextTestResult):
