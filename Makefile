@@ -116,6 +116,7 @@ demo: setup
 	@sh tools/demo.sh
 
 test: setup
+	@sh tools/setup.sh python $(B)
 	@$(MAKE) --no-print-directory all
 	@sh tests/run.sh
 
@@ -124,6 +125,7 @@ test-quick: all
 	@sh tests/run.sh --quick
 
 test-full: setup
+	@sh tools/setup.sh python $(B)
 	@$(MAKE) --no-print-directory all
 	@sh tests/run.sh --full
 

@@ -195,6 +195,7 @@ start_suite cli_multi own
 start_suite cli_devices own
 start_suite cli_grep own
 start_suite cli_like
+start_suite python
 start_suite cli own
 # clmatch-mpi: not under the sanitizers (Open MPI's own allocations would be reported as leaks)
 [ "$mode" != asan ] && start_suite cli_mpi own
