@@ -43,7 +43,9 @@ static int unsupported_table(const clm_device *dev, const struct clm_kernel_shap
                     "--table-memory global)%s",
                     clm_algorithm_name(s->algorithm), index, s->m, table_bytes(s), limit,
                     clm_table_memory_name(mem), dev->info.name,
-                    s->algorithm == CLM_ALGO_DFA ? " or algorithm kmp (CLM_ALGO_KMP, -a kmp)" : "");
+                    s->algorithm == CLM_ALGO_DFA
+                        ? " or algorithm kmp (CLM_ALGO_KMP, --algorithm kmp)"
+                        : "");
 }
 
 /* ---- staging ----------------------------------------------------------------------------- */
@@ -243,7 +245,7 @@ static int fit_loop_budget(const clm_device *dev, struct clm_kernel_shape *s, si
         return clm_fail(CLM_E_PATTERN_TOO_LONG,
                         "%s handles patterns up to %u symbols on %s, where a work-item makes "
                         "at most %zu loop passes (Mesa's llvmpipe leaves every loop past "
-                        "them); pattern %zu has %u; dfa can (CLM_ALGO_DFA, -a dfa)",
+                        "them); pattern %zu has %u; dfa can (CLM_ALGO_DFA, --algorithm dfa)",
                         clm_algorithm_name(s->algorithm), shorter.m, dev->info.name, budget,
                         index, s->m);
     }
@@ -363,13 +365,14 @@ static int check_capabilities(const clm_database *db, const struct clm_plan *pla
         return clm_fail(CLM_E_UNSUPPORTED,
                         (db->flags & CLM_DNA)
                             ? "%s cannot search degenerate IUPAC codes (or CLM_DEGENERATE_TEXT), "
-                              "only plain bases; %s can (CLM_ALGO_BITAP, -a bitap)"
+                              "only plain bases; %s can (CLM_ALGO_BITAP, --algorithm bitap)"
                             : "%s cannot search character classes; %s can (CLM_ALGO_BITAP, "
-                              "-a bitap)",
+                              "--algorithm bitap)",
                         name, classes);
     if (db->k > 0 && !(a->caps & CLM_CAP_ERRORS))
         return clm_fail(CLM_E_UNSUPPORTED,
-                        "%s cannot search with errors; %s can (CLM_ALGO_BITAP, -a bitap)", name,
+                        "%s cannot search with errors; %s can (CLM_ALGO_BITAP, --algorithm "
+                        "bitap)", name,
                         clm_algo_with(CLM_CAP_ERRORS)->name);
     int grouped = db->variant == CLM_VARIANT_REDUCE || db->variant == CLM_VARIANT_SUBGROUP;
     if (grouped && !(a->caps & CLM_CAP_REDUCE))

@@ -24,7 +24,7 @@ vs_grep() {
     name=$1 algo=$2 extra=$3
     shift 3
     # shellcheck disable=SC2086
-    "$CLM" -a "$algo" $extra "$@" >"$T/act" 2>"$T/err"
+    "$CLM" --algorithm "$algo" $extra "$@" >"$T/act" 2>"$T/err"
     echo "exit $?" >>"$T/act"
     grep -F "$@" >"$T/exp" 2>/dev/null
     echo "exit $?" >>"$T/exp"
@@ -36,7 +36,7 @@ vs_grep_pipe() {
     name=$1 algo=$2 extra=$3 in=$4
     shift 4
     # shellcheck disable=SC2086
-    cat "$in" | "$CLM" -a "$algo" $extra "$@" >"$T/act" 2>"$T/err"
+    cat "$in" | "$CLM" --algorithm "$algo" $extra "$@" >"$T/act" 2>"$T/err"
     echo "exit $?" >>"$T/act"
     grep -F "$@" <"$in" >"$T/exp" 2>/dev/null
     echo "exit $?" >>"$T/exp"
@@ -156,19 +156,19 @@ for a in $ALGOS; do
         vs_grep "genome: --non-overlapping -o" "$a" --non-overlapping -o AA "$G"
         vs_grep "genome: --non-overlapping -o -b, several patterns" "$a" \
             --non-overlapping -o -b -e AA -e AAC -e CA "$G"
-        vs_file "genome: --positions [$a]" "$T/ref_ctag" -a "$a" --positions CTAG "$G"
-        vs_file "genome: -o -b (overlapping) [$a]" "$T/ref_ctag_ob" -a "$a" -o -b CTAG "$G"
+        vs_file "genome: --positions [$a]" "$T/ref_ctag" --algorithm "$a" --positions CTAG "$G"
+        vs_file "genome: -o -b (overlapping) [$a]" "$T/ref_ctag_ob" --algorithm "$a" -o -b CTAG "$G"
         vs_file "genome: --count-matches, overlapping [$a]" "$T/ref_aa_count" \
-            -a "$a" --count-matches AA "$G"
+            --algorithm "$a" --count-matches AA "$G"
         vs_file "genome: --positions, several patterns [$a]" "$T/ref_multi" \
-            -a "$a" --positions -e GATTACA -e TGTAATC -e CTAG "$G"
+            --algorithm "$a" --positions -e GATTACA -e TGTAATC -e CTAG "$G"
         vs_file "genome: --non-overlapping --positions [$a]" "$T/ref_nonov_pos" \
-            -a "$a" --non-overlapping --positions -e AA -e AAC -e CA "$G"
+            --algorithm "$a" --non-overlapping --positions -e AA -e AAC -e CA "$G"
         # stdin through the count-only stream, blocks far smaller than the input
-        cat "$G" | "$CLM" -a "$a" --block-size=1M --count-matches AA >"$T/act" 2>"$T/err"
+        cat "$G" | "$CLM" --algorithm "$a" --block-size=1M --count-matches AA >"$T/act" 2>"$T/err"
         same "genome stdin: --count-matches [$a]" "$T/ref_aa_count" "$T/act" "$T/err"
         # the library's own slab splitting under a mapped file
-        CLMATCH_SLAB_BYTES=65536 "$CLM" -a "$a" -n CTAG "$G" >"$T/act" 2>"$T/err"
+        CLMATCH_SLAB_BYTES=65536 "$CLM" --algorithm "$a" -n CTAG "$G" >"$T/act" 2>"$T/err"
         grep -nF CTAG "$G" >"$T/exp"
         same "genome: -n with 64 KiB slabs [$a]" "$T/exp" "$T/act" "$T/err"
     fi
@@ -188,28 +188,28 @@ for a in $ALGOS; do
     vs_grep_pipe "small stdin, 1-byte blocks: -b -i" "$a" --block-size=1 "$S" -b -i needle
     vs_grep_pipe "small stdin, 5-byte blocks: -o -n -b, non-overlapping" "$a" \
         "--block-size=5 --non-overlapping" "$S" -o -n -b needle
-    vs_file "text: --positions -i [$a]" "$T/ref_x_needle_i" -a "$a" -i --positions needle "$X"
+    vs_file "text: --positions -i [$a]" "$T/ref_x_needle_i" --algorithm "$a" -i --positions needle "$X"
     vs_file "text: --count-matches -i [$a]" "$T/ref_x_needle_i_count" \
-        -a "$a" -i --count-matches needle "$X"
-    cat "$X" | "$CLM" -a "$a" --block-size=4K -i --positions needle >"$T/act" 2>"$T/err"
+        --algorithm "$a" -i --count-matches needle "$X"
+    cat "$X" | "$CLM" --algorithm "$a" --block-size=4K -i --positions needle >"$T/act" 2>"$T/err"
     same "text stdin, 4K blocks: --positions -i [$a]" "$T/ref_x_needle_i" "$T/act" "$T/err"
     vs_grep_pipe "stdin: -H names it as grep does" "$a" "" "$Y" -H -n needle
-    "$CLM" -a "$a" -c needle "$Y" - "$S" <"$X" >"$T/act" 2>"$T/err"
+    "$CLM" --algorithm "$a" -c needle "$Y" - "$S" <"$X" >"$T/act" 2>"$T/err"
     echo "exit $?" >>"$T/act"
     grep -F -c needle "$Y" - "$S" <"$X" >"$T/exp"
     echo "exit $?" >>"$T/exp"
     same "stdin as - among files [$a]" "$T/exp" "$T/act" "$T/err"
-    "$CLM" -a "$a" -n -b needle <"$X" >"$T/act" 2>"$T/err"
+    "$CLM" --algorithm "$a" -n -b needle <"$X" >"$T/act" 2>"$T/err"
     grep -F -n -b needle <"$X" >"$T/exp"
     same "stdin redirected from a regular file [$a]" "$T/exp" "$T/act" "$T/err"
-    cat "$T/aa.txt" | "$CLM" -a "$a" --block-size=1 -o -b aa >"$T/act" 2>"$T/err"
+    cat "$T/aa.txt" | "$CLM" --algorithm "$a" --block-size=1 -o -b aa >"$T/act" 2>"$T/err"
     same "overlapping, 1-byte stdin blocks: -o -b [$a]" "$T/ref_aa_ob" "$T/act" "$T/err"
-    vs_file "overlapping: --positions [$a]" "$T/ref_aa_pos" -a "$a" --positions aa "$T/aa.txt"
-    vs_file "overlapping: -o -b [$a]" "$T/ref_aa_ob" -a "$a" -o -b aa "$T/aa.txt"
-    (cd "$T" && "$CLM" -a "$a" --positions needle small.txt other.txt) >"$T/act" 2>"$T/err"
+    vs_file "overlapping: --positions [$a]" "$T/ref_aa_pos" --algorithm "$a" --positions aa "$T/aa.txt"
+    vs_file "overlapping: -o -b [$a]" "$T/ref_aa_ob" --algorithm "$a" -o -b aa "$T/aa.txt"
+    (cd "$T" && "$CLM" --algorithm "$a" --positions needle small.txt other.txt) >"$T/act" 2>"$T/err"
     sed 's/^S:/small.txt:/; s/^Y:/other.txt:/' "$T/ref_sy_pos" >"$T/exp"
     same "several files: --positions [$a]" "$T/exp" "$T/act" "$T/err"
-    (cd "$T" && "$CLM" -a "$a" --count-matches needle small.txt other.txt) >"$T/act" 2>"$T/err"
+    (cd "$T" && "$CLM" --algorithm "$a" --count-matches needle small.txt other.txt) >"$T/act" 2>"$T/err"
     sed 's/^S:/small.txt:/; s/^Y:/other.txt:/' "$T/ref_sy_count" >"$T/exp"
     same "several files: --count-matches [$a]" "$T/exp" "$T/act" "$T/err"
 done
@@ -457,16 +457,16 @@ if [ -n "$HAVE_PY" ]; then
 fi
 
 # ---- bitap, bmh, witness and the bitap variants on exact patterns ---------------------------
-# Their output must equal grep -F's (and so -a dfa's) and the references above.
+# Their output must equal grep -F's (and so --algorithm dfa's) and the references above.
 for a in bitap bmh witness; do
     if [ -n "$G" ]; then
         vs_grep "genome: -n" "$a" "" -n GATTACA "$G"
         vs_grep "genome: -c -i" "$a" "" -c -i gattaca "$G"
-        vs_file "genome: --positions [$a]" "$T/ref_ctag" -a "$a" --positions CTAG "$G"
+        vs_file "genome: --positions [$a]" "$T/ref_ctag" --algorithm "$a" --positions CTAG "$G"
     fi
     vs_grep "text: -n -b" "$a" "" -n -b needle "$X"
     vs_grep_pipe "text stdin, 4K blocks: -c -i" "$a" --block-size=4K "$X" -c -i NEEDLE
-    vs_file "overlapping: -o -b [$a]" "$T/ref_aa_ob" -a "$a" -o -b aa "$T/aa.txt"
+    vs_file "overlapping: -o -b [$a]" "$T/ref_aa_ob" --algorithm "$a" -o -b aa "$T/aa.txt"
 done
 for v in item reduce; do
     if [ -n "$G" ]; then
@@ -475,9 +475,9 @@ for v in item reduce; do
             "--block-size=64K --variant=$v" "$G" -b CTAG
     fi
     vs_file "text: --positions -i, --variant=$v [bitap]" "$T/ref_x_needle_i" \
-        -a bitap --variant=$v -i --positions needle "$X"
+        --algorithm bitap --variant=$v -i --positions needle "$X"
     vs_file "overlapping: -o -b, --variant=$v [bitap]" "$T/ref_aa_ob" \
-        -a bitap --variant=$v -o -b aa "$T/aa.txt"
+        --algorithm bitap --variant=$v -o -b aa "$T/aa.txt"
 done
 
 # ---- exit status and bad input --------------------------------------------------------
@@ -523,9 +523,9 @@ fi
 expect_error "unknown long option" 2 'unrecognized option.*--frobnicate' \
     "$CLM" --frobnicate needle "$X"
 expect_error "unknown short option" 2 "invalid option.*'j'" "$CLM" -j needle "$X"
-expect_error "bad algorithm name" 2 "unknown algorithm 'bogus'" "$CLM" -a bogus needle "$X"
+expect_error "bad algorithm name" 2 "unknown algorithm 'bogus'" "$CLM" --algorithm bogus needle "$X"
 expect_error "bad algorithm name lists the new ones" 2 "bitap, bmh, witness or aho" \
-    "$CLM" -a bogus needle "$X"
+    "$CLM" --algorithm bogus needle "$X"
 expect_error "bad variant name" 2 "unknown variant 'bogus'" "$CLM" --variant=bogus needle "$X"
 expect_error "-k not a number" 2 "invalid number of errors 'x'" "$CLM" -k x needle "$X"
 expect_error "-k negative" 2 "invalid number of errors '-1'" "$CLM" -k -1 needle "$X"
@@ -545,19 +545,19 @@ else
 fi
 expect_error "-k above CLM_MAX_ERRORS" 2 '16' "$CLM" -k 17 GATTACAGATTACAGATTACA "$X"
 expect_error "pattern too long for bitap" 2 'too long' \
-    "$CLM" -a bitap "$(awk 'BEGIN { while (n++ < 300) printf "a" }')" "$X"
+    "$CLM" --algorithm bitap "$(awk 'BEGIN { while (n++ < 300) printf "a" }')" "$X"
 if grep -q '256' "$T/err"; then pass "pattern too long for bitap: the detail names the limit"; else fail "pattern too long for bitap: the detail names the limit" "$(head -n 3 "$T/err")"; fi
 expect_error "class pattern too long (only bitap does classes)" 2 'too long' \
     "$CLM" "$(awk 'BEGIN { while (n++ < 300) printf "a" }').x" "$X"
-expect_error "classes with -a dfa: unsupported, names bitap" 2 'supported' \
-    "$CLM" -a dfa 'n..dle' "$X"
-if grep -q 'bitap' "$T/err"; then pass "classes with -a dfa: the detail names bitap"; else fail "classes with -a dfa: the detail names bitap" "$(head -n 3 "$T/err")"; fi
-expect_error "-k with -a kmp: unsupported, names bitap" 2 'bitap' "$CLM" -a kmp -k 1 needle "$X"
-expect_error "-k with -a bmh: unsupported, names bitap" 2 'bitap' "$CLM" -a bmh -k 1 needle "$X"
+expect_error "classes with --algorithm dfa: unsupported, names bitap" 2 'supported' \
+    "$CLM" --algorithm dfa 'n..dle' "$X"
+if grep -q 'bitap' "$T/err"; then pass "classes with --algorithm dfa: the detail names bitap"; else fail "classes with --algorithm dfa: the detail names bitap" "$(head -n 3 "$T/err")"; fi
+expect_error "-k with --algorithm kmp: unsupported, names bitap" 2 'bitap' "$CLM" --algorithm kmp -k 1 needle "$X"
+expect_error "-k with --algorithm bmh: unsupported, names bitap" 2 'bitap' "$CLM" --algorithm bmh -k 1 needle "$X"
 expect_error "bad table memory name" 2 "unknown table memory 'bogus'" \
     "$CLM" --table-memory bogus needle "$X"
 expect_error "bad platform index syntax" 2 "invalid platform index" "$CLM" -p x needle "$X"
-expect_error "missing option argument" 2 "requires an argument" "$CLM" needle "$X" -a
+expect_error "missing option argument" 2 "requires an argument" "$CLM" needle "$X" -m
 expect_error "no pattern" 2 "no PATTERN" "$CLM"
 
 # Index errors list what exists: the names --list-devices --json reports.
@@ -614,7 +614,7 @@ if [ $rc -eq 0 ] && grep -q 'Usage: clmatch' "$T/act"; then pass "--help"; else 
 "$CLM" --version >"$T/act" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^clmatch [0-9]' "$T/act"; then pass "--version"; else fail "--version" "exit $rc; $(cat "$T/act")"; fi
-"$CLM" --stats -a kmp -c needle "$X" >"$T/act" 2>"$T/err"
+"$CLM" --stats --algorithm kmp -c needle "$X" >"$T/act" 2>"$T/err"
 rc=$?
 if [ $rc -eq 0 ] && grep -q 'algorithm kmp' "$T/err" && grep -q 'GB/s' "$T/err" \
     && grep -q 'scanned [1-9]' "$T/err"; then
@@ -623,7 +623,7 @@ else
     fail "--stats" "exit $rc; $(head -n 5 "$T/err")"
 fi
 for m in global local constant; do
-    "$CLM" -a dfa --table-memory $m -c -i needle "$X" >"$T/act" 2>"$T/err"
+    "$CLM" --algorithm dfa --table-memory $m -c -i needle "$X" >"$T/act" 2>"$T/err"
     rc=$?
     grep -ciF needle "$X" >"$T/exp"
     if [ $rc -eq 2 ] && grep -qi 'unsupported' "$T/err"; then
@@ -632,7 +632,7 @@ for m in global local constant; do
         same "--table-memory $m" "$T/exp" "$T/act" "$T/err"
     fi
 done
-vs_grep "-a auto" auto "" -n needle "$X"
+vs_grep "--algorithm auto" auto "" -n needle "$X"
 "$CLM" --stats -k 2 -c GATTACA "$FZ" >"$T/act" 2>"$T/err"
 rc=$?
 if [ $rc -eq 0 ] && grep -q 'algorithm bitap (' "$T/err" && grep -q 'k=2' "$T/err" \
@@ -751,7 +751,7 @@ expect_error "CLMATCH_TUNE with a bad item" 2 "CLMATCH_TUNE=wg=3: item 'wg=3'" \
 grep -ciF needle "$X" >"$T/exp"
 # 128 bytes per item: the region fits in any device's local memory (not one of 4096 in
 # llvmpipe's 32 KiB)
-CLMATCH_TUNE=stage=on,vec=8,chunk=128 "$CLM" --stats -a dfa -ci needle "$X" >"$T/act" 2>"$T/err"
+CLMATCH_TUNE=stage=on,vec=8,chunk=128 "$CLM" --stats --algorithm dfa -ci needle "$X" >"$T/act" 2>"$T/err"
 if grep -q '^clmatch: tuning .*,stage=on,vec=8.* from .*CLMATCH_TUNE' "$T/err" \
     && grep -q 'text staged in local memory (8 groups per compute unit), 8-byte loads' "$T/err"; then
     same "CLMATCH_TUNE=stage=on,vec=8: --stats shows a staged dfa with 8-byte loads" \
@@ -760,7 +760,7 @@ else
     fail "CLMATCH_TUNE=stage=on,vec=8: --stats shows a staged dfa with 8-byte loads" \
         "$(grep -E 'tuning|bytes/item' "$T/err")"
 fi
-CLMATCH_TUNE=stage=off,dfa.vec=4 "$CLM" --stats -a dfa -ci needle "$X" >"$T/act" 2>"$T/err"
+CLMATCH_TUNE=stage=off,dfa.vec=4 "$CLM" --stats --algorithm dfa -ci needle "$X" >"$T/act" 2>"$T/err"
 if grep -q '^clmatch: tuning .*,stage=off,.*dfa.vec=4' "$T/err" \
     && grep -q 'bytes/item, 4-byte loads' "$T/err" && ! grep -q 'staged' "$T/err"; then
     same "CLMATCH_TUNE=stage=off,dfa.vec=4: an unstaged dfa with 4-byte loads" "$T/exp" "$T/act"
@@ -768,7 +768,7 @@ else
     fail "CLMATCH_TUNE=stage=off,dfa.vec=4: an unstaged dfa with 4-byte loads" \
         "$(grep -E 'tuning|bytes/item' "$T/err")"
 fi
-CLMATCH_TUNE=stage=on,groups=2,bitap.prefetch=on,chunk=128 "$CLM" --stats -a bitap -ci needle "$X" \
+CLMATCH_TUNE=stage=on,groups=2,bitap.prefetch=on,chunk=128 "$CLM" --stats --algorithm bitap -ci needle "$X" \
     >"$T/act" 2>"$T/err"
 if grep -q '^clmatch: tuning .*,groups=2,.*bitap.prefetch=on' "$T/err" \
     && grep -q '(2 groups per compute unit, next region prefetched)' "$T/err"; then
@@ -780,7 +780,7 @@ else
 fi
 expect_error "CLMATCH_TUNE with groups=0" 2 "CLMATCH_TUNE=groups=0: item 'groups=0'" \
     env CLMATCH_TUNE=groups=0 "$CLM" -c needle "$X"
-CLMATCH_STAGING=on CLMATCH_TUNE=chunk=128 "$CLM" --stats -a bitap -ci needle "$X" >"$T/act" \
+CLMATCH_STAGING=on CLMATCH_TUNE=chunk=128 "$CLM" --stats --algorithm bitap -ci needle "$X" >"$T/act" \
     2>"$T/err"
 if grep -q '^clmatch: tuning .*,stage=on,.* from .*CLMATCH_STAGING' "$T/err" \
     && grep -q 'text staged in local memory' "$T/err"; then

@@ -221,6 +221,7 @@ int cli_device_option(int opt, const char *arg, cli_device_opts *o, unsigned blo
         }
         return 0;
     case 'a':
+    case CLI_OPT_ALGORITHM:
         if (clm_algorithm_from_name(arg, &o->algorithm) != CLM_OK) {
             errmsg("unknown algorithm '%s' (expected %s)", arg, cli_algorithm_names());
             return -1;

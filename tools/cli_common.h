@@ -109,7 +109,8 @@ char *cli_quote_bytes(const void *p, size_t n);
 /* Option codes shared by both modes' long-option tables; each mode numbers its own options
  * from CLI_OPT_LOCAL on. */
 enum {
-    CLI_OPT_VARIANT = 256,
+    CLI_OPT_ALGORITHM = 256, /* --algorithm: -a too, except in the main mode (grep's --text) */
+    CLI_OPT_VARIANT,
     CLI_OPT_TABLE_MEMORY,
     CLI_OPT_BLOCK_SIZE,
     CLI_OPT_DATA_PATH,
@@ -121,7 +122,7 @@ enum {
 #define CLI_DEVICE_LONG_OPTIONS                                                              \
     {"platform", required_argument, NULL, 'p'},                                              \
     {"device", required_argument, NULL, 'd'},                                                \
-    {"algorithm", required_argument, NULL, 'a'},                                             \
+    {"algorithm", required_argument, NULL, CLI_OPT_ALGORITHM},                               \
     {"variant", required_argument, NULL, CLI_OPT_VARIANT},                                   \
     {"table-memory", required_argument, NULL, CLI_OPT_TABLE_MEMORY},                         \
     {"block-size", required_argument, NULL, CLI_OPT_BLOCK_SIZE},                             \

@@ -96,7 +96,7 @@ static void print_help(void)
         "      --binary-files=TYPE   a file with a NUL byte is binary: TYPE binary (print\n"
         "                            \"clmatch: FILE: binary file matches\" on stderr instead\n"
         "                            of its lines), text, or without-match\n"
-        "      --text                --binary-files=text (grep's -a; here -a is --algorithm)\n"
+        "  -a, --text                --binary-files=text\n"
         "  -I                        --binary-files=without-match\n"
         "With -v, -l, -L, -m, -A, -B, -C, -z, --color, -r or several files each file is read\n"
         "whole into memory (small ones searched together, in one pass). -v, -l, -L, -m, -A,\n"
@@ -123,7 +123,7 @@ static void print_help(void)
         "                            Default: CLMATCH_PLATFORM/CLMATCH_DEVICE, else the first\n"
         "                            GPU, else the first CPU.\n",
         stdout);
-    printf("  -a, --algorithm=NAME      %s (default auto)\n", cli_algorithm_names());
+    printf("      --algorithm=NAME      %s (default auto)\n", cli_algorithm_names());
     fputs(
         "      --variant=NAME        kernel variant: auto, item, reduce or subgroup (bitap)\n"
         "      --table-memory=NAME   auto, global, local or constant (default auto)\n"
@@ -322,7 +322,7 @@ int grep_parse_args(int argc, char **argv, config *cfg)
     }
 
     opterr = 0; /* our own messages, with our prefix */
-    while ((opt = getopt_long(argc, argv, ":e:f:wxiFnbHhcoqp:d:a:k:VvlLm:sA:B:C:ZzrRI0123456789",
+    while ((opt = getopt_long(argc, argv, ":e:f:wxiFnbHhcoqp:d:ak:VvlLm:sA:B:C:ZzrRI0123456789",
                               long_options, NULL)) != -1) {
         const int this_optind = prev_optind;
         prev_optind = optind;
@@ -333,8 +333,9 @@ int grep_parse_args(int argc, char **argv, config *cfg)
             digits_optind = this_optind;
             continue;
         }
-        /* The block gets the hold-back added to it: half of the address space at most. */
-        int dst = cli_device_option(opt, optarg, &cfg->dev, 2, "");
+        /* The block gets the hold-back added to it: half of the address space at most. -a
+         * is grep's --text here, not the device options' --algorithm. */
+        int dst = opt == 'a' ? 1 : cli_device_option(opt, optarg, &cfg->dev, 2, "");
         if (dst < 0)
             return EXIT_TROUBLE;
         if (dst == 0)
@@ -376,6 +377,7 @@ int grep_parse_args(int argc, char **argv, config *cfg)
             break;
         case 'R': cfg->recursive = RECURSE_LOGICAL; break;
         case 'I': cfg->binary_files = BINARY_WITHOUT_MATCH; break;
+        case 'a': /* grep's -a; the device options' -a is --algorithm here */
         case OPT_TEXT: cfg->binary_files = BINARY_TEXT; break;
         case OPT_LABEL: cfg->label = optarg; break;
         case OPT_GROUP_SEPARATOR: cfg->group_separator = optarg; break;
