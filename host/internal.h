@@ -137,7 +137,7 @@ enum clm_knob {
 #define CLM_TUNE_ON 2u
 
 /* The number of clm_algorithm values (CLM_ALGO_AUTO included). */
-#define CLM_ALGO_COUNT 8u
+#define CLM_ALGO_COUNT 9u
 
 /* A device's resolved tuning. Values 0 in algo[][] fall back to value[]. */
 struct clm_tune {

@@ -175,5 +175,6 @@ void register_tune_tests(void);
 void register_path_tests(void);
 void register_contract_tests(void);
 void register_multi_tests(void);
+void register_hamming_tests(void);
 
 #endif

@@ -292,6 +292,7 @@ int main(int argc, char **argv)
     register_tune_tests();
     register_contract_tests();
     register_multi_tests();
+    register_hamming_tests();
 
     if (argc >= 3 && strcmp(argv[1], "--child") == 0)
         return run_child(argv[2], argc >= 4 ? argv[3] : NULL);
