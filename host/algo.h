@@ -14,9 +14,12 @@ struct clm_pattern_facts {
     unsigned bitap_classes; /* bitap: distinct position masks (set by its facts hook) */
     size_t period;          /* smallest period of the literal bytes (1 for symbol sets) */
     size_t states;          /* aho: states of the group's automaton */
-    size_t tab_words;       /* aho: entries of its table (cl/aho.cl) */
+    size_t tab_words;       /* aho, hamming: entries of its table (cl/aho.cl, cl/hamming.cl) */
     size_t outputs;         /* aho: loop passes of the most matches ending at one byte */
     unsigned count;         /* hamming: patterns of the engine */
+    unsigned exact_head, exact_tail; /* hamming: symbols at each end that must match ... */
+    unsigned rc_from;       /* ... at the other ends from this pattern of the engine on (the
+                               reverse complements) */
 };
 
 /* What an algorithm can do (struct clm_algo.caps). */
@@ -36,8 +39,9 @@ enum clm_algo_cap {
     CLM_CAP_WALK = 1u << 9,    /* tables walked state by state, each lane at its own
                                   address (aho): local memory, else global; constant memory
                                   would serialize the lanes */
-    CLM_CAP_MISMATCHES = 1u << 10 /* approximate search with substitutions only
-                                     (CLM_MISMATCHES_ONLY), up to max_errors */
+    CLM_CAP_MISMATCHES = 1u << 10, /* approximate search with substitutions only
+                                      (CLM_MISMATCHES_ONLY), up to max_errors */
+    CLM_CAP_EXACT_ENDS = 1u << 11  /* the patterns' ends kept exact (exact_head, _tail) */
 };
 
 struct clm_algo {
@@ -103,6 +107,7 @@ void clm_hamming_shape(struct clm_kernel_shape *s, const clm_device *dev,
                        const struct clm_pattern_facts *f, size_t *chunk, int given);
 int clm_hamming_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
                        unsigned count, int caseless, unsigned char *bytes, void *tab, void *built);
+void clm_hamming_release(void *built);
 size_t clm_hamming_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                                unsigned lanes);
 /* Can hamming search these patterns: are their symbol sets over at most 4 byte classes? */

@@ -349,7 +349,8 @@ static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
                  "auto: %u exact patterns: aho searches them all in one pass",
                  db->caller_count);
     } else if (dna && db->k > 0 && (o->flags & CLM_MISMATCHES_ONLY) &&
-               db->caller_count >= AHO_MIN_PATTERNS && db->k <= CLM_HAMMING_MAX_ERRORS &&
+               (db->caller_count >= AHO_MIN_PATTERNS || db->exact_head || db->exact_tail) &&
+               db->k <= CLM_HAMMING_MAX_ERRORS &&
                plan->longest <= CLM_HAMMING_MAX_LENGTH &&
                clm_hamming_fits(plan->sym, plan->n_sym)) {
         db->algorithm = CLM_ALGO_HAMMING;
@@ -384,6 +385,10 @@ static int check_capabilities(const clm_database *db, const struct clm_plan *pla
                               "searches with insertions and deletions (CLM_ALGO_BITAP, -a bitap)"
                             : "%s cannot search with errors; %s can (CLM_ALGO_BITAP, -a bitap)",
                         name, clm_algo_with(CLM_CAP_ERRORS)->name);
+    if ((db->exact_head || db->exact_tail) && !(a->caps & CLM_CAP_EXACT_ENDS))
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "%s cannot keep the patterns' ends exact (exact_head, exact_tail); "
+                        "hamming can (CLM_ALGO_HAMMING, -a hamming)", name);
     if (mismatches && a->max_errors && db->k > a->max_errors)
         return clm_fail(CLM_E_UNSUPPORTED,
                         "%s counts up to %u mismatches, not %u; %s counts more (CLM_ALGO_BITAP, "
@@ -531,6 +536,9 @@ static int shape_engine(clm_database *db, struct clm_plan *plan, unsigned e, uns
     s->pack_case = db->packed ? db->pack_case : 0;
     s->strands = db->one_pass ? 2 : 1;
     struct clm_pattern_facts f = engine_facts(plan, en);
+    f.exact_head = db->exact_head;
+    f.exact_tail = db->exact_tail;
+    f.rc_from = db->caller_count > en->first ? db->caller_count - en->first : 0;
     if (db->one_pass) /* the pattern, then its reverse complement (slot + caller_count) */
         rc = join_strands(&plan->sym[en->first], &plan->sym[db->caller_count + en->first],
                           (unsigned)((f.m + 63) / 64), &plan->joined[e]);

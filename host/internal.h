@@ -409,6 +409,7 @@ struct clm_database {
     clm_variant variant;
     unsigned flags;
     unsigned k;       /* max_errors */
+    unsigned exact_head, exact_tail; /* symbols at each end that must match (k > 0) */
     int ends;         /* kernels report exclusive ends (bitap), not starts */
     int packed;       /* the slab is packed on the device before the search (CLM_DNA) */
     int one_pass;     /* CLM_BOTH_STRANDS in each engine's pass (strand in bit 31 of info) */

@@ -349,6 +349,15 @@ typedef struct clm_compile_options {
                                         kept, or the kernel does not stage). For
                                         clmatch-tune, which times the shapes its profile
                                         will give */
+    unsigned exact_head;           /**< approximate search with CLM_MISMATCHES_ONLY: the first
+                                        exact_head and the last exact_tail symbols of every
+                                        pattern must match, the mismatches are counted in the
+                                        rest (a CRISPR PAM: exact_tail 3 for guide+NGG). A
+                                        reverse complement (CLM_BOTH_STRANDS) has them at its
+                                        other ends. Only CLM_ALGO_HAMMING can (auto takes it
+                                        when the patterns allow); together less than the
+                                        shortest pattern. 0, 0: none */
+    unsigned exact_tail;
 } clm_compile_options;
 
 /** Fill *opts (of size bytes: sizeof *opts) with its size and the defaults. Call it before

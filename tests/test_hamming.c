@@ -92,32 +92,43 @@ static int hcmp(const void *a, const void *b)
     return x->edits < y->edits ? -1 : x->edits > y->edits;
 }
 
-/* Pattern p (or its reverse complement) at every start with at most k mismatching bases. */
+/* Exact ends: the first `head` and last `tail` bases of a pattern must match (of its
+ * reverse complement: the last `head` and first `tail`). */
+typedef struct {
+    unsigned head, tail;
+} ends;
+
+/* Pattern p (or its reverse complement) at every start with at most k mismatching bases and
+ * none in its exact ends e. */
 static void ref_one(const unsigned char *text, size_t n, const unsigned char *p, size_t m,
-                    unsigned id, int strand, unsigned k, int caseless, hlist *out)
+                    unsigned id, int strand, unsigned k, int caseless, ends e, hlist *out)
 {
+    size_t head = strand > 0 ? e.head : e.tail, tail = strand > 0 ? e.tail : e.head;
     unsigned *set = malloc(m * sizeof *set);
     if (!set) abort();
     for (size_t i = 0; i < m; i++)
         set[i] = iupac(strand > 0 ? p[i] : complement(p[m - 1 - i]));
     for (size_t s = 0; s + m <= n; s++) {
-        unsigned bad = 0;
-        for (size_t i = 0; i < m && bad <= k; i++)
-            bad += !(set[i] & text_base(text[s + i], caseless));
-        if (bad <= k) hlist_push(out, s, s + m, id, bad, strand);
+        unsigned bad = 0, exact_bad = 0;
+        for (size_t i = 0; i < m && bad <= k; i++) {
+            unsigned miss = !(set[i] & text_base(text[s + i], caseless));
+            bad += miss;
+            exact_bad += miss && (i < head || i >= m - tail);
+        }
+        if (bad <= k && !exact_bad) hlist_push(out, s, s + m, id, bad, strand);
     }
     free(set);
 }
 
 static void ref_hamming(const unsigned char *text, size_t n, const hset *h, unsigned k,
-                        unsigned flags, hlist *out)
+                        unsigned flags, ends e, hlist *out)
 {
+    int caseless = (flags & CLM_CASELESS) != 0;
     out->n = 0;
     for (unsigned j = 0; j < h->count; j++) {
-        ref_one(text, n, h->p[j], h->lens[j], h->ids[j], 1, k, (flags & CLM_CASELESS) != 0, out);
+        ref_one(text, n, h->p[j], h->lens[j], h->ids[j], 1, k, caseless, e, out);
         if (flags & CLM_BOTH_STRANDS)
-            ref_one(text, n, h->p[j], h->lens[j], h->ids[j], -1, k,
-                    (flags & CLM_CASELESS) != 0, out);
+            ref_one(text, n, h->p[j], h->lens[j], h->ids[j], -1, k, caseless, e, out);
     }
     if (out->n > 1) qsort(out->v, out->n, sizeof *out->v, hcmp);
 }
@@ -255,19 +266,23 @@ static void check_text(const clm_database *db, clm_scratch *s, const unsigned ch
 /* Compile the set with hamming (k mismatches, flags beside CLM_DNA | CLM_MISMATCHES_ONLY,
  * table memory mem, geometry wgs/bpi: 0 the defaults) and check it on slabs of `slab` bytes
  * with a match buffer of `capacity` (0: defaults). Returns the matches expected. */
-static size_t check_set(const hset *h, const unsigned char *text, size_t n, unsigned k,
-                         unsigned flags, clm_table_memory mem, unsigned wgs, unsigned bpi,
-                         size_t slab, size_t capacity, t_rng *r, const char *what)
+static size_t check_set_ends(const hset *h, const unsigned char *text, size_t n, unsigned k,
+                              ends e, unsigned flags, clm_table_memory mem, unsigned wgs,
+                              unsigned bpi, size_t slab, size_t capacity, t_rng *r,
+                              const char *what)
 {
     clm_database *db = NULL;
     clm_scratch *s = NULL;
     char desc[256];
     flags |= CLM_DNA | CLM_MISMATCHES_ONLY;
-    snprintf(desc, sizeof desc, "hamming %s: %u patterns, k=%u flags=0x%x mem=%s wgs=%u bpi=%u "
-             "slab=%zu cap=%zu", what, h->count, k, flags, clm_table_memory_name(mem), wgs, bpi,
-             slab, capacity);
-    int rc = t_compile_ex(&h->ps, CLM_ALGO_HAMMING, mem, flags, wgs, bpi, CLM_VARIANT_AUTO, k,
-                          &db);
+    snprintf(desc, sizeof desc, "hamming %s: %u patterns, k=%u ends %u,%u flags=0x%x mem=%s wgs=%u "
+             "bpi=%u slab=%zu cap=%zu", what, h->count, k, e.head, e.tail, flags,
+             clm_table_memory_name(mem), wgs, bpi, slab, capacity);
+    clm_compile_options o;
+    t_compile_options(&o, &h->ps, CLM_ALGO_HAMMING, mem, flags, wgs, bpi, CLM_VARIANT_AUTO, k);
+    o.exact_head = e.head;
+    o.exact_tail = e.tail;
+    int rc = t_compile_with(&h->ps, &o, &db);
     if (rc == CLM_E_UNSUPPORTED && (mem == CLM_TABLE_LOCAL || mem == CLM_TABLE_CONSTANT)) {
         /* a table larger than that memory: refused, naming what works */
         EXPECT(strstr(clm_last_error(), "global") != NULL);
@@ -284,12 +299,20 @@ static size_t check_set(const hset *h, const unsigned char *text, size_t n, unsi
         EXPECT(info.pattern_count == h->count);
     }
     hlist want = {0};
-    ref_hamming(text, n, h, k, flags, &want);
+    ref_hamming(text, n, h, k, flags, e, &want);
     if (t_scratch_alloc(db, &s, slab, capacity, desc)) check_text(db, s, text, n, &want, r, desc);
     clm_scratch_free(s);
     clm_database_free(db);
     free(want.v);
     return want.n;
+}
+
+static size_t check_set(const hset *h, const unsigned char *text, size_t n, unsigned k,
+                        unsigned flags, clm_table_memory mem, unsigned wgs, unsigned bpi,
+                        size_t slab, size_t capacity, t_rng *r, const char *what)
+{
+    return check_set_ends(h, text, n, k, (ends){0, 0}, flags, mem, wgs, bpi, slab, capacity, r,
+                          what);
 }
 
 /* ---- tests ------------------------------------------------------------------------------- */
@@ -309,7 +332,7 @@ static void test_reference(const void *arg)
     h.ids[0] = 0;
     h.ids[1] = 1;
     hlist l = {0};
-    ref_hamming(text, 17, &h, 1, 0, &l);
+    ref_hamming(text, 17, &h, 1, 0, (ends){0, 0}, &l);
     /* k = 1: ACGA at 0 and 4 (ACGT); NGG (N any base, but no text byte that is no base:
      * N, lower case) at 0 (ACG), 1 (CGT), 4, 5, 13 (tGG) with one mismatch, 14 (GGG) */
     hmatch want[] = {{0, 4, 0, 1, 1},  {0, 3, 1, 1, 1},   {1, 4, 1, 1, 1},  {4, 8, 0, 1, 1},
@@ -318,7 +341,7 @@ static void test_reference(const void *arg)
     same(&l, &w, "reference", "hand-checked");
     /* k = 0, caseless, both strands: NGG at 13 (tGG) and 14; its reverse complement CCN, ACGA
      * and TCGT nowhere */
-    ref_hamming(text, 17, &h, 0, CLM_CASELESS | CLM_BOTH_STRANDS, &l);
+    ref_hamming(text, 17, &h, 0, CLM_CASELESS | CLM_BOTH_STRANDS, (ends){0, 0}, &l);
     hmatch want2[] = {{13, 16, 1, 0, 1}, {14, 17, 1, 0, 1}};
     hlist w2 = {want2, 2, 0};
     same(&l, &w2, "reference", "caseless, both strands");
@@ -407,6 +430,88 @@ static void test_allmatch(const void *arg)
     free(text);
 }
 
+/* Exact ends, as a CRISPR PAM: guides (some with codes) + NGG with the PAM exact
+ * (exact_tail 3) and TTTV + guides (exact_head 4), both strands, k 0..8; sites planted with
+ * mismatches in the guide and in the PAM. One pattern too (auto takes hamming for it). */
+static void test_exact(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "hamming.exact", 0);
+    size_t n = t_quick ? 20000 : 50000;
+    unsigned char *text = dna_text(&r, n);
+    static const struct {
+        const char *pam;
+        int five;
+        unsigned count;
+    } cases[] = {{"NGG", 0, 60}, {"TTTV", 1, 60}, {"NRG", 0, 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t P = strlen(cases[c].pam);
+        for (unsigned k = 0; k <= CLM_HAMMING_MAX_ERRORS; k += 2) {
+            hset h;
+            make_set(&h, &r, text, n, cases[c].count, 18, 22);
+            for (unsigned i = 0; i < h.count; i++) { /* the PAM joined to the guide */
+                unsigned char *p = malloc(h.lens[i] + P);
+                if (!p) abort();
+                memcpy(p + (cases[c].five ? P : 0), h.p[i], h.lens[i]);
+                memcpy(p + (cases[c].five ? 0 : h.lens[i]), cases[c].pam, P);
+                free(h.p[i]);
+                h.p[i] = p;
+                h.lens[i] += P;
+            }
+            for (unsigned s = 0; s < 200; s++) { /* sites: the pattern, a few bases changed */
+                unsigned i = (unsigned)t_below(&r, h.count);
+                size_t at = t_below(&r, n - h.lens[i]);
+                for (size_t j = 0; j < h.lens[i]; j++) {
+                    unsigned char b = h.p[i][j];
+                    text[at + j] = b == 'A' || b == 'C' || b == 'G' || b == 'T' ? b : 'A';
+                    if (b == 'N' || b == 'R' || b == 'V') /* a base the code stands for */
+                        text[at + j] = b == 'N' ? "ACGT"[t_below(&r, 4)] : 'G';
+                }
+                for (unsigned d = (unsigned)t_below(&r, k + 2); d; d--)
+                    text[at + t_below(&r, h.lens[i])] = "ACGT"[t_below(&r, 4)];
+            }
+            ends e = cases[c].five ? (ends){(unsigned)P, 0} : (ends){0, (unsigned)P};
+            char what[64];
+            snprintf(what, sizeof what, "PAM %s%s", cases[c].pam, cases[c].five ? " (5')" : "");
+            size_t got = check_set_ends(&h, text, n, k, e, k % 4 ? CLM_BOTH_STRANDS : 0,
+                                        k == 4 ? CLM_TABLE_GLOBAL : CLM_TABLE_AUTO,
+                                        k == 2 ? 8 : 0, k == 2 ? 16 : 0, k == 6 ? 4099 : 0, 0,
+                                        k == 6 ? &r : NULL, what);
+            if (!EXPECT(got > 0)) t_note("%s k=%u: no site", what, k);
+            if (cases[c].count == 1 && k > 0) { /* auto: hamming for one pattern with ends */
+                clm_compile_options o;
+                clm_database *db = NULL;
+                clm_database_info info;
+                t_compile_options(&o, &h.ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO,
+                                  CLM_DNA | CLM_MISMATCHES_ONLY, 0, 0, CLM_VARIANT_AUTO, k);
+                o.exact_tail = (unsigned)P;
+                if (EXPECT_RC(t_compile_with(&h.ps, &o, &db), CLM_OK) &&
+                    EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK))
+                    EXPECT(info.algorithm == CLM_ALGO_HAMMING);
+                clm_database_free(db);
+                db = NULL;
+                o.algorithm = CLM_ALGO_BITAP; /* the others cannot */
+                if (EXPECT_RC(t_compile_with(&h.ps, &o, &db), CLM_E_UNSUPPORTED))
+                    EXPECT(strstr(clm_last_error(), "hamming") != NULL);
+                clm_database_free(db);
+                db = NULL;
+                o.algorithm = CLM_ALGO_HAMMING;
+                o.flags = CLM_DNA; /* with insertions and deletions: no */
+                EXPECT_RC(t_compile_with(&h.ps, &o, &db), CLM_E_INVALID);
+                clm_database_free(db);
+                db = NULL;
+                o.flags = CLM_DNA | CLM_MISMATCHES_ONLY;
+                o.exact_head = (unsigned)(h.lens[0] - P); /* the whole pattern: no */
+                EXPECT_RC(t_compile_with(&h.ps, &o, &db), CLM_E_INVALID);
+                clm_database_free(db);
+            }
+            hset_free(&h);
+        }
+    }
+    free(text);
+}
+
 /* auto takes hamming for two or more DNA patterns with mismatches, not for one, with
  * insertions and deletions, past 8 mismatches or with degenerate text; hamming refuses what
  * it cannot search, naming bitap. */
@@ -478,5 +583,6 @@ void register_hamming_tests(void)
     }
     t_register("hamming.boundaries", test_boundaries, NULL, 1);
     t_register("hamming.allmatch", test_allmatch, NULL, 1);
+    t_register("hamming.exact", test_exact, NULL, 1);
     t_register("hamming.choice", test_choice, NULL, 1);
 }
