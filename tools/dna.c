@@ -1210,6 +1210,13 @@ static int setup_device(dna_run *r)
         opts.flags |= CLM_DEGENERATE_TEXT;
     if (cfg->strands == STRAND_BOTH)
         opts.flags |= CLM_BOTH_STRANDS;
+    if (cfg->pam.seq && cfg->max_errors > 0) {
+        /* The PAM as the patterns' exact end: the kernel skips the starts where it does not
+         * match before comparing any guide (hamming; on_match checks it in any case). -
+         * alone searches reverse complements: the PAM is at their other end. */
+        int pam_first = cfg->pam.five_prime != (cfg->strands == STRAND_MINUS);
+        *(pam_first ? &opts.exact_head : &opts.exact_tail) = (unsigned)cfg->pam.len;
+    }
     st = cli_compile(r->dev, ptrs, lens, ids, (unsigned)r->pats.n, &opts, &r->db);
     if (st != CLM_OK) {
         r->db = NULL;
