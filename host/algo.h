@@ -110,8 +110,9 @@ int clm_hamming_tables(const struct clm_kernel_shape *s, const struct clm_symbol
 void clm_hamming_release(void *built);
 size_t clm_hamming_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                                unsigned lanes);
-/* Can hamming search these patterns: are their symbol sets over at most 4 byte classes? */
-int clm_hamming_fits(const struct clm_symbols *sym, unsigned count);
+/* Should auto take hamming for these patterns: are their symbol sets over at most 4 byte
+ * classes, and does a work-item fit the device's loop budget? */
+int clm_hamming_fits(const clm_device *dev, const struct clm_symbols *sym, unsigned count);
 
 /* The descriptor of an algorithm; NULL for CLM_ALGO_AUTO and values out of range. */
 const struct clm_algo *clm_algo(clm_algorithm id);

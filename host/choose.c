@@ -352,7 +352,7 @@ static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
                (db->caller_count >= AHO_MIN_PATTERNS || db->exact_head || db->exact_tail) &&
                db->k <= CLM_HAMMING_MAX_ERRORS &&
                plan->longest <= CLM_HAMMING_MAX_LENGTH &&
-               clm_hamming_fits(plan->sym, plan->n_sym)) {
+               clm_hamming_fits(db->dev, plan->sym, plan->n_sym)) {
         db->algorithm = CLM_ALGO_HAMMING;
         snprintf(db->choice, sizeof db->choice,
                  "auto: %u DNA patterns with up to %u mismatches: hamming compares them all in "

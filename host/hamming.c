@@ -55,10 +55,25 @@ static unsigned hamming_classes(const struct clm_symbols *sym, unsigned count,
     return classes;
 }
 
-int clm_hamming_fits(const struct clm_symbols *sym, unsigned count)
+/* Loop passes of a work-item over `chunk` starts: the window's first bytes, then per start a
+ * byte, per run its ends and, per pattern, its words and the pass that leaves their loop
+ * (every run and pattern: all-match text); `entries` bounds runs and patterns together. */
+static size_t passes(size_t m, size_t entries, size_t chunk)
+{
+    size_t words = (m + 7) / 8;
+    return 8 * words + chunk * (1 + entries * (words + 2));
+}
+
+int clm_hamming_fits(const clm_device *dev, const struct clm_symbols *sym, unsigned count)
 {
     unsigned char nib[256];
-    return hamming_classes(sym, count, nib) <= MAX_CLASSES;
+    size_t longest = 0;
+    for (unsigned j = 0; j < count; j++)
+        longest = sym[j].m > longest ? sym[j].m : longest;
+    /* a device with a loop budget (llvmpipe) must fit the smallest range, 16 starts, with
+     * every pattern in a run of its own (and the tables' copy: 64 passes spare) */
+    return hamming_classes(sym, count, nib) <= MAX_CLASSES &&
+           (!dev->loop_budget || passes(longest, 2 * (size_t)count, 16) + 64 <= dev->loop_budget);
 }
 
 /* What the facts hook builds: the class map and the whole table. */
@@ -197,12 +212,9 @@ int clm_hamming_tables(const struct clm_kernel_shape *s, const struct clm_symbol
     return CLM_OK;
 }
 
-/* The window's first bytes, then per start a byte, per run its ends and, per pattern, its
- * words and the pass that leaves their loop (every run and pattern: all-match text). */
 size_t clm_hamming_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                                unsigned lanes)
 {
     (void)bytes, (void)lanes;
-    size_t words = (s->m + 7) / 8;
-    return 8 * words + chunk * (1 + (s->tab_len / (2 + words)) * (words + 2));
+    return passes(s->m, s->tab_len / (2 + (s->m + 7) / 8), chunk);
 }
