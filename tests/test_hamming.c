@@ -353,8 +353,8 @@ typedef struct {
     clm_table_memory mem;
 } mem_arg;
 
-/* 1 to 2 000 patterns of 9..32 bases, k = 0..8, with and without both strands and case
- * folding. */
+/* 1 to 2 000 patterns of 12..32 bases (two of 3..16), k = 0..8, with and without both
+ * strands and case folding. */
 static void test_sets(const void *arg)
 {
     const mem_arg *a = arg;
@@ -371,7 +371,10 @@ static void test_sets(const void *arg)
             unsigned flags = k % 2 ? CLM_BOTH_STRANDS : 0;
             if (k % 3 == 2) flags |= CLM_CASELESS;
             hset h;
-            make_set(&h, &r, text, n, count, k + 9 > 12 ? k + 9 : 12, 32);
+            if (count == 2) /* short patterns: one uint of nibbles, k close to the length */
+                make_set(&h, &r, text, n, count, k + 2 > 3 ? k + 2 : 3, 16);
+            else
+                make_set(&h, &r, text, n, count, k + 9 > 12 ? k + 9 : 12, 32);
             expected += check_set(&h, text, count == 2000 ? n / 4 : n, k, flags, a->mem, 0, 0,
                                   0, 0, NULL, "random");
             hset_free(&h);
