@@ -16,7 +16,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
                     __global uint *counter, __global uint *out, uint cap, uint info,
                     const int count_only)
 {
-    uint found = 0, win[MH_W];
+    uint found = 0, win[MH_W]; /* indexed by unrolled loops only: registers */
     const uint runs = tab[CLM_HAMMING_RUNS], stride = tab[CLM_HAMMING_STRIDE];
     const uint end = min(min(begin + CHUNK, owned), n);
     /* win holds text[s, s + 8 MH_W) as nibbles, symbol s + i at bits 4 (i % 8) of win[i / 8];
@@ -24,10 +24,11 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #define MH_PUSH(i)                                                                         \
     do {                                                                                   \
         const uint c_ = (i) < n ? (uint)pat[text[(i)]] : 0u;                               \
-        for (uint w_ = 0; w_ + 1u < MH_W; ++w_)                                            \
+        _Pragma("unroll") for (uint w_ = 0; w_ + 1u < MH_W; ++w_)                          \
             win[w_] = (win[w_] >> 4) | (win[w_ + 1u] << 28);                               \
         win[MH_W - 1u] = (win[MH_W - 1u] >> 4) | (c_ << 28);                               \
     } while (0)
+#pragma unroll
     for (uint w = 0; w < MH_W; ++w)
         win[w] = 0;
     for (uint i = begin; i < begin + 8u * MH_W; ++i)
@@ -37,6 +38,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
             /* the run's exact ends: every masked nibble must meet the text's */
             const uint in_run = tab[at];
             uint miss = 0;
+#pragma unroll
             for (uint w = 0; w < MH_W; ++w)
                 miss |= tab[at + 1u + w] & ~MH_FOLD(win[w] & tab[at + 1u + MH_W + w]);
             at += 1u + 2u * MH_W;
@@ -50,6 +52,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
                 if (len > n - s)
                     continue;
                 uint matched = 0, bad = 0;
+#pragma unroll
                 for (uint w = 0; w < MH_W && 8u * w < len && bad <= K; ++w) {
                     matched += popcount(MH_FOLD(win[w] & p[w]) & 0x11111111u);
                     bad = min(8u * w + 8u, len) - matched;
