@@ -8,6 +8,19 @@
  * their mismatches beside it. */
 
 #define MH_W ((M + 7u) / 8u) /* uints of nibbles of the longest pattern and of the window */
+/* the nibble carried into the top of a window uint. NO_FUNNEL_SHIFT (host's choice for
+ * oclgrind, whose interpreter lacks the llvm.fshl that clang makes of the window's shift):
+ * through a volatile store and load, as bitap.cl's CARRY */
+#if NO_FUNNEL_SHIFT
+uint clm_mh_carry(uint x)
+{
+    volatile uint c = x << 28;
+    return c;
+}
+#define MH_CARRY(x) clm_mh_carry(x)
+#else
+#define MH_CARRY(x) ((x) << 28)
+#endif
 /* each nibble of x folded into its lowest bit: 1 where text and pattern met */
 #define MH_FOLD(x) ((x) | ((x) >> 1) | ((x) >> 2) | ((x) >> 3))
 
@@ -25,8 +38,8 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
     do {                                                                                   \
         const uint c_ = (i) < n ? (uint)pat[text[(i)]] : 0u;                               \
         _Pragma("unroll") for (uint w_ = 0; w_ + 1u < MH_W; ++w_)                          \
-            win[w_] = (win[w_] >> 4) | (win[w_ + 1u] << 28);                               \
-        win[MH_W - 1u] = (win[MH_W - 1u] >> 4) | (c_ << 28);                               \
+            win[w_] = (win[w_] >> 4) | MH_CARRY(win[w_ + 1u]);                             \
+        win[MH_W - 1u] = (win[MH_W - 1u] >> 4) | MH_CARRY(c_);                             \
     } while (0)
 #pragma unroll
     for (uint w = 0; w < MH_W; ++w)
