@@ -160,4 +160,15 @@ enum clm_like_ids_arg {
     CLM_LIKE_IDS_ARG_LIST(CLM_LIKE_IDS_ARG_INDEX, CLM_LIKE_IDS_ARG_INDEX) CLM_LIKE_IDS_ARG_COUNT
 };
 
+/* The Hamming table (cl/hamming.cl, TAB): a header of CLM_HAMMING_HEADER uints, then RUNS
+ * runs of patterns whose exact ends are the same bases at the same places. A run: its
+ * pattern count, W = (M + 7) / 8 masks of those places (bit 4 (i % 8) of mask i / 8 for
+ * symbol i), W uints of their nibbles, then per pattern a record of STRIDE = 2 + W uints:
+ * its place j in the group, its length in symbols, its symbols as one-hot nibbles, 8 a uint
+ * (symbol i at bits 4 (i % 8) of uint i / 8; padding nibbles 0). PAT maps each text byte to
+ * its nibble (0: in no pattern's set). */
+#define CLM_HAMMING_RUNS 0
+#define CLM_HAMMING_STRIDE 1
+#define CLM_HAMMING_HEADER 4u
+
 #endif

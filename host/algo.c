@@ -293,6 +293,16 @@ static const struct clm_algo algos[CLM_ALGO_COUNT] = {
                       .facts = clm_aho_facts, .shape = clm_aho_shape,
                       .tables = clm_aho_tables, .release = clm_aho_release,
                       .loop_passes = clm_aho_loop_passes, .split = clm_aho_split},
+    [CLM_ALGO_HAMMING] = {.id = CLM_ALGO_HAMMING, .name = "hamming", .macro = "HAMMING",
+                          .source = "hamming.cl", .caps = CLM_CAP_CLASSES | CLM_CAP_MISMATCHES |
+                                  CLM_CAP_EXACT_ENDS,
+                          .max_length = CLM_HAMMING_MAX_LENGTH,
+                          .max_errors = CLM_HAMMING_MAX_ERRORS, .group = CLM_MAX_SLOTS,
+                          .summary = "every pattern compared at every start, symbols as one-hot "
+                                     "nibbles: one pass for many patterns with mismatches",
+                          .facts = clm_hamming_facts, .shape = clm_hamming_shape,
+                          .tables = clm_hamming_tables, .release = clm_hamming_release,
+                          .loop_passes = clm_hamming_loop_passes},
 };
 
 const struct clm_algo *clm_algo(clm_algorithm id)

@@ -14,8 +14,12 @@ struct clm_pattern_facts {
     unsigned bitap_classes; /* bitap: distinct position masks (set by its facts hook) */
     size_t period;          /* smallest period of the literal bytes (1 for symbol sets) */
     size_t states;          /* aho: states of the group's automaton */
-    size_t tab_words;       /* aho: entries of its table (cl/aho.cl) */
+    size_t tab_words;       /* aho, hamming: entries of its table (cl/aho.cl, cl/hamming.cl) */
     size_t outputs;         /* aho: loop passes of the most matches ending at one byte */
+    unsigned count;         /* hamming: patterns of the engine */
+    unsigned exact_head, exact_tail; /* hamming: symbols at each end that must match ... */
+    unsigned rc_from;       /* ... at the other ends from this pattern of the engine on (the
+                               reverse complements) */
 };
 
 /* What an algorithm can do (struct clm_algo.caps). */
@@ -32,9 +36,12 @@ enum clm_algo_cap {
     CLM_CAP_LOOKUP = 1u << 8,  /* tables looked up once per byte, scattered (dfa, bitap):
                                   local memory first; else threads mostly read the same
                                   entries, which constant memory broadcasts */
-    CLM_CAP_WALK = 1u << 9     /* tables walked state by state, each lane at its own
+    CLM_CAP_WALK = 1u << 9,    /* tables walked state by state, each lane at its own
                                   address (aho): local memory, else global; constant memory
                                   would serialize the lanes */
+    CLM_CAP_MISMATCHES = 1u << 10, /* approximate search with substitutions only
+                                      (CLM_MISMATCHES_ONLY), up to max_errors */
+    CLM_CAP_EXACT_ENDS = 1u << 11  /* the patterns' ends kept exact (exact_head, _tail) */
 };
 
 struct clm_algo {
@@ -45,6 +52,7 @@ struct clm_algo {
     const char *reduce_source; /* the reduce variant's file (CLM_CAP_REDUCE) */
     unsigned caps;             /* enum clm_algo_cap */
     unsigned max_length;       /* longest pattern, in symbols */
+    unsigned max_errors;       /* CLM_CAP_MISMATCHES: the most it counts (0: CLM_MAX_ERRORS) */
     unsigned group;            /* most patterns one engine (one launch) searches */
     unsigned stage_prefix;     /* CLM_CAP_STAGE: the prefix a longer pattern's cheap walk
                                   runs (cl/common.cl STAGE_PREFIX); 0: none */
@@ -91,6 +99,20 @@ void clm_aho_split(struct clm_kernel_shape *s, const struct clm_pattern_facts *f
                    int chunk_given);
 size_t clm_aho_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                            unsigned lanes);
+
+/* Hamming's hooks (host/hamming.c). */
+int clm_hamming_facts(const struct clm_symbols *sym, unsigned count, unsigned strands,
+                      int caseless, struct clm_pattern_facts *f, void **built);
+void clm_hamming_shape(struct clm_kernel_shape *s, const clm_device *dev,
+                       const struct clm_pattern_facts *f, size_t *chunk, int given);
+int clm_hamming_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
+                       unsigned count, int caseless, unsigned char *bytes, void *tab, void *built);
+void clm_hamming_release(void *built);
+size_t clm_hamming_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
+                               unsigned lanes);
+/* Should auto take hamming for these patterns: are their symbol sets over at most 4 byte
+ * classes, and does a work-item fit the device's loop budget? */
+int clm_hamming_fits(const clm_device *dev, const struct clm_symbols *sym, unsigned count);
 
 /* The descriptor of an algorithm; NULL for CLM_ALGO_AUTO and values out of range. */
 const struct clm_algo *clm_algo(clm_algorithm id);

@@ -322,7 +322,8 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct clm_plan
     return CLM_ALGO_KMP;
 }
 
-/* From this many exact patterns on, one Aho-Corasick pass instead of a pass per pattern. */
+/* From this many exact patterns on, one Aho-Corasick pass instead of a pass per pattern (and
+ * from this many DNA patterns with mismatches, one hamming pass). */
 #ifndef AHO_MIN_PATTERNS
 #define AHO_MIN_PATTERNS 2u
 #endif
@@ -349,6 +350,15 @@ static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
         snprintf(db->choice, sizeof db->choice,
                  "auto: %u exact patterns: aho searches them all in one pass",
                  db->caller_count);
+    } else if (dna && db->k > 0 && (o->flags & CLM_MISMATCHES_ONLY) &&
+               (db->caller_count >= AHO_MIN_PATTERNS || db->exact_head || db->exact_tail) &&
+               db->k <= CLM_HAMMING_MAX_ERRORS &&
+               plan->longest <= CLM_HAMMING_MAX_LENGTH &&
+               clm_hamming_fits(db->dev, plan->sym, plan->n_sym)) {
+        db->algorithm = CLM_ALGO_HAMMING;
+        snprintf(db->choice, sizeof db->choice,
+                 "auto: %u DNA patterns with up to %u mismatches: hamming compares them all in "
+                 "one pass", db->caller_count, db->k);
     } else
         db->algorithm = auto_algorithm(db->dev, plan, db->k, o->staging, db->choice,
                                        sizeof db->choice);
@@ -369,11 +379,25 @@ static int check_capabilities(const clm_database *db, const struct clm_plan *pla
                             : "%s cannot search character classes; %s can (CLM_ALGO_BITAP, "
                               "--algorithm bitap)",
                         name, classes);
-    if (db->k > 0 && !(a->caps & CLM_CAP_ERRORS))
+    int mismatches = (a->caps & CLM_CAP_MISMATCHES) && (db->flags & CLM_MISMATCHES_ONLY);
+    if (db->k > 0 && !(a->caps & CLM_CAP_ERRORS) && !mismatches)
         return clm_fail(CLM_E_UNSUPPORTED,
-                        "%s cannot search with errors; %s can (CLM_ALGO_BITAP, --algorithm "
-                        "bitap)", name,
-                        clm_algo_with(CLM_CAP_ERRORS)->name);
+                        (a->caps & CLM_CAP_MISMATCHES)
+                            ? "%s counts mismatches only (CLM_MISMATCHES_ONLY, -m K); %s "
+                              "searches with insertions and deletions (CLM_ALGO_BITAP, "
+                              "--algorithm bitap)"
+                            : "%s cannot search with errors; %s can (CLM_ALGO_BITAP, "
+                              "--algorithm bitap)",
+                        name, clm_algo_with(CLM_CAP_ERRORS)->name);
+    if ((db->exact_head || db->exact_tail) && !(a->caps & CLM_CAP_EXACT_ENDS))
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "%s cannot keep the patterns' ends exact (exact_head, exact_tail); "
+                        "hamming can (CLM_ALGO_HAMMING, --algorithm hamming)", name);
+    if (mismatches && a->max_errors && db->k > a->max_errors)
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "%s counts up to %u mismatches, not %u; %s counts more (CLM_ALGO_BITAP, "
+                        "--algorithm bitap)",
+                        name, a->max_errors, db->k, clm_algo_with(CLM_CAP_ERRORS)->name);
     int grouped = db->variant == CLM_VARIANT_REDUCE || db->variant == CLM_VARIANT_SUBGROUP;
     if (grouped && !(a->caps & CLM_CAP_REDUCE))
         return clm_fail(CLM_E_UNSUPPORTED, "%s has no %s variant (only item); %s has", name,
@@ -516,6 +540,9 @@ static int shape_engine(clm_database *db, struct clm_plan *plan, unsigned e, uns
     s->pack_case = db->packed ? db->pack_case : 0;
     s->strands = db->one_pass ? 2 : 1;
     struct clm_pattern_facts f = engine_facts(plan, en);
+    f.exact_head = db->exact_head;
+    f.exact_tail = db->exact_tail;
+    f.rc_from = db->caller_count > en->first ? db->caller_count - en->first : 0;
     if (db->one_pass) /* the pattern, then its reverse complement (slot + caller_count) */
         rc = join_strands(&plan->sym[en->first], &plan->sym[db->caller_count + en->first],
                           (unsigned)((f.m + 63) / 64), &plan->joined[e]);

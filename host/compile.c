@@ -125,6 +125,10 @@ static int check_options(const clm_device *dev, const clm_compile_options *o)
     if (o->max_errors > CLM_MAX_ERRORS)
         return clm_fail(CLM_E_INVALID, "%u errors requested; at most %u are supported",
                         o->max_errors, CLM_MAX_ERRORS);
+    if ((o->exact_head || o->exact_tail) && o->max_errors && !(o->flags & CLM_MISMATCHES_ONLY))
+        return clm_fail(CLM_E_INVALID, "clm_compile: exact_head and exact_tail need "
+                                       "CLM_MISMATCHES_ONLY (they keep mismatches out of the "
+                                       "patterns' ends)");
     return CLM_OK;
 }
 
@@ -186,6 +190,11 @@ static int parse_patterns(clm_database *db, struct clm_plan *plan, const char *c
                             "%u errors for pattern %u of %zu symbols: the errors must be fewer "
                             "than the symbols (else every position matches)",
                             k, i % count, f->m);
+        if (k && (size_t)db->exact_head + db->exact_tail >= f->m)
+            return clm_fail(CLM_E_INVALID,
+                            "exact_head %u and exact_tail %u for pattern %u of %zu symbols: "
+                            "together they must be fewer than the symbols",
+                            db->exact_head, db->exact_tail, i % count, f->m);
         plan->literal &= sym->literal;
         f->period = 1;
         if (sym->literal) {
@@ -414,6 +423,8 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     db->dev = dev;
     db->flags = opts->flags;
     db->k = opts->max_errors;
+    if (db->k) /* exact search matches the ends anyway */
+        db->exact_head = opts->exact_head, db->exact_tail = opts->exact_tail;
     db->caller_count = count;
     struct clm_plan plan = {.o = opts, .ids = ids};
     rc = parse_patterns(db, &plan, patterns, lengths);

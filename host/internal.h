@@ -140,7 +140,7 @@ enum clm_knob {
 #define CLM_TUNE_ON 2u
 
 /* The number of clm_algorithm values (CLM_ALGO_AUTO included). */
-#define CLM_ALGO_COUNT 8u
+#define CLM_ALGO_COUNT 9u
 
 /* A device's resolved tuning. Values 0 in algo[][] fall back to value[]. */
 struct clm_tune {
@@ -414,6 +414,7 @@ struct clm_database {
     clm_variant variant;
     unsigned flags;
     unsigned k;       /* max_errors */
+    unsigned exact_head, exact_tail; /* symbols at each end that must match (k > 0) */
     int ends;         /* kernels report exclusive ends (bitap), not starts */
     int packed;       /* the slab is packed on the device before the search (CLM_DNA) */
     int one_pass;     /* CLM_BOTH_STRANDS in each engine's pass (strand in bit 31 of info) */

@@ -208,17 +208,27 @@ typedef enum {
     CLM_ALGO_NAIVE = 1,   /**< brute force: every start position compared */
     CLM_ALGO_KMP = 2,     /**< Knuth-Morris-Pratt with a fail table */
     CLM_ALGO_DFA = 3,     /**< KMP automaton over the pattern's reduced alphabet */
-    CLM_ALGO_BITAP = 4,   /**< shift-and bit-parallel automaton; the only algorithm for
-                               character classes and for approximate matching (max_errors > 0);
-                               patterns up to CLM_BITAP_MAX_LENGTH symbols */
+    CLM_ALGO_BITAP = 4,   /**< shift-and bit-parallel automaton; the algorithm for character
+                               classes and for approximate matching with insertions and
+                               deletions; patterns up to CLM_BITAP_MAX_LENGTH symbols */
     CLM_ALGO_BMH = 5,     /**< Boyer-Moore-Horspool, bad-character shifts */
     CLM_ALGO_WITNESS = 6, /**< Vishkin witness/duel elimination, then verification; for long
                                patterns. A pattern of period p <= m/2 duels in blocks of p
                                positions, so very short periods approach brute force. */
-    CLM_ALGO_AHO = 7      /**< Aho-Corasick automaton over every pattern of the database at
+    CLM_ALGO_AHO = 7,     /**< Aho-Corasick automaton over every pattern of the database at
                                once (literal patterns, exact search): one pass over the text
                                for any number of patterns */
+    CLM_ALGO_HAMMING = 8  /**< many patterns with mismatches in one pass: every pattern of the
+                               database compared at every start, symbols as one-hot nibbles
+                               (patterns over at most 4 byte classes, such as DNA bases with
+                               IUPAC codes), Hamming distance (CLM_MISMATCHES_ONLY) up to
+                               CLM_HAMMING_MAX_ERRORS, patterns up to CLM_HAMMING_MAX_LENGTH
+                               symbols */
 } clm_algorithm;
+
+/** CLM_ALGO_HAMMING's limits: mismatches and pattern length. */
+#define CLM_HAMMING_MAX_ERRORS 8u
+#define CLM_HAMMING_MAX_LENGTH 64u
 
 /** Kernel variant (only bitap has more than one). */
 typedef enum {
@@ -340,6 +350,15 @@ typedef struct clm_compile_options {
                                         kept, or the kernel does not stage). For
                                         clmatch-tune, which times the shapes its profile
                                         will give */
+    unsigned exact_head;           /**< approximate search with CLM_MISMATCHES_ONLY: the first
+                                        exact_head and the last exact_tail symbols of every
+                                        pattern must match, the mismatches are counted in the
+                                        rest (a CRISPR PAM: exact_tail 3 for guide+NGG). A
+                                        reverse complement (CLM_BOTH_STRANDS) has them at its
+                                        other ends. Only CLM_ALGO_HAMMING can (auto takes it
+                                        when the patterns allow); together less than the
+                                        shortest pattern. 0, 0: none */
+    unsigned exact_tail;
 } clm_compile_options;
 
 /** Fill *opts (of size bytes: sizeof *opts) with its size and the defaults. Call it before

@@ -113,6 +113,19 @@ PYEOF
     pam_ref "random: --pam NGG exact -c" --pam NGG -c
     pam_ref "random: --pam5 TTTV -m 3" --pam5 TTTV -m 3
     pam_ref "random: --pam5 tttv -m 2 (lower-case PAM)" --pam5 tttv -m 2
+    # hamming's limit (k 8) and past it (bitap, the PAM checked on the host alone), and
+    # bitap asked for
+    pam_ref "random: --pam NGG -m 8" --pam NGG -m 8
+    pam_ref "random: --pam NGG -m 9" --pam NGG -m 9
+    # every guide and both strands in one pass, the PAM the patterns' exact end; the same
+    # rows as bitap's engines, one per guide and strand, with the PAM checked on the host
+    "$CLM" --dna --pam NGG -m 3 --stats -f "$T/guides.txt" "$T/g.fa" >"$T/act" 2>"$T/err"
+    if grep -q 'algorithm hamming.*one pass' "$T/err" &&
+        grep -q ' 1 launch(es) per slab' "$T/err"; then
+        pass "--pam with several guides: one hamming launch"
+    else fail "--pam with several guides: one hamming launch" "$(cat "$T/err")"; fi
+    "$CLM" --dna --pam NGG -m 3 -a bitap -f "$T/guides.txt" "$T/g.fa" >"$T/exp" 2>"$T/err"
+    same "random: --pam NGG -m 3: hamming's rows are bitap's" "$T/exp" "$T/act" "$T/err"
 fi
 
 # ---- --pam / --pam5: bad input -----------------------------------------------------------

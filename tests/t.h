@@ -178,5 +178,6 @@ void register_multi_tests(void);
 void register_devset_tests(void);
 void register_early_tests(void);
 void register_records_tests(void);
+void register_hamming_tests(void);
 
 #endif

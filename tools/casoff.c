@@ -20,7 +20,10 @@
  * library counts a text N under such a code as a mismatch where 2.4.1 does not, at most D
  * times, so every site is a candidate; each candidate is then checked with 2.4.1's rules
  * above. (A text N matching every code, CLM_DEGENERATE_TEXT, made every window of a run of
- * Ns a candidate of every query: 55 s instead of 2 on 200 MB with 1 000 guides.)
+ * Ns a candidate of every query: 55 s instead of 2 on 200 MB with 1 000 guides.) With
+ * distance at most 8 the library searches every query on both strands in one launch
+ * (hamming), with the template's plain bases at the patterns' ends (the G of NRG, the GG of
+ * NGG) as exact ends, checked once per start for all queries (exact_end).
  *
  * Rows: per genome file, per query in input order, by position, + before -.
  */
@@ -852,6 +855,24 @@ static size_t most_degenerate(const casoff *c)
     return most;
 }
 
+/* Symbols at the start (tail 0) or end (tail 1) of every pattern that are plain bases of the
+ * template, kept by every pattern: 2.4.1 drops a site with any other byte there (a plain code
+ * mismatches anything else, N included), as the library's exact ends do, so the kernel may
+ * skip such starts before comparing any query. */
+static unsigned exact_end(const casoff *c, int tail)
+{
+    unsigned n = 0;
+    for (; n < c->len; n++) {
+        size_t j = tail ? c->len - 1 - n : n;
+        if (!is_acgt((unsigned char)c->tmpl[j]))
+            return n;
+        for (size_t i = 0; i < c->npat; i++)
+            if (c->pat[i][j] != c->tmpl[j])
+                return n;
+    }
+    return n;
+}
+
 /* ---- main -------------------------------------------------------------------------------- */
 
 int casoff_main(int argc, char **argv)
@@ -906,9 +927,13 @@ int casoff_main(int argc, char **argv)
              * site whose template matches, and the library needs k < length. */
             opts.flags |= CLM_MISMATCHES_ONLY;
             opts.max_errors = (unsigned)(k < c.len ? k : c.len - 1);
+            opts.exact_head = exact_end(&c, 0);
+            opts.exact_tail = exact_end(&c, 1);
+            if (opts.exact_head + opts.exact_tail >= c.len) /* all of it: exact search */
+                opts.exact_head = opts.exact_tail = 0;
         }
     }
-    st = clm_compile(dev, (const char *const *)c.pat, lens, ids, (unsigned)c.npat, &opts, &db);
+    st = cli_compile(dev, (const char *const *)c.pat, lens, ids, (unsigned)c.npat, &opts, &db);
     if (st != CLM_OK) {
         db = NULL;
         report_clm("cannot compile the queries", st);

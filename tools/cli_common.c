@@ -332,6 +332,11 @@ int cli_compile(clm_device *dev, const char *const *patterns, const size_t *leng
 {
     double t0 = now_seconds();
     int st = clm_compile(dev, patterns, lengths, ids, count, opts, db);
+    if (st == CLM_E_UNSUPPORTED && (opts->exact_head || opts->exact_tail)) {
+        clm_compile_options plain = *opts;
+        plain.exact_head = plain.exact_tail = 0;
+        st = clm_compile(dev, patterns, lengths, ids, count, &plain, db);
+    }
     cli_time.compile = now_seconds() - t0;
     return st;
 }

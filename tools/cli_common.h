@@ -189,7 +189,9 @@ extern cli_timings cli_time;
  * message (*dev NULL). */
 int cli_open_device(const cli_device_opts *o, clm_device **dev);
 
-/* clm_compile, timed into cli_time.compile; its status (the caller reports a failure). */
+/* clm_compile, timed into cli_time.compile; its status (the caller reports a failure).
+ * Exact ends (exact_head, exact_tail) are a speed-up its callers also check themselves: where
+ * the algorithm cannot keep them (CLM_E_UNSUPPORTED), it compiles without them. */
 int cli_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
                 const unsigned *ids, unsigned count, const clm_compile_options *opts,
                 clm_database **db);

@@ -164,7 +164,8 @@ static void print_algorithms(void)
         const char *what;
     } caps[] = {{CLM_CAP_CLASSES, "classes"},      {CLM_CAP_ERRORS, "errors"},
                 {CLM_CAP_REDUCE, "reduce variant"}, {CLM_CAP_STAGE, "staged"},
-                {CLM_CAP_PACKED, "packed DNA"},     {CLM_CAP_STRANDS, "both strands in one pass"}};
+                {CLM_CAP_PACKED, "packed DNA"},     {CLM_CAP_STRANDS, "both strands in one pass"},
+                {CLM_CAP_MISMATCHES, "mismatches"}, {CLM_CAP_EXACT_ENDS, "exact ends"}};
     printf("| algorithm | what | can | longest pattern | kernel |\n|---|---|---|---:|---|\n");
     for (unsigned i = 1; i < CLM_ALGO_COUNT; i++) {
         const struct clm_algo *a = clm_algo((clm_algorithm)i);

@@ -1222,6 +1222,15 @@ static int setup_device(dna_run *r)
         opts.flags |= CLM_DEGENERATE_TEXT;
     if (cfg->strands == STRAND_BOTH)
         opts.flags |= CLM_BOTH_STRANDS;
+    if (cfg->pam.seq && cfg->max_errors > 0 && !r->set) {
+        /* The PAM as the patterns' exact end: the kernel skips the starts where it does not
+         * match before comparing any guide (hamming; on_match checks it in any case). -
+         * alone searches reverse complements: the PAM is at their other end. Not for a
+         * device set: cli_compile's fallback to no exact ends (another algorithm) is not
+         * cli_set_compile's. */
+        int pam_first = cfg->pam.five_prime != (cfg->strands == STRAND_MINUS);
+        *(pam_first ? &opts.exact_head : &opts.exact_tail) = (unsigned)cfg->pam.len;
+    }
     st = r->set ? cli_set_compile(r->set, ptrs, lens, ids, (unsigned)r->pats.n, &opts)
                 : cli_compile(r->dev, ptrs, lens, ids, (unsigned)r->pats.n, &opts, &r->db);
     if (st != CLM_OK) {
