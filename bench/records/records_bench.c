@@ -5,10 +5,13 @@
  * a host column (sent in slabs by every call, the transfer included).
  *
  *     records_bench --list
- *     records_bench -d P:D [--mode resident|host|both] [--reps N] [--max-time S] COLUMN QUERIES
+ *     records_bench -d P:D [--mode resident|host|both] [--kernels] [--reps N] [--max-time S]
+ *                   COLUMN QUERIES
  *
  * QUERIES: one query a line, tab-separated: id, flags ("-" or "not": NOT LIKE), then the
- * patterns (escape '\'). Output, tab-separated lines on stdout (bench/records.py reads them):
+ * patterns (escape '\'). --kernels also times each query with a work-item per row and with a
+ * work-group per row forced (modes resident/item and resident/group, or host/... with
+ * --mode host). Output, tab-separated lines on stdout (bench/records.py reads them):
  *     device  P:D  type  name
  *     column  rows  string_bytes  offset_bits
  *     upload  seconds                          (before the resident queries)
@@ -17,8 +20,8 @@
  * modulo 2^64: a check of the row-id set against DuckDB's. Exit status 0, or 2 after a
  * message on stderr.
  *
- * It lives in bench/records/, not bench/, because the Makefile links every C file of bench/ into
- * clmatch-bench; bench/records.sh builds it against the build's libclmatch.a.
+ * It lives in bench/records/, not bench/, because the Makefile links every C file of bench/
+ * into clmatch-bench; bench/records.sh builds it against the build's libclmatch.a.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "clmatch.h"
@@ -159,10 +162,11 @@ typedef struct {
 /* One query on one column: a warm-up select (kernel build or cache load), the row-id check,
  * then timed count-only selects. Prints its `query` line. */
 static int run_query(const clm_like *like, const clm_column *col, const char *id,
-                     const char *mode, const timing *t)
+                     const char *mode, clm_rows_kernel kernel, const timing *t)
 {
     clm_selection sel;
     clm_selection_init(&sel, sizeof sel);
+    sel.kernel = kernel;
     int st = clm_like_select(like, col, &sel);
     if (st != CLM_OK)
         return fail(id, st);
@@ -171,6 +175,7 @@ static int run_query(const clm_like *like, const clm_column *col, const char *id
     /* The row ids, untimed: their sums check the set, not just its size. */
     clm_selection ids;
     clm_selection_init(&ids, sizeof ids);
+    ids.kernel = kernel;
     ids.row_id_bits = 64;
     ids.row_id_capacity = count ? count : 1;
     uint64_t *buf = malloc(ids.row_id_capacity * sizeof *buf);
@@ -199,6 +204,7 @@ static int run_query(const clm_like *like, const clm_column *col, const char *id
     int reps = 0;
     while (reps < t->reps && (reps == 0 || now() - start < t->max_time)) {
         clm_selection_init(&sel, sizeof sel);
+        sel.kernel = kernel;
         double t0 = now();
         st = clm_like_select(like, col, &sel);
         times[reps++] = now() - t0;
@@ -214,7 +220,7 @@ static int run_query(const clm_like *like, const clm_column *col, const char *id
     double median = reps % 2 ? times[reps / 2] : (times[reps / 2 - 1] + times[reps / 2]) / 2;
     printf("query\t%s\t%s\t%llu\t%.9f\t%.9f\t%d\t%s\t%s\t%llu\t%llu\n", id, mode,
            (unsigned long long)count, times[0], median, reps, kernel_name(sel.kernel_used),
-           strcmp(mode, "host") ? "resident" : clm_data_path_name(sel.data_path_used),
+           strncmp(mode, "host", 4) ? "resident" : clm_data_path_name(sel.data_path_used),
            (unsigned long long)id_sum, (unsigned long long)id_sq);
     fflush(stdout);
     return 0;
@@ -257,21 +263,25 @@ static int parse_query(char *line, query *q)
 static int usage(void)
 {
     fputs("usage: records_bench --list\n"
-          "       records_bench -d P:D [--mode resident|host|both] [--reps N] [--max-time S]"
-          " COLUMN QUERIES\n",
+          "       records_bench -d P:D [--mode resident|host|both] [--kernels] [--reps N]"
+          " [--max-time S] COLUMN QUERIES\n",
           stderr);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    int plat = -1, devi = -1, resident = 1, host = 1;
+    int plat = -1, devi = -1, resident = 1, host = 1, kernels = 0;
     timing t = {10, 10.0};
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {
         const char *val = a + 1 < argc ? argv[a + 1] : NULL;
         if (!strcmp(argv[a], "--list"))
             return list_devices();
+        if (!strcmp(argv[a], "--kernels")) {
+            kernels = 1;
+            continue;
+        }
         if (!val)
             return usage();
         if (!strcmp(argv[a], "-d")) {
@@ -340,10 +350,19 @@ int main(int argc, char **argv)
         st = clm_like_compile(dev, q.patterns, NULL, flags, q.count, '\\', &like);
         if (st != CLM_OK)
             return fail(q.id, st);
-        if (resident && (st = run_query(like, res, q.id, "resident", &t)))
+        if (resident && (st = run_query(like, res, q.id, "resident", CLM_ROWS_AUTO, &t)))
             return st;
-        if (host && (st = run_query(like, col, q.id, "host", &t)))
+        if (host && (st = run_query(like, col, q.id, "host", CLM_ROWS_AUTO, &t)))
             return st;
+        /* Seed 004's question: a work-item or a work-group per row, whichever auto took. */
+        for (int k = CLM_ROWS_ITEM; kernels && k <= CLM_ROWS_GROUP; k++) {
+            char mode[32];
+            snprintf(mode, sizeof mode, "%s/%s", resident ? "resident" : "host",
+                     kernel_name((clm_rows_kernel)k));
+            if ((st = run_query(like, resident ? res : col, q.id, mode, (clm_rows_kernel)k,
+                                &t)))
+                return st;
+        }
         clm_like_free(like);
     }
     fclose(qf);
