@@ -119,32 +119,36 @@ else
 fi
 [ -n "$devices" ] || { echo "records.sh: no OpenCL device" >&2; exit 2; }
 
-# The tables (kept: a second run of the same SF reuses them), then one value a line. TBL
-# rows are '|'-separated with a trailing '|': o_comment is orders' 9th field, l_comment
-# lineitem's 16th, p_name and p_type part's 2nd and 5th; awk checks the field count, so a
-# value holding a '|' cannot shift a column silently.
+# The columns, one value a line, kept for the next run of the same SF. tpchgen-cli writes
+# each table to a pipe (no .tbl on disk: lineitem is 0.75 GB per SF); TBL rows are
+# '|'-separated with a trailing '|': o_comment is orders' 9th field of 9, l_comment
+# lineitem's 16th of 16, p_name and p_type part's 2nd and 5th of 9. awk checks the field
+# count, so a value holding a '|' cannot shift a column silently, and the generator's exit
+# status is checked through a file (POSIX sh has no pipefail).
 mkdir -p "$data"
-for t in orders lineitem part; do
-    if [ ! -s "$data/$t.tbl" ]; then
-        echo "records: tpchgen-cli -s $sf -T $t" >&2
-        rm -rf "$data/gen"
-        "$tpchgen" -s "$sf" -T "$t" -o "$data/gen" >&2
-        mv "$data/gen/$t.tbl" "$data/$t.tbl"
+extract() { # table fields-per-row field column [field column]
+    t=$1 n=$2
+    shift 2
+    if [ -s "$data/$2.txt" ] && { [ $# -lt 4 ] || [ -s "$data/$4.txt" ]; }; then
+        return 0
     fi
-done
-extract() { # table field fields-per-row column
-    if [ ! -s "$data/$4.txt" ] || newer "$data/$1.tbl" "$data/$4.txt"; then
-        LC_ALL=C awk -F'|' -v f="$2" -v n="$3" -v t="$1" '
-            NF != n + 1 { printf "records.sh: %s.tbl line %d has %d fields, not %d\n",
+    echo "records: tpchgen-cli -s $sf -T $t" >&2
+    { "$tpchgen" -s "$sf" -T "$t" --stdout; echo $? > "$data/gen.status"; } |
+        LC_ALL=C awk -F'|' -v n="$n" -v t="$t" -v f1="$1" -v o1="$data/$2.tmp" \
+                -v f2="${3:-0}" -v o2="$data/${4:-none}.tmp" '
+            NF != n + 1 { printf "records.sh: %s line %d has %d fields, not %d\n",
                           t, NR, NF - 1, n > "/dev/stderr"; exit 2 }
-            { print $f }' "$data/$1.tbl" > "$data/$4.tmp" || exit 2
-        mv "$data/$4.tmp" "$data/$4.txt"
-    fi
+            { print $f1 > o1; if (f2) print $f2 > o2 }' || exit 2
+    [ "$(cat "$data/gen.status")" = 0 ] || {
+        echo "records.sh: tpchgen-cli -s $sf -T $t failed" >&2
+        exit 2
+    }
+    mv "$data/$2.tmp" "$data/$2.txt"
+    if [ $# -ge 4 ]; then mv "$data/$4.tmp" "$data/$4.txt"; fi
 }
 extract orders 9 9 orders.o_comment
 extract lineitem 16 16 lineitem.l_comment
-extract part 2 9 part.p_name
-extract part 5 9 part.p_type
+extract part 9 2 part.p_name 5 part.p_type
 
 host=$(hostname 2>/dev/null || uname -n)
 label=${label:-${host%%.*}}
