@@ -57,7 +57,7 @@ COLUMNS = [
 CSV_FIELDS = ["label", "date", "host", "sf", "column", "column_rows", "string_bytes",
               "offset_bits", "query", "predicate", "engine", "device", "device_name", "mode",
               "threads", "reps", "count", "best_s", "median_s", "gbs", "mrows_s",
-              "vs_duckdb", "kernel", "data_path", "upload_s", "agree", "note"]
+              "vs_duckdb", "kernel", "data_path", "upload_s", "agree"]
 
 
 def die(msg, status=2):
@@ -299,7 +299,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     csv_path = os.path.join(args.out, args.name + ".csv")
     with open(csv_path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=CSV_FIELDS, restval="")
+        w = csv.DictWriter(f, fieldnames=CSV_FIELDS, restval="", lineterminator="\n")
         w.writeheader()
         for r in rows_out:
             w.writerow({k: (format(v, ".6g") if isinstance(v, float) else v)

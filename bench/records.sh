@@ -85,6 +85,10 @@ if [ ! -f "$build/libclmatch.a" ]; then
     exit 2
 fi
 command -v "$python" >/dev/null 2>&1 || { echo "records.sh: no $python" >&2; exit 2; }
+"$python" -c 'import duckdb' 2>/dev/null || {
+    echo "records.sh: $python cannot import duckdb (pip install duckdb; or --python-path DIR)" >&2
+    exit 2
+}
 
 # tpchgen-cli: given, on PATH, or where `pip install --target` put its binary.
 if [ -z "$tpchgen" ]; then
@@ -111,11 +115,18 @@ if [ ! -x "$rb" ] || newer bench/records/records_bench.c "$rb" ||
     ${CC:-cc} -Iinclude -std=c11 -Wall -Wextra -pedantic -O2 -o "$rb" \
         bench/records/records_bench.c "$build/libclmatch.a" -lOpenCL -lpthread -lm
 fi
+known=$("$rb" --list | cut -f1) || exit 2
 if [ -z "$devices" ]; then
-    devices=$("$rb" --list | cut -f1) || exit 2
-    [ "$self_test" = 1 ] && devices=$(printf '%s\n' "$devices" | head -n 1)
+    devices=$known
+    if [ "$self_test" = 1 ]; then devices=$(printf '%s\n' "$known" | head -n 1); fi
 else
     partial=-partial
+    for d in $devices; do
+        printf '%s\n' "$known" | grep -qx "$d" || {
+            echo "records.sh: no device $d; there are: $(printf "%s" "$known" | tr "\n" " ")" >&2
+            exit 2
+        }
+    done
 fi
 [ -n "$devices" ] || { echo "records.sh: no OpenCL device" >&2; exit 2; }
 
@@ -174,7 +185,7 @@ status=0
 if [ "$self_test" = 1 ]; then
     if [ "$status" != 0 ] || [ ! -s "$out/$name.csv" ] || [ ! -s "$out/$name.md" ]; then
         echo "records.sh: self-test FAILED (status $status; report in $out)" >&2
-        exit 1
+        exit $((status ? status : 1))
     fi
     echo "records.sh: self-test passed (report in $out)" >&2
 fi
