@@ -196,6 +196,75 @@ def fmt(x, spec):
     return "" if x is None else format(x, spec)
 
 
+def write_report(args, st, duckdb_version, pending):
+    """<out>/<name>.md and .csv of the rows so far; pending: the columns still to run (a run
+    cut short keeps the columns it finished, marked incomplete). Returns the markdown."""
+    rows_out, problems, devices = st["rows"], st["problems"], st["devices"]
+    shapes, uploads = st["shapes"], st["uploads"]
+    os.makedirs(args.out, exist_ok=True)
+    csv_path = os.path.join(args.out, args.name + ".csv")
+    with open(csv_path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CSV_FIELDS, restval="", lineterminator="\n")
+        w.writeheader()
+        for r in rows_out:
+            w.writerow({k: (format(v, ".6g") if isinstance(v, float) else v)
+                        for k, v in r.items()})
+
+    md = ["# clmatch records suite: SQL LIKE on TPC-H string columns beside DuckDB", "",
+          "- label `%s`, host `%s`, %s, commit `%s`" % (args.label, st["host"], st["date"],
+                                                        args.commit),
+          "- TPC-H scale factor %s (`%s`)" % (args.sf, args.tpchgen_version),
+          "- DuckDB %s, `SET threads=%d`, column in memory (a table of one VARCHAR), "
+          "`SELECT count(*) ... WHERE`, best of %d after a check query"
+          % (duckdb_version, args.threads, args.duckdb_reps),
+          "- clmatch (`bench/records/records_bench`): `clm_like_select` count only, best of "
+          "%d (at most %g s a row) after a warm-up; *resident*: the column uploaded once "
+          "(`clm_column_upload`), *host*: from host memory, the transfer in every call"
+          % (args.reps, args.max_time),
+          "- GB/s: string bytes (no terminators) / best time; M rows/s: column rows / best "
+          "time; x DuckDB: DuckDB's best time / this one's",
+          "- or10: `LIKE '%%w%%'` for w in %s" % ", ".join(OR10),
+          "- kernel: *item* a work-item per row, *group* a work-group per row; a mode "
+          "`resident/item` or `resident/group` forces it (`clm_selection.kernel`), the other "
+          "rows take `CLM_ROWS_AUTO`",
+          "- every row's selection is checked against DuckDB's: count, sum of row ids and "
+          "of their squares", ""]
+    if pending:
+        md.append("**INCOMPLETE**: the run stopped before column(s) %s" % ", ".join(pending))
+        md.append("")
+    md.append("Devices: " + ", ".join("`%s` %s" % (d, n) for d, n in devices.items()))
+    md.append("")
+    if problems:
+        md += ["## DISAGREEMENTS AND FAILURES", ""] + ["- " + p for p in problems] + [""]
+    for name, (nrows, nbytes, what) in shapes.items():
+        md.append("## %s" % name)
+        md.append("")
+        md.append("%s: %d rows, %d bytes of strings (%.1f B a row)%s" % (
+            what, nrows, nbytes, nbytes / max(nrows, 1),
+            "".join("; upload to %s %.3f s" % (d, uploads[(name, d)])
+                    for d in devices if uploads.get((name, d)) is not None)))
+        md.append("")
+        md.append("| query | predicate | rows | engine | where | best s | median s | GB/s "
+                  "| M rows/s | x DuckDB | kernel, path | agree |")
+        md.append("|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---|")
+        for r in rows_out:
+            if r["column"] != name:
+                continue
+            where = ("%d threads" % r["threads"] if r["engine"] == "duckdb"
+                     else "%s %s" % (r["device"], r["mode"]))
+            md.append("| %s | `%s` | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["query"], short_predicate(r["query"]), r["count"], r["engine"],
+                where, fmt(r["best_s"], ".4f"), fmt(r["median_s"], ".4f"),
+                fmt(r["gbs"], ".2f"), fmt(r["mrows_s"], ".1f"), fmt(r["vs_duckdb"], ".2f"),
+                ", ".join(x for x in (r.get("kernel"), r.get("data_path")) if x),
+                r["agree"]))
+        md.append("")
+    md_path = os.path.join(args.out, args.name + ".md")
+    with open(md_path, "w") as f:
+        f.write("\n".join(md) + "\n")
+    return md
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", required=True, help="directory of the column files")
@@ -244,6 +313,10 @@ def main():
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     host = socket.gethostname()
     rows_out, problems, devices, shapes, uploads = [], [], {}, {}, {}
+    st = dict(rows=rows_out, problems=problems, devices=devices, shapes=shapes,
+              uploads=uploads, date=date, host=host)
+    selected = [c[0] for c in columns if not args.query or set(c[2]) & set(args.query)]
+    done = []
     for name, what, qids in columns:
         qids = [q for q in qids if not args.query or q in args.query]
         if not qids:
@@ -296,65 +369,12 @@ def main():
                         upload_s=run["upload"] if mode == "resident" else None,
                         agree="yes" if same else "DISAGREE"))
 
-    os.makedirs(args.out, exist_ok=True)
-    csv_path = os.path.join(args.out, args.name + ".csv")
-    with open(csv_path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=CSV_FIELDS, restval="", lineterminator="\n")
-        w.writeheader()
-        for r in rows_out:
-            w.writerow({k: (format(v, ".6g") if isinstance(v, float) else v)
-                        for k, v in r.items()})
+        done.append(name)
+        write_report(args, st, duckdb.__version__, [c for c in selected if c not in done])
 
-    md = ["# clmatch records suite: SQL LIKE on TPC-H string columns beside DuckDB", "",
-          "- label `%s`, host `%s`, %s, commit `%s`" % (args.label, host, date, args.commit),
-          "- TPC-H scale factor %s (`%s`)" % (args.sf, args.tpchgen_version),
-          "- DuckDB %s, `SET threads=%d`, column in memory (a table of one VARCHAR), "
-          "`SELECT count(*) ... WHERE`, best of %d after a check query"
-          % (duckdb.__version__, args.threads, args.duckdb_reps),
-          "- clmatch (`bench/records/records_bench`): `clm_like_select` count only, best of "
-          "%d (at most %g s a row) after a warm-up; *resident*: the column uploaded once "
-          "(`clm_column_upload`), *host*: from host memory, the transfer in every call"
-          % (args.reps, args.max_time),
-          "- GB/s: string bytes (no terminators) / best time; M rows/s: column rows / best "
-          "time; x DuckDB: DuckDB's best time / this one's",
-          "- or10: `LIKE '%%w%%'` for w in %s" % ", ".join(OR10),
-          "- kernel: *item* a work-item per row, *group* a work-group per row; a mode "
-          "`resident/item` or `resident/group` forces it (`clm_selection.kernel`), the other "
-          "rows take `CLM_ROWS_AUTO`",
-          "- every row's selection is checked against DuckDB's: count, sum of row ids and "
-          "of their squares", ""]
-    md.append("Devices: " + ", ".join("`%s` %s" % (d, n) for d, n in devices.items()))
-    md.append("")
-    if problems:
-        md += ["## DISAGREEMENTS AND FAILURES", ""] + ["- " + p for p in problems] + [""]
-    for name, (nrows, nbytes, what) in shapes.items():
-        md.append("## %s" % name)
-        md.append("")
-        md.append("%s: %d rows, %d bytes of strings (%.1f B a row)%s" % (
-            what, nrows, nbytes, nbytes / max(nrows, 1),
-            "".join("; upload to %s %.3f s" % (d, uploads[(name, d)])
-                    for d in devices if uploads.get((name, d)) is not None)))
-        md.append("")
-        md.append("| query | predicate | rows | engine | where | best s | median s | GB/s "
-                  "| M rows/s | x DuckDB | kernel, path | agree |")
-        md.append("|---|---|---:|---|---|---:|---:|---:|---:|---:|---|---|")
-        for r in rows_out:
-            if r["column"] != name:
-                continue
-            where = ("%d threads" % r["threads"] if r["engine"] == "duckdb"
-                     else "%s %s" % (r["device"], r["mode"]))
-            md.append("| %s | `%s` | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                r["query"], short_predicate(r["query"]), r["count"], r["engine"],
-                where, fmt(r["best_s"], ".4f"), fmt(r["median_s"], ".4f"),
-                fmt(r["gbs"], ".2f"), fmt(r["mrows_s"], ".1f"), fmt(r["vs_duckdb"], ".2f"),
-                ", ".join(x for x in (r.get("kernel"), r.get("data_path")) if x),
-                r["agree"]))
-        md.append("")
-    md_path = os.path.join(args.out, args.name + ".md")
-    with open(md_path, "w") as f:
-        f.write("\n".join(md) + "\n")
+    md = write_report(args, st, duckdb.__version__, [])
     sys.stdout.write("\n".join(md) + "\n")
-    print("records: wrote %s and %s" % (md_path, csv_path), file=sys.stderr)
+    print("records: wrote %s.md and .csv in %s" % (args.name, args.out), file=sys.stderr)
     if problems:
         print("records.py: THE ENGINES DISAGREE OR FAILED:", file=sys.stderr)
         for p in problems:
