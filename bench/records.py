@@ -196,6 +196,31 @@ def fmt(x, spec):
     return "" if x is None else format(x, spec)
 
 
+def summary_table(rows_out):
+    """Markdown lines: per column and query, GB/s and x DuckDB of every device and mode."""
+    engines = []
+    for r in rows_out:
+        key = (r["device"], r["mode"])
+        if r["engine"] == "clmatch" and key not in engines:
+            engines.append(key)
+    md = ["## Summary: GB/s of string bytes (x DuckDB)", "",
+          "| column | query | rows | DuckDB | " + " | ".join("%s %s" % e for e in engines)
+          + " |", "|---|---|---:|---:|" + "---:|" * len(engines)]
+    cells = {}
+    for r in rows_out:
+        cells[(r["column"], r["query"], r["engine"], r["device"], r["mode"])] = r
+    for r in rows_out:
+        if r["engine"] != "duckdb":
+            continue
+        line = "| %s | %s | %d | %.2f |" % (r["column"], r["query"], r["count"], r["gbs"])
+        for dev, mode in engines:
+            c = cells.get((r["column"], r["query"], "clmatch", dev, mode))
+            line += " %.2f (%.2fx)%s |" % (c["gbs"], c["vs_duckdb"], "" if c["agree"] == "yes"
+                                           else " DISAGREE") if c else " |"
+        md.append(line)
+    return md + [""]
+
+
 def write_report(args, st, duckdb_version, pending):
     """<out>/<name>.md and .csv of the rows so far; pending: the columns still to run (a run
     cut short keeps the columns it finished, marked incomplete). Returns the markdown."""
@@ -236,6 +261,7 @@ def write_report(args, st, duckdb_version, pending):
     md.append("")
     if problems:
         md += ["## DISAGREEMENTS AND FAILURES", ""] + ["- " + p for p in problems] + [""]
+    md += summary_table(rows_out)
     for name, (nrows, nbytes, what) in shapes.items():
         md.append("## %s" % name)
         md.append("")

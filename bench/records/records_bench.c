@@ -228,7 +228,7 @@ static int run_query(const clm_like *like, const clm_column *col, const char *id
 
 typedef struct {
     char *id;
-    unsigned not;
+    unsigned negate;
     unsigned count;
     const char *patterns[MAX_PATTERNS];
 } query;
@@ -236,10 +236,20 @@ typedef struct {
 /* Split one query line in place. 0, or 2 after a message. */
 static int parse_query(char *line, query *q)
 {
+    if (!strchr(line, '\n')) {
+        fprintf(stderr, "records_bench: a query line is too long or unterminated: %.40s...\n",
+                line);
+        return 2;
+    }
     line[strcspn(line, "\r\n")] = '\0';
     char *fields[MAX_PATTERNS + 2];
     unsigned n = 0;
-    for (char *p = line; n < MAX_PATTERNS + 2;) {
+    for (char *p = line;;) {
+        if (n == MAX_PATTERNS + 2) {
+            fprintf(stderr, "records_bench: %s: more than %d patterns\n", fields[0],
+                    MAX_PATTERNS);
+            return 2;
+        }
         fields[n++] = p;
         char *tab = strchr(p, '\t');
         if (!tab)
@@ -253,7 +263,7 @@ static int parse_query(char *line, query *q)
         return 2;
     }
     q->id = fields[0];
-    q->not = !strcmp(fields[1], "not");
+    q->negate = !strcmp(fields[1], "not");
     q->count = n - 2;
     for (unsigned i = 0; i < q->count; i++)
         q->patterns[i] = fields[i + 2];
@@ -345,7 +355,7 @@ int main(int argc, char **argv)
             return st;
         unsigned flags[MAX_PATTERNS];
         for (unsigned i = 0; i < q.count; i++)
-            flags[i] = q.not ? CLM_LIKE_NOT : 0;
+            flags[i] = q.negate ? CLM_LIKE_NOT : 0;
         clm_like *like;
         st = clm_like_compile(dev, q.patterns, NULL, flags, q.count, '\\', &like);
         if (st != CLM_OK)
