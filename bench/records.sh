@@ -37,6 +37,7 @@ usage: sh bench/records.sh [OPTIONS]
   --column NAME      only columns whose name starts with NAME (repeatable; e.g. orders)
   --query ID         only query ID (repeatable; q13 special not-q13 or10 ...)
   --self-test        SF 0.01 on the first device, report under a temporary directory
+Relative paths are from the checkout's root (the script runs there).
 EOF
 }
 
