@@ -144,6 +144,7 @@ vs_grep "binary file with -c" -c -f "$P" bin
 vs_grep "binary file with -l, -q" -l -f "$P" bin crlf
 vs_grep "binary file, no match" -e zzz bin
 vs_grep "--text" --text -n -f "$P" bin
+vs_grep "-a (grep's --text)" -a -n -f "$P" bin
 vs_grep "--binary-files=text" --binary-files=text -f "$P" bin
 vs_grep "-I" -I -c -f "$P" bin crlf
 vs_grep "--binary-files=without-match -v" --binary-files=without-match -v -e zzz bin
@@ -181,6 +182,7 @@ rm -f "$W/bigbin"
 printf 'e\0k\nan\0x\n' >"$T/p_nul"
 vs_grep "binary file: a pattern's NUL matches none" -c -f "$T/p_nul" bin2
 vs_grep "--text: a pattern's NUL matches" --text -c -f "$T/p_nul" bin2
+vs_grep "-a: a pattern's NUL matches" -a -c -f "$T/p_nul" bin2
 
 # ---- exit status and messages ------------------------------------------------------------
 vs_grep "a missing file" -e the nosuch crlf
