@@ -675,7 +675,7 @@ struct early {
     clm_scratch_options sopts;
     int has_copts, has_sopts;
     /* tests (CLMATCH_TEST_EARLY): device hook_dev (1 + its index; 0: none) fails to come up,
-     * or starts only once hook_after chunks are claimed, the claims waiting for it then */
+     * or starts only once hook_after chunks are claimed, and claims the next one */
     unsigned hook_dev;
     int hook_fail;
     uint64_t hook_after;
@@ -779,8 +779,8 @@ static void early_join(clm_device_set *set)
 }
 
 /* CLMATCH_TEST_EARLY: "D:fail" (device D of early sets fails to come up) or "D:K" (it
- * starts coming up once K chunks are claimed, and the claims wait for it then: it joins
- * mid-input). */
+ * starts coming up once K chunks are claimed, and the claims wait for it to claim the next
+ * one: it joins mid-input on any machine). */
 static void early_test_hook(struct early *e, unsigned count)
 {
     const char *v = clm_env(CLM_ENV_TEST_EARLY);
@@ -969,8 +969,11 @@ static void *claim_loop(void *arg)
         while (e->state[w->dev] == 0 && c->next < c->to && !c->failed)
             pthread_cond_wait(&e->cv, &e->mu);
         if (e->state[w->dev] < 0 || c->next >= c->to || c->failed) break;
-        if (e->hook_after && e->claimed == e->hook_after && e->state[e->hook_dev - 1] == 0) {
-            pthread_cond_wait(&e->cv, &e->mu); /* the test's late device joins here */
+        /* the test's late device joins here: the others wait until it is up and has
+         * claimed the next chunk itself, however fast they would take the rest */
+        if (e->hook_after && e->claimed == e->hook_after && w->dev != e->hook_dev - 1 &&
+            e->state[e->hook_dev - 1] >= 0) {
+            pthread_cond_wait(&e->cv, &e->mu);
             continue;
         }
         struct part *p = calloc(1, sizeof *p);

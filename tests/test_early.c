@@ -131,6 +131,35 @@ static int child_join(const char *arg)
     return t_failures();
 }
 
+/* CLMATCH_TEST_EARLY=1:1 with one chunk's bytes left once device 0 has claimed its first:
+ * device 1 takes them, on any machine (once up, device 0 would claim them as fast). Fresh
+ * sets, as the hook holds device 1 back once per set. */
+static int child_join_rest(const char *arg)
+{
+    (void)arg;
+    static const unsigned char p[] = "abab";
+    t_rng r;
+    t_rng_init(&r, "early.join_rest", 0);
+    size_t n = 256 + 300;
+    unsigned char text[256 + 300];
+    t_fill(&r, text, n, 2);
+    for (int trial = 0; trial < 8 && !t_failures(); trial++) {
+        struct dcase c;
+        if (!open_early(&c, p, 4, 256)) {
+            close_early(&c);
+            break;
+        }
+        char desc[64];
+        snprintf(desc, sizeof desc, "trial %d", trial);
+        dcase_check(&c, text, n, desc);
+        if (searched(&c, 1) == 0 || searched(&c, 0) == 0)
+            T_FAIL("%s: device 0 searched %llu bytes, device 1 %llu: both should have", desc,
+                   (unsigned long long)searched(&c, 0), (unsigned long long)searched(&c, 1));
+        close_early(&c);
+    }
+    return t_failures();
+}
+
 /* CLMATCH_TEST_EARLY=1:fail: device 1 never comes up; device 0 does everything and the
  * failure is kept for clm_device_set_state. */
 static int child_fail(const char *arg)
@@ -197,6 +226,8 @@ static int child_alone(const char *arg)
 
 static const char *const join_env[] = {"POCL_DEVICES=pthread pthread", "CLMATCH_TEST_EARLY=1:3",
                                        NULL};
+static const char *const join_rest_env[] = {"POCL_DEVICES=pthread pthread",
+                                            "CLMATCH_TEST_EARLY=1:1", NULL};
 static const char *const fail_env[] = {"POCL_DEVICES=pthread pthread",
                                        "CLMATCH_TEST_EARLY=1:fail", NULL};
 static const char *const alone_env[] = {"POCL_DEVICES=pthread pthread",
@@ -219,6 +250,7 @@ void register_early_tests(void)
 {
     static const struct early_test tests[] = {
         {"early.join", "early_join", child_join, join_env},
+        {"early.join_rest", "early_join_rest", child_join_rest, join_rest_env},
         {"early.fail", "early_fail", child_fail, fail_env},
         {"early.alone", "early_alone", child_alone, alone_env},
     };
