@@ -21,6 +21,7 @@ struct clm_device_set {
     unsigned n;
     clm_device *dev[CLM_MAX_SET_DEVICES];
     double speed[CLM_MAX_SET_DEVICES]; /* bytes per second; all 0: equal shares */
+    int plat[CLM_MAX_SET_DEVICES];     /* each device's platform index */
     struct early *early;               /* clm_set_open_early's set; else NULL */
 };
 
@@ -44,6 +45,7 @@ struct clm_set_scratch {
     atomic_int busy;
     int stream_open;
     struct clm_set_hook hook;
+    atomic_uint running, most_running; /* parts searching now, and at most (tests) */
 };
 
 struct clm_set_stream {
@@ -126,6 +128,41 @@ static int check_devices(const int *platform_indices, const int *device_indices,
     return CLM_OK;
 }
 
+/* PoCL 4 and 5 find the kernel module that a finished launch releases by the kernel's hash
+ * and work-group size alone, not by the grid width the module was chosen for (PoCL 6.0 fixed
+ * it: its commit 9184812 "fix dlhandle cache"). While launches of one kernel with grids of
+ * different widths run at once, or a program's binary is asked for meanwhile (it loads a
+ * module of its own), a release can hit another launch's module, and the last release of
+ * that one aborts the process: "pocl_release_dlhandle_cache: Assertion `found->ref_count >
+ * 0' failed". The hash is the build's, alike on alike devices, so the devices of one such
+ * platform in a set use OpenCL one at a time (pocl_serial). PoCL 3 and older take two
+ * references a launch and never release the last: no abort. */
+int clm_pocl_release_race(const char *platform_version)
+{
+    const char *at = platform_version ? strstr(platform_version, "PoCL ") : NULL;
+    unsigned major;
+    return at && sscanf(at + 5, "%u", &major) == 1 && (major == 4 || major == 5);
+}
+
+/* Process-wide, as PoCL's module cache is. */
+static pthread_mutex_t pocl_serial = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether device i of the set (dev, opened) takes pocl_serial around its OpenCL work: it is
+ * on such a PoCL platform, and so is another device of the set. */
+static int one_at_a_time(const clm_device_set *set, unsigned i, const clm_device *dev)
+{
+    if (!clm_pocl_release_race(dev->info.platform_version)) return 0;
+    for (unsigned j = 0; j < set->n; j++)
+        if (j != i && set->plat[j] == set->plat[i]) return 1;
+    return 0;
+}
+
+static void serial_lock(int serial, int lock)
+{
+    if (serial && lock) pthread_mutex_lock(&pocl_serial);
+    if (serial && !lock) pthread_mutex_unlock(&pocl_serial);
+}
+
 /* The speed of a device's profile (0: none measured). */
 static double profile_speed(const clm_device *dev)
 {
@@ -141,6 +178,7 @@ int clm_device_set_open(const int *platform_indices, const int *device_indices, 
     if (st != CLM_OK) return st;
     clm_device_set *set = calloc(1, sizeof *set);
     if (!set) return clm_fail(CLM_E_NOMEM, "clm_device_set_open: out of memory");
+    memcpy(set->plat, platform_indices, count * sizeof *set->plat);
     int known = 1;
     for (unsigned i = 0; i < count; i++) {
         st = clm_device_open(platform_indices[i], device_indices[i], &set->dev[i]);
@@ -274,6 +312,7 @@ static void set_context(clm_set_database *db)
 
 /* One device's clm_compile, on a thread of its own. */
 struct compile_job {
+    int serial; /* one_at_a_time */
     clm_device *dev;
     const char *const *patterns;
     const size_t *lengths;
@@ -288,7 +327,9 @@ struct compile_job {
 static void *compile_one(void *arg)
 {
     struct compile_job *j = arg;
+    serial_lock(j->serial, 1);
     j->status = clm_compile(j->dev, j->patterns, j->lengths, j->ids, j->count, j->opts, j->out);
+    serial_lock(j->serial, 0);
     if (j->status != CLM_OK) j->err = strdup(clm_last_error());
     return NULL;
 }
@@ -309,8 +350,8 @@ int clm_set_compile(clm_device_set *set, const char *const *patterns, const size
     /* at once: a GPU's build need not wait for a CPU's */
     struct compile_job job[CLM_MAX_SET_DEVICES];
     for (unsigned i = 0; i < set->n; i++)
-        job[i] = (struct compile_job){set->dev[i], patterns, lengths, ids, count, opts,
-                                      &db->db[i], CLM_OK, NULL};
+        job[i] = (struct compile_job){one_at_a_time(set, i, set->dev[i]), set->dev[i], patterns,
+                                      lengths, ids, count, opts, &db->db[i], CLM_OK, NULL};
     run_each(compile_one, job, sizeof job[0], set->n, NULL);
     int st = CLM_OK;
     for (unsigned i = 0; i < set->n; i++) {
@@ -355,6 +396,8 @@ int clm_set_scratch_alloc(const clm_set_database *db, const clm_scratch_options 
     s->db = db;
     s->hook.min_part = CLM_SET_MIN_PART;
     atomic_init(&s->busy, 0);
+    atomic_init(&s->running, 0);
+    atomic_init(&s->most_running, 0);
     for (unsigned i = 0; i < db->n; i++) {
         int st = clm_scratch_alloc(db->db[i], opts, &s->s[i]);
         if (st != CLM_OK) {
@@ -384,6 +427,11 @@ clm_scratch *clm_set_scratch_get(const clm_set_scratch *s, unsigned i)
 void clm_set_scratch_hook(clm_set_scratch *s, const struct clm_set_hook *hook)
 {
     s->hook = *hook;
+}
+
+unsigned clm_set_scratch_most_running(const clm_set_scratch *s)
+{
+    return atomic_load(&s->most_running);
 }
 
 /* ---- one input across the devices -------------------------------------------------------- */
@@ -441,13 +489,22 @@ static void *part_run(void *arg)
     const clm_database *db = p->db->db[p->dev];
     clm_scratch *s = p->s->s[p->dev];
     size_t n = (size_t)(p->w1 - p->w0);
+    int serial = p->s->hook.one_at_a_time ||
+                 one_at_a_time(p->db->set, p->dev, p->db->set->dev[p->dev]);
     int st;
+    serial_lock(serial, 1);
+    unsigned running = atomic_fetch_add(&p->s->running, 1) + 1;
+    for (unsigned most = atomic_load(&p->s->most_running);
+         running > most && !atomic_compare_exchange_weak(&p->s->most_running, &most, running);)
+        ;
     if (p->fast)
         st = p->text ? clm_count(db, s, p->text, n, &p->count)
                      : clm_count_fd_range(db, s, p->fd, p->w0, n, &p->count);
     else
         st = p->text ? clm_scan(db, s, p->text, n, part_match, p)
                      : clm_scan_fd_range(db, s, p->fd, p->w0, n, part_match, p);
+    atomic_fetch_sub(&p->s->running, 1);
+    serial_lock(serial, 0);
     if (st == CLM_STOPPED && p->nomem)
         st = clm_fail(CLM_E_NOMEM, "out of memory holding %zu matches", p->n);
     else if (st == CLM_STOPPED && p->injected)
@@ -618,7 +675,7 @@ struct early {
     clm_scratch_options sopts;
     int has_copts, has_sopts;
     /* tests (CLMATCH_TEST_EARLY): device hook_dev (1 + its index; 0: none) fails to come up,
-     * or starts only once hook_after chunks are claimed, the claims waiting for it then */
+     * or starts only once hook_after chunks are claimed, and claims the next one */
     unsigned hook_dev;
     int hook_fail;
     uint64_t hook_after;
@@ -665,10 +722,13 @@ static int come_up(struct early *e, unsigned i)
     if (e->hook_dev == i + 1 && e->hook_fail)
         st = clm_fail(CLM_E_OPENCL, "a test's injected failure to open (CLMATCH_TEST_EARLY)");
     if (st == CLM_OK) st = clm_device_open(e->plat[i], e->devi[i], &dev);
+    int serial = st == CLM_OK && one_at_a_time(e->set, i, dev);
+    serial_lock(serial, 1); /* its build may load kernel modules while another searches */
     if (st == CLM_OK)
         st = clm_compile(dev, (const char *const *)e->patterns, e->lengths, e->ids, e->count,
                          e->has_copts ? &e->copts : NULL, &db);
     if (st == CLM_OK) st = clm_scratch_alloc(db, e->has_sopts ? &e->sopts : NULL, &s);
+    serial_lock(serial, 0);
     pthread_mutex_lock(&e->mu);
     if (st == CLM_OK) {
         e->set->dev[i] = dev;
@@ -719,8 +779,8 @@ static void early_join(clm_device_set *set)
 }
 
 /* CLMATCH_TEST_EARLY: "D:fail" (device D of early sets fails to come up) or "D:K" (it
- * starts coming up once K chunks are claimed, and the claims wait for it then: it joins
- * mid-input). */
+ * starts coming up once K chunks are claimed, and the claims wait for it to claim the next
+ * one: it joins mid-input on any machine). */
 static void early_test_hook(struct early *e, unsigned count)
 {
     const char *v = clm_env(CLM_ENV_TEST_EARLY);
@@ -814,6 +874,9 @@ int clm_set_open_early(const int *platform_indices, const int *device_indices, u
     s->db = db;
     s->hook.min_part = CLM_SET_MIN_PART;
     atomic_init(&s->busy, 0);
+    atomic_init(&s->running, 0);
+    atomic_init(&s->most_running, 0);
+    memcpy(set->plat, platform_indices, count * sizeof *set->plat);
     e->set = set;
     e->db = db;
     e->s = s;
@@ -906,8 +969,11 @@ static void *claim_loop(void *arg)
         while (e->state[w->dev] == 0 && c->next < c->to && !c->failed)
             pthread_cond_wait(&e->cv, &e->mu);
         if (e->state[w->dev] < 0 || c->next >= c->to || c->failed) break;
-        if (e->hook_after && e->claimed == e->hook_after && e->state[e->hook_dev - 1] == 0) {
-            pthread_cond_wait(&e->cv, &e->mu); /* the test's late device joins here */
+        /* the test's late device joins here: the others wait until it is up and has
+         * claimed the next chunk itself, however fast they would take the rest */
+        if (e->hook_after && e->claimed == e->hook_after && w->dev != e->hook_dev - 1 &&
+            e->state[e->hook_dev - 1] >= 0) {
+            pthread_cond_wait(&e->cv, &e->mu);
             continue;
         }
         struct part *p = calloc(1, sizeof *p);

@@ -93,8 +93,9 @@ static const struct clm_env_row {
                       "[tuning.md](tuning.md)"},
     [CLM_ENV_TEST_EARLY] = {"CLMATCH_TEST_EARLY",
                             "tests only: device D of sets that `clm_set_open_early` opens fails "
-                            "to come up (`D:fail`), or comes up only once K chunks are claimed, "
-                            "the claims waiting for it then (`D:K`: it joins mid-input)",
+                            "to come up (`D:fail`), or comes up only once K chunks are claimed "
+                            "and claims the next one itself, the others waiting for it (`D:K`: "
+                            "it joins mid-input)",
                             "`D:fail` or `D:K` (D from 1); anything else: ignored",
                             "[library.md](library.md)"},
 };

@@ -3,7 +3,8 @@
 # one device prints (lines, -c, --count-matches, -o, --positions, -k, --dna), from a file and
 # from a pipe; a bad list (unknown or repeated device, bad syntax, with -p) is an error with status 2.
 # POCL_DEVICES="pthread pthread" makes PoCL expose two devices; without a platform of two
-# devices the split cases are skipped (the error cases still run).
+# CPU devices the split cases are skipped (the error cases still run). Every command names
+# the devices it means: the default device (a GPU, CLMATCH_PLATFORM) need not be in the pair.
 #
 # Usage: sh tests/cli_devices.sh [BUILD_DIR]   (BUILD_DIR holds the clmatch binary; default build)
 # Each check prints "ok - NAME" or "not ok - NAME"; the last line is "N passed, M failed".
@@ -16,10 +17,12 @@ cli_init "${1:-build}" cli_devices
 POCL_DEVICES="pthread pthread"
 export POCL_DEVICES
 
-# The first two devices of a platform that has two: "P:0,P:1".
-pair=$("$CLM" --list-devices | awk '$1 ~ /^[0-9]+:[0-9]+$/ || $2 ~ /^[0-9]+:[0-9]+$/ {
-           pd = $1 ~ /:/ ? $1 : $2; split(pd, a, ":"); n[a[1]]++
-           if (n[a[1]] == 2) { print a[1] ":0," a[1] ":1"; exit } }')
+# The first platform whose devices 0 and 1 are CPUs (PoCL's, not necessarily platform 0):
+# "P:0,P:1".
+pair=$("$CLM" --list-devices | awk '{ k = $1 ~ /^[0-9]+:[0-9]+$/ ? 1 : 0 }
+           !k && $2 ~ /^[0-9]+:[0-9]+$/ { k = 2 }
+           k && $(k + 1) == "CPU" { split($k, a, ":")
+           if (a[2] < 2 && ++n[a[1]] == 2) { print a[1] ":0," a[1] ":1"; exit } }')
 
 # Text of a few megabytes (each device gets a megabyte or more: the split applies), built
 # from this repository's documentation with a counter so that lines differ.
@@ -73,11 +76,11 @@ if [ -n "$pair" ]; then
     "$CLM" -p "${pair%%:*}" -d 0 --count-matches -F 'the' "$T/big" >"$T/exp" 2>>"$T/err"
     same "--devices all" "$T/exp" "$T/act" "$T/err"
     # clmatch-tune measures the speed that sets the shares and keeps it in the profile (the
-    # two devices are alike: one profile names both)
+    # two devices are alike: one profile names both; the pair's, not the default device's)
     PD=$T/profiles
     mkdir -p "$PD"
-    CLMATCH_PROFILE_DIR=$PD "$(dirname "$CLM")/clmatch-tune" --quick --out "$PD/" \
-        >"$T/tune" 2>"$T/err"
+    CLMATCH_PROFILE_DIR=$PD "$(dirname "$CLM")/clmatch-tune" -p "${pair%%:*}" -d 0 --quick \
+        --out "$PD/" >"$T/tune" 2>"$T/err"
     if grep -Eq '^speed = [1-9][0-9]*$' "$PD"/*.profile 2>/dev/null; then
         pass "clmatch-tune writes the device's speed into its profile"
     else
@@ -92,8 +95,9 @@ if [ -n "$pair" ]; then
     fi
     CLMATCH_PROFILE_DIR=$PD one_vs_set "lines, shares by speed" -F 'the'
     # early start (early:LIST, auto): device 0 searches at once; CLMATCH_TEST_EARLY holds
-    # device 1 back until a chunk is claimed (it joins mid-input), makes it fail to open (the
-    # search goes on without it), or holds it back past the end (device 0 does it all)
+    # device 1 back until a chunk is claimed, then gives it the next (it joins mid-input,
+    # however fast device 0), makes it fail to open (the search goes on without it), or holds
+    # it back past the end (device 0 does it all)
     for hook in 1:1 1:fail 1:1000000; do
         CLMATCH_TEST_EARLY=$hook
         export CLMATCH_TEST_EARLY
@@ -124,7 +128,7 @@ if [ -n "$pair" ]; then
     fi
     unset CLMATCH_TEST_EARLY
     devs=auto
-    one_vs_set "--devices auto (the first CPU; no GPU here)" -c -F 'the'
+    one_vs_set "--devices auto (the first CPU, then any GPU)" -c -F 'the'
     devs=
 else
     echo "# skipped the split cases: no platform with two devices"

@@ -22,6 +22,9 @@ struct dcase {
 void dcase_check(struct dcase *c, const unsigned char *text, size_t n, const char *desc);
 /* Free c's scratch, database and matches (not its set). */
 void dcase_close(struct dcase *c);
+/* The first platform whose devices 0 to need - 1 are CPUs (PoCL's, which POCL_DEVICES
+ * multiplies), or -1: neither platform 0 nor the default device is assumed to be one. */
+int t_cpu_platform(unsigned need);
 /* Write text[0, n) to a fresh file; returns its fd (unlinked already) or -1. */
 int temp_file(const unsigned char *text, size_t n);
 

@@ -18,29 +18,37 @@
 
 static const char *const set_env[] = {"POCL_DEVICES=pthread pthread pthread", NULL};
 
-/* A set of the first platform with SET_N devices, or none (skip). */
-static int open_set(clm_device_set **out)
+int t_cpu_platform(unsigned need)
 {
     clm_device_info *list;
     size_t count;
-    *out = NULL;
-    if (clm_list_devices(0, sizeof *list, &list, &count) != CLM_OK) return 0;
-    int plat[SET_N], dev[SET_N], found = 0;
-    for (size_t i = 0; i < count && !found; i++) {
-        size_t n = 0;
+    if (clm_list_devices(0, sizeof *list, &list, &count) != CLM_OK) return -1;
+    int found = -1;
+    for (size_t i = 0; i < count && found < 0; i++) {
+        unsigned cpus = 0;
         for (size_t j = 0; j < count; j++)
-            if (list[j].platform_index == list[i].platform_index) n++;
-        if (n < SET_N) continue;
-        for (int k = 0; k < SET_N; k++) {
-            plat[k] = list[i].platform_index;
-            dev[k] = k;
-        }
-        found = 1;
+            if (list[j].platform_index == list[i].platform_index &&
+                list[j].device_index < (int)need && list[j].type == CLM_DEVICE_CPU)
+                cpus++;
+        if (cpus == need) found = list[i].platform_index;
     }
     clm_free_device_list(list);
-    if (!found) {
-        t_note("skipped: no platform with %d devices", SET_N);
+    return found;
+}
+
+/* A set of the first CPU platform with SET_N devices, or none (skip). */
+static int open_set(clm_device_set **out)
+{
+    *out = NULL;
+    int p = t_cpu_platform(SET_N);
+    if (p < 0) {
+        t_note("skipped: no platform with %d CPU devices", SET_N);
         return 0;
+    }
+    int plat[SET_N], dev[SET_N];
+    for (int k = 0; k < SET_N; k++) {
+        plat[k] = p;
+        dev[k] = k;
     }
     if (!EXPECT_RC(clm_device_set_open(plat, dev, SET_N, out), CLM_OK)) return 0;
     return 1;
@@ -66,7 +74,7 @@ static int dcase_open(struct dcase *c, clm_device_set *set, const unsigned char 
     clm_scratch_options_init(&so, sizeof so);
     so.slab_bytes = slab;
     if (!EXPECT_RC(clm_set_scratch_alloc(c->db, &so, &c->s), CLM_OK)) return 0;
-    c->hook = (struct clm_set_hook){1, 0, 0, 0}; /* split even tiny inputs */
+    c->hook = (struct clm_set_hook){1, 0, 0, 0, 0}; /* split even tiny inputs */
     clm_set_scratch_hook(c->s, &c->hook);
     return 1;
 }
@@ -245,7 +253,7 @@ static int child_exact(const char *arg)
     if (!large) abort();
     t_fill(&r, large, big, 4);
     if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_AUTO, 0, 0, 0)) {
-        struct clm_set_hook h = {CLM_SET_MIN_PART, 0, 0, 0};
+        struct clm_set_hook h = {CLM_SET_MIN_PART, 0, 0, 0, 0};
         clm_set_scratch_hook(c.s, &h);
         for (size_t i = 0; i < 3; i++) /* plant occurrences at the equal split points */
             memcpy(large + i * big / 3 - (i ? 6 : 0), p, m);
@@ -458,6 +466,62 @@ static int child_fail(const char *arg)
     return t_failures();
 }
 
+/* PoCL 4 and 5 abort when launches of one kernel overlap on alike devices (devset.c,
+ * clm_pocl_release_race): a set of their devices searches one part at a time, and gets the
+ * matches of the others. */
+static int child_serial(const char *arg)
+{
+    (void)arg;
+    static const struct {
+        const char *version;
+        int race;
+    } versions[] = {
+        {"OpenCL 3.0 PoCL 5.0+debian  Linux, None+Asserts, RELOC, LLVM 16.0.6, SLEEF", 1},
+        {"OpenCL 3.0 PoCL 4.0  Linux, Release, RELOC, LLVM 15.0.7", 1},
+        {"OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, RELOC, SPIR, LLVM 15.0.6", 0},
+        {"OpenCL 3.0 PoCL 6.0  Linux, Release, RELOC, LLVM 18.1.8", 0},
+        {"OpenCL 3.0 PoCL 7.1", 0},
+        {"OpenCL 3.0 CUDA 12.4.131", 0},
+        {"OpenCL 3.0 ", 0},
+    };
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
+        if (clm_pocl_release_race(versions[i].version) != versions[i].race)
+            T_FAIL("clm_pocl_release_race(\"%s\") is not %d", versions[i].version,
+                   versions[i].race);
+    if (clm_pocl_release_race(NULL)) T_FAIL("clm_pocl_release_race(NULL) is not 0");
+    clm_device_set *set;
+    if (!open_set(&set)) return t_failures();
+    clm_device_info info;
+    if (!EXPECT_RC(clm_device_get_info(clm_device_set_device(set, 0), &info, sizeof info),
+                   CLM_OK))
+        return t_failures();
+    t_rng r;
+    t_rng_init(&r, "devset.serial", 0);
+    size_t n = 3 * CLM_SET_MIN_PART, m = 13;
+    unsigned char *text = malloc(n);
+    if (!text) abort();
+    t_fill(&r, text, n, 4);
+    const unsigned char *pats[] = {text + n / 2};
+    size_t lens[] = {m};
+    for (int forced = 0; forced < 2 && !t_failures(); forced++) {
+        struct dcase c;
+        if (dcase_open(&c, set, pats, lens, 1, CLM_ALGO_AUTO, 0, 0, 0)) {
+            c.hook.one_at_a_time = forced;
+            clm_set_scratch_hook(c.s, &c.hook);
+            dcase_check(&c, text, n, forced ? "one at a time" : "this platform's way");
+            unsigned most = clm_set_scratch_most_running(c.s);
+            if ((forced || clm_pocl_release_race(info.platform_version)) && most != 1)
+                T_FAIL("%s: %u parts searched at once, not one at a time",
+                       forced ? "the test hook" : info.platform_version, most);
+            if (most < 1) T_FAIL("no part searched");
+        }
+        dcase_close(&c);
+    }
+    free(text);
+    clm_device_set_close(set);
+    return t_failures();
+}
+
 /* Bad device lists and speeds: clear errors. Speeds: none, then measured, then a profile's. */
 static int child_errors(const char *arg)
 {
@@ -467,13 +531,16 @@ static int child_errors(const char *arg)
     setenv("CLMATCH_PROFILE_DIR", profiles, 1);
     clm_device_set *set;
     if (!open_set(&set)) return t_failures();
-    int plat[] = {0, 0}, dev[] = {1, 1}, far[] = {0, 99};
+    int p = t_cpu_platform(SET_N);
+    int plat[] = {p, p}, dev[] = {1, 1}, far[] = {0, 99};
+    char unknown[32];
+    snprintf(unknown, sizeof unknown, "%d:99", p);
     clm_device_set *bad = NULL;
     EXPECT_RC(clm_device_set_open(plat, dev, 2, &bad), CLM_E_INVALID);
     if (!strstr(clm_last_error(), "twice")) T_FAIL("repeated device: %s", clm_last_error());
     EXPECT(bad == NULL);
     EXPECT_RC(clm_device_set_open(plat, far, 2, &bad), CLM_E_DEVICE_INDEX);
-    if (!strstr(clm_last_error(), "0:99")) T_FAIL("unknown device: %s", clm_last_error());
+    if (!strstr(clm_last_error(), unknown)) T_FAIL("unknown device: %s", clm_last_error());
     EXPECT_RC(clm_device_set_open(plat, dev, 0, &bad), CLM_E_INVALID);
     double sp[SET_N] = {1, 0, 1};
     EXPECT_RC(clm_device_set_set_speeds(set, sp, SET_N), CLM_E_INVALID);
@@ -516,6 +583,7 @@ void register_devset_tests(void)
         {"devset.stream", "devset_stream", child_stream},
         {"devset.fail", "devset_fail", child_fail},
         {"devset.errors", "devset_errors", child_errors},
+        {"devset.serial", "devset_serial", child_serial},
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         t_register_child(tests[i].child, tests[i].fn);
