@@ -209,6 +209,30 @@ printf '@r1\nACGT\n+\nIIII\n@r2\nACGT\n+\nIII\n' >"$T/badqual.fq"
 expect_error "quality length != sequence length: file, line, read" 2 \
     "badqual.fq: line 8: read 'r2' \\(line 5\\) has 3 quality values for 4 bases" \
     "$CLM" --dna ACGT "$T/badqual.fq"
+# Bad input loses nothing before it: the reads before the malformed one are searched and
+# printed, whatever the read blocks (the rows used to depend on where a block ended).
+printf '@r1\nGAATTC\n+\nIIIIII\n@r2\nAGAATTCA\n+\nIIIIIIII\n@r3\nGAATTCAGAATTC\n+\nII\n' \
+    >"$T/bad3.fq"
+{
+    printf 'seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched\n'
+    printf 'r1\tGAATTC\tGAATTC\t%s\t1\t6\tGAATTC\n' + -
+    printf 'r2\tGAATTC\tGAATTC\t%s\t2\t7\tGAATTC\n' + -
+    echo "exit 2"
+} >"$T/exp"
+for bs in 1 13 16M; do
+    "$CLM" --dna --block-size=$bs -e GAATTC "$T/bad3.fq" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    same "malformed read 3: reads 1 and 2 printed, exit 2 ($bs-byte blocks)" "$T/exp" "$T/act" \
+        "$T/err"
+done
+# Two reads in a whole member, then a member cut 5 bytes into its deflate data.
+head -n 8 "$T/bad3.fq" | gzip -c >"$T/cut3.fq.gz"
+printf '@r3\nGAATTCAGAATTC\n+\nIIIIIIIIIIIII\n' | gzip -c | head -c 15 >>"$T/cut3.fq.gz"
+"$CLM" --dna -c -e GAATTC "$T/cut3.fq.gz" "$T/small.fq" >"$T/act" 2>"$T/err"
+echo "exit $?" >>"$T/act"
+printf 'r1\t2\nr2\t2\nr1\t2\nr2\t0\nr3\t2\n# total\t8\nexit 2\n' >"$T/exp"
+same "truncated gzip: its complete reads counted, the next file searched, exit 2" \
+    "$T/exp" "$T/act" "$T/err"
 printf '@r1\nACGT\nIIII\n@r2\n' >"$T/noplus.fq"
 expect_error "missing '+' line" 2 "noplus.fq: line 3: read 'r1' \\(line 1\\): expected its '\\+' line, got 'IIII'" \
     "$CLM" --dna ACGT "$T/noplus.fq"

@@ -1089,6 +1089,7 @@ static void search_file(dna_run *r, const char *path)
     cli_stream *stream = NULL;
     struct stat sb;
     int fd, st = CLM_OK, fst = FASTA_OK, eof = 0, rc = 0, err;
+    int keep = 0; /* bad input: the records complete before it are still printed */
 
     fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
     if (fd < 0) {
@@ -1118,39 +1119,50 @@ static void search_file(dna_run *r, const char *path)
     }
     while (rc == 0 && !eof) {
         size_t got;
-        if (gz_read(gz, r->block, r->cfg.dev.block_bytes, &got, &eof) != 0) {
+        int gst = gz_read(gz, r->block, r->cfg.dev.block_bytes, &got, &eof);
+        r->bytes_in += got;
+        /* What was read before a read error or bad gzip data is input as any other. */
+        fst = reads_feed(&fr, r->block, got, &cb, r);
+        if (gst != 0 && fst == FASTA_OK) {
             errmsg("%s: %s", label, gz_error(gz));
             rc = -1;
+            keep = 1;
             break;
         }
-        r->bytes_in += got;
-        fst = reads_feed(&fr, r->block, got, &cb, r);
         if (fst == FASTA_OK && eof)
             fst = reads_finish(&fr, &cb, r);
         if (fst != FASTA_OK) {
             rc = -1;
+            keep = fst == FASTA_ERR_FORMAT;
             break;
         }
         if ((st = push_window(r, stream)) != CLM_OK)
             break;
     }
+    /* What is printed must not depend on where the read blocks end: the records before bad
+     * input are searched to the end; the one it cut short never ends, so is not printed. */
+    if (keep && (st = push_window(r, stream)) != CLM_OK)
+        keep = 0;
     if (fst == FASTA_ERR_FORMAT)
         errmsg("%s", reads_error(&fr));
     else if (fst == FASTA_ERR_NOMEM)
         errmsg("%s: out of memory", label);
     if (stream) {
-        int cst = cli_stream_close(stream, rc == 0 && st == CLM_OK ? on_match : on_ignore, r,
-                                   NULL);
+        int cst = cli_stream_close(stream, (rc == 0 || keep) && st == CLM_OK ? on_match
+                                                                             : on_ignore,
+                                   r, NULL);
         if (st == CLM_OK)
             st = cst;
     }
     if (st < 0) {
         report_clm(label, st);
         rc = -1;
+        keep = 0;
     } else if (st == CLM_STOPPED || r->internal) {
         rc = -1; /* reported where it stopped (or a write error, reported at the end) */
+        keep = 0;
     }
-    if (rc == 0) {
+    if (rc == 0 || keep) {
         emit_settled(r, UINT64_MAX); /* every match has arrived */
     }
     /* Whatever is left after an error is not printed. */

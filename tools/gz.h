@@ -16,7 +16,8 @@ typedef struct gz_input gz_input;
  * Returns 0, or an errno value (the read failed, ENOMEM). */
 int gz_open(int fd, gz_input **out);
 /* Read up to want bytes of (inflated) data into buf, as read_block of cli_common.h: fewer
- * only at the end of the input (*eof set). Returns 0, or -1 with gz_error() saying why. */
+ * only at the end of the input (*eof set). Returns 0, or -1 with gz_error() saying why; then
+ * *got bytes, what came before the error, are valid all the same. */
 int gz_read(gz_input *g, unsigned char *buf, size_t want, size_t *got, int *eof);
 /* Why gz_read failed (an errno text, or what is wrong with the gzip data). */
 const char *gz_error(const gz_input *g);
