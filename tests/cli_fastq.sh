@@ -236,6 +236,16 @@ same "truncated gzip: its complete reads counted, the next file searched, exit 2
 printf '@r1\nACGT\nIIII\n@r2\n' >"$T/noplus.fq"
 expect_error "missing '+' line" 2 "noplus.fq: line 3: read 'r1' \\(line 1\\): expected its '\\+' line, got 'IIII'" \
     "$CLM" --dna ACGT "$T/noplus.fq"
+# The line quoted whole, wherever the read blocks end (it used to be what the block held).
+for bs in 1 3; do
+    expect_error "missing '+' line, $bs-byte blocks: the whole line quoted" 2 \
+        "=noplus.fq: line 3: read 'r1' (line 1): expected its '+' line, got 'IIII'" \
+        "$CLM" --dna --block-size=$bs ACGT "$T/noplus.fq"
+done
+printf '@r1\nACGT\n+\nIIII\n%050d\n' 0 >"$T/longbad.fq"
+expect_error "a long line quoted: its first 40 bytes, 7-byte blocks" 2 \
+    "=longbad.fq: line 5: not FASTQ: expected a read header starting with '@', got '$(printf '%040d' 0)...'" \
+    "$CLM" --dna --block-size=7 ACGT "$T/longbad.fq"
 printf '@r1\nACGT\n+\nIIII\n@r2 x\nACGT\n+\n' >"$T/trunc.fq"
 expect_error "truncated file: no quality line" 2 \
     "trunc.fq: line 8: truncated record: read 'r2' \\(line 5\\) has no quality line" \

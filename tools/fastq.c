@@ -59,11 +59,12 @@ static uint64_t count_not_cr(const unsigned char *p, const unsigned char *end)
     return n;
 }
 
-/* The line at p should start with c (a header's '@', a separator's '+') and does not. */
-static int bad_start(fastq_reader *r, const unsigned char *p, const unsigned char *end)
+/* The current line should start with '@' (a header) or '+' and does not: bad_line holds its
+ * start. */
+static int bad_start(fastq_reader *r)
 {
     char q[64];
-    fasta_quote_line(q, sizeof q, p, end);
+    fasta_quote_line(q, sizeof q, r->bad_line, r->bad_line + r->bad_len);
     if (r->part == PART_HEADER)
         snprintf(r->error, sizeof r->error,
                  "%s: line %llu: not FASTQ: expected a read header starting with '@', got '%s'",
@@ -119,6 +120,13 @@ int fastq_feed(fastq_reader *r, const void *data, size_t n, const fasta_callback
 
     while (p < end) {
         const unsigned char *nl, *stop;
+        if (r->bad) {
+            while (p < end && *p != '\n' && r->bad_len < sizeof r->bad_line)
+                r->bad_line[r->bad_len++] = *p++;
+            if (p == end && r->bad_len < sizeof r->bad_line)
+                return FASTA_OK; /* the line goes on in the next block */
+            return bad_start(r);
+        }
         if (r->at_line_start) {
             if (r->part == PART_HEADER) {
                 if (*p == '\n' || *p == '\r') { /* a blank line between records */
@@ -126,14 +134,18 @@ int fastq_feed(fastq_reader *r, const void *data, size_t n, const fasta_callback
                     p++;
                     continue;
                 }
-                if (*p != '@')
-                    return bad_start(r, p, end);
+                if (*p != '@') {
+                    r->bad = 1;
+                    continue;
+                }
                 r->hdr_len = 0;
                 r->rec_line = r->line;
                 p++;
             } else if (r->part == PART_PLUS) {
-                if (*p != '+')
-                    return bad_start(r, p, end);
+                if (*p != '+') {
+                    r->bad = 1;
+                    continue;
+                }
                 p++;
             }
             r->at_line_start = 0;
@@ -172,6 +184,8 @@ int fastq_finish(fastq_reader *r, const fasta_callbacks *cb, void *ctx)
 {
     static const char *const missing[] = {"", "sequence line", "'+' line", "quality line"};
     int part = r->part;
+    if (r->bad)
+        return bad_start(r);
     /* The last line lacks its newline, or is an empty read's empty quality line. */
     if (part == PART_QUALITY && (!r->at_line_start || r->seq_len == 0))
         return end_line(r, cb, ctx);

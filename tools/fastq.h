@@ -31,6 +31,9 @@ typedef struct {
     uint64_t seq_len, qual_len;
     char *hdr;
     size_t hdr_len, hdr_cap;
+    int bad;            /* the current line is malformed: its start is being collected */
+    unsigned char bad_line[41]; /* ... to quote it (40 bytes and "...") whatever the blocks */
+    size_t bad_len;
     char error[512];    /* why fastq_feed/fastq_finish failed (FASTA_ERR_FORMAT) */
 } fastq_reader;
 

@@ -4,8 +4,8 @@
  * input byte picks the format (detect, FASTA, FASTQ) and how the rest is cut into blocks;
  * the rest is the file. Besides the sanitizers it checks:
  *  - fed whole or in blocks of 1 to 16 bytes, the readers say the same: the same records
- *    (header, line number, sequence), the same status and the same error message up to
- *    its first quote (so the line numbers do not depend on the cuts);
+ *    (header, line number, sequence), the same status and the same error message (FASTA's
+ *    up to its first quote: fasta.c quotes what the block holds of the offending line);
  *  - callbacks come in order (start, sequences, end), sequence pieces without line breaks
  *    or CRs, headers without a newline or trailing CR; a format error says why.
  */
@@ -96,10 +96,10 @@ static void read_all(const uint8_t *data, size_t size, reads_format format, unsi
         abort(); /* a format error says why */
     put(t, &st, sizeof st);
     if (st == FASTA_ERR_FORMAT) {
-        /* The message up to its first quote: a quote of the offending line shows what the
-         * block at hand holds of it. */
+        /* FASTQ's whole message; FASTA's up to its first quote: fasta.c quotes what the
+         * block at hand holds of the offending line. */
         const char *msg = reads_error(&r);
-        put(t, msg, strcspn(msg, "'"));
+        put(t, msg, r.fastq ? strlen(msg) : strcspn(msg, "'"));
     }
     reads_free(&r);
 }
