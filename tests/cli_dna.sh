@@ -218,7 +218,8 @@ printf '\n\nACGTACGT\n>x\nACGT\n' >"$T/notfasta.txt"
 expect_error "--fasta on a file that is not FASTA names the line" 2 \
     "notfasta.txt: line 3: not FASTA.*'ACGTACGT'" "$CLM" --dna --fasta ACGT "$T/notfasta.txt"
 printf '@r1\nACGT\n+\nIIII\n' >"$T/reads.fq"
-expect_error "FASTQ input" 2 "line 1: looks like FASTQ" "$CLM" --dna ACGT "$T/reads.fq"
+expect_error "--fasta on FASTQ input (FASTQ: tests/cli_fastq.sh)" 2 "line 1: looks like FASTQ" \
+    "$CLM" --dna --fasta ACGT "$T/reads.fq"
 expect_error "pattern with a non-IUPAC letter" 2 \
     "'ACXT': 'X' at position 3 is not an IUPAC nucleotide code" "$CLM" --dna ACXT "$T/pal.fa"
 expect_error "pattern with a class (no class syntax in DNA mode)" 2 \

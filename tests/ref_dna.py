@@ -9,9 +9,11 @@ the library and of the CLI's streaming, and prints what the CLI should print.
 
 Semantics (README.md "DNA mode"; include/clmatch.h at CLM_DNA and clm_match):
   - Input: empty lines before the first line are skipped; '>' first: FASTA (header lines
-    start with '>', every other line is sequence without its CR bytes); '@' first: error;
-    anything else: one raw sequence named after the file (--fasta: error). seqID: the header
-    up to the first space or tab.
+    start with '>', every other line is sequence without its CR bytes); '@' first: FASTQ
+    (records of four lines: @header, sequence, +, qualities; blank lines between records
+    skipped; the qualities are not checked here; --fasta: error); anything else: one raw
+    sequence named after the file (--fasta: error). seqID: the header up to the first space
+    or tab. gzip input (magic bytes 1f 8b) is decompressed first.
   - A pattern code is its set of bases in its own case (N = ACGT, r = ag, U = T); -i: both
     cases. A text byte matches when it is in the set; --degenerate-text: also a text IUPAC
     code whose bases (in its case) meet the set.
@@ -28,6 +30,7 @@ Semantics (README.md "DNA mode"; include/clmatch.h at CLM_DNA and clm_match):
     name and pattern dropped), + rows by (start, end), then - rows by (end, start) descending.
 Exit status 0 when something matched, 1 when nothing did, 2 on bad input.
 """
+import gzip
 import os
 import sys
 
@@ -78,8 +81,31 @@ def symbols(pat, caseless, degenerate_text):
     return syms
 
 
+def seq_id(h):
+    cut = len(h)
+    for sep in (b' ', b'\t'):
+        j = h.find(sep)
+        if 0 <= j < cut:
+            cut = j
+    return h[:cut]
+
+
+def read_fastq(lines):
+    recs = []
+    i = 0
+    while i < len(lines):
+        if lines[i].replace(b'\r', b'') == b'':
+            i += 1
+            continue
+        recs.append((seq_id(lines[i][1:].rstrip(b'\r')), lines[i + 1].replace(b'\r', b'')))
+        i += 4
+    return recs
+
+
 def read_fasta(path, force):
     data = sys.stdin.buffer.read() if path == '-' else open(path, 'rb').read()
+    if data[:2] == b'\x1f\x8b':
+        data = gzip.decompress(data)
     name = 'stdin' if path == '-' else path
     lines = data.split(b'\n')
     i = 0
@@ -89,7 +115,9 @@ def read_fasta(path, force):
         return []
     first = lines[i].lstrip(b'\r')
     if first[:1] == b'@':
-        raise BadInput('%s: line %d: looks like FASTQ' % (path, i + 1))
+        if force:
+            raise BadInput('%s: line %d: looks like FASTQ' % (path, i + 1))
+        return read_fastq(lines[i:])
     if first[:1] != b'>':
         if force:
             raise BadInput('%s: line %d: not FASTA' % (path, i + 1))
@@ -97,13 +125,7 @@ def read_fasta(path, force):
     recs = []
     for line in lines[i:]:
         if line[:1] == b'>':
-            h = line[1:].rstrip(b'\r')
-            cut = len(h)
-            for sep in (b' ', b'\t'):
-                j = h.find(sep)
-                if 0 <= j < cut:
-                    cut = j
-            recs.append([h[:cut], []])
+            recs.append([seq_id(line[1:].rstrip(b'\r')), []])
         else:
             recs[-1][1].append(line.replace(b'\r', b''))
     return [(rid, b''.join(parts)) for rid, parts in recs]

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Run the clmatch test suite: the shared library's exports (tests/lib.sh), the library tests
-# (clmatch-tests) and the CLI tests (tests/cli.sh, tests/cli_dna.sh, tests/cli_crispr.sh,
-# tests/cli_multi.sh, tests/cli_devices.sh, tests/cli_grep.sh, tests/cli_like.sh and
-# tests/cli_mpi.sh, when present), then print ONE summary line "N passed, M failed".
+# (clmatch-tests) and the CLI tests (tests/cli.sh, tests/cli_dna.sh, tests/cli_fastq.sh,
+# tests/cli_crispr.sh, tests/cli_multi.sh, tests/cli_devices.sh, tests/cli_grep.sh,
+# tests/cli_like.sh and tests/cli_mpi.sh, when present), then print ONE summary line
+# "N passed, M failed".
 #
 #   sh tests/run.sh              the standard run, binaries from build/    (make test)
 #   sh tests/run.sh --full       every differential case (GPU machines)    (make test-full)
@@ -170,7 +171,7 @@ collect() {
 }
 
 # The CLI suites (tests/cli.sh, and the DNA mode's tests/cli_dna.sh: FASTA, IUPAC, strands;
-# seqkit locate when installed) run beside the library suite, their output shown after it:
+# tests/cli_fastq.sh: FASTQ, gzip; seqkit locate when installed) run beside the library suite, their output shown after it:
 # the library suite builds its kernels one after the other and keeps one of CI's two cores
 # busy (one after the other the suites took 17.5-22 min cold on 2 cores, close to CI's 20).
 # cli.sh gets a kernel cache of its own (own_cache). Under the sanitizer with
@@ -190,6 +191,7 @@ start_suite() {
     bg_suites="$bg_suites $1:$!"
 }
 start_suite cli_dna
+start_suite cli_fastq
 start_suite cli_crispr
 start_suite cli_multi own
 start_suite cli_devices own

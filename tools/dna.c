@@ -5,11 +5,13 @@
  *     clmatch --dna [OPTIONS] PATTERN [FILE...]
  *     clmatch --dna [OPTIONS] -e PATTERN... | -f PATTERN_FILE  [FILE...]
  *
- * How a file is searched. The FASTA reader (fasta.c) turns the input into the sequences of
- * its records, which are fed through ONE library stream per file: record after record, with
- * a separator of k + 1 newline bytes between two records (k: the edits allowed). No IUPAC
- * code matches a newline, so an alignment that reaches from one record into the next would
- * need at least k + 1 edits: no match crosses a record. A queue of the records whose matches
+ * How a file is searched. The FASTA or FASTQ reader (reads.c: fasta.c, fastq.c; gzip inflated
+ * by gz.c) turns the input into the sequences of its records (a FASTQ read is a record),
+ * which are fed through ONE library stream per file: record after record, with a separator of
+ * k + 1 newline bytes between two records (k: the edits allowed): many short reads are
+ * searched in slabs of many records by one compiled database. No IUPAC code matches a
+ * newline, so an alignment that reaches from one record into the next would need at least
+ * k + 1 edits: no match crosses a record. A queue of the records whose matches
  * may still arrive maps stream offsets back to records. Matches arrive in text order; those of
  * the record at the front of the queue are collected (with a copy of their text) and printed
  * in seqkit's order once the record is complete: when a match of a later record arrives, when
@@ -26,6 +28,8 @@
 #include "cli_devices.h"
 #include "crispr.h"
 #include "fasta.h"
+#include "gz.h"
+#include "reads.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,7 +57,7 @@ typedef struct {
 } dna_pattern;
 
 typedef struct {
-    int fasta_force;
+    reads_format format; /* --fasta, --fastq: forced; else detected */
     int caseless;
     int degenerate;      /* --degenerate: seqkit -d's output with -i (case kept) */
     int degenerate_text; /* --degenerate-text */
@@ -77,16 +81,19 @@ static void print_help(void)
     fputs(
         "Usage: clmatch --dna [OPTIONS] PATTERN [FILE...]\n"
         "       clmatch --dna [OPTIONS] (-e PATTERN)... | -f PATTERN_FILE  [FILE...]\n"
-        "Locate IUPAC nucleotide patterns in the records of FASTA files, on both strands, as\n"
-        "'seqkit locate' does. With no FILE, or when FILE is -, read standard input.\n"
+        "Locate IUPAC nucleotide patterns in the records of FASTA or FASTQ files, on both\n"
+        "strands, as 'seqkit locate' does. With no FILE, or when FILE is -, read standard\n"
+        "input.\n"
         "\n"
-        "Input:\n"
+        "Input (gzip-compressed or not: recognized by its content, not its name):\n"
         "  A file whose first non-empty line starts with '>' is FASTA: records, headers, lines\n"
         "  of any width, CRLF, lower case kept (soft-masked bases match only with -i). Matches\n"
-        "  never cross records; positions are 1-based in each record's sequence. Any other\n"
-        "  file is ONE raw sequence named after the file (line breaks dropped); a file starting\n"
-        "  with '@' (FASTQ) is an error.\n"
+        "  never cross records; positions are 1-based in each record's sequence. A file\n"
+        "  starting with '@' is FASTQ: four-line records (@ID, sequence, +, qualities), each\n"
+        "  read a record (qualities checked for length, not used). Any other file is ONE raw\n"
+        "  sequence named after the file (line breaks dropped).\n"
         "      --fasta               the input must be FASTA: else an error naming the line\n"
+        "      --fastq               the input must be FASTQ: else an error naming the line\n"
         "\n"
         "Patterns (IUPAC codes A C G T U R Y S W K M B D H V N, either case; each code is its\n"
         "set of bases, N = any base; N or other codes in the text never match):\n"
@@ -172,6 +179,7 @@ static unsigned char lower(unsigned char c)
 enum {
     OPT_DNA = CLI_OPT_LOCAL,
     OPT_FASTA,
+    OPT_FASTQ,
     OPT_DEGENERATE,
     OPT_DEGENERATE_TEXT,
     OPT_MISMATCHES_ONLY,
@@ -187,6 +195,7 @@ enum {
 static const struct option long_options[] = {
     {"dna", no_argument, NULL, OPT_DNA},
     {"fasta", no_argument, NULL, OPT_FASTA},
+    {"fastq", no_argument, NULL, OPT_FASTQ},
     {"regexp", required_argument, NULL, 'e'},
     {"pattern-file", required_argument, NULL, 'f'},
     {"ignore-case", no_argument, NULL, 'i'},
@@ -259,7 +268,8 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
             continue;
         switch (opt) {
         case OPT_DNA: break;
-        case OPT_FASTA: cfg->fasta_force = 1; break;
+        case OPT_FASTA: cfg->format = READS_FASTA; break;
+        case OPT_FASTQ: cfg->format = READS_FASTQ; break;
         case 'e': cfg->pattern_args[cfg->n_pattern_args++] = optarg; break;
         case 'f': cfg->pattern_files[cfg->n_pattern_files++] = optarg; break;
         case 'i': cfg->caseless = 1; break;
@@ -1074,10 +1084,12 @@ static void search_file(dna_run *r, const char *path)
     static const fasta_callbacks cb = {on_record_start, on_sequence, on_record_end};
     const int is_stdin = strcmp(path, "-") == 0;
     const char *label = is_stdin ? "(standard input)" : path;
-    fasta_reader fr;
+    reads_reader fr;
+    gz_input *gz = NULL;
     cli_stream *stream = NULL;
     struct stat sb;
-    int fd, st = CLM_OK, fst = FASTA_OK, eof = 0, rc = 0;
+    int fd, st = CLM_OK, fst = FASTA_OK, eof = 0, rc = 0, err;
+    int keep = 0; /* bad input: the records complete before it are still printed */
 
     fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
     if (fd < 0) {
@@ -1096,50 +1108,61 @@ static void search_file(dna_run *r, const char *path)
     r->win_len = 0;
     r->base = r->written = 0;
     r->records_in_file = 0;
-    fasta_init(&fr, r->cfg.fasta_force ? FASTA_FORCE : FASTA_DETECT,
-               is_stdin ? STDIN_NAME : path);
-    st = cli_stream_open(r->set, r->db, r->scratch, 0u, &stream);
-    if (st != CLM_OK) {
+    reads_init(&fr, r->cfg.format, is_stdin ? STDIN_NAME : path);
+    if ((err = gz_open(fd, &gz)) != 0) {
+        errmsg("%s: %s", label, strerror(err));
+        rc = -1;
+    } else if ((st = cli_stream_open(r->set, r->db, r->scratch, 0u, &stream)) != CLM_OK) {
         stream = NULL;
         report_clm(label, st);
         rc = -1;
     }
     while (rc == 0 && !eof) {
         size_t got;
-        int err = read_block(fd, r->block, r->cfg.dev.block_bytes, &got, &eof);
-        if (err) {
-            errmsg("%s: %s", label, strerror(err));
+        int gst = gz_read(gz, r->block, r->cfg.dev.block_bytes, &got, &eof);
+        r->bytes_in += got;
+        /* What was read before a read error or bad gzip data is input as any other. */
+        fst = reads_feed(&fr, r->block, got, &cb, r);
+        if (gst != 0 && fst == FASTA_OK) {
+            errmsg("%s: %s", label, gz_error(gz));
             rc = -1;
+            keep = 1;
             break;
         }
-        r->bytes_in += got;
-        fst = fasta_feed(&fr, r->block, got, &cb, r);
         if (fst == FASTA_OK && eof)
-            fst = fasta_finish(&fr, &cb, r);
+            fst = reads_finish(&fr, &cb, r);
         if (fst != FASTA_OK) {
             rc = -1;
+            keep = fst == FASTA_ERR_FORMAT;
             break;
         }
         if ((st = push_window(r, stream)) != CLM_OK)
             break;
     }
+    /* What is printed must not depend on where the read blocks end: the records before bad
+     * input are searched to the end; the one it cut short never ends, so is not printed. */
+    if (keep && (st = push_window(r, stream)) != CLM_OK)
+        keep = 0;
     if (fst == FASTA_ERR_FORMAT)
-        errmsg("%s", fr.error);
+        errmsg("%s", reads_error(&fr));
     else if (fst == FASTA_ERR_NOMEM)
         errmsg("%s: out of memory", label);
     if (stream) {
-        int cst = cli_stream_close(stream, rc == 0 && st == CLM_OK ? on_match : on_ignore, r,
-                                   NULL);
+        int cst = cli_stream_close(stream, (rc == 0 || keep) && st == CLM_OK ? on_match
+                                                                             : on_ignore,
+                                   r, NULL);
         if (st == CLM_OK)
             st = cst;
     }
     if (st < 0) {
         report_clm(label, st);
         rc = -1;
+        keep = 0;
     } else if (st == CLM_STOPPED || r->internal) {
         rc = -1; /* reported where it stopped (or a write error, reported at the end) */
+        keep = 0;
     }
-    if (rc == 0) {
+    if (rc == 0 || keep) {
         emit_settled(r, UINT64_MAX); /* every match has arrived */
     }
     /* Whatever is left after an error is not printed. */
@@ -1148,7 +1171,8 @@ static void search_file(dna_run *r, const char *path)
     r->q_head = r->q_len = 0;
     r->n_hits = 0;
     r->arena_len = 0;
-    fasta_free(&fr);
+    reads_free(&fr);
+    gz_close(gz);
     if (!is_stdin && close(fd) != 0) {
         errmsg("%s: %s", label, strerror(errno));
         rc = -1;

@@ -29,8 +29,7 @@ size_t fasta_id_length(const char *header, size_t len)
     return i;
 }
 
-/* Up to 40 bytes of the line at p (for messages), printable ASCII only. */
-static void quote_line(char *buf, size_t cap, const unsigned char *p, const unsigned char *end)
+void fasta_quote_line(char *buf, size_t cap, const unsigned char *p, const unsigned char *end)
 {
     size_t i = 0;
     while (p < end && *p != '\n' && *p != '\r' && i + 4 < cap && i < 40) {
@@ -99,10 +98,10 @@ static int decide_not_fasta(fasta_reader *r, const unsigned char *p, const unsig
 {
     char q[64];
     if (r->mode == FASTA_FORCE || *p == '@') {
-        quote_line(q, sizeof q, p, end);
+        fasta_quote_line(q, sizeof q, p, end);
         if (*p == '@')
             snprintf(r->error, sizeof r->error,
-                     "%s: line %llu: looks like FASTQ ('%s'); DNA mode reads FASTA "
+                     "%s: line %llu: looks like FASTQ ('%s'), not FASTA "
                      "(convert with 'seqkit fq2fa')",
                      r->name, (unsigned long long)r->line, q);
         else

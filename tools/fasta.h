@@ -78,4 +78,7 @@ void fasta_free(fasta_reader *r);
 /* Length of a header's identifier: the bytes before the first space or tab. */
 size_t fasta_id_length(const char *header, size_t len);
 
+/* Up to 40 bytes of the line at p (for messages), printable ASCII only, "..." when cut. */
+void fasta_quote_line(char *buf, size_t cap, const unsigned char *p, const unsigned char *end);
+
 #endif

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Make sure this machine can build and run clmatch: OpenCL headers, the ICD loader, PoCL (an
-# OpenCL platform on the CPU, so there is always a device) and clinfo. On Debian/Ubuntu it
+# OpenCL platform on the CPU, so there is always a device), clinfo, and zlib's headers (the
+# CLI reads gzip input; the library has no zlib). On Debian/Ubuntu it
 # installs what is missing through apt-get when run as root; otherwise it prints the exact
 # command and stops. Usage: tools/setup.sh [oclgrind|fuzz|rusticl|python [BUILD_DIR]]
 # (oclgrind: also the kernel checker; fuzz: also clang and its runtimes, libFuzzer and the
@@ -58,7 +59,7 @@ if [ "${1:-}" = python ]; then
     exit 0
 fi
 
-need="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo"
+need="ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo zlib1g-dev"
 # Open MPI for clmatch-mpi and tests/cli_mpi.sh: installed with the rest when root; without it
 # the build leaves clmatch-mpi out and the tests skip it, so it is never required.
 optional="libopenmpi-dev openmpi-bin"
@@ -71,11 +72,12 @@ esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
     # Not Debian-like: check the files the build needs and say what to get.
-    if [ -e /usr/include/CL/cl.h ] && { [ -e /usr/lib/libOpenCL.so ] || ls /usr/lib*/libOpenCL.so* /usr/lib/*/libOpenCL.so* >/dev/null 2>&1; }; then
+    if [ -e /usr/include/CL/cl.h ] && [ -e /usr/include/zlib.h ] && { [ -e /usr/lib/libOpenCL.so ] || ls /usr/lib*/libOpenCL.so* /usr/lib/*/libOpenCL.so* >/dev/null 2>&1; }; then
         exit 0
     fi
     echo "setup: this is not a Debian/Ubuntu system; install the OpenCL headers, an ICD loader" >&2
-    echo "       (libOpenCL.so) and an OpenCL platform (e.g. PoCL), then run make again." >&2
+    echo "       (libOpenCL.so), an OpenCL platform (e.g. PoCL) and zlib's headers, then run" >&2
+    echo "       make again." >&2
     exit 1
 fi
 
