@@ -36,10 +36,12 @@ MPIRUN=mpirun
 command -v timeout >/dev/null 2>&1 && MPIRUN="timeout 60 mpirun"
 
 # vs K FILE NAME ARGS...: clmatch-mpi on K ranks against clmatch, stdout and exit status.
+# clmatch runs under mpirun too: a host's MPI may give its ranks another environment (on
+# one GPU machine OCL_ICD_FILENAMES named PoCL alone), and both must see the same devices.
 vs() {
     k=$1 file=$2 name=$3
     shift 3
-    "$CLM" "$@" "$file" >"$T/exp" 2>"$T/err"
+    $MPIRUN -n 1 "$CLM" "$@" "$file" >"$T/exp" 2>"$T/err"
     echo "exit $?" >>"$T/exp"
     $MPIRUN -n "$k" "$MPI" "$@" "$file" >"$T/act" 2>"$T/err"
     echo "exit $?" >>"$T/act"
