@@ -12,6 +12,7 @@
 
 #include "internal.h" /* the contract (cl/contract.h) and the program's source */
 #include "t.h"
+#include "t_cl.h"
 
 /* ---- the reference ------------------------------------------------------------------- */
 
@@ -876,30 +877,6 @@ static const char *const match_args[] = {CLM_LIKE_MATCH_ARG_LIST(ARG_NAME, ARG_N
 static const char *const count_args[] = {CLM_LIKE_COUNT_ARG_LIST(ARG_NAME, ARG_NAME)};
 static const char *const ids_args[] = {CLM_LIKE_IDS_ARG_LIST(ARG_NAME, ARG_NAME)};
 
-/* Kernel `name` of prog takes exactly the `n` arguments `names`, in that order. */
-static void check_args(cl_program prog, const char *name, const char *const *names, unsigned n)
-{
-    cl_int err;
-    cl_kernel k = clCreateKernel(prog, name, &err);
-    if (!EXPECT(err == CL_SUCCESS))
-        return;
-    cl_uint count = 0;
-    EXPECT(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof count, &count, NULL) == CL_SUCCESS);
-    if (!EXPECT(count == n))
-        t_note("%s takes %u arguments; the contract has %u", name, count, n);
-    for (cl_uint i = 0; i < count && i < n; i++) {
-        char got[64] = "";
-        err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, sizeof got, got, NULL);
-        if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) {
-            t_note("%s: the device keeps no argument names: nothing to compare", name);
-            break;
-        }
-        if (!EXPECT(err == CL_SUCCESS && strcmp(got, names[i]) == 0))
-            t_note("%s argument %u is '%s'; the contract says '%s'", name, i, got, names[i]);
-    }
-    clReleaseKernel(k);
-}
-
 static void test_kernel_args(const void *arg)
 {
     (void)arg;
@@ -918,11 +895,11 @@ static void test_kernel_args(const void *arg)
         free(src);
         REQUIRE(err == CL_SUCCESS);
         if (EXPECT(clBuildProgram(prog, 1, &t_dev->device, options, NULL, NULL) == CL_SUCCESS)) {
-            check_args(prog, "clm_like_match", match_args, CLM_LIKE_MATCH_ARG_COUNT);
-            check_args(prog, "clm_like_match_group", match_args, CLM_LIKE_MATCH_ARG_COUNT);
-            check_args(prog, "clm_like_count", count_args, CLM_LIKE_COUNT_ARG_COUNT);
-            check_args(prog, "clm_like_ids32", ids_args, CLM_LIKE_IDS_ARG_COUNT);
-            check_args(prog, "clm_like_ids64", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_match", match_args, CLM_LIKE_MATCH_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_match_group", match_args, CLM_LIKE_MATCH_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_count", count_args, CLM_LIKE_COUNT_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_ids32", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_ids64", ids_args, CLM_LIKE_IDS_ARG_COUNT);
         }
         clReleaseProgram(prog);
     }
