@@ -151,6 +151,27 @@ static void tcol_free(tcol *c)
     free(c->validity);
 }
 
+/* Rows [first, first + rows) of c as a column of their own over c's data (the reference's
+ * view of a slice); tcol_slice_free frees what it allocated. */
+static tcol tcol_slice(const tcol *c, uint64_t first, uint64_t rows)
+{
+    tcol s = *c;
+    s.rows = rows;
+    s.offsets = malloc((rows + 1) * (c->bits / 8));
+    s.validity = calloc(rows / 8 + 1, 1);
+    if (!s.offsets || !s.validity) abort();
+    for (uint64_t i = 0; i <= rows; i++) tcol_set_off(&s, i, tcol_off(c, first + i));
+    for (uint64_t i = 0; i < rows; i++)
+        if (tcol_valid(c, first + i)) s.validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+    return s;
+}
+
+static void tcol_slice_free(tcol *s)
+{
+    free(s->offsets);
+    free(s->validity);
+}
+
 static int tcol_wrap(const tcol *c, clm_column **out)
 {
     clm_column_desc d;
@@ -622,16 +643,7 @@ static void test_arrow(const void *arg)
                                      0, NULL, NULL, release_schema, NULL};
         struct ArrowArray array = {600, 1, 333, 3, 0, bufs, NULL, NULL, release_array, NULL};
         /* the reference sees the slice as a column of its own */
-        tcol slice = c;
-        slice.rows = 600;
-        void *offs = malloc(601 * 8);
-        uint8_t *valid = calloc(600 / 8 + 1, 1);
-        if (!offs || !valid) abort();
-        slice.offsets = offs;
-        slice.validity = valid;
-        for (uint64_t i = 0; i <= 600; i++) tcol_set_off(&slice, i, tcol_off(&c, 333 + i));
-        for (uint64_t i = 0; i < 600; i++)
-            if (tcol_valid(&c, 333 + i)) valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+        tcol slice = tcol_slice(&c, 333, 600);
         const char *pat = "%ab%";
         tquery q = {&pat, NULL, NULL, 1, CLM_LIKE_NO_ESCAPE};
         unsigned char want[600];
@@ -674,8 +686,7 @@ static void test_arrow(const void *arg)
         EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
         EXPECT(col == NULL);
         clm_like_free(like);
-        free(offs);
-        free(valid);
+        tcol_slice_free(&slice);
         tcol_free(&c);
     }
 }
@@ -718,16 +729,7 @@ static void test_arrow_view(const void *arg)
     struct ArrowSchema schema = {"vu", "s", NULL, ARROW_FLAG_NULLABLE, 0, NULL, NULL,
                                  release_schema, NULL};
     struct ArrowArray array = {600, 1, 50, 5, 0, bufs, NULL, NULL, release_array, NULL};
-    tcol slice = c;
-    slice.rows = 600;
-    void *offs = malloc(601 * 8);
-    uint8_t *valid = calloc(600 / 8 + 1, 1);
-    if (!offs || !valid) abort();
-    slice.offsets = offs;
-    slice.validity = valid;
-    for (uint64_t i = 0; i <= 600; i++) tcol_set_off(&slice, i, tcol_off(&c, 50 + i));
-    for (uint64_t i = 0; i < 600; i++)
-        if (tcol_valid(&c, 50 + i)) valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+    tcol slice = tcol_slice(&c, 50, 600);
     const char *pats[] = {"%abc%", "a%", "%c_"};
     tquery q = {pats, NULL, NULL, 3, CLM_LIKE_NO_ESCAPE};
     unsigned char want[600];
@@ -772,8 +774,7 @@ static void test_arrow_view(const void *arg)
     EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
     EXPECT(col == NULL);
     clm_like_free(like);
-    free(offs);
-    free(valid);
+    tcol_slice_free(&slice);
     free(views);
     free(buf[0]);
     free(buf[1]);
