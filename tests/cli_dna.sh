@@ -12,26 +12,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 . "$ROOT/tests/cli_lib.sh"
 cli_init "${1:-build}" dna
-REF="$ROOT/tests/ref_dna.py"
-# vs_ref NAME FILES -- ARGS...: clmatch --dna ARGS FILES against ref_dna.py ARGS on the first
-# of FILES (the reference is computed once; FILES are the same records written differently).
-# Compares stdout and the exit status.
-vs_ref() {
-    name=$1 files=$2
-    shift 2
-    python3 "$REF" "$@" "${files%% *}" >"$T/exp" 2>"$T/referr"
-    echo "exit $?" >>"$T/exp"
-    for f in $files; do
-        "$CLM" --dna "$@" "$f" >"$T/act" 2>"$T/err"
-        echo "exit $?" >>"$T/act"
-        same "$name [$(basename "$f")]" "$T/exp" "$T/act" "$T/err"
-    done
-}
-
-HAVE_PY=
-if command -v python3 >/dev/null 2>&1; then HAVE_PY=1; else
-    echo "# python3 unavailable: checks against tests/ref_dna.py skipped"
-fi
+dna_ref_init
 
 # ---- generated FASTA ------------------------------------------------------------------------
 # The same records written five ways: line width 1, 60 (LF), 80 (CRLF), ragged widths with

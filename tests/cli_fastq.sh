@@ -15,21 +15,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 . "$ROOT/tests/cli_lib.sh"
 cli_init "${1:-build}" fastq
-REF="$ROOT/tests/ref_dna.py"
-
-# vs_ref NAME FILES -- ARGS...: clmatch --dna ARGS on each of FILES against ref_dna.py ARGS on
-# the first (FILES hold the same records written differently). Stdout and the exit status.
-vs_ref() {
-    name=$1 files=$2
-    shift 2
-    python3 "$REF" "$@" "${files%% *}" >"$T/exp" 2>"$T/referr"
-    echo "exit $?" >>"$T/exp"
-    for f in $files; do
-        "$CLM" --dna "$@" "$f" >"$T/act" 2>"$T/err"
-        echo "exit $?" >>"$T/act"
-        same "$name [$(basename "$f")]" "$T/exp" "$T/act" "$T/err"
-    done
-}
+dna_ref_init
 
 # ---- small cases written out (no python needed) ---------------------------------------------
 printf '@r1 first read\nACGTGAATTCAA\n+\nIIIIIIIIIIII\n@r2\n\n+\n\n@r3\tx\ngattacaGAATTC\n+r3\n@@@@@@@@@@@@@\n' \
@@ -60,10 +46,6 @@ same "FASTQ: CRLF, blank lines, qualities starting with '+' or '@', no final new
 same "--fastq on FASTQ" "$T/exp" "$T/act" "$T/err"
 
 # ---- generated reads against the reference ----------------------------------------------------
-HAVE_PY=
-if command -v python3 >/dev/null 2>&1; then HAVE_PY=1; else
-    echo "# python3 unavailable: checks against tests/ref_dna.py skipped"
-fi
 if [ -n "$HAVE_PY" ]; then
     python3 - "$T" <<'EOF'
 import random, sys

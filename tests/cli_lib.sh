@@ -8,6 +8,9 @@
 #   pass NAME / fail NAME [DETAIL] / same NAME EXPECTED ACTUAL [STDERR]
 #   expect_error NAME WANT_STATUS REGEX CMD...
 #   cli_summary              the last line, "N passed, M failed"; status non-zero when M > 0
+#   dna_ref_init             REF (tests/ref_dna.py) and HAVE_PY (1 when python3 runs, else
+#                            empty after a note), for the DNA mode's scripts
+#   vs_ref NAME FILES ARGS...  clmatch --dna against REF (cli_dna.sh, cli_fastq.sh)
 
 # cli_init BUILD_DIR TAG
 cli_init() {
@@ -77,4 +80,27 @@ expect_error() {
 cli_summary() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]
+}
+
+dna_ref_init() {
+    REF="$ROOT/tests/ref_dna.py"
+    HAVE_PY=
+    if command -v python3 >/dev/null 2>&1; then HAVE_PY=1; else
+        echo "# python3 unavailable: checks against tests/ref_dna.py skipped"
+    fi
+}
+
+# vs_ref NAME FILES ARGS...: clmatch --dna ARGS on each of FILES against ref_dna.py ARGS on the
+# first (FILES hold the same records written differently: the reference is computed once).
+# Compares stdout and the exit status.
+vs_ref() {
+    name=$1 files=$2
+    shift 2
+    python3 "$REF" "$@" "${files%% *}" >"$T/exp" 2>"$T/referr"
+    echo "exit $?" >>"$T/exp"
+    for f in $files; do
+        "$CLM" --dna "$@" "$f" >"$T/act" 2>"$T/err"
+        echo "exit $?" >>"$T/act"
+        same "$name [$(basename "$f")]" "$T/exp" "$T/act" "$T/err"
+    done
 }

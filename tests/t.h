@@ -64,6 +64,8 @@ size_t t_below(t_rng *r, size_t n);                 /* uniform in [0, n), n > 0 
 /* Fill buf[0, n) with symbols of an alphabet of the given size: 2, 4, 26 map to "ab",
  * "ACGT", 'a'..'z'; 256 means every byte value (NUL included). */
 void t_fill(t_rng *r, unsigned char *buf, size_t n, unsigned alpha);
+/* n such bytes in a malloc'd buffer (abort when out of memory). */
+unsigned char *t_random_text(t_rng *r, size_t n, unsigned alpha);
 unsigned char t_symbol(unsigned alpha, size_t k);   /* k-th symbol of that alphabet */
 
 /* A deterministic pattern for (alphabet, length): the same bytes for every algorithm, table

@@ -47,6 +47,14 @@ void t_fill(t_rng *r, unsigned char *buf, size_t n, unsigned alpha)
     for (i = 0; i < n; i++) buf[i] = t_symbol(alpha, t_below(r, alpha));
 }
 
+unsigned char *t_random_text(t_rng *r, size_t n, unsigned alpha)
+{
+    unsigned char *text = malloc(n ? n : 1);
+    if (!text) abort();
+    t_fill(r, text, n, alpha);
+    return text;
+}
+
 unsigned char *t_pattern(unsigned alpha, size_t m)
 {
     t_rng r;

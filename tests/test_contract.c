@@ -9,6 +9,7 @@
 
 #include "internal.h"
 #include "t.h"
+#include "t_cl.h"
 
 /* The names the contract gives the search kernels' arguments, by index. */
 #define ARG_NAME(NAME, TYPE, VAR) #VAR,
@@ -16,8 +17,8 @@ static const char *const search_args[] = {CLM_KERNEL_ARG_LIST(ARG_NAME, ARG_NAME
 static const char *const pack_args[] = {[CLM_PACK_ARG_TEXT] = "text", [CLM_PACK_ARG_N] = "n",
                                         [CLM_PACK_ARG_OUT] = "packed"};
 
-/* Kernel `name` of prog takes exactly the `n` arguments `names`, in that order. */
-static void check_args(cl_program prog, const char *name, const char *const *names, unsigned n)
+void t_check_kernel_args(cl_program prog, const char *name, const char *const *names,
+                         unsigned n)
 {
     cl_int err;
     cl_kernel k = clCreateKernel(prog, name, &err);
@@ -78,9 +79,9 @@ static void test_kernel_args(const void *arg)
     if (!db->packed)
         t_note("%s does not pack DNA: clm_pack not checked", t_devinfo.name);
     else if (prog) {
-        check_args(prog, "clm_find", search_args, CLM_ARG_COUNT);
-        check_args(prog, "clm_count", search_args, CLM_ARG_COUNT);
-        check_args(prog, "clm_pack", pack_args, 3);
+        t_check_kernel_args(prog, "clm_find", search_args, CLM_ARG_COUNT);
+        t_check_kernel_args(prog, "clm_count", search_args, CLM_ARG_COUNT);
+        t_check_kernel_args(prog, "clm_pack", pack_args, 3);
         clReleaseProgram(prog);
     }
     clm_database_free(db);

@@ -212,9 +212,7 @@ static int child_exact(const char *arg)
     t_rng r;
     t_rng_init(&r, "devset.exact", 0);
     size_t n = 200000, m = 13;
-    unsigned char *text = malloc(n);
-    if (!text) abort();
-    t_fill(&r, text, n, 4);
+    unsigned char *text = t_random_text(&r, n, 4);
     unsigned char *p = malloc(m);
     memcpy(p, text + n / 3 - 5, m); /* occurs at least where a share of 1:1:1 splits */
     const unsigned char *pats[] = {p};
@@ -309,9 +307,7 @@ static int child_approx(const char *arg)
     t_rng r;
     t_rng_init(&r, "devset.approx", 0);
     size_t n = 20000, m = 12;
-    unsigned char *text = malloc(n);
-    if (!text) abort();
-    t_fill(&r, text, n, 4);
+    unsigned char *text = t_random_text(&r, n, 4);
     unsigned char *p = malloc(m);
     memcpy(p, text + n / 2 - 4, m);
     const unsigned char *pats[] = {p};
@@ -349,9 +345,7 @@ static int child_edges(const char *arg)
     t_rng r;
     t_rng_init(&r, "devset.edges", 0);
     size_t n = 4000, m = 8;
-    unsigned char *text = malloc(n);
-    if (!text) abort();
-    t_fill(&r, text, n, 2);
+    unsigned char *text = t_random_text(&r, n, 2);
     const unsigned char *pats[] = {text + 100};
     size_t lens[] = {m};
     struct dcase c;
@@ -383,9 +377,7 @@ static int child_stream(const char *arg)
     t_rng r;
     t_rng_init(&r, "devset.stream", 0);
     size_t n = 100000;
-    unsigned char *text = malloc(n);
-    if (!text) abort();
-    t_fill(&r, text, n, 2);
+    unsigned char *text = t_random_text(&r, n, 2);
     static const unsigned char p1[] = "abba", p2[] = "babababbab";
     const unsigned char *pats[] = {p1, p2};
     size_t lens[] = {4, 10};
@@ -498,9 +490,7 @@ static int child_serial(const char *arg)
     t_rng r;
     t_rng_init(&r, "devset.serial", 0);
     size_t n = 3 * CLM_SET_MIN_PART, m = 13;
-    unsigned char *text = malloc(n);
-    if (!text) abort();
-    t_fill(&r, text, n, 4);
+    unsigned char *text = t_random_text(&r, n, 4);
     const unsigned char *pats[] = {text + n / 2};
     size_t lens[] = {m};
     for (int forced = 0; forced < 2 && !t_failures(); forced++) {

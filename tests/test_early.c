@@ -58,9 +58,7 @@ static void check_texts(struct dcase *c, const unsigned char *p, size_t m, size_
                         t_rng *r)
 {
     size_t n = 100000;
-    unsigned char *text = malloc(n);
-    if (!text) abort();
-    t_fill(r, text, n, 4);
+    unsigned char *text = t_random_text(r, n, 4);
     dcase_check(c, text, n, "random text");
     for (size_t i = 0; i < n; i++) text[i] = p[i % period];
     dcase_check(c, text, n, "all-match text");
@@ -104,9 +102,7 @@ static int child_join(const char *arg)
             clm_device_set_device(c.set, 1))
             T_FAIL("device 1's parts are given out before it is ready");
         size_t n = 300000;
-        unsigned char *text = malloc(n);
-        if (!text) abort();
-        t_fill(&r, text, n, 2); /* "ab" text: many matches of aaaa */
+        unsigned char *text = t_random_text(&r, n, 2); /* "ab" text: many matches of aaaa */
         dcase_check(&c, text, n, "the scan device 1 joins");
         EXPECT_RC(clm_device_set_state(c.set, 1), 1);
         if (!searched(&c, 0) || !searched(&c, 1))

@@ -12,6 +12,7 @@
 
 #include "internal.h" /* the contract (cl/contract.h) and the program's source */
 #include "t.h"
+#include "t_cl.h"
 
 /* ---- the reference ------------------------------------------------------------------- */
 
@@ -148,6 +149,27 @@ static void tcol_free(tcol *c)
     free(c->offsets);
     free(c->data);
     free(c->validity);
+}
+
+/* Rows [first, first + rows) of c as a column of their own over c's data (the reference's
+ * view of a slice); tcol_slice_free frees what it allocated. */
+static tcol tcol_slice(const tcol *c, uint64_t first, uint64_t rows)
+{
+    tcol s = *c;
+    s.rows = rows;
+    s.offsets = malloc((rows + 1) * (c->bits / 8));
+    s.validity = calloc(rows / 8 + 1, 1);
+    if (!s.offsets || !s.validity) abort();
+    for (uint64_t i = 0; i <= rows; i++) tcol_set_off(&s, i, tcol_off(c, first + i));
+    for (uint64_t i = 0; i < rows; i++)
+        if (tcol_valid(c, first + i)) s.validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+    return s;
+}
+
+static void tcol_slice_free(tcol *s)
+{
+    free(s->offsets);
+    free(s->validity);
 }
 
 static int tcol_wrap(const tcol *c, clm_column **out)
@@ -621,16 +643,7 @@ static void test_arrow(const void *arg)
                                      0, NULL, NULL, release_schema, NULL};
         struct ArrowArray array = {600, 1, 333, 3, 0, bufs, NULL, NULL, release_array, NULL};
         /* the reference sees the slice as a column of its own */
-        tcol slice = c;
-        slice.rows = 600;
-        void *offs = malloc(601 * 8);
-        uint8_t *valid = calloc(600 / 8 + 1, 1);
-        if (!offs || !valid) abort();
-        slice.offsets = offs;
-        slice.validity = valid;
-        for (uint64_t i = 0; i <= 600; i++) tcol_set_off(&slice, i, tcol_off(&c, 333 + i));
-        for (uint64_t i = 0; i < 600; i++)
-            if (tcol_valid(&c, 333 + i)) valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+        tcol slice = tcol_slice(&c, 333, 600);
         const char *pat = "%ab%";
         tquery q = {&pat, NULL, NULL, 1, CLM_LIKE_NO_ESCAPE};
         unsigned char want[600];
@@ -673,8 +686,7 @@ static void test_arrow(const void *arg)
         EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
         EXPECT(col == NULL);
         clm_like_free(like);
-        free(offs);
-        free(valid);
+        tcol_slice_free(&slice);
         tcol_free(&c);
     }
 }
@@ -717,16 +729,7 @@ static void test_arrow_view(const void *arg)
     struct ArrowSchema schema = {"vu", "s", NULL, ARROW_FLAG_NULLABLE, 0, NULL, NULL,
                                  release_schema, NULL};
     struct ArrowArray array = {600, 1, 50, 5, 0, bufs, NULL, NULL, release_array, NULL};
-    tcol slice = c;
-    slice.rows = 600;
-    void *offs = malloc(601 * 8);
-    uint8_t *valid = calloc(600 / 8 + 1, 1);
-    if (!offs || !valid) abort();
-    slice.offsets = offs;
-    slice.validity = valid;
-    for (uint64_t i = 0; i <= 600; i++) tcol_set_off(&slice, i, tcol_off(&c, 50 + i));
-    for (uint64_t i = 0; i < 600; i++)
-        if (tcol_valid(&c, 50 + i)) valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+    tcol slice = tcol_slice(&c, 50, 600);
     const char *pats[] = {"%abc%", "a%", "%c_"};
     tquery q = {pats, NULL, NULL, 3, CLM_LIKE_NO_ESCAPE};
     unsigned char want[600];
@@ -771,8 +774,7 @@ static void test_arrow_view(const void *arg)
     EXPECT_RC(clm_column_from_arrow(&schema, &array, &col), CLM_E_INVALID);
     EXPECT(col == NULL);
     clm_like_free(like);
-    free(offs);
-    free(valid);
+    tcol_slice_free(&slice);
     free(views);
     free(buf[0]);
     free(buf[1]);
@@ -876,30 +878,6 @@ static const char *const match_args[] = {CLM_LIKE_MATCH_ARG_LIST(ARG_NAME, ARG_N
 static const char *const count_args[] = {CLM_LIKE_COUNT_ARG_LIST(ARG_NAME, ARG_NAME)};
 static const char *const ids_args[] = {CLM_LIKE_IDS_ARG_LIST(ARG_NAME, ARG_NAME)};
 
-/* Kernel `name` of prog takes exactly the `n` arguments `names`, in that order. */
-static void check_args(cl_program prog, const char *name, const char *const *names, unsigned n)
-{
-    cl_int err;
-    cl_kernel k = clCreateKernel(prog, name, &err);
-    if (!EXPECT(err == CL_SUCCESS))
-        return;
-    cl_uint count = 0;
-    EXPECT(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof count, &count, NULL) == CL_SUCCESS);
-    if (!EXPECT(count == n))
-        t_note("%s takes %u arguments; the contract has %u", name, count, n);
-    for (cl_uint i = 0; i < count && i < n; i++) {
-        char got[64] = "";
-        err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, sizeof got, got, NULL);
-        if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) {
-            t_note("%s: the device keeps no argument names: nothing to compare", name);
-            break;
-        }
-        if (!EXPECT(err == CL_SUCCESS && strcmp(got, names[i]) == 0))
-            t_note("%s argument %u is '%s'; the contract says '%s'", name, i, got, names[i]);
-    }
-    clReleaseKernel(k);
-}
-
 static void test_kernel_args(const void *arg)
 {
     (void)arg;
@@ -918,11 +896,11 @@ static void test_kernel_args(const void *arg)
         free(src);
         REQUIRE(err == CL_SUCCESS);
         if (EXPECT(clBuildProgram(prog, 1, &t_dev->device, options, NULL, NULL) == CL_SUCCESS)) {
-            check_args(prog, "clm_like_match", match_args, CLM_LIKE_MATCH_ARG_COUNT);
-            check_args(prog, "clm_like_match_group", match_args, CLM_LIKE_MATCH_ARG_COUNT);
-            check_args(prog, "clm_like_count", count_args, CLM_LIKE_COUNT_ARG_COUNT);
-            check_args(prog, "clm_like_ids32", ids_args, CLM_LIKE_IDS_ARG_COUNT);
-            check_args(prog, "clm_like_ids64", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_match", match_args, CLM_LIKE_MATCH_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_match_group", match_args, CLM_LIKE_MATCH_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_count", count_args, CLM_LIKE_COUNT_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_ids32", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_ids64", ids_args, CLM_LIKE_IDS_ARG_COUNT);
         }
         clReleaseProgram(prog);
     }

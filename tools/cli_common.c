@@ -386,6 +386,17 @@ int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof)
     return 0;
 }
 
+size_t count_newlines(const unsigned char *p, size_t n)
+{
+    const unsigned char *end = p + n;
+    size_t k = 0;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        k++;
+        p++;
+    }
+    return k;
+}
+
 void cli_stats_choice(const clm_database_info *dbi)
 {
     if (dbi->choice[0])

@@ -63,14 +63,21 @@ static inline void out_char(char ch)
     cli_out.buf[cli_out.len++] = ch;
 }
 
-static inline void out_u64(uint64_t v)
+/* The decimal digits of v at the end of tmp; returns where they start. */
+static inline size_t u64_digits(uint64_t v, char tmp[20])
 {
-    char tmp[20];
-    size_t i = sizeof tmp;
+    size_t i = 20;
     do {
         tmp[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
+    return i;
+}
+
+static inline void out_u64(uint64_t v)
+{
+    char tmp[20];
+    size_t i = u64_digits(v, tmp);
     out_bytes(tmp + i, sizeof tmp - i);
 }
 
@@ -204,6 +211,9 @@ double now_seconds(void);
 
 /* Read until buf is full or the input ends. Returns 0 or an errno; *eof set at the end. */
 int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof);
+
+/* The newlines in p[0, n). */
+size_t count_newlines(const unsigned char *p, size_t n);
 
 /* --stats pieces: " — CHOICE" (when the library gave one) and the newline; "kernel S s
  * (GB/s), transfers S s, in library S s" and the newline; "clmatch: setup S s (device,

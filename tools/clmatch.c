@@ -245,17 +245,6 @@ static int put_text(scan_ctx *c, uint64_t from, uint64_t to, int escaped)
     return 0;
 }
 
-static size_t count_newlines(const unsigned char *p, size_t n)
-{
-    const unsigned char *end = p + n;
-    size_t k = 0;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        k++;
-        p++;
-    }
-    return k;
-}
-
 /* Count the newlines up to `upto` (incrementally: never rescans from the start). */
 static int advance_lines(scan_ctx *c, uint64_t upto)
 {

@@ -75,11 +75,7 @@ static void ro_char(char ch)
 static void ro_u64(uint64_t v)
 {
     char tmp[20];
-    size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    size_t i = u64_digits(v, tmp);
     ro_bytes(tmp + i, sizeof tmp - i);
 }
 
@@ -316,17 +312,6 @@ typedef struct {
     uint64_t nl_pos, nl_count; /* nl_count newlines lie in [0, nl_pos) */
     uint64_t selected;
 } part;
-
-static size_t count_newlines(const unsigned char *p, size_t n)
-{
-    const unsigned char *end = p + n;
-    size_t k = 0;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        k++;
-        p++;
-    }
-    return k;
-}
 
 /* Line numbers at pos: count forward from the last place counted. */
 static void advance_lines(part *c, uint64_t pos)

@@ -16,9 +16,7 @@ void fasta_init(fasta_reader *r, fasta_mode mode, const char *name)
 
 void fasta_free(fasta_reader *r)
 {
-    free(r->hdr);
-    r->hdr = NULL;
-    r->hdr_len = r->hdr_cap = 0;
+    fasta_header_free(&r->hdr);
 }
 
 size_t fasta_id_length(const char *header, size_t len)
@@ -43,38 +41,44 @@ void fasta_quote_line(char *buf, size_t cap, const unsigned char *p, const unsig
     buf[i] = '\0';
 }
 
-static int append_header(fasta_reader *r, const unsigned char *p, size_t n)
+int fasta_header_append(fasta_header *h, const unsigned char *p, size_t n)
 {
-    if (r->hdr_len + n > FASTA_MAX_HEADER) {
-        n = FASTA_MAX_HEADER - r->hdr_len;
-        r->hdr_truncated = 1;
+    if (h->len + n > FASTA_MAX_HEADER) {
+        n = FASTA_MAX_HEADER - h->len;
+        h->truncated = 1;
     }
-    if (r->hdr_len + n + 1 > r->hdr_cap) {
-        size_t cap = r->hdr_cap ? r->hdr_cap : 256;
+    if (h->len + n + 1 > h->cap) {
+        size_t cap = h->cap ? h->cap : 256;
         char *q;
-        while (cap < r->hdr_len + n + 1)
+        while (cap < h->len + n + 1)
             cap *= 2;
-        q = realloc(r->hdr, cap);
+        q = realloc(h->text, cap);
         if (!q)
             return FASTA_ERR_NOMEM;
-        r->hdr = q;
-        r->hdr_cap = cap;
+        h->text = q;
+        h->cap = cap;
     }
-    memcpy(r->hdr + r->hdr_len, p, n);
-    r->hdr_len += n;
-    r->hdr[r->hdr_len] = '\0';
+    memcpy(h->text + h->len, p, n);
+    h->len += n;
+    h->text[h->len] = '\0';
     return FASTA_OK;
+}
+
+void fasta_header_free(fasta_header *h)
+{
+    free(h->text);
+    memset(h, 0, sizeof *h);
 }
 
 /* The header line is complete: start its record. */
 static int end_header(fasta_reader *r, const fasta_callbacks *cb, void *ctx)
 {
-    size_t len = r->hdr_len;
-    while (len > 0 && r->hdr[len - 1] == '\r')
+    size_t len = r->hdr.len;
+    while (len > 0 && r->hdr.text[len - 1] == '\r')
         len--;
     r->in_header = 0;
     r->in_record = 1;
-    return cb->record_start(ctx, r->hdr ? r->hdr : "", len, r->line) ? FASTA_ERR_CALLBACK
+    return cb->record_start(ctx, r->hdr.text ? r->hdr.text : "", len, r->line) ? FASTA_ERR_CALLBACK
                                                                        : FASTA_OK;
 }
 
@@ -140,8 +144,8 @@ int fasta_feed(fasta_reader *r, const void *data, size_t n, const fasta_callback
         }
         if (r->in_header) {
             nl = memchr(p, '\n', (size_t)(end - p));
-            if (!r->hdr_truncated &&
-                (st = append_header(r, p, (size_t)((nl ? nl : end) - p))) != FASTA_OK)
+            if (!r->hdr.truncated &&
+                (st = fasta_header_append(&r->hdr, p, (size_t)((nl ? nl : end) - p))) != FASTA_OK)
                 return st;
             if (!nl)
                 return FASTA_OK;
@@ -177,8 +181,8 @@ int fasta_feed(fasta_reader *r, const void *data, size_t n, const fasta_callback
                         return FASTA_ERR_CALLBACK;
                 }
                 r->in_header = 1;
-                r->hdr_len = 0;
-                r->hdr_truncated = 0;
+                r->hdr.len = 0;
+                r->hdr.truncated = 0;
                 r->at_line_start = 0;
                 p++;
                 continue;

@@ -44,6 +44,13 @@ typedef struct {
 /* Headers longer than this are truncated (the identifier is their first word). */
 #define FASTA_MAX_HEADER ((size_t)1 << 20)
 
+/* A header line being collected, NUL-terminated; the FASTA and FASTQ readers share it. */
+typedef struct {
+    char *text;
+    size_t len, cap;
+    int truncated;
+} fasta_header;
+
 typedef struct {
     fasta_mode mode;
     const char *name;   /* the input's name: raw record name and error messages */
@@ -54,9 +61,7 @@ typedef struct {
     int at_line_start;
     int in_header;      /* inside a header line */
     uint64_t line;      /* 1-based number of the current line */
-    char *hdr;
-    size_t hdr_len, hdr_cap;
-    int hdr_truncated;
+    fasta_header hdr;
     char error[512];    /* why fasta_feed/fasta_finish failed (FASTA_ERR_FORMAT) */
 } fasta_reader;
 
@@ -77,6 +82,11 @@ void fasta_free(fasta_reader *r);
 
 /* Length of a header's identifier: the bytes before the first space or tab. */
 size_t fasta_id_length(const char *header, size_t len);
+
+/* Append p[0, n) to h, keeping at most FASTA_MAX_HEADER bytes (h->truncated set when bytes are
+ * dropped). FASTA_OK or FASTA_ERR_NOMEM. */
+int fasta_header_append(fasta_header *h, const unsigned char *p, size_t n);
+void fasta_header_free(fasta_header *h);
 
 /* Up to 40 bytes of the line at p (for messages), printable ASCII only, "..." when cut. */
 void fasta_quote_line(char *buf, size_t cap, const unsigned char *p, const unsigned char *end);

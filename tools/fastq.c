@@ -18,36 +18,14 @@ void fastq_init(fastq_reader *r, const char *name)
 
 void fastq_free(fastq_reader *r)
 {
-    free(r->hdr);
-    r->hdr = NULL;
-    r->hdr_len = r->hdr_cap = 0;
+    fasta_header_free(&r->hdr);
 }
 
 /* The current read's identifier, for messages. */
 static int id_len(const fastq_reader *r)
 {
-    size_t n = r->hdr ? fasta_id_length(r->hdr, r->hdr_len) : 0;
+    size_t n = r->hdr.text ? fasta_id_length(r->hdr.text, r->hdr.len) : 0;
     return (int)(n > 60 ? 60 : n);
-}
-
-static int append_header(fastq_reader *r, const unsigned char *p, size_t n)
-{
-    if (r->hdr_len + n > FASTA_MAX_HEADER) /* the identifier is the first word: keep a prefix */
-        n = FASTA_MAX_HEADER - r->hdr_len;
-    if (r->hdr_len + n + 1 > r->hdr_cap) {
-        size_t cap = r->hdr_cap ? r->hdr_cap : 256;
-        char *q;
-        while (cap < r->hdr_len + n + 1)
-            cap *= 2;
-        if (!(q = realloc(r->hdr, cap)))
-            return FASTA_ERR_NOMEM;
-        r->hdr = q;
-        r->hdr_cap = cap;
-    }
-    memcpy(r->hdr + r->hdr_len, p, n);
-    r->hdr_len += n;
-    r->hdr[r->hdr_len] = '\0';
-    return FASTA_OK;
 }
 
 /* Bytes of [p, end) other than CR: the length a sequence or quality line counts. */
@@ -72,7 +50,7 @@ static int bad_start(fastq_reader *r)
     else
         snprintf(r->error, sizeof r->error,
                  "%s: line %llu: read '%.*s' (line %llu): expected its '+' line, got '%s'",
-                 r->name, (unsigned long long)r->line, id_len(r), r->hdr,
+                 r->name, (unsigned long long)r->line, id_len(r), r->hdr.text,
                  (unsigned long long)r->rec_line, q);
     return FASTA_ERR_FORMAT;
 }
@@ -83,12 +61,12 @@ static int end_line(fastq_reader *r, const fasta_callbacks *cb, void *ctx)
     size_t len;
     switch (r->part) {
     case PART_HEADER:
-        len = r->hdr_len;
-        while (len > 0 && r->hdr[len - 1] == '\r')
+        len = r->hdr.len;
+        while (len > 0 && r->hdr.text[len - 1] == '\r')
             len--;
         r->seq_len = 0;
         r->part = PART_SEQUENCE;
-        return cb->record_start(ctx, r->hdr, len, r->rec_line) ? FASTA_ERR_CALLBACK
+        return cb->record_start(ctx, r->hdr.text, len, r->rec_line) ? FASTA_ERR_CALLBACK
                                                                : FASTA_OK;
     case PART_SEQUENCE:
         r->part = PART_PLUS;
@@ -102,7 +80,7 @@ static int end_line(fastq_reader *r, const fasta_callbacks *cb, void *ctx)
             snprintf(r->error, sizeof r->error,
                      "%s: line %llu: read '%.*s' (line %llu) has %llu quality values for "
                      "%llu bases",
-                     r->name, (unsigned long long)r->line, id_len(r), r->hdr,
+                     r->name, (unsigned long long)r->line, id_len(r), r->hdr.text,
                      (unsigned long long)r->rec_line, (unsigned long long)r->qual_len,
                      (unsigned long long)r->seq_len);
             return FASTA_ERR_FORMAT;
@@ -138,7 +116,7 @@ int fastq_feed(fastq_reader *r, const void *data, size_t n, const fasta_callback
                     r->bad = 1;
                     continue;
                 }
-                r->hdr_len = 0;
+                r->hdr.len = 0;
                 r->rec_line = r->line;
                 p++;
             } else if (r->part == PART_PLUS) {
@@ -154,7 +132,7 @@ int fastq_feed(fastq_reader *r, const void *data, size_t n, const fasta_callback
         nl = memchr(p, '\n', (size_t)(end - p));
         stop = nl ? nl : end;
         if (r->part == PART_HEADER) {
-            if ((st = append_header(r, p, (size_t)(stop - p))) != FASTA_OK)
+            if ((st = fasta_header_append(&r->hdr, p, (size_t)(stop - p))) != FASTA_OK)
                 return st;
         } else if (r->part == PART_SEQUENCE) {
             /* Passed on in runs without CR bytes. */
@@ -195,7 +173,7 @@ int fastq_finish(fastq_reader *r, const fasta_callbacks *cb, void *ctx)
         part++; /* the unfinished line counts as complete: the next one is missing */
     snprintf(r->error, sizeof r->error,
              "%s: line %llu: truncated record: read '%.*s' (line %llu) has no %s",
-             r->name, (unsigned long long)r->line, id_len(r), r->hdr ? r->hdr : "",
+             r->name, (unsigned long long)r->line, id_len(r), r->hdr.text ? r->hdr.text : "",
              (unsigned long long)r->rec_line, missing[part]);
     return FASTA_ERR_FORMAT;
 }

@@ -29,8 +29,7 @@ typedef struct {
     uint64_t line;      /* 1-based number of the current line */
     uint64_t rec_line;  /* the line of the current record's header */
     uint64_t seq_len, qual_len;
-    char *hdr;
-    size_t hdr_len, hdr_cap;
+    fasta_header hdr;
     int bad;            /* the current line is malformed: its start is being collected */
     unsigned char bad_line[41]; /* ... to quote it (40 bytes and "...") whatever the blocks */
     size_t bad_len;

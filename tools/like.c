@@ -87,7 +87,7 @@ static int read_all(int fd, unsigned char **out, size_t *len)
 {
     size_t cap = 1 << 16, n = 0;
     unsigned char *buf = malloc(cap);
-    for (;;) {
+    for (int eof = 0; !eof;) {
         if (!buf)
             return ENOMEM;
         if (n == cap) {
@@ -99,17 +99,13 @@ static int read_all(int fd, unsigned char **out, size_t *len)
             buf = bigger;
             cap *= 2;
         }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            int err = errno;
+        size_t got;
+        int err = read_block(fd, buf + n, cap - n, &got, &eof);
+        if (err) {
             free(buf);
             return err;
         }
-        if (got == 0)
-            break;
-        n += (size_t)got;
+        n += got;
     }
     *out = buf;
     *len = n;

@@ -7,70 +7,11 @@
  *    (header, line number, sequence), the same status and the same error message (FASTA's
  *    up to its first quote: fasta.c quotes what the block holds of the offending line);
  *  - callbacks come in order (start, sequences, end), sequence pieces without line breaks
- *    or CRs, headers without a newline or trailing CR; a format error says why.
+ *    or CRs, headers without a newline or trailing CR, a raw record named after the input
+ *    at line 0 (fuzz_trace.h); a format error says why.
  */
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
+#include "fuzz_trace.h"
 #include "reads.h"
-
-typedef struct {
-    unsigned char *log;
-    size_t len, cap;
-    int in_record;
-} trace;
-
-static void put(trace *t, const void *p, size_t n)
-{
-    if (t->len + n > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->len + n)
-            cap *= 2;
-        unsigned char *q = realloc(t->log, cap);
-        if (!q)
-            abort();
-        t->log = q;
-        t->cap = cap;
-    }
-    memcpy(t->log + t->len, p, n);
-    t->len += n;
-}
-
-static int on_start(void *ctx, const char *header, size_t len, uint64_t line)
-{
-    trace *t = ctx;
-    if (t->in_record || memchr(header, '\n', len) || (len && header[len - 1] == '\r'))
-        abort();
-    t->in_record = 1;
-    put(t, "S", 1);
-    put(t, &len, sizeof len);
-    put(t, &line, sizeof line);
-    put(t, header, len);
-    return 0;
-}
-
-/* Sequence bytes are logged as they come: how they were cut does not show. */
-static int on_sequence(void *ctx, const unsigned char *seq, size_t n)
-{
-    trace *t = ctx;
-    if (!t->in_record || n == 0 || memchr(seq, '\n', n) || memchr(seq, '\r', n))
-        abort();
-    put(t, seq, n);
-    return 0;
-}
-
-static int on_end(void *ctx)
-{
-    trace *t = ctx;
-    if (!t->in_record)
-        abort();
-    t->in_record = 0;
-    put(t, "E", 1);
-    return 0;
-}
-
-static const fasta_callbacks callbacks = {on_start, on_sequence, on_end};
 
 /* Feed data in blocks (cut 0: all at once), then finish; the trace ends with the status and
  * the error message. */
@@ -80,11 +21,9 @@ static void read_all(const uint8_t *data, size_t size, reads_format format, unsi
     reads_reader r;
     int st = FASTA_OK;
     size_t at = 0;
-    reads_init(&r, format, "input");
+    reads_init(&r, format, INPUT_NAME);
     for (unsigned k = 0; at < size && st == FASTA_OK; k++) {
-        size_t n = cut ? 1 + (k * cut + k / 3) % 16 : size;
-        if (n > size - at)
-            n = size - at;
+        size_t n = block_size(k, cut, size - at);
         st = reads_feed(&r, data + at, n, &callbacks, t);
         at += n;
     }
@@ -113,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     trace whole = {0}, blocks = {0};
     read_all(data + 1, size - 1, format, 0, &whole);
     read_all(data + 1, size - 1, format, cut, &blocks);
-    if (whole.len != blocks.len || memcmp(whole.log, blocks.log, whole.len) != 0)
+    if (!same_trace(&whole, &blocks))
         abort(); /* the answer depends on how the input was cut */
     free(whole.log);
     free(blocks.log);
