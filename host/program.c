@@ -66,7 +66,10 @@ static void opt_records(char *buf, size_t cap, const clm_device *d,
                         const struct clm_kernel_shape *s)
 {
     (void)d;
-    snprintf(buf, cap, s->records ? "RECORDS=%u" : "", s->records);
+    if (s->records)
+        snprintf(buf, cap, "RECORDS=%u", s->records);
+    else if (cap)
+        buf[0] = '\0';
 }
 
 static void opt_letters(char *buf, size_t cap, const clm_device *d,

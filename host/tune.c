@@ -48,11 +48,11 @@ struct knob {
 
 static const struct knob knobs[CLM_KNOB_COUNT] = {
     [CLM_KNOB_WG] = {"wg", "work-group size", 1, 1, 0, 16, 1,
-                     "whole SIMD groups", max_wg, "the device maximum"},
+                     "whole SIMD groups", max_wg, "the device maximum", KNOB_NUMBER},
     [CLM_KNOB_CHUNK] = {"chunk", "bytes per work-item", 1, 16, 1u << 20, 16, 0,
-                        "the kernels read 16-byte blocks", NULL, NULL},
+                        "the kernels read 16-byte blocks", NULL, NULL, KNOB_NUMBER},
     [CLM_KNOB_SLAB] = {"slab", "slab size", 0, 4096, CLM_MAX_SLAB_BYTES, 4096, 0,
-                       "whole pages", max_alloc, "the device's largest allocation"},
+                       "whole pages", max_alloc, "the device's largest allocation", KNOB_NUMBER},
     /* exact dfa and one-word bitap with local tables stage work-group regions of text in
      * local memory (cl/kernels.cl STAGE) where the shape allows it */
     [CLM_KNOB_STAGE] = {"stage", "staging", 1, 0, 0, 0, 0, NULL, NULL, NULL, KNOB_SWITCH},
@@ -62,7 +62,7 @@ static const struct knob knobs[CLM_KNOB_COUNT] = {
     /* staged kernels: work-groups per compute unit, taking regions from a queue
      * (cl/kernels.cl clm_stage_loop) */
     [CLM_KNOB_GROUPS] = {"groups", "work-groups per compute unit", 1, 1, 1024, 1, 0, NULL,
-                         NULL, NULL},
+                         NULL, NULL, KNOB_NUMBER},
     /* staged kernels: the next region loaded into registers during a walk */
     [CLM_KNOB_PREFETCH] = {"prefetch", "prefetch", 1, 0, 0, 0, 0, NULL, NULL, NULL,
                            KNOB_SWITCH},
