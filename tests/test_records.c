@@ -433,7 +433,7 @@ static void test_disjunction(const void *arg)
     t_rng r;
     t_rng_init(&r, "records.disjunction", 0);
     tcol c;
-    tcol_make(&c, &r, 5000, 64, len_short, "abcAB", 3);
+    tcol_make(&c, &r, t_quick ? 1500 : 5000, 64, len_short, "abcAB", 3);
     static const char *const pats[] = {"%abc%", "A%", "%b_a", "ccc", "%ba%"};
     static const unsigned flags[] = {0, CLM_LIKE_CASELESS, 0, 0, CLM_LIKE_NOT};
     tquery q = {pats, NULL, flags, 4, '\\'};
