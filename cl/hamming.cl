@@ -34,12 +34,13 @@ uint clm_mh_carry(uint x)
 #define GROUP_LOCAL_ARGS , mh_queue, mh_queued
 #define MH_QUEUE_LEN (CLM_HAMMING_QUEUE * WG)
 
-/* Compare the patterns [p0, p0 + in_run * stride) of a run with the text at s, every lane of
- * the group at the same pattern (its table reads are broadcasts). */
+/* Compare patterns q0, q0 + step, ... of a run (its records from p0, in_run of them) with
+ * the text at s, every lane of the group at the same pattern where it can (its table reads
+ * are broadcasts). */
 uint clm_mh_verify(__global const uchar *text, uint n, uint s, TABLE_SPACE const uchar *pat,
-                   TABLE_SPACE const TAB_T *tab, uint p0, uint in_run, uint stride,
-                   __global uint *counter, __global uint *out, uint cap, uint info,
-                   const int count_only)
+                   TABLE_SPACE const TAB_T *tab, uint p0, uint in_run, uint q0, uint step,
+                   uint stride, __global uint *counter, __global uint *out, uint cap,
+                   uint info, const int count_only)
 {
     uint found = 0, win[MH_W]; /* indexed by unrolled loops only: registers */
     /* symbol s + i at bits 4 (i % 8) of win[i / 8]; past M or n 0, which meets no nibble */
@@ -52,7 +53,8 @@ uint clm_mh_verify(__global const uchar *text, uint n, uint s, TABLE_SPACE const
                 x |= (uint)pat[text[s + 8u * w + b]] << (4u * b);
         win[w] = x;
     }
-    for (uint q = 0, at = p0; q < in_run; ++q, at += stride) {
+    for (uint q = q0; q < in_run; q += step) {
+        const uint at = p0 + q * stride;
         TABLE_SPACE const TAB_T *p = tab + at + 2u;
         const uint len = tab[at + 1u];
         if (len > n - s)
@@ -127,11 +129,13 @@ uint clm_scan_group(__global const uchar *text, uint n, uint owned, uint first,
                 MH_PUSH(s + 8u * MH_W);
             }
             barrier(CLK_LOCAL_MEM_FENCE);
-            const uint total = *queued;
-            /* phase 2 */
-            for (uint i = l; i < min(total, (uint)MH_QUEUE_LEN); i += WG)
-                found += clm_mh_verify(text, n, queue[i], pat, tab, p0, in_run, stride,
-                                       counter, out, cap, info, count_only);
+            const uint total = *queued, c = min(total, (uint)MH_QUEUE_LEN);
+            /* phase 2; with fewer candidates than lanes, the `share` lanes of a candidate
+             * take every share-th pattern, from their part */
+            const uint share = c && c < WG ? WG / c : 1u, part = share > 1u ? l / c : 0u;
+            for (uint i = share > 1u ? l % c : l; i < c && part < share; i += WG)
+                found += clm_mh_verify(text, n, queue[i], pat, tab, p0, in_run, part, share,
+                                       stride, counter, out, cap, info, count_only);
             more = total > MH_QUEUE_LEN; /* some slot fell past the queue */
             barrier(CLK_LOCAL_MEM_FENCE); /* every lane has read the queue and its count */
             if (l == 0u)
