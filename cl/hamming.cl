@@ -133,7 +133,9 @@ uint clm_scan_group(__global const uchar *text, uint n, uint owned, uint first,
             /* phase 2; with fewer candidates than lanes, the `share` lanes of a candidate
              * take every share-th pattern, from their part */
             const uint share = c && c < WG ? WG / c : 1u, part = share > 1u ? l / c : 0u;
-            for (uint i = share > 1u ? l % c : l; i < c && part < share; i += WG)
+            /* l - part c, not l % c: clang freezes l for a division and remainder pair, an
+             * instruction oclgrind's uninitialised-value check cannot interpret */
+            for (uint i = l - part * c; i < c && part < share; i += WG)
                 found += clm_mh_verify(text, n, queue[i], pat, tab, p0, in_run, part, share,
                                        stride, counter, out, cap, info, count_only);
             more = total > MH_QUEUE_LEN; /* some slot fell past the queue */
