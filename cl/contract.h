@@ -170,5 +170,8 @@ enum clm_like_ids_arg {
 #define CLM_HAMMING_RUNS 0
 #define CLM_HAMMING_STRIDE 1
 #define CLM_HAMMING_HEADER 4u
+/* Entries per work-item of a work-group's queue of candidate starts (cl/hamming.cl): a group
+ * with more candidates for a run goes through them in rounds. */
+#define CLM_HAMMING_QUEUE 4u
 
 #endif

@@ -55,13 +55,15 @@ static unsigned hamming_classes(const struct clm_symbols *sym, unsigned count,
     return classes;
 }
 
-/* Loop passes of a work-item over `chunk` starts: the window's first bytes, then per start a
- * byte, per run its ends and, per pattern, its words and the pass that leaves their loop
- * (every run and pattern: all-match text); `entries` bounds runs and patterns together. */
+/* Loop passes of a work-item over `chunk` starts (all-match text: every start a candidate of
+ * every run): per run, its walk of the starts with the window's first bytes again each round
+ * of the group's queue (a round per CLM_HAMMING_QUEUE starts of the item, and one more), and
+ * as many candidates verified, each with its window's words and per pattern its words and
+ * the pass that leaves their loop; `entries` bounds runs and patterns together. */
 static size_t passes(size_t m, size_t entries, size_t chunk)
 {
-    size_t words = (m + 7) / 8;
-    return 8 * words + chunk * (1 + entries * (words + 2));
+    size_t words = (m + 7) / 8, rounds = chunk / CLM_HAMMING_QUEUE + 1;
+    return entries * (chunk * (2 + words) + rounds * (8 * words + 2) + chunk * (words + 2));
 }
 
 int clm_hamming_fits(const clm_device *dev, const struct clm_symbols *sym, unsigned count)

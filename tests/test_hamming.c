@@ -515,6 +515,64 @@ static void test_exact(const void *arg)
     free(text);
 }
 
+/* Random guides of A and T with `pam` joined on the 3' side (exact_tail strlen(pam)). */
+static void pam_set(hset *h, t_rng *r, unsigned count, size_t guide, const char *pam)
+{
+    size_t P = strlen(pam);
+    hset_alloc(h, count);
+    for (unsigned i = 0; i < count; i++) {
+        h->lens[i] = guide + P;
+        h->p[i] = malloc(h->lens[i]);
+        if (!h->p[i]) abort();
+        for (size_t j = 0; j < guide; j++) h->p[i][j] = "AT"[t_below(r, 2)];
+        memcpy(h->p[i] + guide, pam, P);
+        h->ids[i] = 3 * i + 1;
+    }
+}
+
+/* The work-group's queue of candidate starts (cl/hamming.cl): poly-A text where the exact
+ * end NAA passes at every start, so each group's candidates fill the queue again and again
+ * (rounds), the reverse strand's TTN nowhere; then A/T text where a PAM site is planted in
+ * one work-item's range of a group only (NGG forward, CCN reverse, no other G or C), the
+ * group's other lanes idle. Tiny and default geometry. */
+static void test_queue(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "hamming.queue", 0);
+    size_t n = 6000;
+    unsigned char *text = malloc(n);
+    if (!text) abort();
+    hset h;
+    memset(text, 'A', n);
+    pam_set(&h, &r, 30, 20, "NAA");
+    for (unsigned i = 0; i < h.count; i++) { /* guides of A with i % 5 C: some match */
+        memset(h.p[i], 'A', 20);
+        for (unsigned c = 0; c < i % 5; c++) h.p[i][4 * c + 1] = 'C';
+    }
+    EXPECT(check_set_ends(&h, text, n, 3, (ends){0, 3}, CLM_BOTH_STRANDS, CLM_TABLE_GLOBAL, 8,
+                          16, 0, 16, NULL, "queue overflow, tiny") > 0);
+    EXPECT(check_set_ends(&h, text, n, 2, (ends){0, 3}, 0, CLM_TABLE_AUTO, 0, 0, 4099, 0, &r,
+                          "queue overflow") > 0);
+    hset_free(&h);
+    /* one site in lane 5 of group 2 (8 lanes of 16 starts), one at the last start of the
+     * last lane of group 7, as its reverse complement */
+    pam_set(&h, &r, 20, 20, "NGG");
+    for (size_t i = 0; i < n; i++) text[i] = "AT"[t_below(&r, 2)];
+    const size_t fwd = 2 * 128 + 5 * 16 + 7, rev = 7 * 128 + 7 * 16 + 15;
+    memcpy(text + fwd, h.p[3], 20);
+    memcpy(text + fwd + 20, "TGG", 3);
+    text[fwd + 4] = text[fwd + 4] == 'A' ? 'T' : 'A'; /* a mismatch */
+    memcpy(text + rev, "CCA", 3);
+    for (size_t j = 0; j < 20; j++) text[rev + 3 + j] = h.p[7][19 - j] == 'A' ? 'T' : 'A';
+    EXPECT(check_set_ends(&h, text, n, 2, (ends){0, 3}, CLM_BOTH_STRANDS, CLM_TABLE_GLOBAL, 8,
+                          16, 0, 0, NULL, "one lane, tiny") >= 2);
+    EXPECT(check_set_ends(&h, text, n, 1, (ends){0, 3}, CLM_BOTH_STRANDS, CLM_TABLE_AUTO, 0, 0,
+                          0, 0, NULL, "one lane") >= 2);
+    hset_free(&h);
+    free(text);
+}
+
 /* auto takes hamming for two or more DNA patterns with mismatches, not for one, with
  * insertions and deletions, past 8 mismatches or with degenerate text; hamming refuses what
  * it cannot search, naming bitap. */
@@ -587,5 +645,6 @@ void register_hamming_tests(void)
     t_register("hamming.boundaries", test_boundaries, NULL, 1);
     t_register("hamming.allmatch", test_allmatch, NULL, 1);
     t_register("hamming.exact", test_exact, NULL, 1);
+    t_register("hamming.queue", test_queue, NULL, 1);
     t_register("hamming.choice", test_choice, NULL, 1);
 }
