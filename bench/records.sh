@@ -42,7 +42,7 @@ EOF
 }
 
 build=build sf=1 devices='' out=bench/results label='' data='' tpchgen='' python=python3
-self_test=0 partial=''
+self_test=0 partial='' only=''
 set_extra() { extra="${extra:+$extra
 }$1
 $2"; }
@@ -60,7 +60,8 @@ while [ $# -gt 0 ]; do
         --python-path) need "$@"; PYTHONPATH="$2${PYTHONPATH:+:$PYTHONPATH}"; shift ;;
         --python) need "$@"; python=$2; shift ;;
         --threads|--reps|--max-time|--duckdb-reps|--mode|--kernels) need "$@"; set_extra "$1" "$2"; shift ;;
-        --column|--query) need "$@"; set_extra "$1" "$2"; partial=-partial; shift ;;
+        --column) need "$@"; set_extra "$1" "$2"; partial=-partial; only="$only $2"; shift ;;
+        --query) need "$@"; set_extra "$1" "$2"; partial=-partial; shift ;;
         --self-test) self_test=1 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "records.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
@@ -141,6 +142,14 @@ mkdir -p "$data"
 extract() { # table fields-per-row field column [field column]
     t=$1 n=$2
     shift 2
+    if [ -n "$only" ]; then # --column: only the tables of the columns asked for
+        wanted=0
+        for c in $only; do
+            case $2 in "$c"*) wanted=1 ;; esac
+            case ${4:-} in "$c"*) [ -n "${4:-}" ] && wanted=1 ;; esac
+        done
+        [ "$wanted" = 1 ] || return 0
+    fi
     if [ -s "$data/$2.txt" ] && { [ $# -lt 4 ] || [ -s "$data/$4.txt" ]; }; then
         return 0
     fi

@@ -160,6 +160,56 @@ enum clm_like_ids_arg {
     CLM_LIKE_IDS_ARG_LIST(CLM_LIKE_IDS_ARG_INDEX, CLM_LIKE_IDS_ARG_INDEX) CLM_LIKE_IDS_ARG_COUNT
 };
 
+/* clm_like_verify's (CLM_ROWS_FILTER: filter and verify): a work-item per candidate that
+ * a search kernel (CLM_KERNEL_ARG_LIST) left in CANDS for a piece of the batch's bytes
+ * starting at DATA[ORIGIN]; it finds the candidate's row by a binary search of the offsets
+ * and sets the row's bit in BITMAP (uint words, a bit per row) when one of PROG's patterns
+ * matches it, ignoring NOT (clm_like_invert turns NOT LIKE's matches into its selection).
+ *   DATA ... BASE  as clm_like_match's
+ *   CANDS     the search's matches (CLM_MATCH_WORDS uints each); COUNTER its counters
+ *   CAP       CANDS' room, in matches; a search that appended more sets OVERFLOW to the
+ *             room it needed (atomic max), and the host runs the batch again
+ *   ENDS      1: the search reports exclusive ends, not starts
+ *   POS       out when WANT_POS: the matched rows' first match positions */
+#define CLM_LIKE_VERIFY_ARG_LIST(X0, X)                                                     \
+    X0(DATA, __global const uchar *, data)                                                 \
+    X(OFFSETS, __global const OFF_T *, offsets)                                            \
+    X(VALID, __global const uchar *, valid)                                                \
+    X(VBIT, ulong, vbit)                                                                   \
+    X(HAS_VALID, uint, has_valid)                                                          \
+    X(ROWS, uint, rows)                                                                    \
+    X(ROW_OFF, ulong, row_off)                                                             \
+    X(BASE, ulong, base)                                                                   \
+    X(PROG, __global const uint *, prog)                                                   \
+    X(CANDS, __global const uint *, cands)                                                 \
+    X(COUNTER, __global const uint *, counter)                                             \
+    X(CAP, uint, cap)                                                                      \
+    X(ORIGIN, ulong, origin)                                                               \
+    X(ENDS, uint, ends)                                                                    \
+    X(BITMAP, __global uint *, bitmap)                                                     \
+    X(OVERFLOW, __global uint *, overflow)                                                 \
+    X(POS, __global ulong *, pos)                                                          \
+    X(WANT_POS, uint, want_pos)
+#define CLM_LIKE_VERIFY_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_VERIFY_ARG_##NAME,
+enum clm_like_verify_arg {
+    CLM_LIKE_VERIFY_ARG_LIST(CLM_LIKE_VERIFY_ARG_INDEX, CLM_LIKE_VERIFY_ARG_INDEX)
+        CLM_LIKE_VERIFY_ARG_COUNT
+};
+
+/* clm_like_invert's (a NOT LIKE after clm_like_verify): a work-item per BITMAP word of a
+ * batch of ROWS rows makes its rows' bits "not NULL and not matched"; bits past ROWS 0. */
+#define CLM_LIKE_INVERT_ARG_LIST(X0, X)                                                     \
+    X0(BITMAP, __global uint *, bitmap)                                                    \
+    X(ROWS, uint, rows)                                                                    \
+    X(VALID, __global const uchar *, valid)                                                \
+    X(VBIT, ulong, vbit)                                                                   \
+    X(HAS_VALID, uint, has_valid)
+#define CLM_LIKE_INVERT_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_INVERT_ARG_##NAME,
+enum clm_like_invert_arg {
+    CLM_LIKE_INVERT_ARG_LIST(CLM_LIKE_INVERT_ARG_INDEX, CLM_LIKE_INVERT_ARG_INDEX)
+        CLM_LIKE_INVERT_ARG_COUNT
+};
+
 /* The Hamming table (cl/hamming.cl, TAB): a header of CLM_HAMMING_HEADER uints, then RUNS
  * runs of patterns whose exact ends are the same bases at the same places. A run: its
  * pattern count, W = (M + 7) / 8 masks of those places (bit 4 (i % 8) of mask i / 8 for

@@ -276,6 +276,85 @@ clm_like_match_group(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
         bitmap[grp] = (uchar)byte;
 }
 
+/* ---- filter and verify (CLM_ROWS_FILTER): a search kernel finds each pattern's longest
+ * literal run in the batch's bytes as one text, at the speed of a single-pattern search;
+ * only the rows holding a candidate are matched, a work-item per candidate, so rows without
+ * one cost no work-item at all. */
+
+/* Row r's bit in a bitmap of uint words whose bytes are a bit per row, LSB first. */
+uint clm_like_word_bit(uint r)
+{
+#ifdef __ENDIAN_LITTLE__
+    return r % 32u;
+#else
+    return (3u - (r % 32u) / 8u) * 8u + r % 8u;
+#endif
+}
+
+/* Candidate `at` (a byte of the batch's data): the row holding it, if any, and whether one
+ * of the patterns (NOT ignored) matches that row; its bit set when so. */
+void clm_like_verify_one(__global const uchar *data, __global const OFF_T *offsets,
+                         __global const uchar *valid, ulong vbit, uint has_valid, uint rows,
+                         ulong row_off, ulong base, __global const uint *prog, ulong at,
+                         __global uint *bitmap, __global ulong *pos, uint want_pos)
+{
+    /* the last row starting at or before `at`: offsets never decrease, so its end is past */
+    if (at < (ulong)offsets[row_off] - base || at >= (ulong)offsets[row_off + rows] - base)
+        return; /* before the batch (an aligned piece starts early) or after it */
+    uint lo = 0, hi = rows - 1;
+    while (lo < hi) {
+        uint mid = lo + (hi - lo + 1) / 2;
+        if ((ulong)offsets[row_off + mid] - base <= at)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    ulong b = vbit + lo;
+    if (has_valid && !(valid[b >> 3] >> (b & 7) & 1))
+        return;
+    ulong start = (ulong)offsets[row_off + lo] - base;
+    ulong n = (ulong)offsets[row_off + lo + 1] - base - start;
+    uint count = prog[0];
+    for (uint i = 0; i < count; i++) {
+        ulong p;
+        if (clm_like_one(data + start, n, prog, 1 + i * CLM_LIKE_HEAD, &p)) {
+            atomic_or(&bitmap[lo / 32], 1u << clm_like_word_bit(lo));
+            if (want_pos) /* every candidate of the row writes the same position */
+                pos[lo] = p;
+            return;
+        }
+    }
+}
+
+/* The candidates, a work-item each in turn (the grid is sized to the device, not to CAP). */
+__kernel void clm_like_verify(CLM_LIKE_VERIFY_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+{
+    const uint found = counter[CLM_COUNTER_MATCHES], stride = (uint)get_global_size(0);
+    if (get_global_id(0) == 0 && found > cap)
+        atomic_max(overflow, found);
+    const uint end = found < cap ? found : cap;
+    for (uint g = (uint)get_global_id(0); g < end; g += stride) {
+        ulong at = origin + cands[(ulong)g * CLM_MATCH_WORDS];
+        clm_like_verify_one(data, offsets, valid, vbit, has_valid, rows, row_off, base, prog,
+                            ends ? at - 1 : at, bitmap, pos, want_pos);
+    }
+}
+
+__kernel void clm_like_invert(CLM_LIKE_INVERT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+{
+    const uint w = (uint)get_global_id(0);
+    if ((ulong)w * 32 >= rows)
+        return;
+    uint m = bitmap[w], sel = 0;
+    for (uint j = 0; j < 32 && w * 32 + j < rows; j++) {
+        uint r = w * 32 + j, bit = clm_like_word_bit(r);
+        ulong b = vbit + r;
+        if (!(m >> bit & 1) && (!has_valid || (valid[b >> 3] >> (b & 7) & 1)))
+            sel |= 1u << bit;
+    }
+    bitmap[w] = sel;
+}
+
 /* GROUPS[g]: the rows selected among rows [g * WG, (g + 1) * WG) of the bitmap. */
 __kernel void clm_like_count(CLM_LIKE_COUNT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {

@@ -407,6 +407,13 @@ struct clm_engine {
     int cache_hit;
 };
 
+/* Enqueue engine en's kernel k (clm_find or clm_count of its program, CLM_ARG_TEXT already
+ * set) over match starts [first, end) of a text of n bytes: every other argument set, the
+ * work-groups sized as its shape says; the counters zeroed by the caller. ev may be NULL. */
+cl_int clm_engine_enqueue(const clm_device *dev, const struct clm_engine *en, cl_kernel k,
+                          cl_command_queue q, size_t n, size_t first, size_t end,
+                          cl_mem counter, cl_mem out, size_t cap, cl_event *ev);
+
 struct clm_database {
     clm_device *dev;
     clm_algorithm algorithm;
@@ -473,6 +480,17 @@ struct clm_like {
     size_t prog_words;
     unsigned count;
     cl_mem prog_buf;
+    /* CLM_ROWS_FILTER (records.c): each pattern's longest run of literal bytes (its
+     * symbols' first word in prog and length; filterable 0 when a pattern has none or the
+     * predicate mixes NOT LIKE with others), searched by `anchors`, a database compiled at
+     * the first filtered select under anchor_lock (anchor_rc its outcome) */
+    int filterable, anchor_caseless;
+    uint32_t *anchor_at, *anchor_len;
+    pthread_mutex_t anchor_lock;
+    int anchor_tried, anchor_rc;
+    clm_database *anchors;
 };
+/* The anchors' database of a filterable predicate, compiled once (thread-safe). */
+int clm_like_anchors(const struct clm_like *like, const clm_database **db);
 
 #endif

@@ -92,6 +92,87 @@ static int parse(const unsigned char *src, size_t len, unsigned flags, int escap
     return CLM_OK;
 }
 
+/* Longest anchor searched: a part of a literal run is as good a filter, and every search
+ * algorithm takes this length. */
+#define ANCHOR_MAX 64u
+
+/* Each pattern's longest run of literal symbols ('_' and '%' end a run), and whether
+ * filter and verify can serve the predicate: every pattern has a run, and either none is
+ * NOT LIKE or it is a single NOT LIKE (its selection is the rows its run's rows leave). */
+static int find_anchors(struct clm_like *l)
+{
+    const uint32_t *prog = l->prog;
+    l->anchor_at = calloc(l->count, sizeof *l->anchor_at);
+    l->anchor_len = calloc(l->count, sizeof *l->anchor_len);
+    if (!l->anchor_at || !l->anchor_len)
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    l->filterable = 1;
+    for (unsigned i = 0; i < l->count; i++) {
+        const uint32_t *head = prog + 1 + (size_t)i * CLM_LIKE_HEAD;
+        if ((head[CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT) && l->count > 1)
+            l->filterable = 0;
+        if (head[CLM_LIKE_FLAGS] & CLM_LIKE_F_CASELESS)
+            l->anchor_caseless = 1;
+        uint32_t best_at = 0, best = 0;
+        for (uint32_t s = 0; s < head[CLM_LIKE_SEGS]; s++) {
+            uint32_t sym = prog[head[CLM_LIKE_SEG] + 2 * s];
+            uint32_t len = prog[head[CLM_LIKE_SEG] + 2 * s + 1];
+            for (uint32_t j = 0, run = 0; j <= len; j++) {
+                if (j < len && prog[sym + j] != CLM_LIKE_ANY) {
+                    run++;
+                    continue;
+                }
+                if (run > best) {
+                    best = run;
+                    best_at = sym + j - run;
+                }
+                run = 0;
+            }
+        }
+        l->anchor_at[i] = best_at;
+        l->anchor_len[i] = best < ANCHOR_MAX ? best : ANCHOR_MAX;
+        if (!best)
+            l->filterable = 0;
+    }
+    return CLM_OK;
+}
+
+int clm_like_anchors(const struct clm_like *like, const clm_database **db)
+{
+    struct clm_like *l = (struct clm_like *)like; /* the lazily compiled part only */
+    pthread_mutex_lock(&l->anchor_lock);
+    if (!l->anchor_tried) {
+        l->anchor_tried = 1;
+        char **pats = calloc(l->count, sizeof *pats);
+        size_t *lens = calloc(l->count, sizeof *lens);
+        l->anchor_rc = pats && lens ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
+        for (unsigned i = 0; i < l->count && l->anchor_rc == CLM_OK; i++) {
+            lens[i] = l->anchor_len[i];
+            if (!(pats[i] = malloc(lens[i]))) {
+                l->anchor_rc = clm_fail(CLM_E_NOMEM, "out of memory");
+                break;
+            }
+            for (size_t j = 0; j < lens[i]; j++) /* literal symbols are bytes */
+                pats[i][j] = (char)l->prog[l->anchor_at[i] + j];
+        }
+        if (l->anchor_rc == CLM_OK) {
+            clm_compile_options o;
+            clm_compile_options_init(&o, sizeof o);
+            o.flags = l->anchor_caseless ? CLM_CASELESS : 0u;
+            l->anchor_rc = clm_compile(l->dev, (const char *const *)pats, lens, NULL, l->count,
+                                       &o, &l->anchors);
+        }
+        for (unsigned i = 0; pats && i < l->count; i++)
+            free(pats[i]);
+        free(pats);
+        free(lens);
+    }
+    *db = l->anchors;
+    int rc = l->anchor_rc;
+    pthread_mutex_unlock(&l->anchor_lock);
+    return rc;
+}
+
 int clm_like_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
                      const unsigned *flags, unsigned count, int escape, clm_like **out)
 {
@@ -137,6 +218,9 @@ int clm_like_compile(clm_device *dev, const char *const *patterns, const size_t 
     l->prog = prog;
     l->prog_words = at;
     l->count = count;
+    pthread_mutex_init(&l->anchor_lock, NULL);
+    if (rc == CLM_OK)
+        rc = find_anchors(l);
     if (rc == CLM_OK && !dev->model) {
         cl_int err;
         l->prog_buf = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
@@ -156,6 +240,10 @@ void clm_like_free(clm_like *like)
 {
     if (!like)
         return;
+    clm_database_free(like->anchors);
+    pthread_mutex_destroy(&like->anchor_lock);
+    free(like->anchor_at);
+    free(like->anchor_len);
     if (like->prog_buf)
         clReleaseMemObject(like->prog_buf);
     free(like->prog);

@@ -6,6 +6,34 @@
 
 /* ---- one pass over a range of a slab ------------------------------------------------------ */
 
+cl_int clm_engine_enqueue(const clm_device *dev, const struct clm_engine *en, cl_kernel k,
+                          cl_command_queue q, size_t n, size_t first, size_t end,
+                          cl_mem counter, cl_mem out, size_t cap, cl_event *ev)
+{
+    cl_uint n32 = (cl_uint)n, owned = (cl_uint)end, first32 = (cl_uint)first;
+    cl_uint cap32 = (cl_uint)cap, info = en->first;
+    cl_int err = clSetKernelArg(k, CLM_ARG_N, sizeof n32, &n32);
+    err |= clSetKernelArg(k, CLM_ARG_OWNED, sizeof owned, &owned);
+    err |= clSetKernelArg(k, CLM_ARG_FIRST, sizeof first32, &first32);
+    err |= clSetKernelArg(k, CLM_ARG_PAT, sizeof en->pat_buf, &en->pat_buf);
+    err |= clSetKernelArg(k, CLM_ARG_TAB, sizeof en->tab_buf, &en->tab_buf);
+    err |= clSetKernelArg(k, CLM_ARG_COUNTER, sizeof counter, &counter);
+    err |= clSetKernelArg(k, CLM_ARG_OUT, sizeof out, &out);
+    err |= clSetKernelArg(k, CLM_ARG_CAP, sizeof cap32, &cap32);
+    err |= clSetKernelArg(k, CLM_ARG_INFO, sizeof info, &info);
+    if (err)
+        return CL_INVALID_KERNEL_ARGS;
+    size_t groups = (end - first + en->shape.span - 1) / en->shape.span;
+    size_t most = (size_t)dev->info.compute_units * en->shape.stage_groups;
+    /* the groups take the other regions from a queue; on llvmpipe (a loop budget) one group
+     * per region: a group's loop passes grow with its regions past the budget, and even
+     * under it the queued walks lost matches there (test_stage.c queue-long) */
+    if (en->shape.stage && most && groups > most && !dev->loop_budget)
+        groups = most;
+    size_t local = en->shape.wg, global = groups * local;
+    return clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, ev);
+}
+
 /* Enqueue: zero the counters, run every engine over match starts [first, end), read the
  * counters back (non-blocking; sl->ev_read completes when they are in sl->counts). */
 static int enqueue_pass_calls(struct clm_lane *ln, struct clm_slot *sl, size_t first, size_t end);
@@ -32,31 +60,13 @@ static int enqueue_pass_calls(struct clm_lane *ln, struct clm_slot *sl, size_t f
         if (sl->n < (s->db->indels ? en->min_m - s->db->k : en->min_m))
             continue; /* no room for these patterns in the slab */
         cl_kernel k = sl->count_only ? ln->k_count[e] : ln->k_find[e];
-        cl_uint n = (cl_uint)sl->n, owned = (cl_uint)end, first32 = (cl_uint)first;
-        cl_uint cap = (cl_uint)sl->cap, info = en->first;
         err = s->db->packed ? clSetKernelArg(k, CLM_ARG_TEXT, sizeof sl->packed, &sl->packed)
                             : ln->path->text_arg(sl, k, CLM_ARG_TEXT);
-        err |= clSetKernelArg(k, CLM_ARG_N, sizeof n, &n);
-        err |= clSetKernelArg(k, CLM_ARG_OWNED, sizeof owned, &owned);
-        err |= clSetKernelArg(k, CLM_ARG_FIRST, sizeof first32, &first32);
-        err |= clSetKernelArg(k, CLM_ARG_PAT, sizeof en->pat_buf, &en->pat_buf);
-        err |= clSetKernelArg(k, CLM_ARG_TAB, sizeof en->tab_buf, &en->tab_buf);
-        err |= clSetKernelArg(k, CLM_ARG_COUNTER, sizeof sl->counter, &sl->counter);
-        err |= clSetKernelArg(k, CLM_ARG_OUT, sizeof sl->matches, &sl->matches);
-        err |= clSetKernelArg(k, CLM_ARG_CAP, sizeof cap, &cap);
-        err |= clSetKernelArg(k, CLM_ARG_INFO, sizeof info, &info);
         if (err)
             return clm_fail(CLM_E_OPENCL, "clSetKernelArg failed");
-        size_t groups = (end - first + en->shape.span - 1) / en->shape.span;
-        size_t most = (size_t)ln->dev->info.compute_units * en->shape.stage_groups;
-        /* the groups take the other regions from a queue; on llvmpipe (a loop budget) one
-         * group per region: a group's loop passes grow with its regions past the budget, and
-         * even under it the queued walks lost matches there (test_stage.c queue-long) */
-        if (en->shape.stage && most && groups > most && !ln->dev->loop_budget)
-            groups = most;
-        size_t local = en->shape.wg, global = groups * local;
         cl_event ev;
-        err = clEnqueueNDRangeKernel(sl->queue, k, 1, NULL, &global, &local, 0, NULL, &ev);
+        err = clm_engine_enqueue(ln->dev, en, k, sl->queue, sl->n, first, end, sl->counter,
+                                 sl->matches, sl->cap, &ev);
         if (err)
             return clm_fail_cl(err, "clEnqueueNDRangeKernel");
         int rc = clm_slot_push_event(sl, ev);

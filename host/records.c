@@ -11,6 +11,12 @@
 /* Rows per launch at most (a multiple of every work-group size): bounds the per-row device
  * buffers (positions, ids) whatever the column. */
 #define BATCH_ROWS ((uint64_t)1 << 20)
+/* A resident column asked for no row ids: its launches cost a round trip each */
+#define RESIDENT_BATCH_ROWS ((uint64_t)32 << 20)
+/* Filter and verify: the least room for candidates, and the most bytes one search reads
+ * (its n is a uint: a piece, an anchor and the alignment must fit) */
+#define MIN_CANDIDATES ((size_t)4096)
+#define MAX_PIECE_BYTES ((size_t)1 << 30)
 #define LIKE_WG 256u
 
 int clm_selection_init(clm_selection *sel, size_t size)
@@ -28,19 +34,31 @@ int clm_selection_init(clm_selection *sel, size_t size)
 struct query {
     cl_command_queue q;
     cl_program program;
-    cl_kernel match, count, ids; /* count: after a work-group per row only */
+    cl_kernel match, count, ids; /* count: after a work-group per row and filter only */
     int group;                   /* a work-group per row (CLM_ROWS_GROUP) */
     cl_mem off, data, valid, bitmap, groups, bases, pos, ids_buf, pos_out;
     size_t data_cap; /* host columns: bytes data holds */
+    cl_uint pos_wanted;
     int zero_copy;   /* host columns: each batch's buffers are the caller's memory itself */
     unsigned wg;
     uint32_t *counts;
+    uint64_t batch_rows; /* rows per launch at most */
+    /* filter and verify (CLM_ROWS_FILTER): the anchors' search kernels (one per engine),
+     * their counters and matches (the candidates, room for cands_cap), the most a launch
+     * of them reported past that room */
+    int filter;
+    const clm_database *anchors;
+    cl_kernel *find, verify, invert;
+    cl_mem counter, cands, overflow;
+    size_t cands_cap, piece;
+    void *zeros;
 };
 
 static void query_release(struct query *Q)
 {
-    cl_mem *bufs[] = {&Q->off, &Q->data, &Q->valid, &Q->bitmap, &Q->groups,
-                      &Q->bases, &Q->pos, &Q->ids_buf, &Q->pos_out};
+    cl_mem *bufs[] = {&Q->off,    &Q->data,    &Q->valid,   &Q->bitmap,
+                      &Q->groups, &Q->bases,   &Q->pos,     &Q->ids_buf,
+                      &Q->pos_out, &Q->counter, &Q->cands,  &Q->overflow};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);
@@ -50,6 +68,15 @@ static void query_release(struct query *Q)
         clReleaseKernel(Q->ids);
     if (Q->count)
         clReleaseKernel(Q->count);
+    if (Q->verify)
+        clReleaseKernel(Q->verify);
+    if (Q->invert)
+        clReleaseKernel(Q->invert);
+    for (unsigned e = 0; Q->find && e < Q->anchors->engine_count; e++)
+        if (Q->find[e])
+            clReleaseKernel(Q->find[e]);
+    free(Q->find);
+    free(Q->zeros);
     if (Q->program)
         clReleaseProgram(Q->program);
     if (Q->q)
@@ -146,6 +173,65 @@ static int set_arg(cl_kernel k, unsigned i, size_t n, const void *v)
     return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clSetKernelArg (LIKE)");
 }
 
+/* The counts per WG rows of the batch's bitmap (the item kernel writes its own). */
+static int count_rows(struct query *Q, cl_uint rows)
+{
+    size_t groups = (rows + Q->wg - 1) / Q->wg;
+    int rc;
+    if ((rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+        (rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_ROWS, sizeof rows, &rows)) ||
+        (rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_GROUPS, sizeof Q->groups, &Q->groups)))
+        return rc;
+    cl_int err = clEnqueueNDRangeKernel(Q->q, Q->count, 1, NULL, &groups, NULL, 0, NULL, NULL);
+    return err == CL_SUCCESS ? CLM_OK
+                             : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_count)");
+}
+
+/* The most candidates one buffer holds: the largest allocation, and a uint count. */
+static size_t max_candidates(const clm_device *dev)
+{
+    uint64_t most = dev->info.max_alloc_bytes / (CLM_MATCH_WORDS * sizeof(cl_uint));
+    return (size_t)(most < UINT32_MAX ? most : UINT32_MAX);
+}
+
+/* The anchors' search kernels and their buffers (CLM_ROWS_FILTER): room for a candidate per
+ * row of a batch to begin with, grown when a batch finds more. */
+static int filter_open(const struct clm_like *like, const clm_selection *s, struct query *Q,
+                       uint64_t batch)
+{
+    clm_device *dev = like->dev;
+    int rc = clm_like_anchors(like, &Q->anchors);
+    if (rc != CLM_OK)
+        return rc;
+    const clm_database *db = Q->anchors;
+    if (!(Q->find = calloc(db->engine_count, sizeof *Q->find)))
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    cl_int err = CL_SUCCESS;
+    for (unsigned e = 0; e < db->engine_count && err == CL_SUCCESS; e++)
+        Q->find[e] = clCreateKernel(db->engines[e].program, "clm_find", &err);
+    if (err == CL_SUCCESS)
+        Q->verify = clCreateKernel(Q->program, "clm_like_verify", &err);
+    if (err == CL_SUCCESS)
+        Q->invert = clCreateKernel(Q->program, "clm_like_invert", &err);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clCreateKernel (LIKE filter)");
+    size_t counter_bytes = CLM_COUNTER_WORDS(db->slots) * sizeof(cl_uint);
+    if (!(Q->zeros = calloc(1, counter_bytes)))
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    Q->cands_cap = batch > MIN_CANDIDATES ? (size_t)batch : MIN_CANDIDATES;
+    if (Q->cands_cap > max_candidates(dev))
+        Q->cands_cap = max_candidates(dev);
+    /* a launch reads at most a piece plus an anchor and the alignment: n is a uint */
+    Q->piece = s->slab_bytes && s->slab_bytes < MAX_PIECE_BYTES ? s->slab_bytes
+                                                                : MAX_PIECE_BYTES;
+    if ((rc = buffer(dev, CL_MEM_READ_WRITE, counter_bytes, &Q->counter)) ||
+        (rc = buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->overflow)) ||
+        (rc = buffer(dev, CL_MEM_READ_WRITE, Q->cands_cap * CLM_MATCH_WORDS * sizeof(cl_uint),
+                     &Q->cands)))
+        return rc;
+    return CLM_OK;
+}
+
 static int query_open(const struct clm_like *like, const struct clm_column *c,
                       const clm_selection *s, struct query *Q)
 {
@@ -168,22 +254,33 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     Q->q = clCreateCommandQueue(dev->context, dev->device, 0, &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateCommandQueue (LIKE)");
-    Q->group = s->kernel == CLM_ROWS_GROUP ||
-               (s->kernel == CLM_ROWS_AUTO && c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN);
+    /* auto: in place where the device reads host memory as its own (CPUs, integrated GPUs) */
+    Q->zero_copy = !c->dev && (s->data_path == CLM_PATH_ZERO_COPY ||
+                               (s->data_path == CLM_PATH_AUTO && dev->info.host_unified_memory));
+    /* a resident column's launches cost a round trip each: without ids, few and large */
+    Q->batch_rows = c->dev && !s->row_ids ? RESIDENT_BATCH_ROWS : BATCH_ROWS;
+    Q->pos_wanted = s->positions != NULL;
+    uint64_t batch = c->rows < Q->batch_rows ? c->rows : Q->batch_rows;
+    /* zero-copy batches start anywhere in the caller's memory: the search kernels want
+     * aligned text */
+    Q->filter = s->kernel == CLM_ROWS_FILTER && like->filterable && !Q->zero_copy;
+    Q->group = !Q->filter && (s->kernel == CLM_ROWS_GROUP ||
+                              (s->kernel == CLM_ROWS_AUTO &&
+                               c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN));
     Q->match = clCreateKernel(Q->program, Q->group ? "clm_like_match_group" : "clm_like_match",
                               &err);
-    if (err == CL_SUCCESS && Q->group)
+    if (err == CL_SUCCESS && (Q->group || Q->filter))
         Q->count = clCreateKernel(Q->program, "clm_like_count", &err);
     if (err == CL_SUCCESS)
         Q->ids = clCreateKernel(Q->program, s->row_id_bits == 64 ? "clm_like_ids64"
                                                                  : "clm_like_ids32", &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateKernel (LIKE)");
-    uint64_t batch = c->rows < BATCH_ROWS ? c->rows : BATCH_ROWS;
     size_t groups = (size_t)(batch + Q->wg - 1) / Q->wg, want_pos = s->positions != NULL;
     if (!(Q->counts = malloc(groups * sizeof *Q->counts)))
         return clm_fail(CLM_E_NOMEM, "out of memory");
-    if ((rc = buffer(dev, CL_MEM_READ_WRITE, (size_t)(batch + 7) / 8, &Q->bitmap)) ||
+    /* the bitmap in whole uint words: the filter's kernels set bits atomically */
+    if ((rc = buffer(dev, CL_MEM_READ_WRITE, (size_t)(batch + 31) / 32 * 4, &Q->bitmap)) ||
         (rc = buffer(dev, CL_MEM_READ_WRITE, groups * 4, &Q->groups)) ||
         (rc = buffer(dev, CL_MEM_READ_ONLY, groups * 4, &Q->bases)) ||
         (rc = buffer(dev, CL_MEM_READ_WRITE, want_pos ? (size_t)batch * 8 : 8, &Q->pos)) ||
@@ -191,9 +288,8 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
                      s->row_ids ? (size_t)batch * (s->row_id_bits / 8) : 8, &Q->ids_buf)) ||
         (rc = buffer(dev, CL_MEM_WRITE_ONLY, want_pos ? (size_t)batch * 8 : 8, &Q->pos_out)))
         return rc;
-    /* auto: in place where the device reads host memory as its own (CPUs, integrated GPUs) */
-    Q->zero_copy = !c->dev && (s->data_path == CLM_PATH_ZERO_COPY ||
-                               (s->data_path == CLM_PATH_AUTO && dev->info.host_unified_memory));
+    if (Q->filter && (rc = filter_open(like, s, Q, batch)) != CLM_OK)
+        return rc;
     if (Q->zero_copy) { /* send_batch makes the buffers; a NULL-free column gets a dummy */
         if (!c->validity && (rc = buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
             return rc;
@@ -211,31 +307,44 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     return CLM_OK;
 }
 
-/* Rows [r0, r1) of the column, already on the device: the bitmap's bytes, the count, and
- * the ids and positions from *done on (up to the capacity). */
-static int run_batch(const struct clm_like *like, const struct clm_column *c,
-                     const clm_selection *s, struct query *Q, uint64_t r0, uint64_t r1,
-                     uint64_t *done)
+/* What the kernels of one batch read: rows [r0, r1) of the column, already on the device. */
+struct batch {
+    cl_uint rows, has_valid;
+    cl_ulong row_off, base, vbit, row0;
+    cl_mem data, off, valid;
+};
+
+static void batch_args(const struct clm_column *c, const struct query *Q, uint64_t r0,
+                       uint64_t r1, struct batch *b)
 {
-    cl_uint rows = (cl_uint)(r1 - r0), want_pos = s->positions != NULL;
-    cl_uint has_valid = c->dev ? c->valid_buf != NULL : c->validity != NULL;
-    cl_ulong row_off = c->dev ? r0 : 0, base, vbit, row0 = r0;
-    cl_mem data = c->dev ? c->data_buf : Q->data, off = c->dev ? c->off_buf : Q->off;
-    cl_mem valid = c->valid_buf ? c->valid_buf : Q->valid;
-    base = c->dev ? c->dev_base : clm_column_offset(c, r0);
-    vbit = c->dev ? c->dev_vbit + r0 : (c->validity_bit + r0) & 7;
-    size_t groups = (rows + Q->wg - 1) / Q->wg, global = groups * Q->wg, local = Q->wg;
+    b->rows = (cl_uint)(r1 - r0);
+    b->has_valid = c->dev ? c->valid_buf != NULL : c->validity != NULL;
+    b->row_off = c->dev ? r0 : 0;
+    b->row0 = r0;
+    b->data = c->dev ? c->data_buf : Q->data;
+    b->off = c->dev ? c->off_buf : Q->off;
+    b->valid = c->valid_buf ? c->valid_buf : Q->valid;
+    b->base = c->dev ? c->dev_base : clm_column_offset(c, r0);
+    b->vbit = c->dev ? c->dev_vbit + r0 : (c->validity_bit + r0) & 7;
+}
+
+/* A work-item (or a work-group) per row: the batch's bitmap and its counts per group. */
+static int match_rows(const struct clm_like *like, struct query *Q, const struct batch *b,
+                      cl_uint want_pos)
+{
+    size_t groups = (b->rows + Q->wg - 1) / Q->wg, global = groups * Q->wg, local = Q->wg;
     /* a work-group per row: a group per bitmap byte, 8 rows one after the other */
-    size_t match_global = Q->group ? (rows + 7) / 8 * Q->wg : global;
+    size_t match_global = Q->group ? (b->rows + 7) / 8 * Q->wg : global;
     int rc;
-    if ((rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_DATA, sizeof data, &data)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_OFFSETS, sizeof off, &off)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_VALID, sizeof valid, &valid)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_VBIT, sizeof vbit, &vbit)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_HAS_VALID, sizeof has_valid, &has_valid)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_ROWS, sizeof rows, &rows)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_ROW_OFF, sizeof row_off, &row_off)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_BASE, sizeof base, &base)) ||
+    if ((rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_DATA, sizeof b->data, &b->data)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_OFFSETS, sizeof b->off, &b->off)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_VALID, sizeof b->valid, &b->valid)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_VBIT, sizeof b->vbit, &b->vbit)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_HAS_VALID, sizeof b->has_valid,
+                      &b->has_valid)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_ROWS, sizeof b->rows, &b->rows)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_ROW_OFF, sizeof b->row_off, &b->row_off)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_BASE, sizeof b->base, &b->base)) ||
         (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_PROG, sizeof like->prog_buf,
                       &like->prog_buf)) ||
         (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
@@ -247,15 +356,149 @@ static int run_batch(const struct clm_like *like, const struct clm_column *c,
                                         NULL);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_match)");
-    if (Q->group) { /* the counts per WG rows, which the item kernel writes itself */
-        if ((rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
-            (rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_ROWS, sizeof rows, &rows)) ||
-            (rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_GROUPS, sizeof Q->groups, &Q->groups)))
-            return rc;
-        err = clEnqueueNDRangeKernel(Q->q, Q->count, 1, NULL, &groups, NULL, 0, NULL, NULL);
+    return Q->group ? count_rows(Q, b->rows) : CLM_OK;
+}
+
+/* The offset at row r of a resident column, read back from the device. */
+static int resident_offset(struct query *Q, const struct clm_column *c, uint64_t r,
+                           uint64_t *out)
+{
+    size_t ob = c->offset_bits / 8;
+    uint64_t v64 = 0;
+    uint32_t v32 = 0;
+    cl_int err = clEnqueueReadBuffer(Q->q, c->off_buf, CL_TRUE, (size_t)r * ob, ob,
+                                     ob == 8 ? (void *)&v64 : (void *)&v32, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clEnqueueReadBuffer (column offset)");
+    *out = (ob == 8 ? v64 : v32) - c->dev_base;
+    return CLM_OK;
+}
+
+/* The anchors' search over data[a, e) (a aligned), its candidates verified into the bitmap. */
+static int filter_piece(const struct clm_like *like, struct query *Q, const struct batch *b,
+                        uint64_t a, uint64_t e)
+{
+    clm_device *dev = like->dev;
+    const clm_database *db = Q->anchors;
+    cl_mem text = b->data;
+    cl_int err = CL_SUCCESS;
+    if (a) { /* a piece of the column's buffer, from an address the device can align */
+        cl_buffer_region region = {(size_t)a, (size_t)(e - a)};
+        text = clCreateSubBuffer(b->data, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
         if (err != CL_SUCCESS)
-            return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_count)");
+            return clm_fail_cl(err, "clCreateSubBuffer (LIKE filter)");
     }
+    size_t n = (size_t)(e - a);
+    err = clEnqueueWriteBuffer(Q->q, Q->counter, CL_FALSE, 0,
+                               CLM_COUNTER_WORDS(db->slots) * sizeof(cl_uint), Q->zeros, 0, NULL,
+                               NULL);
+    for (unsigned k = 0; k < db->engine_count && err == CL_SUCCESS; k++) {
+        if (n < db->engines[k].min_m)
+            continue;
+        err = clSetKernelArg(Q->find[k], CLM_ARG_TEXT, sizeof text, &text);
+        if (err == CL_SUCCESS)
+            err = clm_engine_enqueue(dev, &db->engines[k], Q->find[k], Q->q, n, 0, n,
+                                     Q->counter, Q->cands, Q->cands_cap, NULL);
+    }
+    if (a)
+        clReleaseMemObject(text); /* kept by the commands that use it */
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "enqueue (LIKE filter search)");
+    cl_ulong origin = a;
+    cl_uint cap = (cl_uint)Q->cands_cap, ends = (cl_uint)db->ends;
+    int rc;
+    if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_CANDS, sizeof Q->cands, &Q->cands)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_CAP, sizeof cap, &cap)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ORIGIN, sizeof origin, &origin)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ENDS, sizeof ends, &ends)))
+        return rc;
+    /* enough work-items to fill the device; each takes every global-size-th candidate */
+    size_t local = Q->wg, global = (size_t)dev->info.compute_units * 8 * Q->wg;
+    size_t need = (Q->cands_cap + local - 1) / local * local;
+    if (global > need)
+        global = need;
+    err = clEnqueueNDRangeKernel(Q->q, Q->verify, 1, NULL, &global, &local, 0, NULL, NULL);
+    return err == CL_SUCCESS ? CLM_OK
+                             : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_verify)");
+}
+
+/* Filter and verify: the batch's bitmap and counts per group from its bytes [b0, b1) of the
+ * data buffer, searched in pieces that overlap by an anchor (a row's bit set twice is set
+ * once); then NOT LIKE's selection from the rows matched. */
+static int filter_rows(const struct clm_like *like, const struct clm_column *c,
+                       struct query *Q, const struct batch *b, uint64_t b0, uint64_t b1,
+                       cl_uint want_pos)
+{
+    clm_device *dev = like->dev;
+    static const cl_uint zero = 0;
+    static const cl_ulong none = CLM_NO_POSITION;
+    size_t words = (b->rows + 31) / 32;
+    cl_int err = clEnqueueFillBuffer(Q->q, Q->bitmap, &zero, sizeof zero, 0, words * 4, 0,
+                                     NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueWriteBuffer(Q->q, Q->overflow, CL_FALSE, 0, sizeof zero, &zero, 0, NULL,
+                                   NULL);
+    if (err == CL_SUCCESS && want_pos)
+        err = clEnqueueFillBuffer(Q->q, Q->pos, &none, sizeof none, 0, (size_t)b->rows * 8, 0,
+                                  NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clear (LIKE filter)");
+    int rc;
+    if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_DATA, sizeof b->data, &b->data)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_OFFSETS, sizeof b->off, &b->off)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_VALID, sizeof b->valid, &b->valid)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_VBIT, sizeof b->vbit, &b->vbit)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_HAS_VALID, sizeof b->has_valid,
+                      &b->has_valid)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ROWS, sizeof b->rows, &b->rows)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ROW_OFF, sizeof b->row_off,
+                      &b->row_off)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BASE, sizeof b->base, &b->base)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_PROG, sizeof like->prog_buf,
+                      &like->prog_buf)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_COUNTER, sizeof Q->counter,
+                      &Q->counter)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_OVERFLOW, sizeof Q->overflow,
+                      &Q->overflow)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_POS, sizeof Q->pos, &Q->pos)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_WANT_POS, sizeof want_pos, &want_pos)))
+        return rc;
+    uint64_t align = dev->info.mem_base_align_bits / 8, reach = Q->anchors->max_len - 1;
+    if (align < 16)
+        align = 16;
+    for (uint64_t p0 = b0; p0 < b1 && rc == CLM_OK; p0 += Q->piece) {
+        uint64_t p1 = b1 - p0 > Q->piece ? p0 + Q->piece : b1;
+        rc = filter_piece(like, Q, b, p0 / align * align, b1 - p1 > reach ? p1 + reach : b1);
+    }
+    if (rc == CLM_OK && (like->prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)) {
+        size_t global = words;
+        if ((rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_BITMAP, sizeof Q->bitmap,
+                          &Q->bitmap)) ||
+            (rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_ROWS, sizeof b->rows, &b->rows)) ||
+            (rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_VALID, sizeof b->valid, &b->valid)) ||
+            (rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_VBIT, sizeof b->vbit, &b->vbit)) ||
+            (rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_HAS_VALID, sizeof b->has_valid,
+                          &b->has_valid)))
+            return rc;
+        err = clEnqueueNDRangeKernel(Q->q, Q->invert, 1, NULL, &global, NULL, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_invert)");
+    }
+    (void)c;
+    return rc == CLM_OK ? count_rows(Q, b->rows) : rc;
+}
+
+/* The batch's bitmap read back, its counts turned into each group's base, and the ids and
+ * positions of its selected rows from *done on (up to the capacity). */
+static int collect(struct query *Q, const clm_selection *s, const struct batch *b,
+                   uint64_t *done)
+{
+    cl_uint rows = b->rows, want_pos = s->positions != NULL;
+    size_t groups = (rows + Q->wg - 1) / Q->wg, global = groups * Q->wg, local = Q->wg;
+    uint64_t r0 = b->row0;
+    int rc;
+    cl_int err;
     if ((err = clEnqueueReadBuffer(Q->q, Q->groups, CL_TRUE, 0, groups * 4, Q->counts, 0, NULL,
                                    NULL)) != CL_SUCCESS)
         return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE counts)");
@@ -277,7 +520,7 @@ static int run_batch(const struct clm_like *like, const struct clm_column *c,
         if ((rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
             (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_ROWS, sizeof rows, &rows)) ||
             (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_BASES, sizeof Q->bases, &Q->bases)) ||
-            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_ROW0, sizeof row0, &row0)) ||
+            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_ROW0, sizeof b->row0, &b->row0)) ||
             (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_IDS, sizeof Q->ids_buf, &Q->ids_buf)) ||
             (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_POS, sizeof Q->pos, &Q->pos)) ||
             (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_POS_OUT, sizeof Q->pos_out, &Q->pos_out)) ||
@@ -299,6 +542,54 @@ static int run_batch(const struct clm_like *like, const struct clm_column *c,
         return clm_fail_cl(err, "clFinish (LIKE)");
     *done += total;
     return CLM_OK;
+}
+
+/* Filter and verify over a batch, its candidates' room grown until a pass keeps them all;
+ * a batch with more candidates than the device can hold runs a work-item per row. */
+static int filter_batch(const struct clm_like *like, const struct clm_column *c,
+                        struct query *Q, const struct batch *b, uint64_t r0, uint64_t r1)
+{
+    uint64_t b0 = 0, b1;
+    int rc = CLM_OK;
+    cl_uint want_pos = Q->pos_wanted;
+    if (c->dev) {
+        if ((rc = resident_offset(Q, c, r0, &b0)) || (rc = resident_offset(Q, c, r1, &b1)))
+            return rc;
+    } else
+        b1 = clm_column_offset(c, r1) - clm_column_offset(c, r0);
+    for (;;) {
+        cl_uint need = 0;
+        if ((rc = filter_rows(like, c, Q, b, b0, b1, want_pos)) != CLM_OK)
+            return rc;
+        cl_int err = clEnqueueReadBuffer(Q->q, Q->overflow, CL_TRUE, 0, sizeof need, &need, 0,
+                                         NULL, NULL);
+        if (err != CL_SUCCESS)
+            return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE filter overflow)");
+        if (need <= Q->cands_cap)
+            return CLM_OK;
+        size_t cap = (size_t)need + need / 8;
+        if (cap > max_candidates(like->dev))
+            return match_rows(like, Q, b, want_pos);
+        clReleaseMemObject(Q->cands);
+        Q->cands = NULL;
+        if ((rc = buffer(like->dev, CL_MEM_READ_WRITE, cap * CLM_MATCH_WORDS * sizeof(cl_uint),
+                         &Q->cands)) != CLM_OK)
+            return rc;
+        Q->cands_cap = cap;
+    }
+}
+
+/* Rows [r0, r1) of the column, already on the device: the bitmap's bytes, the count, and
+ * the ids and positions from *done on (up to the capacity). */
+static int run_batch(const struct clm_like *like, const struct clm_column *c,
+                     const clm_selection *s, struct query *Q, uint64_t r0, uint64_t r1,
+                     uint64_t *done)
+{
+    struct batch b;
+    batch_args(c, Q, r0, r1, &b);
+    int rc = Q->filter ? filter_batch(like, c, Q, &b, r0, r1)
+                       : match_rows(like, Q, &b, Q->pos_wanted);
+    return rc == CLM_OK ? collect(Q, s, &b, done) : rc;
 }
 
 int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *sel)
@@ -323,8 +614,9 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
         s.data_path != CLM_PATH_ZERO_COPY)
         return clm_fail(CLM_E_INVALID, "clm_selection.data_path %d: auto, copy or zero-copy",
                         (int)s.data_path);
-    if ((unsigned)s.kernel > CLM_ROWS_GROUP)
-        return clm_fail(CLM_E_INVALID, "clm_selection.kernel %d: CLM_ROWS_AUTO, _ITEM or _GROUP",
+    if ((unsigned)s.kernel > CLM_ROWS_FILTER)
+        return clm_fail(CLM_E_INVALID,
+                        "clm_selection.kernel %d: CLM_ROWS_AUTO, _ITEM, _GROUP or _FILTER",
                         (int)s.kernel);
     if (s.positions && !s.row_ids)
         return clm_fail(CLM_E_INVALID, "clm_selection: positions without row_ids");
@@ -343,7 +635,7 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
     size_t slab = s.slab_bytes ? s.slab_bytes : DEFAULT_SLAB_BYTES;
     rc = query_open(like, col, &s, &Q);
     for (uint64_t r0 = 0; rc == CLM_OK && r0 < col->rows;) {
-        uint64_t r1 = col->dev ? (col->rows - r0 > BATCH_ROWS ? r0 + BATCH_ROWS : col->rows)
+        uint64_t r1 = col->dev ? (col->rows - r0 > Q.batch_rows ? r0 + Q.batch_rows : col->rows)
                                : batch_end(col, r0, slab);
         if (!col->dev)
             rc = send_batch(like->dev, &Q, col, r0, r1);
@@ -351,7 +643,7 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
             rc = run_batch(like, col, &s, &Q, r0, r1, &done);
         r0 = r1;
     }
-    sel->kernel_used = Q.group ? CLM_ROWS_GROUP : CLM_ROWS_ITEM;
+    sel->kernel_used = Q.filter ? CLM_ROWS_FILTER : Q.group ? CLM_ROWS_GROUP : CLM_ROWS_ITEM;
     sel->data_path_used = col->dev       ? CLM_PATH_AUTO
                           : Q.zero_copy ? CLM_PATH_ZERO_COPY
                                         : CLM_PATH_COPY;

@@ -1188,8 +1188,15 @@ typedef enum {
     CLM_ROWS_AUTO = 0,  /**< by the column's mean row length: CLM_ROWS_GROUP from
                              CLM_ROWS_GROUP_MEAN bytes on, else CLM_ROWS_ITEM */
     CLM_ROWS_ITEM = 1,  /**< a work-item per row: short rows */
-    CLM_ROWS_GROUP = 2  /**< a work-group per row, its work-items comparing the placements
+    CLM_ROWS_GROUP = 2, /**< a work-group per row, its work-items comparing the placements
                              of a segment side by side: long rows */
+    CLM_ROWS_FILTER = 3 /**< filter and verify: the column's bytes are searched as one text
+                             for each pattern's longest run of literal bytes by the exact
+                             search kernels, and only the rows holding one are matched, a
+                             work-item per place found. A predicate it cannot serve (a
+                             pattern without a literal byte, NOT LIKE beside other patterns)
+                             and zero-copy host columns run CLM_ROWS_ITEM instead:
+                             kernel_used says which ran */
 } clm_rows_kernel;
 /** The mean row length from which CLM_ROWS_AUTO takes a work-group per row. */
 #define CLM_ROWS_GROUP_MEAN 1024u
@@ -1211,7 +1218,9 @@ typedef struct clm_selection {
                                   CLM_NO_POSITION for a row selected by NOT LIKE only */
     size_t slab_bytes;       /**< a host column's string bytes per batch: 0 default
                                   (64 MiB). A slab holds whole rows; one longer than the
-                                  slab gets a slab of its own */
+                                  slab gets a slab of its own. With CLM_ROWS_FILTER also
+                                  the most bytes one search launch reads, on a resident
+                                  column too (0: 1 GiB) */
     clm_rows_kernel kernel;  /**< default CLM_ROWS_AUTO */
     clm_data_path data_path; /**< a host column: CLM_PATH_COPY (batches copied to buffers
                                   of the query's own), CLM_PATH_ZERO_COPY (buffers over the

@@ -57,7 +57,10 @@ static int cmp_double(const void *a, const void *b)
 
 static const char *kernel_name(clm_rows_kernel k)
 {
-    return k == CLM_ROWS_GROUP ? "group" : k == CLM_ROWS_ITEM ? "item" : "auto";
+    return k == CLM_ROWS_FILTER ? "filter"
+           : k == CLM_ROWS_GROUP ? "group"
+           : k == CLM_ROWS_ITEM  ? "item"
+                                 : "auto";
 }
 
 static int list_devices(void)
@@ -364,8 +367,9 @@ int main(int argc, char **argv)
             return st;
         if (host && (st = run_query(like, col, q.id, "host", CLM_ROWS_AUTO, &t)))
             return st;
-        /* Seed 004's question: a work-item or a work-group per row, whichever auto took. */
-        for (int k = CLM_ROWS_ITEM; kernels && k <= CLM_ROWS_GROUP; k++) {
+        /* Seed 004's question: a work-item or a work-group per row, or filter and verify,
+         * whichever auto took. */
+        for (int k = CLM_ROWS_ITEM; kernels && k <= CLM_ROWS_FILTER; k++) {
             char mode[32];
             snprintf(mode, sizeof mode, "%s/%s", resident ? "resident" : "host",
                      kernel_name((clm_rows_kernel)k));
