@@ -498,6 +498,53 @@ static void test_edges(const void *arg)
     }
 }
 
+static size_t len_runs(t_rng *r, uint64_t i) { (void)i; return t_below(r, 100); }
+
+/* Filter and verify where every row holds many candidates: the candidates' buffer (room
+ * for a row's worth at first) must grow, never drop one; search pieces of a few bytes
+ * start and end inside rows and anchors; NOT LIKE and ILIKE turn the matches around. */
+static void test_filter(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.filter", 0);
+    tcol c;
+    tcol_make(&c, &r, 2000, 32, len_runs, "aaaaaaaab", 6);
+    static const struct {
+        const char *pat;
+        unsigned flags;
+        size_t slab;
+    } cases[] = {
+        {"%a%", 0, 0},  {"%aa%", CLM_LIKE_NOT, 7},   {"a%ba", 0, 64},
+        {"%A%B%", CLM_LIKE_CASELESS, 1}, {"%b_b%", 0, 5000}, {"%ba_", 0, 3},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0] && !t_failures(); k++)
+        check_one(&c, cases[k].pat, cases[k].flags, CLM_LIKE_NO_ESCAPE, cases[k].slab);
+    tcol_free(&c);
+    /* rows of 'a' holding one "bb" each, one across every multiple of 4096 bytes: pieces of
+     * 4096 bytes start there on any alignment, so only their overlap finds those */
+    enum { ROWS = 3000 };
+    int32_t *off = malloc((ROWS + 1) * sizeof *off);
+    unsigned char *data = malloc(ROWS * 64);
+    if (!off || !data) abort();
+    size_t at = 0;
+    for (int i = 0; i < ROWS; i++) {
+        size_t len = 2 + t_below(&r, 60), bb = t_below(&r, len - 1);
+        size_t edge = (at / 4096 + 1) * 4096;
+        if (at < edge - 1 && at + len > edge) /* the row reaches the next edge */
+            bb = edge - 1 - at;
+        off[i] = (int32_t)at;
+        memset(data + at, 'a', len);
+        data[at + bb] = data[at + bb + 1] = 'b';
+        at += len;
+    }
+    off[ROWS] = (int32_t)at;
+    tcol e = {ROWS, 32, off, data, at, NULL};
+    check_one(&e, "%bb%", 0, CLM_LIKE_NO_ESCAPE, 4096);
+    free(off);
+    free(data);
+}
+
 static size_t len_long(t_rng *r, uint64_t i)
 {
     return i % 97 == 5 ? 5000 + t_below(r, 3000) : t_below(r, 30);
@@ -948,6 +995,7 @@ void register_records_tests(void)
     t_register("records.random", test_random, NULL, 1);
     t_register("records.disjunction", test_disjunction, NULL, 1);
     t_register("records.edges", test_edges, NULL, 0);
+    t_register("records.filter", test_filter, NULL, 0);
     t_register("records.slabs", test_slabs, NULL, 0);
     t_register("records.bytes", test_bytes, NULL, 0);
     t_register("records.many_rows", test_many_rows, NULL, 0);

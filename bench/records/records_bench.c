@@ -9,9 +9,9 @@
  *                   COLUMN QUERIES
  *
  * QUERIES: one query a line, tab-separated: id, flags ("-" or "not": NOT LIKE), then the
- * patterns (escape '\'). --kernels also times each query with a work-item per row and with a
- * work-group per row forced (modes resident/item and resident/group, or host/... with
- * --mode host). Output, tab-separated lines on stdout (bench/records.py reads them):
+ * patterns (escape '\'). --kernels also times each query with a work-item per row, a
+ * work-group per row and filter and verify forced (modes resident/item, resident/group and
+ * resident/filter, or host/... with --mode host). Output, tab-separated lines on stdout (bench/records.py reads them):
  *     device  P:D  type  name
  *     column  rows  string_bytes  offset_bits
  *     upload  seconds                          (before the resident queries)
