@@ -195,7 +195,8 @@ static size_t max_candidates(const clm_device *dev)
 }
 
 /* The anchors' search kernels and their buffers (CLM_ROWS_FILTER): room for a candidate per
- * row of a batch to begin with, grown when a batch finds more. */
+ * four rows of a batch to begin with (a buffer made anew by every call), grown when a
+ * batch finds more. */
 static int filter_open(const struct clm_like *like, const clm_selection *s, struct query *Q,
                        uint64_t batch)
 {
@@ -218,7 +219,7 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
     size_t counter_bytes = CLM_COUNTER_WORDS(db->slots) * sizeof(cl_uint);
     if (!(Q->zeros = calloc(1, counter_bytes)))
         return clm_fail(CLM_E_NOMEM, "out of memory");
-    Q->cands_cap = batch > MIN_CANDIDATES ? (size_t)batch : MIN_CANDIDATES;
+    Q->cands_cap = batch / 4 > MIN_CANDIDATES ? (size_t)batch / 4 : MIN_CANDIDATES;
     if (Q->cands_cap > max_candidates(dev))
         Q->cands_cap = max_candidates(dev);
     /* a launch reads at most a piece plus an anchor and the alignment: n is a uint */
