@@ -36,11 +36,22 @@
  * counter keeps counting past the capacity so the host learns how much room it needs. */
 void clm_emit(__global uint *counter, __global uint *out, uint cap, uint start, uint info)
 {
+#if EMIT_BLOCKS
+    /* filter and verify (host/records.c): OUT is a bitmap of CAP words, a bit per block of
+     * EMIT_BLOCKS bytes holding a match's position; bits spread the atomics over many
+     * words where one counter would take them all */
+    uint b = start / EMIT_BLOCKS;
+    (void)counter;
+    (void)info;
+    if (b / 32u < cap)
+        atomic_or(out + b / 32u, 1u << (b % 32u));
+#else
     uint slot = atomic_inc(counter);
     if (slot < cap) { /* two scalar stores: oclgrind misreads a built uint2 as undefined */
         out[2 * slot] = start;
         out[2 * slot + 1] = info;
     }
+#endif
 }
 
 /* One match this range owns: counted (clm_count) or appended with its position and info. */

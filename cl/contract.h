@@ -160,17 +160,16 @@ enum clm_like_ids_arg {
     CLM_LIKE_IDS_ARG_LIST(CLM_LIKE_IDS_ARG_INDEX, CLM_LIKE_IDS_ARG_INDEX) CLM_LIKE_IDS_ARG_COUNT
 };
 
-/* clm_like_verify's (CLM_ROWS_FILTER: filter and verify): a work-item per candidate that
- * a search kernel (CLM_KERNEL_ARG_LIST) left in CANDS for a piece of the batch's bytes
- * starting at DATA[ORIGIN]; it finds the candidate's row by a binary search of the offsets
- * and sets the row's bit in BITMAP (uint words, a bit per row) when one of PROG's patterns
- * matches it, ignoring NOT (clm_like_invert turns NOT LIKE's matches into its selection).
+/* clm_like_verify's (CLM_ROWS_FILTER: filter and verify): the search kernels, built with
+ * EMIT_BLOCKS=CLM_LIKE_BLOCK (cl/common.cl clm_emit), set bit b of BLOCKS when a match's
+ * position in a piece of the batch's bytes that starts at DATA[ORIGIN] is in block b of
+ * CLM_LIKE_BLOCK bytes. A work-item per block of NBLOCKS matches the rows holding the
+ * block's bytes (and the byte before it when ENDS: positions are exclusive ends) and sets
+ * their bits in BITMAP (uint words, a bit per row) when one of PROG's patterns matches,
+ * NOT ignored (clm_like_invert turns NOT LIKE's matches into its selection).
  *   DATA ... BASE  as clm_like_match's
- *   CANDS     the search's matches (CLM_MATCH_WORDS uints each); COUNTER its counters
- *   CAP       CANDS' room, in matches; a search that appended more sets OVERFLOW to the
- *             room it needed (atomic max), and the host runs the batch again
- *   ENDS      1: the search reports exclusive ends, not starts
  *   POS       out when WANT_POS: the matched rows' first match positions */
+#define CLM_LIKE_BLOCK 64u
 #define CLM_LIKE_VERIFY_ARG_LIST(X0, X)                                                     \
     X0(DATA, __global const uchar *, data)                                                 \
     X(OFFSETS, __global const OFF_T *, offsets)                                            \
@@ -181,13 +180,11 @@ enum clm_like_ids_arg {
     X(ROW_OFF, ulong, row_off)                                                             \
     X(BASE, ulong, base)                                                                   \
     X(PROG, __global const uint *, prog)                                                   \
-    X(CANDS, __global const uint *, cands)                                                 \
-    X(COUNTER, __global const uint *, counter)                                             \
-    X(CAP, uint, cap)                                                                      \
+    X(BLOCKS, __global const uint *, blocks)                                               \
+    X(NBLOCKS, uint, nblocks)                                                              \
     X(ORIGIN, ulong, origin)                                                               \
     X(ENDS, uint, ends)                                                                    \
     X(BITMAP, __global uint *, bitmap)                                                     \
-    X(OVERFLOW, __global uint *, overflow)                                                 \
     X(POS, __global ulong *, pos)                                                          \
     X(WANT_POS, uint, want_pos)
 #define CLM_LIKE_VERIFY_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_VERIFY_ARG_##NAME,

@@ -291,53 +291,61 @@ uint clm_like_word_bit(uint r)
 #endif
 }
 
-/* Candidate `at` (a byte of the batch's data): the row holding it, if any, and whether one
- * of the patterns (NOT ignored) matches that row; its bit set when so. */
-void clm_like_verify_one(__global const uchar *data, __global const OFF_T *offsets,
-                         __global const uchar *valid, ulong vbit, uint has_valid, uint rows,
-                         ulong row_off, ulong base, __global const uint *prog, ulong at,
-                         __global uint *bitmap, __global ulong *pos, uint want_pos)
+/* Row r of the batch (its bytes [start, start + n) of data): whether one of the patterns
+ * (NOT ignored) matches it; its bit set when so. */
+void clm_like_verify_row(__global const uchar *data, __global const OFF_T *offsets,
+                         __global const uchar *valid, ulong vbit, uint has_valid, ulong row_off,
+                         ulong base, __global const uint *prog, uint r, __global uint *bitmap,
+                         __global ulong *pos, uint want_pos)
 {
-    /* the last row starting at or before `at`: offsets never decrease, so its end is past */
-    if (at < (ulong)offsets[row_off] - base || at >= (ulong)offsets[row_off + rows] - base)
-        return; /* before the batch (an aligned piece starts early) or after it */
-    uint lo = 0, hi = rows - 1;
-    while (lo < hi) {
-        uint mid = lo + (hi - lo + 1) / 2;
-        if ((ulong)offsets[row_off + mid] - base <= at)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    ulong b = vbit + lo;
+    ulong b = vbit + r;
     if (has_valid && !(valid[b >> 3] >> (b & 7) & 1))
         return;
-    ulong start = (ulong)offsets[row_off + lo] - base;
-    ulong n = (ulong)offsets[row_off + lo + 1] - base - start;
+    ulong start = (ulong)offsets[row_off + r] - base;
+    ulong n = (ulong)offsets[row_off + r + 1] - base - start;
     uint count = prog[0];
     for (uint i = 0; i < count; i++) {
         ulong p;
         if (clm_like_one(data + start, n, prog, 1 + i * CLM_LIKE_HEAD, &p)) {
-            atomic_or(&bitmap[lo / 32], 1u << clm_like_word_bit(lo));
-            if (want_pos) /* every candidate of the row writes the same position */
-                pos[lo] = p;
+            atomic_or(&bitmap[r / 32], 1u << clm_like_word_bit(r));
+            if (want_pos) /* every block of the row writes the same position */
+                pos[r] = p;
             return;
         }
     }
 }
 
-/* The candidates, a work-item each in turn (the grid is sized to the device, not to CAP). */
+/* A work-item per block: nothing to do unless a match was there; else the rows that hold
+ * the block's bytes [lo, hi), the first found by a binary search of the offsets. */
 __kernel void clm_like_verify(CLM_LIKE_VERIFY_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
-    const uint found = counter[CLM_COUNTER_MATCHES], stride = (uint)get_global_size(0);
-    if (get_global_id(0) == 0 && found > cap)
-        atomic_max(overflow, found);
-    const uint end = found < cap ? found : cap;
-    for (uint g = (uint)get_global_id(0); g < end; g += stride) {
-        ulong at = origin + cands[(ulong)g * CLM_MATCH_WORDS];
-        clm_like_verify_one(data, offsets, valid, vbit, has_valid, rows, row_off, base, prog,
-                            ends ? at - 1 : at, bitmap, pos, want_pos);
+    const uint blk = (uint)get_global_id(0);
+    if (blk >= nblocks || !(blocks[blk / 32] >> (blk % 32) & 1))
+        return;
+    ulong lo = origin + (ulong)blk * CLM_LIKE_BLOCK, hi = lo + CLM_LIKE_BLOCK;
+    if (ends) { /* an exclusive end: the match's last byte is the one before */
+        lo = lo ? lo - 1 : 0;
+        hi--;
     }
+    const ulong first = (ulong)offsets[row_off] - base, last = (ulong)offsets[row_off + rows] - base;
+    if (lo < first) /* an aligned piece starts before the batch */
+        lo = first;
+    if (hi > last)
+        hi = last;
+    if (lo >= hi)
+        return;
+    /* the last row starting at or before lo: offsets never decrease, so it ends past lo */
+    uint a = 0, z = rows - 1;
+    while (a < z) {
+        uint mid = a + (z - a + 1) / 2;
+        if ((ulong)offsets[row_off + mid] - base <= lo)
+            a = mid;
+        else
+            z = mid - 1;
+    }
+    for (uint r = a; r < rows && (ulong)offsets[row_off + r] - base < hi; r++)
+        clm_like_verify_row(data, offsets, valid, vbit, has_valid, row_off, base, prog, r,
+                            bitmap, pos, want_pos);
 }
 
 __kernel void clm_like_invert(CLM_LIKE_INVERT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))

@@ -397,9 +397,27 @@ static int make_ranks(clm_database *db)
 
 /* ---- compile ------------------------------------------------------------------------------ */
 
+static int compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
+                   const unsigned *ids, unsigned count, const clm_compile_options *opts,
+                   unsigned emit_blocks, clm_database **out);
+
 int clm_compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
                 const unsigned *ids, unsigned count, const clm_compile_options *opts,
                 clm_database **out)
+{
+    return compile(dev, patterns, lengths, ids, count, opts, 0, out);
+}
+
+int clm_compile_blocks(clm_device *dev, const char *const *patterns, const size_t *lengths,
+                       unsigned count, const clm_compile_options *opts, unsigned block,
+                       clm_database **out)
+{
+    return compile(dev, patterns, lengths, NULL, count, opts, block, out);
+}
+
+static int compile(clm_device *dev, const char *const *patterns, const size_t *lengths,
+                   const unsigned *ids, unsigned count, const clm_compile_options *opts,
+                   unsigned emit_blocks, clm_database **out)
 {
     if (out)
         *out = NULL;
@@ -430,6 +448,8 @@ int clm_compile(clm_device *dev, const char *const *patterns, const size_t *leng
     rc = parse_patterns(db, &plan, patterns, lengths);
     if (rc == CLM_OK)
         rc = clm_choose(db, &plan);
+    for (unsigned e = 0; rc == CLM_OK && e < db->engine_count; e++)
+        db->engines[e].shape.emit_blocks = emit_blocks;
     if (rc == CLM_OK)
         rc = build(db, &plan);
     if (rc == CLM_OK) {

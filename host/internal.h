@@ -295,6 +295,9 @@ struct clm_kernel_shape {
                             device's loop budget; the kernel reads its table instead) */
     unsigned records;  /* the LIKE kernels of cl/records.cl (host/records.c): the width of
                           the column's offsets, 32 or 64; 0 for the search kernels */
+    unsigned emit_blocks; /* search kernels of LIKE's filter (records.c): matches set a bit
+                             per block of this many bytes (cl/common.cl clm_emit); 0: they
+                             are appended */
 };
 
 /* The one place that turns a shape into build options (program.c's table); the string is
@@ -490,6 +493,11 @@ struct clm_like {
     int anchor_tried, anchor_rc;
     clm_database *anchors;
 };
+/* clm_compile for the anchors of LIKE's filter: engines whose matches set a bit per block
+ * of `block` bytes (cl/common.cl EMIT_BLOCKS) instead of being appended. */
+int clm_compile_blocks(clm_device *dev, const char *const *patterns, const size_t *lengths,
+                       unsigned count, const clm_compile_options *opts, unsigned block,
+                       clm_database **out);
 /* The anchors' database of a filterable predicate, compiled once (thread-safe). */
 int clm_like_anchors(const struct clm_like *like, const clm_database **db);
 

@@ -159,8 +159,8 @@ int clm_like_anchors(const struct clm_like *like, const clm_database **db)
             clm_compile_options o;
             clm_compile_options_init(&o, sizeof o);
             o.flags = l->anchor_caseless ? CLM_CASELESS : 0u;
-            l->anchor_rc = clm_compile(l->dev, (const char *const *)pats, lens, NULL, l->count,
-                                       &o, &l->anchors);
+            l->anchor_rc = clm_compile_blocks(l->dev, (const char *const *)pats, lens,
+                                              l->count, &o, CLM_LIKE_BLOCK, &l->anchors);
         }
         for (unsigned i = 0; pats && i < l->count; i++)
             free(pats[i]);

@@ -72,6 +72,17 @@ static void opt_records(char *buf, size_t cap, const clm_device *d,
         buf[0] = '\0';
 }
 
+/* Only for the anchors of filter and verify (host/like.c), likewise. */
+static void opt_emit_blocks(char *buf, size_t cap, const clm_device *d,
+                            const struct clm_kernel_shape *s)
+{
+    (void)d;
+    if (s->emit_blocks)
+        snprintf(buf, cap, "EMIT_BLOCKS=%u", s->emit_blocks);
+    else if (cap)
+        buf[0] = '\0';
+}
+
 static void opt_letters(char *buf, size_t cap, const clm_device *d,
                         const struct clm_kernel_shape *s)
 {
@@ -134,6 +145,8 @@ static const struct build_option {
      "aho, global tables: entries (the shallowest states' rows) also read from local memory"},
     {"RECORDS", TEXT(opt_records), 0,
      "records.cl (LIKE over string columns) alone: the offsets' width, 32 or 64"},
+    {"EMIT_BLOCKS", TEXT(opt_emit_blocks), 0,
+     "LIKE's filter and verify alone: matches set a bit per block of this many bytes"},
 };
 
 int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, char *buf,

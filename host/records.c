@@ -13,9 +13,8 @@
 #define BATCH_ROWS ((uint64_t)1 << 20)
 /* A resident column asked for no row ids: its launches cost a round trip each */
 #define RESIDENT_BATCH_ROWS ((uint64_t)32 << 20)
-/* Filter and verify: the least room for candidates, and the most bytes one search reads
- * (its n is a uint: a piece, an anchor and the alignment must fit) */
-#define MIN_CANDIDATES ((size_t)4096)
+/* Filter and verify: the most bytes one search reads (its n is a uint: a piece, an anchor
+ * and the alignment must fit) */
 #define MAX_PIECE_BYTES ((size_t)1 << 30)
 #define LIKE_WG 256u
 
@@ -44,13 +43,13 @@ struct query {
     uint32_t *counts;
     uint64_t batch_rows; /* rows per launch at most */
     /* filter and verify (CLM_ROWS_FILTER): the anchors' search kernels (one per engine),
-     * their counters and matches (the candidates, room for cands_cap), the most a launch
-     * of them reported past that room */
+     * their counters and the blocks their matches were in (a bit per CLM_LIKE_BLOCK bytes
+     * of a piece, block_words uints) */
     int filter;
     const clm_database *anchors;
     cl_kernel *find, verify, invert;
-    cl_mem counter, cands, overflow;
-    size_t cands_cap, piece;
+    cl_mem counter, blocks;
+    size_t block_words, piece;
     void *zeros;
 };
 
@@ -58,7 +57,7 @@ static void query_release(struct query *Q)
 {
     cl_mem *bufs[] = {&Q->off,    &Q->data,    &Q->valid,   &Q->bitmap,
                       &Q->groups, &Q->bases,   &Q->pos,     &Q->ids_buf,
-                      &Q->pos_out, &Q->counter, &Q->cands,  &Q->overflow};
+                      &Q->pos_out, &Q->counter, &Q->blocks};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);
@@ -187,18 +186,22 @@ static int count_rows(struct query *Q, cl_uint rows)
                              : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_count)");
 }
 
-/* The most candidates one buffer holds: the largest allocation, and a uint count. */
-static size_t max_candidates(const clm_device *dev)
+/* The most bytes a piece's search reads, and its blocks of CLM_LIKE_BLOCK bytes (an
+ * exclusive end may sit at the last byte's end: one more block). */
+static uint64_t piece_align(const clm_device *dev)
 {
-    uint64_t most = dev->info.max_alloc_bytes / (CLM_MATCH_WORDS * sizeof(cl_uint));
-    return (size_t)(most < UINT32_MAX ? most : UINT32_MAX);
+    uint64_t align = dev->info.mem_base_align_bits / 8;
+    return align < 16 ? 16 : align;
 }
 
-/* The anchors' search kernels and their buffers (CLM_ROWS_FILTER): room for a candidate per
- * four rows of a batch to begin with (a buffer made anew by every call), grown when a
- * batch finds more. */
-static int filter_open(const struct clm_like *like, const clm_selection *s, struct query *Q,
-                       uint64_t batch)
+static size_t piece_blocks(const struct query *Q, const clm_device *dev)
+{
+    uint64_t most = Q->piece + Q->anchors->max_len + piece_align(dev);
+    return (size_t)(most / CLM_LIKE_BLOCK + 1);
+}
+
+/* The anchors' search kernels and their buffers (CLM_ROWS_FILTER). */
+static int filter_open(const struct clm_like *like, const clm_selection *s, struct query *Q)
 {
     clm_device *dev = like->dev;
     int rc = clm_like_anchors(like, &Q->anchors);
@@ -219,16 +222,12 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
     size_t counter_bytes = CLM_COUNTER_WORDS(db->slots) * sizeof(cl_uint);
     if (!(Q->zeros = calloc(1, counter_bytes)))
         return clm_fail(CLM_E_NOMEM, "out of memory");
-    Q->cands_cap = batch / 4 > MIN_CANDIDATES ? (size_t)batch / 4 : MIN_CANDIDATES;
-    if (Q->cands_cap > max_candidates(dev))
-        Q->cands_cap = max_candidates(dev);
     /* a launch reads at most a piece plus an anchor and the alignment: n is a uint */
     Q->piece = s->slab_bytes && s->slab_bytes < MAX_PIECE_BYTES ? s->slab_bytes
                                                                 : MAX_PIECE_BYTES;
+    Q->block_words = piece_blocks(Q, dev) / 32 + 1;
     if ((rc = buffer(dev, CL_MEM_READ_WRITE, counter_bytes, &Q->counter)) ||
-        (rc = buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->overflow)) ||
-        (rc = buffer(dev, CL_MEM_READ_WRITE, Q->cands_cap * CLM_MATCH_WORDS * sizeof(cl_uint),
-                     &Q->cands)))
+        (rc = buffer(dev, CL_MEM_READ_WRITE, Q->block_words * sizeof(cl_uint), &Q->blocks)))
         return rc;
     return CLM_OK;
 }
@@ -289,7 +288,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
                      s->row_ids ? (size_t)batch * (s->row_id_bits / 8) : 8, &Q->ids_buf)) ||
         (rc = buffer(dev, CL_MEM_WRITE_ONLY, want_pos ? (size_t)batch * 8 : 8, &Q->pos_out)))
         return rc;
-    if (Q->filter && (rc = filter_open(like, s, Q, batch)) != CLM_OK)
+    if (Q->filter && (rc = filter_open(like, s, Q)) != CLM_OK)
         return rc;
     if (Q->zero_copy) { /* send_batch makes the buffers; a NULL-free column gets a dummy */
         if (!c->validity && (rc = buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
@@ -375,7 +374,8 @@ static int resident_offset(struct query *Q, const struct clm_column *c, uint64_t
     return CLM_OK;
 }
 
-/* The anchors' search over data[a, e) (a aligned), its candidates verified into the bitmap. */
+/* The anchors' search over data[a, e) (a aligned), the rows of the blocks where it found
+ * one matched against the predicate into the bitmap. */
 static int filter_piece(const struct clm_like *like, struct query *Q, const struct batch *b,
                         uint64_t a, uint64_t e)
 {
@@ -390,34 +390,34 @@ static int filter_piece(const struct clm_like *like, struct query *Q, const stru
             return clm_fail_cl(err, "clCreateSubBuffer (LIKE filter)");
     }
     size_t n = (size_t)(e - a);
+    cl_uint nblocks = (cl_uint)(n / CLM_LIKE_BLOCK + 1), zero = 0;
     err = clEnqueueWriteBuffer(Q->q, Q->counter, CL_FALSE, 0,
                                CLM_COUNTER_WORDS(db->slots) * sizeof(cl_uint), Q->zeros, 0, NULL,
                                NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueFillBuffer(Q->q, Q->blocks, &zero, sizeof zero, 0,
+                                  (nblocks / 32 + 1) * sizeof(cl_uint), 0, NULL, NULL);
     for (unsigned k = 0; k < db->engine_count && err == CL_SUCCESS; k++) {
         if (n < db->engines[k].min_m)
             continue;
         err = clSetKernelArg(Q->find[k], CLM_ARG_TEXT, sizeof text, &text);
         if (err == CL_SUCCESS)
             err = clm_engine_enqueue(dev, &db->engines[k], Q->find[k], Q->q, n, 0, n,
-                                     Q->counter, Q->cands, Q->cands_cap, NULL);
+                                     Q->counter, Q->blocks, Q->block_words, NULL);
     }
     if (a)
         clReleaseMemObject(text); /* kept by the commands that use it */
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "enqueue (LIKE filter search)");
     cl_ulong origin = a;
-    cl_uint cap = (cl_uint)Q->cands_cap, ends = (cl_uint)db->ends;
+    cl_uint ends = (cl_uint)db->ends;
     int rc;
-    if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_CANDS, sizeof Q->cands, &Q->cands)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_CAP, sizeof cap, &cap)) ||
+    if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BLOCKS, sizeof Q->blocks, &Q->blocks)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_NBLOCKS, sizeof nblocks, &nblocks)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ORIGIN, sizeof origin, &origin)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ENDS, sizeof ends, &ends)))
         return rc;
-    /* enough work-items to fill the device; each takes every global-size-th candidate */
-    size_t local = Q->wg, global = (size_t)dev->info.compute_units * 8 * Q->wg;
-    size_t need = (Q->cands_cap + local - 1) / local * local;
-    if (global > need)
-        global = need;
+    size_t local = Q->wg, global = (nblocks + local - 1) / local * local;
     err = clEnqueueNDRangeKernel(Q->q, Q->verify, 1, NULL, &global, &local, 0, NULL, NULL);
     return err == CL_SUCCESS ? CLM_OK
                              : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_verify)");
@@ -436,9 +436,6 @@ static int filter_rows(const struct clm_like *like, const struct clm_column *c,
     size_t words = (b->rows + 31) / 32;
     cl_int err = clEnqueueFillBuffer(Q->q, Q->bitmap, &zero, sizeof zero, 0, words * 4, 0,
                                      NULL, NULL);
-    if (err == CL_SUCCESS)
-        err = clEnqueueWriteBuffer(Q->q, Q->overflow, CL_FALSE, 0, sizeof zero, &zero, 0, NULL,
-                                   NULL);
     if (err == CL_SUCCESS && want_pos)
         err = clEnqueueFillBuffer(Q->q, Q->pos, &none, sizeof none, 0, (size_t)b->rows * 8, 0,
                                   NULL, NULL);
@@ -457,17 +454,11 @@ static int filter_rows(const struct clm_like *like, const struct clm_column *c,
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BASE, sizeof b->base, &b->base)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_PROG, sizeof like->prog_buf,
                       &like->prog_buf)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_COUNTER, sizeof Q->counter,
-                      &Q->counter)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_OVERFLOW, sizeof Q->overflow,
-                      &Q->overflow)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_POS, sizeof Q->pos, &Q->pos)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_WANT_POS, sizeof want_pos, &want_pos)))
         return rc;
-    uint64_t align = dev->info.mem_base_align_bits / 8, reach = Q->anchors->max_len - 1;
-    if (align < 16)
-        align = 16;
+    uint64_t align = piece_align(dev), reach = Q->anchors->max_len - 1;
     for (uint64_t p0 = b0; p0 < b1 && rc == CLM_OK; p0 += Q->piece) {
         uint64_t p1 = b1 - p0 > Q->piece ? p0 + Q->piece : b1;
         rc = filter_piece(like, Q, b, p0 / align * align, b1 - p1 > reach ? p1 + reach : b1);
@@ -545,39 +536,18 @@ static int collect(struct query *Q, const clm_selection *s, const struct batch *
     return CLM_OK;
 }
 
-/* Filter and verify over a batch, its candidates' room grown until a pass keeps them all;
- * a batch with more candidates than the device can hold runs a work-item per row. */
+/* Filter and verify over a batch: its bytes' range in the data buffer first. */
 static int filter_batch(const struct clm_like *like, const struct clm_column *c,
                         struct query *Q, const struct batch *b, uint64_t r0, uint64_t r1)
 {
     uint64_t b0 = 0, b1;
-    int rc = CLM_OK;
-    cl_uint want_pos = Q->pos_wanted;
+    int rc;
     if (c->dev) {
         if ((rc = resident_offset(Q, c, r0, &b0)) || (rc = resident_offset(Q, c, r1, &b1)))
             return rc;
     } else
         b1 = clm_column_offset(c, r1) - clm_column_offset(c, r0);
-    for (;;) {
-        cl_uint need = 0;
-        if ((rc = filter_rows(like, c, Q, b, b0, b1, want_pos)) != CLM_OK)
-            return rc;
-        cl_int err = clEnqueueReadBuffer(Q->q, Q->overflow, CL_TRUE, 0, sizeof need, &need, 0,
-                                         NULL, NULL);
-        if (err != CL_SUCCESS)
-            return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE filter overflow)");
-        if (need <= Q->cands_cap)
-            return CLM_OK;
-        size_t cap = (size_t)need + need / 8;
-        if (cap > max_candidates(like->dev))
-            return match_rows(like, Q, b, want_pos);
-        clReleaseMemObject(Q->cands);
-        Q->cands = NULL;
-        if ((rc = buffer(like->dev, CL_MEM_READ_WRITE, cap * CLM_MATCH_WORDS * sizeof(cl_uint),
-                         &Q->cands)) != CLM_OK)
-            return rc;
-        Q->cands_cap = cap;
-    }
+    return filter_rows(like, c, Q, b, b0, b1, Q->pos_wanted);
 }
 
 /* Rows [r0, r1) of the column, already on the device: the bitmap's bytes, the count, and

@@ -521,8 +521,9 @@ static void test_filter(const void *arg)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0] && !t_failures(); k++)
         check_one(&c, cases[k].pat, cases[k].flags, CLM_LIKE_NO_ESCAPE, cases[k].slab);
     tcol_free(&c);
-    /* rows of 'a' holding one "bb" each, one across every multiple of 4096 bytes: pieces of
-     * 4096 bytes start there on any alignment, so only their overlap finds those */
+    /* rows of 'a', a "bb" across every multiple of 4096 bytes and in every tenth row: pieces
+     * of 4096 bytes start there on any alignment, so only their overlap finds those (and no
+     * other "bb" is near enough for its block to hold the row too) */
     enum { ROWS = 3000 };
     int32_t *off = malloc((ROWS + 1) * sizeof *off);
     unsigned char *data = malloc(ROWS * 64);
@@ -535,12 +536,22 @@ static void test_filter(const void *arg)
             bb = edge - 1 - at;
         off[i] = (int32_t)at;
         memset(data + at, 'a', len);
-        data[at + bb] = data[at + bb + 1] = 'b';
+        if (bb == edge - 1 - at || i % 10 == 0)
+            data[at + bb] = data[at + bb + 1] = 'b';
         at += len;
     }
     off[ROWS] = (int32_t)at;
     tcol e = {ROWS, 32, off, data, at, NULL};
     check_one(&e, "%bb%", 0, CLM_LIKE_NO_ESCAPE, 4096);
+    /* rows of 64 bytes, every fifth ending in "bb": a search that reports a match's end
+     * reports it in the next row's block */
+    for (int i = 0; i <= ROWS / 2; i++)
+        off[i] = 64 * i;
+    memset(data, 'a', 64 * (ROWS / 2));
+    for (int i = 0; i < ROWS / 2; i += 5)
+        data[64 * i + 62] = data[64 * i + 63] = 'b';
+    tcol f = {ROWS / 2, 32, off, data, 64 * (ROWS / 2), NULL};
+    check_one(&f, "%bb%", 0, CLM_LIKE_NO_ESCAPE, 0);
     free(off);
     free(data);
 }
