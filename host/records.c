@@ -232,6 +232,18 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
     return CLM_OK;
 }
 
+/* Whether CLM_ROWS_AUTO takes filter and verify for a filterable predicate (measured on
+ * the H200 against a work-item per row, bench/results/h200-*-records-*): on GPUs, for one
+ * LIKE or NOT LIKE that is not a prefix or equality (a work-item per row reads only the
+ * row's start for those) over short rows; a disjunction's anchors find most rows there. */
+static int auto_filter(const struct clm_like *like, const struct clm_column *c,
+                       const clm_device *dev)
+{
+    return dev->info.type == CLM_DEVICE_GPU && like->count == 1 &&
+           !(like->prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_START) &&
+           c->bytes / c->rows < CLM_ROWS_GROUP_MEAN;
+}
+
 static int query_open(const struct clm_like *like, const struct clm_column *c,
                       const clm_selection *s, struct query *Q)
 {
@@ -263,7 +275,9 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     uint64_t batch = c->rows < Q->batch_rows ? c->rows : Q->batch_rows;
     /* zero-copy batches start anywhere in the caller's memory: the search kernels want
      * aligned text */
-    Q->filter = s->kernel == CLM_ROWS_FILTER && like->filterable && !Q->zero_copy;
+    Q->filter = like->filterable && !Q->zero_copy &&
+                (s->kernel == CLM_ROWS_FILTER ||
+                 (s->kernel == CLM_ROWS_AUTO && auto_filter(like, c, dev)));
     Q->group = !Q->filter && (s->kernel == CLM_ROWS_GROUP ||
                               (s->kernel == CLM_ROWS_AUTO &&
                                c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN));
