@@ -26,7 +26,7 @@
 
 #include "internal.h"
 
-#define HOST_PART_BYTES ((size_t)16 << 20) /* one thread's part of a round */
+#define HOST_PART_BYTES ((size_t)4 << 20) /* a thread's part of a round: buffer, matches */
 #define HOST_MIN_PART ((size_t)1 << 20)    /* automatic threads: no part smaller than this */
 #define HOST_FILTER_MAX 4
 

@@ -828,7 +828,7 @@ CLM_API int clm_stream_close(clm_stream *stream, clm_match_cb cb, void *ctx, uin
  *         clm_host_scan(h, text, len, on_match, ctx);
  *     clm_host_database_free(h);
  *
- * The input is searched in rounds of up to (threads x 16 MiB), each split into one contiguous
+ * The input is searched in rounds of up to (threads x 4 MiB), each split into one contiguous
  * part per thread (its matches are those that start in it), and delivered part by part once
  * the round is done, on the calling thread. Threads: the online CPUs (at most
  * CLM_HOST_MAX_THREADS), with no part below 1 MiB (an input under 2 MiB is one thread's);
@@ -885,7 +885,7 @@ CLM_API int clm_host_count(const clm_host_database *db, const void *data, size_t
  * pread() by each thread into a buffer of its own (no mapping: a file that shrinks meanwhile
  * is a short read, CLM_E_IO, never a SIGBUS); the fd's offset is neither used nor moved.
  * An fd that is no regular file (a pipe, a terminal) is read with read() from where it
- * stands to its end, in blocks of (threads x 16 MiB), and searched block by block; it takes
+ * stands to its end, in blocks of (threads x 4 MiB), and searched block by block; it takes
  * only offset 0 and CLM_FD_TO_END (else CLM_E_INVALID). Errors as clm_host_scan, and
  * CLM_E_INVALID for fd < 0, CLM_E_IO (fstat or a read failed, or the file shrank: the
  * detail names the offset and the errno text).

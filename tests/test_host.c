@@ -300,11 +300,12 @@ static void pipe_case(const clm_host_database *db, const unsigned char *pat, siz
     t_matches_free(&got);
 }
 
-/* A pipe of three 16 MiB blocks (one thread), matches planted across each block's end. */
+/* A pipe of three 4 MiB blocks (one thread), matches planted across each block's end; the
+ * same text in memory, in rounds. */
 static void test_pipe(const void *arg)
 {
     (void)arg;
-    const size_t block = (size_t)16 << 20, n = 2 * block + 100000, m = 8;
+    const size_t block = (size_t)4 << 20, n = 2 * block + 100000, m = 8;
     static const unsigned char pat[] = "xyzzyxyz";
     t_rng r;
     t_rng_init(&r, "host.pipe", 0);
@@ -316,6 +317,9 @@ static void test_pipe(const void *arg)
     memcpy(text + n - m, pat, m);
     clm_host_database *db;
     REQUIRE_RC(compile1(pat, m, 0, 0, &db), CLM_OK);
+    /* the same text in memory: rounds of 4 MiB (one thread) and 8 MiB (two) */
+    check(text, n, pat, m, 0, 1, "rounds of one part");
+    check(text, n, pat, m, 0, 2, "rounds of two parts");
     set_threads(1);
     pipe_case(db, pat, m, text, n, 0, "pipe");
     pipe_case(db, pat, m, text, n, 1, "pipe, count");
