@@ -59,6 +59,7 @@ enum clm_env_var {
     CLM_ENV_STAGING,
     CLM_ENV_TUNE,
     CLM_ENV_TEST_EARLY,
+    CLM_ENV_HOST_THREADS,
     CLM_ENV_COUNT
 };
 /* The variable's value as getenv gives it: NULL when unset. */

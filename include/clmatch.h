@@ -812,6 +812,95 @@ CLM_API int clm_stream_flush(clm_stream *stream, clm_match_cb cb, void *ctx);
 CLM_API int clm_stream_close(clm_stream *stream, clm_match_cb cb, void *ctx, uint64_t *total);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Host search: no OpenCL at all                                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * One literal pattern searched by the host's CPU threads alone: no platform, device, context
+ * or kernel, so nothing waits for an OpenCL start-up (a few hundred milliseconds on a GPU
+ * machine) and a small or medium input is done before a device could begin. The matches and
+ * their order are those clm_scan gives for the same pattern and flags (id as given, edits 0,
+ * strand +1, every occurrence, overlapping ones included), and a callback that returns
+ * non-zero stops it with CLM_STOPPED, as there.
+ *
+ *     clm_host_database *h;
+ *     if (clm_host_compile(pats, lens, ids, 1, opts, &h) == CLM_OK)   // else: a device
+ *         clm_host_scan(h, text, len, on_match, ctx);
+ *     clm_host_database_free(h);
+ *
+ * The input is searched in rounds of up to (threads x 4 MiB), each split into one contiguous
+ * part per thread (its matches are those that start in it), and delivered part by part once
+ * the round is done, on the calling thread. Threads: the online CPUs (at most
+ * CLM_HOST_MAX_THREADS), with no part below 1 MiB (an input under 2 MiB is one thread's);
+ * CLMATCH_HOST_THREADS=N (1 to CLM_HOST_MAX_THREADS, or auto) makes every round N parts
+ * whatever its size (a bad value: CLM_E_INVALID from the scan and count calls).
+ */
+
+/** Most threads one host search uses. */
+#define CLM_HOST_MAX_THREADS 64u
+
+typedef struct clm_host_database clm_host_database;
+
+/**
+ * Ready a pattern for the host search: the arguments of clm_compile, without a device.
+ * It takes what it can search: count 1, patterns[0] of lengths[0] bytes (lengths NULL: a
+ * NUL-terminated string) searched literally, opts (NULL: the defaults) with flags 0 or
+ * CLM_CASELESS (ASCII letters match either case, as clm_compile's CLM_CASELESS), max_errors
+ * 0, and algorithm, variant and table memory left to auto (the kernel-shape fields are
+ * ignored: they change no match). ids NULL: the matches carry id 0, else ids[0].
+ * Errors: CLM_E_UNSUPPORTED for what only clm_compile searches (several patterns,
+ * CLM_CLASSES, CLM_DNA and its flags, CLM_MISMATCHES_ONLY, max_errors > 0, an algorithm,
+ * variant or table memory asked for; the detail names it): the caller's cue to compile for
+ * a device instead; CLM_E_INVALID (out or patterns NULL, patterns[0] NULL, count 0, unknown
+ * flags, options not initialised), CLM_E_EMPTY_PATTERN, CLM_E_PATTERN_TOO_LONG (above
+ * CLM_MAX_PATTERN_LENGTH), CLM_E_NOMEM. On error *out is NULL.
+ * The database is immutable: threads may search with it at once.
+ */
+CLM_API int clm_host_compile(const char *const *patterns, const size_t *lengths,
+                             const unsigned *ids, unsigned count,
+                             const clm_compile_options *opts, clm_host_database **out);
+
+/** Release a host database. NULL is ignored. */
+CLM_API void clm_host_database_free(clm_host_database *db);
+
+/**
+ * Every occurrence in data[0, len), delivered to cb in text order. Returns CLM_OK,
+ * CLM_STOPPED, or an error: CLM_E_INVALID (db or cb NULL, data NULL with len > 0, a bad
+ * CLMATCH_HOST_THREADS), CLM_E_NOMEM (the matches of a round did not fit in memory: 8 bytes
+ * each). len 0, or a pattern longer than the input: no match, CLM_OK.
+ */
+CLM_API int clm_host_scan(const clm_host_database *db, const void *data, size_t len,
+                          clm_match_cb cb, void *ctx);
+
+/** The number of occurrences in data[0, len) into *count. Errors as clm_host_scan (count
+ *  NULL: CLM_E_INVALID). */
+CLM_API int clm_host_count(const clm_host_database *db, const void *data, size_t len,
+                           uint64_t *count);
+
+/**
+ * clm_host_scan over bytes [offset, offset + length) of fd, as if that range were the whole
+ * input (offsets count from `offset`), with the range rules of clm_scan_fd_range: length
+ * CLM_FD_TO_END is up to the size fstat() gives at the call, an offset at or past it is an
+ * empty range; an explicit range past the end is CLM_E_INVALID. A regular file is read with
+ * pread() by each thread into a buffer of its own (no mapping: a file that shrinks meanwhile
+ * is a short read, CLM_E_IO, never a SIGBUS); the fd's offset is neither used nor moved.
+ * An fd that is no regular file (a pipe, a terminal) is read with read() from where it
+ * stands to its end, in blocks of (threads x 4 MiB), and searched block by block; it takes
+ * only offset 0 and CLM_FD_TO_END (else CLM_E_INVALID). Errors as clm_host_scan, and
+ * CLM_E_INVALID for fd < 0, CLM_E_IO (fstat or a read failed, or the file shrank: the
+ * detail names the offset and the errno text).
+ */
+CLM_API int clm_host_scan_fd_range(const clm_host_database *db, int fd, uint64_t offset,
+                                   uint64_t length, clm_match_cb cb, void *ctx);
+/** clm_host_scan_fd_range counting the occurrences into *count instead. */
+CLM_API int clm_host_count_fd_range(const clm_host_database *db, int fd, uint64_t offset,
+                                    uint64_t length, uint64_t *count);
+/** clm_host_scan_fd_range(db, fd, 0, CLM_FD_TO_END, cb, ctx). */
+CLM_API int clm_host_scan_fd(const clm_host_database *db, int fd, clm_match_cb cb, void *ctx);
+/** clm_host_count_fd_range(db, fd, 0, CLM_FD_TO_END, count). */
+CLM_API int clm_host_count_fd(const clm_host_database *db, int fd, uint64_t *count);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Device sets: one scan across several devices                                               */
 /* ------------------------------------------------------------------------------------------ */
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Tests of --devices LIST: a search split across several devices prints byte for byte what
 # one device prints (lines, -c, --count-matches, -o, --positions, -k, --dna), from a file and
-# from a pipe; a bad list (unknown or repeated device, bad syntax, with -p) is an error with status 2.
+# from a pipe; --devices auto's host search prints what the default device prints (and
+# needs no OpenCL driver); a bad list (unknown or repeated device, bad syntax, with -p) is an error with status 2.
 # POCL_DEVICES="pthread pthread" makes PoCL expose two devices; without a platform of two
 # CPU devices the split cases are skipped (the error cases still run). Every command names
 # the devices it means: the default device (a GPU, CLMATCH_PLATFORM) need not be in the pair.
@@ -133,6 +134,80 @@ if [ -n "$pair" ]; then
 else
     echo "# skipped the split cases: no platform with two devices"
 fi
+
+# --devices auto with one literal pattern: the host search (no OpenCL) takes the inputs of up
+# to CLMATCH_HOST_MAX bytes, byte for byte what the default device prints; a larger file, a
+# pipe and other patterns go to the devices. auto_vs_default NAME ARGS...: both runs on
+# $T/doc and $T/big (several files: a batch), the exit status included.
+auto_vs_default() {
+    name=$1
+    shift
+    "$CLM" "$@" "$T/doc" "$T/big" >"$T/exp" 2>"$T/err"
+    echo "exit $?" >>"$T/exp"
+    "$CLM" --devices auto "$@" "$T/doc" "$T/big" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    same "--devices auto, host search: $name" "$T/exp" "$T/act" "$T/err"
+}
+auto_vs_default "lines" -F 'the'
+auto_vs_default "-c" -c 'device'
+auto_vs_default "-n" -n 'kernel'
+auto_vs_default "-o -b" -o -b 'slab'
+auto_vs_default "-i -o" -i -o 'OpenCL'
+auto_vs_default "-i -c" -i -c 'THE'
+auto_vs_default "-w" -w -c 'the'
+auto_vs_default "--count-matches, overlapping" --count-matches 'ee'
+auto_vs_default "-q" -q 'zzz no such'
+auto_vs_default "several patterns (devices)" -c -e 'the' -e 'slab'
+auto_vs_default "-k 1 (devices)" -c -k 1 'kernel'
+# several small files: one batch for the host search
+"$CLM" -c -i 'slab' "$T/doc" "$T/doc" "$ROOT/README.md" >"$T/exp" 2>"$T/err"
+"$CLM" --devices auto -c -i 'slab' "$T/doc" "$T/doc" "$ROOT/README.md" >"$T/act" 2>"$T/err"
+same "--devices auto, host search: several small files" "$T/exp" "$T/act" "$T/err"
+# a file above CLMATCH_HOST_MAX goes to the devices, a batch below it to the host search
+"$CLM" -n -o 'device' "$T/big" >"$T/exp" 2>"$T/err"
+CLMATCH_HOST_MAX=1M "$CLM" --devices auto --stats -n -o 'device' "$T/big" >"$T/act" 2>"$T/err"
+same "--devices auto: a file above CLMATCH_HOST_MAX (devices)" "$T/exp" "$T/act" "$T/err"
+if ! grep -q "host search" "$T/err" && grep -q "^clmatch: device " "$T/err"; then
+    pass "--devices auto --stats: a file above CLMATCH_HOST_MAX went to the devices"
+else
+    fail "--devices auto --stats: a file above CLMATCH_HOST_MAX went to the devices" \
+        "$(cat "$T/err")"
+fi
+"$CLM" -c 'device' "$T/doc" "$ROOT/README.md" >"$T/exp" 2>"$T/err"
+CLMATCH_HOST_MAX=1M "$CLM" --devices auto --stats -c 'device' "$T/doc" "$ROOT/README.md" \
+    >"$T/act" 2>"$T/err"
+same "--devices auto: a batch below CLMATCH_HOST_MAX" "$T/exp" "$T/act" "$T/err"
+if grep -q "2 files (.*doc \.\.\. .*README.md): host search (no OpenCL)" "$T/err" &&
+    grep -q "no OpenCL device opened" "$T/err"; then
+    pass "--devices auto --stats: the batch went to the host search, no device opened"
+else
+    fail "--devices auto --stats: the batch went to the host search, no device opened" \
+        "$(cat "$T/err")"
+fi
+"$CLM" --devices auto --stats -c 'device' "$T/doc" >"$T/act" 2>"$T/err"
+if grep -q "no OpenCL device opened" "$T/err"; then
+    pass "--devices auto --stats: no device opened for a small file"
+else
+    fail "--devices auto --stats: no device opened for a small file" "$(cat "$T/err")"
+fi
+# from a pipe: the devices (opened then)
+"$CLM" -c 'device' <"$T/big" >"$T/exp" 2>"$T/err"
+cat "$T/big" | "$CLM" --devices auto -c 'device' >"$T/act" 2>"$T/err"
+same "--devices auto: a pipe goes to the devices" "$T/exp" "$T/act" "$T/err"
+# No OpenCL at all: with no driver to load, the host search still answers (where the ICD
+# loader honours OCL_ICD_VENDORS: the default run then fails), and a larger file fails
+# cleanly, naming it
+if ! OCL_ICD_VENDORS=$T/no-vendors "$CLM" -c 'device' "$T/doc" >/dev/null 2>&1; then
+    "$CLM" -c 'device' "$T/doc" >"$T/exp" 2>"$T/err"
+    OCL_ICD_VENDORS=$T/no-vendors "$CLM" --devices auto -c 'device' "$T/doc" >"$T/act" \
+        2>"$T/err"
+    same "--devices auto: the host search needs no OpenCL driver" "$T/exp" "$T/act" "$T/err"
+    expect_error "--devices auto: no OpenCL for a file above CLMATCH_HOST_MAX" 2 "doc: " \
+        env OCL_ICD_VENDORS="$T/no-vendors" CLMATCH_HOST_MAX=1K "$CLM" --devices auto \
+        -c 'device' "$T/doc"
+fi
+expect_error "--devices auto: a bad CLMATCH_HOST_MAX" 2 "CLMATCH_HOST_MAX='1Q'" \
+    env CLMATCH_HOST_MAX=1Q "$CLM" --devices auto x "$T/doc"
 
 expect_error "a repeated device" 2 "listed twice" "$CLM" --devices 0:0,0:0 x "$T/doc"
 expect_error "an unknown device" 2 "unknown device '9:9'" "$CLM" --devices 0:0,9:9 x "$T/doc"

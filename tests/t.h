@@ -181,5 +181,6 @@ void register_devset_tests(void);
 void register_early_tests(void);
 void register_records_tests(void);
 void register_hamming_tests(void);
+void register_host_tests(void);
 
 #endif

@@ -298,6 +298,7 @@ int main(int argc, char **argv)
     register_early_tests();
     register_records_tests();
     register_hamming_tests();
+    register_host_tests();
 
     if (argc >= 3 && strcmp(argv[1], "--child") == 0)
         return run_child(argv[2], argc >= 4 ? argv[3] : NULL);

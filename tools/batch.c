@@ -1,6 +1,7 @@
 /* Many files, one scan (tools/batch.h). */
 #include "batch.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -155,6 +156,15 @@ int batch_flush(batch *b)
     b->skip_until = 0;
     b->error = 0;
     b->bytes_in += b->len - b->n;
+    if (b->set) { /* --stats: --devices auto names the host's inputs */
+        char label[512];
+        if (b->n == 1)
+            snprintf(label, sizeof label, "%s", b->files[0].name);
+        else
+            snprintf(label, sizeof label, "%zu files (%s ... %s)", b->n, b->files[0].name,
+                     b->files[b->n - 1].name);
+        cli_set_input(b->set, label);
+    }
     if (b->len > b->n) /* not only separators */
         st = b->set ? cli_set_scan(b->set, b->buf, b->len, collect, b)
                     : clm_scan(b->db, b->scratch, b->buf, b->len, collect, b);

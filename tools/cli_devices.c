@@ -1,9 +1,20 @@
 /* --devices LIST: clmatch's search across a device set (tools/cli_devices.h). */
 #include "cli_devices.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* --devices auto: inputs of up to this many bytes go to the host search (CLMATCH_HOST_MAX). */
+#define HOST_MAX_DEFAULT ((uint64_t)2 << 30)
+
+/* An input the host search took, for --stats. */
+typedef struct {
+    char *name;
+    uint64_t bytes, matches;
+} host_input;
 
 struct cli_set {
     clm_device_set *set;
@@ -14,6 +25,20 @@ struct cli_set {
     int plat[CLM_MAX_SET_DEVICES], dev[CLM_MAX_SET_DEVICES];
     unsigned n;
     const cli_device_opts *o;
+    /* --devices auto: the host search (no OpenCL) takes the inputs it can; the devices are
+     * listed and opened when an input first needs them (lazy), with the pattern kept here */
+    int lazy;
+    const char *list;
+    uint64_t host_max;
+    clm_host_database *host;
+    char *pat;
+    size_t pat_len;
+    unsigned pat_id;
+    clm_compile_options copts;
+    int open_status; /* a lazy open that failed: not tried again */
+    char *input;     /* the name of the input searched next (cli_set_input) */
+    host_input *hosted;
+    size_t n_hosted, hosted_cap;
 };
 
 /* Append device (p, d) to the list, refusing one that is not installed or already listed. */
@@ -94,6 +119,117 @@ static int parse_list(const char *list, const clm_device_info *all, size_t n_all
     }
 }
 
+/* The scratch options the CLI's options ask for. */
+static void scratch_options(const cli_device_opts *o, clm_scratch_options *so)
+{
+    clm_scratch_options_init(so, sizeof *so);
+    so->data_path = o->data_path;
+    so->max_memory = o->max_memory;
+}
+
+/* CLMATCH_HOST_MAX: bytes, with K, M or G; 0 turns the host search off. 0, or -1 after a
+ * message. */
+static int host_max_from_env(uint64_t *out)
+{
+    const char *v = getenv("CLMATCH_HOST_MAX");
+    char *end;
+    *out = HOST_MAX_DEFAULT;
+    if (!v || !*v) return 0;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    unsigned shift = 0;
+    if (end != v && *end) {
+        const char *u = strchr("KMG", toupper((unsigned char)*end));
+        shift = u && *u && !end[1] ? 10u * (unsigned)(u - "KMG" + 1) : 64u;
+    }
+    if (end == v || !isdigit((unsigned char)v[0]) || errno || shift == 64 ||
+        (shift && n > (UINT64_MAX >> shift))) {
+        errmsg("CLMATCH_HOST_MAX='%s': expected bytes (a number, K, M or G after it)", v);
+        return -1;
+    }
+    *out = (uint64_t)n << shift;
+    return 0;
+}
+
+/* --devices auto's devices: listed, then opened with the patterns (clm_set_open_early).
+ * CLM_OK, or a status after its message (list errors) or with its detail. */
+static int open_lazy(cli_set *s, const char *const *patterns, const size_t *lengths,
+                     const unsigned *ids, unsigned count, const clm_compile_options *opts)
+{
+    clm_device_info *all;
+    size_t n_all;
+    clm_scratch_options so;
+    int st = clm_list_devices(0, sizeof *all, &all, &n_all);
+    if (st != CLM_OK) {
+        if (!s->host) /* else the input that needs them says it, with the detail */
+            report_clm("--devices: cannot list the OpenCL devices", st);
+        return s->open_status = st;
+    }
+    int rc = parse_list(s->list, all, n_all, s->plat, s->dev, &s->n);
+    clm_free_device_list(all);
+    if (rc != 0) return s->open_status = CLM_E_NO_DEVICE;
+    scratch_options(s->o, &so);
+    double t0 = now_seconds();
+    st = clm_set_open_early(s->plat, s->dev, s->n, patterns, lengths, ids, count, opts, &so,
+                            &s->set, &s->db, &s->scratch);
+    cli_time.compile += now_seconds() - t0;
+    s->lazy = 0;
+    if (st != CLM_OK) s->open_status = st;
+    return st;
+}
+
+/* The devices, for an input the host search does not take: opened on first need. */
+static int need_devices(cli_set *s)
+{
+    if (!s->lazy || s->open_status) return s->open_status;
+    const char *p = s->pat;
+    return open_lazy(s, &p, &s->pat_len, &s->pat_id, 1, &s->copts);
+}
+
+/* Does the host search take an input of len bytes? Then note it for --stats. */
+static int to_host(cli_set *s, uint64_t len)
+{
+    if (!s->host || len > s->host_max) return 0;
+    if (s->n_hosted == s->hosted_cap) {
+        size_t cap = s->hosted_cap ? 2 * s->hosted_cap : 16;
+        host_input *h = realloc(s->hosted, cap * sizeof *h);
+        if (!h) return 1; /* --stats leaves it out */
+        s->hosted = h;
+        s->hosted_cap = cap;
+    }
+    host_input *h = &s->hosted[s->n_hosted++];
+    h->name = s->input ? s->input : strdup("(input)");
+    s->input = NULL;
+    h->bytes = len;
+    h->matches = 0;
+    return 1;
+}
+
+/* The host search's callback: counts the matches for --stats. */
+typedef struct {
+    clm_match_cb cb;
+    void *ctx;
+    uint64_t n;
+} host_cb;
+
+static int host_count_cb(const clm_match *m, void *ctx)
+{
+    host_cb *h = ctx;
+    h->n++;
+    return h->cb(m, h->ctx);
+}
+
+static void host_done(cli_set *s, uint64_t matches)
+{
+    if (s->n_hosted) s->hosted[s->n_hosted - 1].matches = matches;
+}
+
+void cli_set_input(cli_set *set, const char *name)
+{
+    free(set->input);
+    set->input = name ? strdup(name) : NULL;
+}
+
 int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out)
 {
     clm_device_info *all;
@@ -102,6 +238,22 @@ int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out)
     unsigned n;
     *out = NULL;
     int early = strcmp(list, "auto") == 0 || strncmp(list, "early:", 6) == 0;
+    if (strcmp(list, "auto") == 0) { /* listed in cli_set_compile, or later (lazy) */
+        cli_set *s = calloc(1, sizeof *s);
+        if (!s) {
+            errmsg("out of memory");
+            return -1;
+        }
+        s->o = o;
+        s->early = s->lazy = 1;
+        s->list = list;
+        if (host_max_from_env(&s->host_max) != 0) {
+            free(s);
+            return -1;
+        }
+        *out = s;
+        return 0;
+    }
     if (strncmp(list, "early:", 6) == 0) list += 6;
     int st = clm_list_devices(0, sizeof *all, &all, &n_all);
     if (st != CLM_OK) {
@@ -143,18 +295,28 @@ int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out)
     return 0;
 }
 
-/* The scratch options the CLI's options ask for. */
-static void scratch_options(const cli_device_opts *o, clm_scratch_options *so)
-{
-    clm_scratch_options_init(so, sizeof *so);
-    so->data_path = o->data_path;
-    so->max_memory = o->max_memory;
-}
-
 int cli_set_compile(cli_set *set, const char *const *patterns, const size_t *lengths,
                     const unsigned *ids, unsigned count, const clm_compile_options *opts)
 {
     clm_scratch_options so;
+    if (set->lazy) {
+        /* one literal pattern the host search takes: no OpenCL until an input needs it */
+        if (set->host_max > 0 &&
+            clm_host_compile(patterns, lengths, ids, count, opts, &set->host) == CLM_OK) {
+            size_t len = lengths ? lengths[0] : strlen(patterns[0]);
+            if (!(set->pat = malloc(len))) return CLM_E_NOMEM;
+            memcpy(set->pat, patterns[0], len);
+            set->pat_len = len;
+            set->pat_id = ids ? ids[0] : 0;
+            clm_compile_options_init(&set->copts, sizeof set->copts);
+            if (opts) set->copts = *opts;
+            return CLM_OK;
+        }
+        double t0 = now_seconds();
+        int st = open_lazy(set, patterns, lengths, ids, count, opts);
+        cli_time.compile = now_seconds() - t0;
+        return st;
+    }
     scratch_options(set->o, &so);
     double t0 = now_seconds();
     int st = set->early ? clm_set_open_early(set->plat, set->dev, set->n, patterns, lengths, ids,
@@ -184,20 +346,66 @@ int cli_set_alloc(cli_set *set, const cli_device_opts *o)
 int cli_set_scan_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, clm_match_cb cb,
                           void *ctx)
 {
+    int st;
+    if (to_host(set, len)) {
+        host_cb h = {cb, ctx, 0};
+        st = clm_host_scan_fd_range(set->host, fd, off, len, host_count_cb, &h);
+        host_done(set, h.n);
+        return st;
+    }
+    cli_set_input(set, NULL);
+    if ((st = need_devices(set)) != CLM_OK) return st;
     return clm_set_scan_fd_range(set->db, set->scratch, fd, off, len, cb, ctx);
 }
 
 int cli_set_scan(cli_set *set, const void *data, size_t len, clm_match_cb cb, void *ctx)
 {
+    int st;
+    if (to_host(set, len)) {
+        host_cb h = {cb, ctx, 0};
+        st = clm_host_scan(set->host, data, len, host_count_cb, &h);
+        host_done(set, h.n);
+        return st;
+    }
+    cli_set_input(set, NULL);
+    if ((st = need_devices(set)) != CLM_OK) return st;
     return clm_set_scan(set->db, set->scratch, data, len, cb, ctx);
 }
 
 int cli_set_count_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, uint64_t *n)
 {
+    int st;
+    if (to_host(set, len)) {
+        st = clm_host_count_fd_range(set->host, fd, off, len, n);
+        host_done(set, st == CLM_OK ? *n : 0);
+        return st;
+    }
+    cli_set_input(set, NULL);
+    if ((st = need_devices(set)) != CLM_OK) return st;
     return clm_set_count_fd_range(set->db, set->scratch, fd, off, len, n);
 }
 
+static void device_stats(const cli_set *set);
+
 void cli_set_stats(const cli_set *set, double setup_s, double search_s, uint64_t bytes)
+{
+    for (size_t i = 0; i < set->n_hosted; i++)
+        fprintf(stderr, "clmatch: %s: host search (no OpenCL), %" PRIu64 " bytes, %" PRIu64
+                " matches\n", set->hosted[i].name ? set->hosted[i].name : "(input)",
+                set->hosted[i].bytes, set->hosted[i].matches);
+    if (set->set)
+        device_stats(set);
+    else
+        fprintf(stderr, "clmatch: no OpenCL device opened%s\n",
+                set->open_status ? " (they failed to open)" : "");
+    cli_stats_setup(setup_s, search_s);
+    if (search_s > 0)
+        fprintf(stderr, " (%" PRIu64 " bytes, %.2f GB/s)", bytes, (double)bytes / search_s / 1e9);
+    fputc('\n', stderr);
+}
+
+/* --stats: the devices, their shares and what each searched. */
+static void device_stats(const cli_set *set)
 {
     unsigned n = clm_device_set_count(set->set);
     double speed[CLM_MAX_SET_DEVICES];
@@ -225,10 +433,6 @@ void cli_set_stats(const cli_set *set, double setup_s, double search_s, uint64_t
         if (speed[i] > 0) fprintf(stderr, ", speed %.2f GB/s", speed[i] / 1e9);
         fputc('\n', stderr);
     }
-    cli_stats_setup(setup_s, search_s);
-    if (search_s > 0)
-        fprintf(stderr, " (%" PRIu64 " bytes, %.2f GB/s)", bytes, (double)bytes / search_s / 1e9);
-    fputc('\n', stderr);
 }
 
 void cli_set_close(cli_set *set)
@@ -237,6 +441,11 @@ void cli_set_close(cli_set *set)
     clm_set_scratch_free(set->scratch);
     clm_set_database_free(set->db);
     clm_device_set_close(set->set);
+    clm_host_database_free(set->host);
+    for (size_t i = 0; i < set->n_hosted; i++) free(set->hosted[i].name);
+    free(set->hosted);
+    free(set->input);
+    free(set->pat);
     free(set);
 }
 
@@ -254,7 +463,10 @@ int cli_stream_open(cli_set *set, const clm_database *db, clm_scratch *scratch, 
         errmsg("out of memory");
         return CLM_E_NOMEM;
     }
-    int st = set ? clm_set_stream_open(set->db, set->scratch, flags, &s->set)
+    /* --devices auto: a stream (a pipe) goes to the devices, opened now if not yet */
+    int st = set ? need_devices(set) : CLM_OK;
+    if (st == CLM_OK)
+        st = set ? clm_set_stream_open(set->db, set->scratch, flags, &s->set)
                  : clm_stream_open(db, scratch, flags, &s->one);
     if (st != CLM_OK) {
         free(s);

@@ -18,7 +18,11 @@ typedef struct cli_set cli_set;
 /* Open the devices LIST names ("P:D,P:D", "gpus", "all"). 0, or -1 after a message (a bad
  * item, an unknown or repeated device, no device). "auto" (the first CPU, then every GPU)
  * and "early:LIST" open them in cli_set_compile instead, with the patterns and o's scratch options: the
- * CPU searches at once while the GPUs come up (clm_set_open_early). */
+ * CPU searches at once while the GPUs come up (clm_set_open_early).
+ * "auto" with one literal pattern the host search takes (clm_host_compile) lists and opens
+ * no device at all until an input needs one: inputs of up to CLMATCH_HOST_MAX bytes
+ * (default 2 GiB; 0: never) go to the host search, larger ones and streams to the devices,
+ * opened then. */
 int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out);
 /* clm_set_compile, timed into cli_time.compile; its status (the caller reports a failure). */
 int cli_set_compile(cli_set *set, const char *const *patterns, const size_t *lengths,
@@ -26,6 +30,9 @@ int cli_set_compile(cli_set *set, const char *const *patterns, const size_t *len
 /* The set's scratches with the options' data path and memory budget. 0, or -1 after a
  * message. */
 int cli_set_alloc(cli_set *set, const cli_device_opts *o);
+/* --devices auto: the name of the input the next search call is for (--stats says which
+ * inputs went to the host search). */
+void cli_set_input(cli_set *set, const char *name);
 int cli_set_scan_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, clm_match_cb cb,
                           void *ctx);
 int cli_set_scan(cli_set *set, const void *data, size_t len, clm_match_cb cb, void *ctx);

@@ -702,6 +702,8 @@ static int scan_regular(run_state *r, scan_ctx *c, int fd, size_t off, size_t le
     c->len = len;
     c->at_eof = 1;
     r->bytes_in += len;
+    if (r->set)
+        cli_set_input(r->set, name); /* --stats: --devices auto names the host's inputs */
     if (count_fast_path(&r->cfg)) {
         uint64_t n = 0;
         st = r->set ? cli_set_count_fd_range(r->set, fd, off, len, &n)
