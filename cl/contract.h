@@ -111,7 +111,7 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
  *   BITMAP    out: a bit per row, LSB first, a byte per 8 rows
  *   GROUPS    out: rows selected per work-group
  *   POS       out when WANT_POS: each row's first match position (CLM_LIKE_NONE) */
-#define CLM_LIKE_MATCH_ARG_LIST(X0, X)                                                      \
+#define CLM_LIKE_ROW_ARG_LIST(X0, X) /* the rows of a batch: the first arguments of both */ \
     X0(DATA, __global const uchar *, data)                                                 \
     X(OFFSETS, __global const OFF_T *, offsets)                                            \
     X(VALID, __global const uchar *, valid)                                                \
@@ -120,11 +120,17 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
     X(ROWS, uint, rows)                                                                    \
     X(ROW_OFF, ulong, row_off)                                                             \
     X(BASE, ulong, base)                                                                   \
-    X(PROG, __global const uint *, prog)                                                   \
+    X(PROG, __global const uint *, prog)
+#define CLM_LIKE_MATCH_ARG_LIST(X0, X)                                                      \
+    CLM_LIKE_ROW_ARG_LIST(X0, X)                                                           \
     X(BITMAP, __global uchar *, bitmap)                                                    \
     X(GROUPS, __global uint *, groups)                                                     \
     X(POS, __global ulong *, pos)                                                          \
     X(WANT_POS, uint, want_pos)
+#define CLM_LIKE_ROW_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_ROW_ARG_##NAME,
+enum clm_like_row_arg {
+    CLM_LIKE_ROW_ARG_LIST(CLM_LIKE_ROW_ARG_INDEX, CLM_LIKE_ROW_ARG_INDEX) CLM_LIKE_ROW_ARG_COUNT
+};
 #define CLM_LIKE_MATCH_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_MATCH_ARG_##NAME,
 enum clm_like_match_arg {
     CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_MATCH_ARG_INDEX, CLM_LIKE_MATCH_ARG_INDEX)
@@ -171,15 +177,7 @@ enum clm_like_ids_arg {
  *   POS       out when WANT_POS: the matched rows' first match positions */
 #define CLM_LIKE_BLOCK 64u
 #define CLM_LIKE_VERIFY_ARG_LIST(X0, X)                                                     \
-    X0(DATA, __global const uchar *, data)                                                 \
-    X(OFFSETS, __global const OFF_T *, offsets)                                            \
-    X(VALID, __global const uchar *, valid)                                                \
-    X(VBIT, ulong, vbit)                                                                   \
-    X(HAS_VALID, uint, has_valid)                                                          \
-    X(ROWS, uint, rows)                                                                    \
-    X(ROW_OFF, ulong, row_off)                                                             \
-    X(BASE, ulong, base)                                                                   \
-    X(PROG, __global const uint *, prog)                                                   \
+    CLM_LIKE_ROW_ARG_LIST(X0, X)                                                           \
     X(BLOCKS, __global const uint *, blocks)                                               \
     X(NBLOCKS, uint, nblocks)                                                              \
     X(ORIGIN, ulong, origin)                                                               \

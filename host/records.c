@@ -342,6 +342,23 @@ static void batch_args(const struct clm_column *c, const struct query *Q, uint64
     b->vbit = c->dev ? c->dev_vbit + r0 : (c->validity_bit + r0) & 7;
 }
 
+/* The batch's rows and the predicate: the first arguments of the match and verify kernels
+ * (cl/contract.h CLM_LIKE_ROW_ARG_LIST). */
+static int row_args(const struct clm_like *like, cl_kernel k, const struct batch *b)
+{
+    int rc;
+    if ((rc = set_arg(k, CLM_LIKE_ROW_ARG_DATA, sizeof b->data, &b->data)) ||
+        (rc = set_arg(k, CLM_LIKE_ROW_ARG_OFFSETS, sizeof b->off, &b->off)) ||
+        (rc = set_arg(k, CLM_LIKE_ROW_ARG_VALID, sizeof b->valid, &b->valid)) ||
+        (rc = set_arg(k, CLM_LIKE_ROW_ARG_VBIT, sizeof b->vbit, &b->vbit)) ||
+        (rc = set_arg(k, CLM_LIKE_ROW_ARG_HAS_VALID, sizeof b->has_valid, &b->has_valid)) ||
+        (rc = set_arg(k, CLM_LIKE_ROW_ARG_ROWS, sizeof b->rows, &b->rows)) ||
+        (rc = set_arg(k, CLM_LIKE_ROW_ARG_ROW_OFF, sizeof b->row_off, &b->row_off)) ||
+        (rc = set_arg(k, CLM_LIKE_ROW_ARG_BASE, sizeof b->base, &b->base)))
+        return rc;
+    return set_arg(k, CLM_LIKE_ROW_ARG_PROG, sizeof like->prog_buf, &like->prog_buf);
+}
+
 /* A work-item (or a work-group) per row: the batch's bitmap and its counts per group. */
 static int match_rows(const struct clm_like *like, struct query *Q, const struct batch *b,
                       cl_uint want_pos)
@@ -350,17 +367,7 @@ static int match_rows(const struct clm_like *like, struct query *Q, const struct
     /* a work-group per row: a group per bitmap byte, 8 rows one after the other */
     size_t match_global = Q->group ? (b->rows + 7) / 8 * Q->wg : global;
     int rc;
-    if ((rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_DATA, sizeof b->data, &b->data)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_OFFSETS, sizeof b->off, &b->off)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_VALID, sizeof b->valid, &b->valid)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_VBIT, sizeof b->vbit, &b->vbit)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_HAS_VALID, sizeof b->has_valid,
-                      &b->has_valid)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_ROWS, sizeof b->rows, &b->rows)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_ROW_OFF, sizeof b->row_off, &b->row_off)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_BASE, sizeof b->base, &b->base)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_PROG, sizeof like->prog_buf,
-                      &like->prog_buf)) ||
+    if ((rc = row_args(like, Q->match, b)) ||
         (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
         (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
         (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_POS, sizeof Q->pos, &Q->pos)) ||
@@ -456,18 +463,7 @@ static int filter_rows(const struct clm_like *like, const struct clm_column *c,
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clear (LIKE filter)");
     int rc;
-    if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_DATA, sizeof b->data, &b->data)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_OFFSETS, sizeof b->off, &b->off)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_VALID, sizeof b->valid, &b->valid)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_VBIT, sizeof b->vbit, &b->vbit)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_HAS_VALID, sizeof b->has_valid,
-                      &b->has_valid)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ROWS, sizeof b->rows, &b->rows)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ROW_OFF, sizeof b->row_off,
-                      &b->row_off)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BASE, sizeof b->base, &b->base)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_PROG, sizeof like->prog_buf,
-                      &like->prog_buf)) ||
+    if ((rc = row_args(like, Q->verify, b)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_POS, sizeof Q->pos, &Q->pos)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_WANT_POS, sizeof want_pos, &want_pos)))
