@@ -141,7 +141,7 @@ enum clm_knob {
 #define CLM_TUNE_ON 2u
 
 /* The number of clm_algorithm values (CLM_ALGO_AUTO included). */
-#define CLM_ALGO_COUNT 9u
+#define CLM_ALGO_COUNT 10u
 
 /* A device's resolved tuning. Values 0 in algo[][] fall back to value[]. */
 struct clm_tune {
