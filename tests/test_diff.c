@@ -75,7 +75,10 @@ static const alpha_len quick_pairs[] = {
     {2, 1}, {4, 7}, {26, 17}, {256, 33}, {4, 100}, {256, 300}};
 static const alpha_len bitap_quick[] = {{2, 1}, {4, 7}, {256, 33}, {4, 64}, {26, 65}, {256, 256}};
 static const alpha_len reduce_quick[] = {{2, 1}, {4, 7}, {256, 33}, {4, 64}};
-static const alpha_len simd_quick[] = {{2, 1}, {4, 7}, {256, 33}, {4, 64}, {26, 65}, {256, 256}};
+/* simd's builds are cheap: the quick set takes its lengths around blocks and steps too */
+static const alpha_len simd_quick[] = {{2, 1},  {4, 2},    {26, 3},  {4, 8},   {256, 9},
+                                       {26, 16}, {4, 17},  {2, 63},  {256, 64}, {26, 65},
+                                       {4, 255}, {256, 256}};
 static const alpha_len witness_quick[] = {{2, 1}, {4, 7}, {256, 33}, {4, 300}, {2, 1000}};
 
 static const algo_spec specs[] = {
@@ -448,7 +451,8 @@ static void kind_boundary(dctx *c, unsigned alpha, size_t m, unsigned wgs, unsig
 }
 
 /* simd's steps of 64 starts (four 16-byte blocks) and its tail of fewer than 64: ranges of
- * 208 starts (3 steps and 16 more) in groups of 4, copies planted on both sides of every
+ * 240 starts (3 steps and 48 more, so a step run too far crosses into the next range) in
+ * groups of 4, copies planted on both sides of every
  * block edge of some steps and at the text's end, texts of every length mod 64 in a stretch
  * (so the last range's tail and the bytes near n vary). */
 static void kind_steps(dctx *c, unsigned alpha, size_t m, t_rng *r)
@@ -460,13 +464,13 @@ static void kind_steps(dctx *c, unsigned alpha, size_t m, t_rng *r)
     static const size_t edges[] = {0, 1, 15, 16, 17, 31, 32, 47, 48, 63};
     char what[64];
 
-    if (dopen(c, &ps, 4, 208, "steps", alpha, m) && dscratch(c, ORDINARY_SLAB, 0)) {
+    if (dopen(c, &ps, 4, 240, "steps", alpha, m) && dscratch(c, ORDINARY_SLAB, 0)) {
         for (d = 0; d < 64; d += t_quick ? 7 : 1) {
             n = base + d;
             t_fill(r, text, n, alpha);
             for (at = 0; at + 64 <= n; at += 64 * (1 + t_below(r, 3)))
                 plant(text, n, at + edges[t_below(r, N(edges))], p, m);
-            for (at = 208; at < n; at += 208 * (1 + t_below(r, 2)))
+            for (at = 240; at < n; at += 240 * (1 + t_below(r, 2)))
                 plant(text, n, at - 1 - t_below(r, m < 64 ? m : 64), p, m);
             plant(text, n, n >= m ? n - m : 0, p, m);
             snprintf(what, sizeof what, "steps n=base+%zu", d);
@@ -663,16 +667,38 @@ static void fresh_plan(dctx *c, const diff_arg *a, t_rng *r)
             break;
         case K_PERIODIC:
             kind_periodic(c, 1, sp->small, r);
+            if (a->algo == CLM_ALGO_SIMD) {
+                kind_periodic(c, 0, 2, r);
+                kind_periodic(c, 2, 64, r);
+                kind_periodic(c, 0, 256, r);
+            }
             if (a->algo == CLM_ALGO_WITNESS) kind_periodic_with(c, "ab", 0, 101, r);
             break;
-        case K_ADVERSARIAL: kind_adversarial(c, 33, r); break;
-        case K_ALLMATCH: kind_allmatch(c, sp->small); break;
+        case K_ADVERSARIAL:
+            kind_adversarial(c, 33, r);
+            if (a->algo == CLM_ALGO_SIMD) {
+                kind_adversarial(c, 9, r);
+                kind_adversarial(c, 65, r);
+                kind_adversarial(c, 256, r);
+            }
+            break;
+        case K_ALLMATCH:
+            kind_allmatch(c, sp->small);
+            if (a->algo == CLM_ALGO_SIMD) {
+                kind_allmatch(c, 1);
+                kind_allmatch(c, 64);
+                kind_allmatch(c, 256);
+            }
+            break;
         case K_BOUNDARY:
             kind_boundary(c, 2, 33, 8, 16, r);
             if (!t_smoke) kind_boundary(c, 2, 33, 0, 0, r); /* the default geometry */
             if (a->algo == CLM_ALGO_SIMD) {
                 kind_steps(c, 2, 1, r);
+                kind_steps(c, 26, 8, r);
                 kind_steps(c, 4, 65, r);
+                kind_steps(c, 2, 256, r);
+                kind_boundary(c, 4, 17, 4, 240, r);
             }
             break;
         case K_LARGE: kind_large(c, 4, sp->quick[1].m, (size_t)4 << 20, r); break;
@@ -740,7 +766,7 @@ static void fresh_plan(dctx *c, const diff_arg *a, t_rng *r)
             /* simd: its steps, and item boundaries inside and past them */
             if (a->algo == CLM_ALGO_SIMD) {
                 kind_steps(c, i % 2 ? 26 : 2, m, r);
-                kind_boundary(c, 4, m, 4, 208, r);
+                kind_boundary(c, 4, m, 4, 240, r);
             }
         }
         break;
