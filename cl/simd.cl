@@ -7,8 +7,11 @@
  * TAB_LEN of them, min(M, 8). */
 
 #define SIMD_K TAB_LEN
-/* compared at every step; the others only where these left a candidate (rare in text) */
-#define SIMD_FAST (SIMD_K < 2 ? SIMD_K : 2)
+/* SIMD_FAST (host/simd.c): compared at every step; the others only where these left a
+ * candidate (rare in text of many letters; all positions at once for DNA) */
+#ifndef SIMD_FAST
+#define SIMD_FAST SIMD_K
+#endif
 /* every byte of the pattern compared: a survivor is a match */
 #define SIMD_ALL (SIMD_K == M)
 
@@ -92,7 +95,7 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 #pragma unroll
         for (uint j = SIMD_FAST; j < SIMD_K; ++j)
             SIMD_AND(p, j);
-        if (!any(c0 | c1 | c2 | c3))
+        if (SIMD_K > SIMD_FAST && !any(c0 | c1 | c2 | c3))
             continue;
         SIMD_REPORT(c0, s);
         SIMD_REPORT(c1, s + 16u);

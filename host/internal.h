@@ -294,6 +294,8 @@ struct clm_kernel_shape {
                           shallowest states' rows) also copied to local memory; 0: none */
     unsigned aho_passes; /* aho: loop passes of the most matches ending at one byte (for a
                             device's loop budget; the kernel reads its table instead) */
+    unsigned simd_fast; /* simd: positions compared at every step, the rest only where they
+                           left a candidate (cl/simd.cl SIMD_FAST) */
     unsigned records;  /* the LIKE kernels of cl/records.cl (host/records.c): the width of
                           the column's offsets, 32 or 64; 0 for the search kernels */
     unsigned emit_blocks; /* search kernels of LIKE's filter (records.c): matches set a bit
