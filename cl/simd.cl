@@ -3,10 +3,10 @@
  * j it loads text[start + pos_j ...] as uchar16s and compares them with pattern byte pos_j,
  * ANDing the masks; only starts that survive every position are verified byte by byte. Plain
  * vector compares, which the CPU compiler turns into its widest SIMD instructions.
- * pat: the pattern (folded if CASELESS); tab: the positions, rarest byte first (host/simd.c);
- * TAB_LEN of them, min(M, 8). */
+ * pat: the pattern (folded if CASELESS); tab: the positions, rarest byte first (host/simd.c),
+ * min(M, 8) of them, then the pattern's smallest period. */
 
-#define SIMD_K TAB_LEN
+#define SIMD_K (TAB_LEN - 1)
 /* SIMD_FAST (host/simd.c): compared at every step; the others only where these left a
  * candidate (rare in text of many letters; all positions at once for DNA) */
 #ifndef SIMD_FAST
@@ -41,16 +41,30 @@ uint simd_bits(char16 c)
     return (uint)((as_ulong(v.lo) * sum) >> 56) | ((uint)((as_ulong(v.hi) * sum) >> 56) << 8);
 }
 
-/* Does the whole pattern start at s? */
-int simd_verify(__global const uchar *text, uint s, TABLE_SPACE const uchar *pat)
+/* Does the whole pattern start at s? A match at prev = s - period vouches for the bytes up to
+ * its end (text[s, prev + M) = pat[period, M) = pat[0, M - period)): only those past it are
+ * compared, so periodic text (a match every period) costs period bytes a match, not M. */
+int simd_verify(__global const uchar *text, uint s, TABLE_SPACE const uchar *pat, uint prev,
+                uint period)
 {
-    for (uint j = 0; j < M; ++j)
+    for (uint j = s - prev == period ? M - period : 0u; j < M; ++j)
         if (FOLD(text[s + j]) != pat[j])
             return 0;
     return 1;
 }
 
-/* The survivors of block c, starts at..at+15: counted, or verified and reported. */
+/* A candidate start: verified (unless every byte was compared) and reported. */
+#define SIMD_CHECK(start)                                                                  \
+    do {                                                                                   \
+        const uint st_ = (start);                                                          \
+        if (SIMD_ALL || simd_verify(text, st_, pat, prev, period)) {                      \
+            prev = st_;                                                                    \
+            FOUND(st_, info);                                                              \
+        }                                                                                  \
+    } while (0)
+
+/* The survivors of block c, starts at..at+15, in order (prev must be the last match before):
+ * counted, or verified and reported. */
 #define SIMD_REPORT(c, at)                                                                 \
     do {                                                                                   \
         uint bits_ = simd_bits(c);                                                         \
@@ -58,10 +72,9 @@ int simd_verify(__global const uchar *text, uint s, TABLE_SPACE const uchar *pat
             found += popcount(bits_);                                                      \
         } else {                                                                           \
             while (bits_) {                                                                \
-                const uint i_ = 31u - clz(bits_);                                          \
-                bits_ ^= 1u << i_;                                                         \
-                if (SIMD_ALL || simd_verify(text, (at) + i_, pat))                         \
-                    FOUND((at) + i_, info);                                                \
+                const uint i_ = 31u - clz(bits_ & (0u - bits_)); /* the lowest */          \
+                bits_ &= bits_ - 1u;                                                       \
+                SIMD_CHECK((at) + i_);                                                     \
             }                                                                              \
         }                                                                                  \
     } while (0)
@@ -76,6 +89,9 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
         return 0;
     /* one past the last start: steps never read past n (start + 63 + M - 1 < n) */
     const uint last = min(min(begin + CHUNK, owned), n - M + 1);
+    /* the last match found (none yet: far enough back that no start is period after it) */
+    const uint period = tab[SIMD_K];
+    uint prev = begin - M - period;
     uint pos[SIMD_K];
     uchar16 want[SIMD_K];
 #pragma unroll
@@ -104,7 +120,9 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
     }
     /* the last starts of the range, fewer than 64 */
     for (; s < last; ++s)
-        if (simd_verify(text, s, pat))
+        if (simd_verify(text, s, pat, prev, period)) {
+            prev = s;
             FOUND(s, info);
+        }
     return found;
 }

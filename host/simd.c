@@ -5,7 +5,7 @@
 
 #include "algo.h"
 
-/* Bytes compared per start before a candidate is verified (cl/simd.cl SIMD_K = TAB_LEN). */
+/* Bytes compared per start before a candidate is verified (cl/simd.cl SIMD_K, TAB_LEN - 1). */
 #define SIMD_POSITIONS 8u
 
 /* Bytes per work-item on CPUs: a long range amortises PoCL's work-item loop and keeps the
@@ -74,14 +74,15 @@ static void simd_positions(const unsigned char *pat, size_t m, uint16_t *pos)
 void clm_simd_shape(struct clm_kernel_shape *s, const clm_device *dev,
                     const struct clm_pattern_facts *f, size_t *chunk, int given)
 {
+    unsigned k = s->m < SIMD_POSITIONS ? s->m : SIMD_POSITIONS;
     s->pat_len = s->m;
-    s->tab_len = s->m < SIMD_POSITIONS ? s->m : SIMD_POSITIONS;
+    s->tab_len = k + 1; /* the positions, then the pattern's period */
     /* A pattern of at most 4 distinct bytes (DNA) suggests text of a few letters, where the
      * two rarest positions leave a candidate in nearly every step: there one stage of all
      * positions measured 1.3-1.8x two stages (2-core PoCL, genome, m = 8-32); in random
      * letters two stages 3.4x one. */
-    s->simd_fast = f->classes && f->classes <= 5 ? s->tab_len /* 4 bytes and "other" */
-                   : s->tab_len < 2             ? s->tab_len
+    s->simd_fast = f->classes && f->classes <= 5 ? k /* 4 bytes and "other" */
+                   : k < 2                      ? k
                                                 : 2;
     /* GPUs keep the tuned chunk (many lanes want many short ranges); CPUs a long one */
     if (!given && dev->info.type == CLM_DEVICE_CPU) {
@@ -94,15 +95,17 @@ int clm_simd_tables(const struct clm_kernel_shape *s, const struct clm_symbols *
                     unsigned count, int caseless, unsigned char *bytes, void *tab, void *built)
 {
     (void)count, (void)caseless, (void)built; /* bytes come folded when caseless */
-    uint16_t pos[SIMD_POSITIONS];
+    uint16_t pos[SIMD_POSITIONS + 1];
     memcpy(bytes, sym->bytes, sym->m);
     simd_positions(sym->bytes, sym->m, pos);
+    /* the period lets a match vouch for the next one's first m - period bytes */
+    pos[s->tab_len - 1] = (uint16_t)clm_period(sym->bytes, sym->m, NULL, 0);
     memcpy(tab, pos, (size_t)s->tab_len * sizeof *pos);
     return CLM_OK;
 }
 
-/* Per 64 starts a pass; on all-match text every start verified in full (m + 1 passes each),
- * and the tail's up to 63 starts alike. */
+/* Per 64 starts a pass; at worst every start verified in full (m + 1 passes each), and the
+ * tail's up to 63 starts alike. */
 size_t clm_simd_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                             unsigned lanes)
 {
