@@ -2,7 +2,8 @@
  * range 64 starts a step, as four 16-byte blocks: for each of a few chosen pattern positions
  * j it loads text[start + pos_j ...] as uchar16s and compares them with pattern byte pos_j,
  * ANDing the masks; only starts that survive every position are verified byte by byte. Plain
- * vector compares, which the CPU compiler turns into its widest SIMD instructions.
+ * vector compares: PoCL on AVX-512 chains them as vpcmpeqb through mask registers, one
+ * instruction per load, compare and AND.
  * pat: the pattern (folded if CASELESS); tab: the positions, rarest byte first (host/simd.c),
  * min(M, 8) of them, then the pattern's smallest period. */
 
