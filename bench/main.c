@@ -601,13 +601,15 @@ static int build_scenarios(const options *o, const char *genome, size_t genome_l
         snprintf(sc->title, sizeof sc->title, "exact, m = %zu", m);
         snprintf(sc->origin, sizeof sc->origin, "genome offset %zu", offset);
     }
-    /* Long, genome: naive is left out (it is brute force), bitap goes to 256 symbols. */
+    /* Long, genome: naive is left out (it is brute force), bitap and simd go to 256 symbols. */
     for (size_t i = 0; i < sizeof long_m / sizeof long_m[0]; i++) {
         size_t m = long_m[i];
         unsigned algos = ALGO_BIT(CLM_ALGO_KMP) | ALGO_BIT(CLM_ALGO_DFA) | ALGO_BIT(CLM_ALGO_BMH)
                          | ALGO_BIT(CLM_ALGO_WITNESS);
         if (m <= CLM_BITAP_MAX_LENGTH)
             algos |= ALGO_BIT(CLM_ALGO_BITAP);
+        if (m <= CLM_SIMD_MAX_LENGTH)
+            algos |= ALGO_BIT(CLM_ALGO_SIMD);
         PICK(m);
         ADD(SUITE_LONG | (m == 256 ? SUITE_QUICK : 0), TEXT_GENOME, buf, m, 0, 0, algos);
         snprintf(sc->id, sizeof sc->id, "long-%zu", m);

@@ -303,6 +303,12 @@ static const struct clm_algo algos[CLM_ALGO_COUNT] = {
                           .facts = clm_hamming_facts, .shape = clm_hamming_shape,
                           .tables = clm_hamming_tables, .release = clm_hamming_release,
                           .loop_passes = clm_hamming_loop_passes},
+    [CLM_ALGO_SIMD] = {.id = CLM_ALGO_SIMD, .name = "simd", .macro = "SIMD",
+                       .source = "simd.cl", .max_length = CLM_SIMD_MAX_LENGTH, .group = 1,
+                       .summary = "64 starts a step compared with the pattern's rarest bytes "
+                                  "as vectors, candidates verified (CPUs)",
+                       .shape = clm_simd_shape, .tables = clm_simd_tables,
+                       .loop_passes = clm_simd_loop_passes},
 };
 
 const struct clm_algo *clm_algo(clm_algorithm id)

@@ -114,6 +114,14 @@ size_t clm_hamming_loop_passes(const struct clm_kernel_shape *s, size_t chunk, s
  * classes, and does a work-item fit the device's loop budget? */
 int clm_hamming_fits(const clm_device *dev, const struct clm_symbols *sym, unsigned count);
 
+/* SIMD-friendly exact search's hooks (host/simd.c). */
+void clm_simd_shape(struct clm_kernel_shape *s, const clm_device *dev,
+                    const struct clm_pattern_facts *f, size_t *chunk, int given);
+int clm_simd_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
+                    unsigned count, int caseless, unsigned char *bytes, void *tab, void *built);
+size_t clm_simd_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
+                            unsigned lanes);
+
 /* The descriptor of an algorithm; NULL for CLM_ALGO_AUTO and values out of range. */
 const struct clm_algo *clm_algo(clm_algorithm id);
 /* CLM_ALGO_COUNT, the number of clm_algorithm values, is in internal.h (the tuning's

@@ -278,6 +278,14 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct clm_plan
                  k > 0 ? "approximate search" : "a pattern with classes");
         return CLM_ALGO_BITAP;
     }
+    /* On CPUs, 64 starts a step compared with a few rare pattern bytes as vectors (cl/simd.cl)
+     * leaves the automata behind: only verification reads every byte. Not under a loop budget
+     * (llvmpipe), where its worst case (every start verified) would shrink the ranges. */
+    if (dev->info.type == CLM_DEVICE_CPU && !dev->loop_budget && m <= CLM_SIMD_MAX_LENGTH) {
+        snprintf(why, why_cap, "auto: exact, m=%zu <= %u on a CPU: simd", m,
+                 CLM_SIMD_MAX_LENGTH);
+        return CLM_ALGO_SIMD;
+    }
     /* On CPUs the one-word shift-and keeps its state in a register and beats the DFA's
      * table walk 2.5-3x (bench/results/h200-a: 15-21 vs 6-7 GB/s on 16-core PoCL). */
     if (dev->info.type == CLM_DEVICE_CPU && m <= 64) {

@@ -141,7 +141,7 @@ enum clm_knob {
 #define CLM_TUNE_ON 2u
 
 /* The number of clm_algorithm values (CLM_ALGO_AUTO included). */
-#define CLM_ALGO_COUNT 9u
+#define CLM_ALGO_COUNT 10u
 
 /* A device's resolved tuning. Values 0 in algo[][] fall back to value[]. */
 struct clm_tune {
@@ -294,6 +294,8 @@ struct clm_kernel_shape {
                           shallowest states' rows) also copied to local memory; 0: none */
     unsigned aho_passes; /* aho: loop passes of the most matches ending at one byte (for a
                             device's loop budget; the kernel reads its table instead) */
+    unsigned simd_fast; /* simd: positions compared at every step, the rest only where they
+                           left a candidate (cl/simd.cl SIMD_FAST) */
     unsigned records;  /* the LIKE kernels of cl/records.cl (host/records.c): the width of
                           the column's offsets, 32 or 64; 0 for the search kernels */
     unsigned emit_blocks; /* search kernels of LIKE's filter (records.c): matches set a bit

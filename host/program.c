@@ -83,6 +83,17 @@ static void opt_emit_blocks(char *buf, size_t cap, const clm_device *d,
         buf[0] = '\0';
 }
 
+/* Only for simd, so that the other kernels' options (their cache keys) stay as they were. */
+static void opt_simd_fast(char *buf, size_t cap, const clm_device *d,
+                          const struct clm_kernel_shape *s)
+{
+    (void)d;
+    if (s->algorithm == CLM_ALGO_SIMD && !s->records)
+        snprintf(buf, cap, "SIMD_FAST=%u", s->simd_fast);
+    else if (cap)
+        buf[0] = '\0';
+}
+
 static void opt_letters(char *buf, size_t cap, const clm_device *d,
                         const struct clm_kernel_shape *s)
 {
@@ -143,6 +154,8 @@ static const struct build_option {
      "staged: length of the prefix the cheap walk runs; 0: the whole pattern"},
     {"AHO_HOT", SHAPE(aho_hot), 0,
      "aho, global tables: entries (the shallowest states' rows) also read from local memory"},
+    {"SIMD_FAST", TEXT(opt_simd_fast), 0,
+     "simd alone: positions compared at every step, the rest only where they left a candidate"},
     {"RECORDS", TEXT(opt_records), 0,
      "records.cl (LIKE over string columns) alone: the offsets' width, 32 or 64"},
     {"EMIT_BLOCKS", TEXT(opt_emit_blocks), 0,

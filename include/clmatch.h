@@ -218,17 +218,23 @@ typedef enum {
     CLM_ALGO_AHO = 7,     /**< Aho-Corasick automaton over every pattern of the database at
                                once (literal patterns, exact search): one pass over the text
                                for any number of patterns */
-    CLM_ALGO_HAMMING = 8  /**< many patterns with mismatches in one pass: every pattern of the
+    CLM_ALGO_HAMMING = 8, /**< many patterns with mismatches in one pass: every pattern of the
                                database compared at every start, symbols as one-hot nibbles
                                (patterns over at most 4 byte classes, such as DNA bases with
                                IUPAC codes), Hamming distance (CLM_MISMATCHES_ONLY) up to
                                CLM_HAMMING_MAX_ERRORS, patterns up to CLM_HAMMING_MAX_LENGTH
                                symbols */
+    CLM_ALGO_SIMD = 9     /**< literal patterns, exact search, on CPUs: 64 starts a step
+                               compared with a few of the pattern's rarest bytes as 16-byte
+                               vectors, then the candidates verified (W. Mula's SIMD-friendly
+                               substring search); patterns up to CLM_SIMD_MAX_LENGTH bytes */
 } clm_algorithm;
 
 /** CLM_ALGO_HAMMING's limits: mismatches and pattern length. */
 #define CLM_HAMMING_MAX_ERRORS 8u
 #define CLM_HAMMING_MAX_LENGTH 64u
+/** CLM_ALGO_SIMD's longest pattern, in bytes. */
+#define CLM_SIMD_MAX_LENGTH 256u
 
 /** Kernel variant (only bitap has more than one). */
 typedef enum {
@@ -365,7 +371,8 @@ typedef struct clm_compile_options {
  *  setting fields. Errors: CLM_E_INVALID (NULL, a size below the first version's). */
 CLM_API int clm_compile_options_init(clm_compile_options *opts, size_t size);
 
-/** Name of an algorithm ("auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness", "aho");
+/** Name of an algorithm ("auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness", "aho",
+ *  "hamming", "simd");
  *  "?" if unknown. */
 CLM_API const char *clm_algorithm_name(clm_algorithm algorithm);
 /** Parse an algorithm name; returns CLM_E_INVALID if unknown. */

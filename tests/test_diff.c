@@ -63,6 +63,10 @@ static const size_t bmh_blengths[] = {1, 3, 17, 33, 300};
 /* witness: long patterns too (periodic ones in the periodic kind) */
 static const size_t witness_lengths[] = {1, 2, 3, 7, 17, 33, 300, 1000, 4000};
 static const size_t witness_blengths[] = {1, 3, 33, 300, 1000};
+/* simd: all 8 positions compared or not (8, 9), 16-byte blocks and 64-start steps (16, 17,
+ * 63, 64, 65) and up to CLM_SIMD_MAX_LENGTH */
+static const size_t simd_lengths[] = {1, 2, 3, 8, 9, 16, 17, 63, 64, 65, 255, 256};
+static const size_t simd_blengths[] = {1, 3, 17, 65, 256};
 static const unsigned alphas[] = {2, 4, 26, 256};
 
 /* The quick subset (oclgrind, ASan): a few (alphabet, length) pairs that still cross the
@@ -71,6 +75,10 @@ static const alpha_len quick_pairs[] = {
     {2, 1}, {4, 7}, {26, 17}, {256, 33}, {4, 100}, {256, 300}};
 static const alpha_len bitap_quick[] = {{2, 1}, {4, 7}, {256, 33}, {4, 64}, {26, 65}, {256, 256}};
 static const alpha_len reduce_quick[] = {{2, 1}, {4, 7}, {256, 33}, {4, 64}};
+/* simd's builds are cheap: the quick set takes its lengths around blocks and steps too */
+static const alpha_len simd_quick[] = {{2, 1},  {4, 2},    {26, 3},  {4, 8},   {256, 9},
+                                       {26, 16}, {4, 17},  {2, 63},  {256, 64}, {26, 65},
+                                       {4, 255}, {256, 256}};
 static const alpha_len witness_quick[] = {{2, 1}, {4, 7}, {256, 33}, {4, 300}, {2, 1000}};
 
 static const algo_spec specs[] = {
@@ -90,6 +98,8 @@ static const algo_spec specs[] = {
      N(bmh_blengths), quick_pairs, N(quick_pairs), 17, 300},
     {CLM_ALGO_WITNESS, CLM_VARIANT_AUTO, "witness", 0, witness_lengths, N(witness_lengths),
      witness_blengths, N(witness_blengths), witness_quick, N(witness_quick), 17, 1000},
+    {CLM_ALGO_SIMD, CLM_VARIANT_AUTO, "simd", 256, simd_lengths, N(simd_lengths), simd_blengths,
+     N(simd_blengths), simd_quick, N(simd_quick), 17, 255},
 };
 #define NSPECS N(specs)
 
@@ -366,6 +376,9 @@ static void kind_allmatch(dctx *c, size_t m)
         dcheck(c, text, n, "A^n");
         dcheck(c, text, m, "A^m");
         if (m > 1) dcheck(c, text, m - 1, "A^(m-1)");
+        /* simd: a match at every start from one launch; the buffer must grow, not truncate */
+        if (c->a->algo == CLM_ALGO_SIMD && dscratch(c, ORDINARY_SLAB, 16))
+            dcheck(c, text, n, "A^n-capacity-16");
     }
     dclose(c);
     free(text);
@@ -430,6 +443,38 @@ static void kind_boundary(dctx *c, unsigned alpha, size_t m, unsigned wgs, unsig
                     t_note("%s: %llu slab launches for scan+count of %zu bytes with slab %zu",
                            c->desc, (unsigned long long)st.slabs, n, slab);
             }
+        }
+    }
+    dclose(c);
+    free(text);
+    free(p);
+}
+
+/* simd's steps of 64 starts (four 16-byte blocks) and its tail of fewer than 64: ranges of
+ * 240 starts (3 steps and 48 more, so a step run too far crosses into the next range) in
+ * groups of 4, copies planted on both sides of every
+ * block edge of some steps and at the text's end, texts of every length mod 64 in a stretch
+ * (so the last range's tail and the bytes near n vary). */
+static void kind_steps(dctx *c, unsigned alpha, size_t m, t_rng *r)
+{
+    size_t base = t_quick ? 1000 : 3000, n, at, d;
+    unsigned char *p = t_pattern(alpha, m), *text = xmalloc(base + 64 + m);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    static const size_t edges[] = {0, 1, 15, 16, 17, 31, 32, 47, 48, 63};
+    char what[64];
+
+    if (dopen(c, &ps, 4, 240, "steps", alpha, m) && dscratch(c, ORDINARY_SLAB, 0)) {
+        for (d = 0; d < 64; d += t_quick ? 7 : 1) {
+            n = base + d;
+            t_fill(r, text, n, alpha);
+            for (at = 0; at + 64 <= n; at += 64 * (1 + t_below(r, 3)))
+                plant(text, n, at + edges[t_below(r, N(edges))], p, m);
+            for (at = 240; at < n; at += 240 * (1 + t_below(r, 2)))
+                plant(text, n, at - 1 - t_below(r, m < 64 ? m : 64), p, m);
+            plant(text, n, n >= m ? n - m : 0, p, m);
+            snprintf(what, sizeof what, "steps n=base+%zu", d);
+            if (!dcheck(c, text, n, what)) break;
         }
     }
     dclose(c);
@@ -622,13 +667,39 @@ static void fresh_plan(dctx *c, const diff_arg *a, t_rng *r)
             break;
         case K_PERIODIC:
             kind_periodic(c, 1, sp->small, r);
+            if (a->algo == CLM_ALGO_SIMD) {
+                kind_periodic(c, 0, 2, r);
+                kind_periodic(c, 2, 64, r);
+                kind_periodic(c, 0, 256, r);
+            }
             if (a->algo == CLM_ALGO_WITNESS) kind_periodic_with(c, "ab", 0, 101, r);
             break;
-        case K_ADVERSARIAL: kind_adversarial(c, 33, r); break;
-        case K_ALLMATCH: kind_allmatch(c, sp->small); break;
+        case K_ADVERSARIAL:
+            kind_adversarial(c, 33, r);
+            if (a->algo == CLM_ALGO_SIMD) {
+                kind_adversarial(c, 9, r);
+                kind_adversarial(c, 65, r);
+                kind_adversarial(c, 256, r);
+            }
+            break;
+        case K_ALLMATCH:
+            kind_allmatch(c, sp->small);
+            if (a->algo == CLM_ALGO_SIMD) {
+                kind_allmatch(c, 1);
+                kind_allmatch(c, 64);
+                kind_allmatch(c, 256);
+            }
+            break;
         case K_BOUNDARY:
             kind_boundary(c, 2, 33, 8, 16, r);
             if (!t_smoke) kind_boundary(c, 2, 33, 0, 0, r); /* the default geometry */
+            if (a->algo == CLM_ALGO_SIMD) {
+                kind_steps(c, 2, 1, r);
+                kind_steps(c, 26, 8, r);
+                kind_steps(c, 4, 65, r);
+                kind_steps(c, 2, 256, r);
+                kind_boundary(c, 4, 17, 4, 240, r);
+            }
             break;
         case K_LARGE: kind_large(c, 4, sp->quick[1].m, (size_t)4 << 20, r); break;
         case K_CASELESS: kind_caseless(c, 17, r); break;
@@ -684,6 +755,7 @@ static void fresh_plan(dctx *c, const diff_arg *a, t_rng *r)
          * bytes: new builds) at 3, 33 and the longest */
         if (!full) {
             kind_boundary(c, 2, sp->small, 0, 0, r);
+            if (a->algo == CLM_ALGO_SIMD) kind_steps(c, 4, sp->small, r);
             break;
         }
         for (i = 0; i < sp->nblens; i++) {
@@ -691,6 +763,11 @@ static void fresh_plan(dctx *c, const diff_arg *a, t_rng *r)
             int tiny = m == 3 || m == 33 || i + 1 == sp->nblens;
             kind_boundary(c, 2, m, 0, 0, r);
             if (tiny) kind_boundary(c, 2, m, 8, 16, r);
+            /* simd: its steps, and item boundaries inside and past them */
+            if (a->algo == CLM_ALGO_SIMD) {
+                kind_steps(c, i % 2 ? 26 : 2, m, r);
+                kind_boundary(c, 4, m, 4, 240, r);
+            }
         }
         break;
     case K_LARGE:

@@ -27,6 +27,8 @@ static const stream_arg stream_args[] = {
     {"bitap", CLM_ALGO_BITAP, 4, 65, 0, 0},
     {"bmh", CLM_ALGO_BMH, 26, 17, 0, 0},
     {"witness", CLM_ALGO_WITNESS, 2, 300, 0, 0},
+    {"simd", CLM_ALGO_SIMD, 4, 65, 0, 0},
+    {"simd-allmatch-growth", CLM_ALGO_SIMD, 1, 17, 16, 1},
     {"multi", CLM_ALGO_AUTO, 4, 0, 0, 0},
     {"allmatch-growth", CLM_ALGO_AUTO, 1, 2, 16, 1},
 };

@@ -13,7 +13,8 @@
  * the four algorithms (the global wg and chunk: the geometric mean of each algorithm's time
  * relative to its built-in shape), then, unless --quick, for each algorithm alone from there.
  * An algorithm whose own best beats the global shape by more than 5 % gets ALGO.wg /
- * ALGO.chunk lines; naive and witness, not timed, are run once with the global shape. Then,
+ * ALGO.chunk lines; naive, witness and simd, not timed, are run once with the global shape
+ * (simd keeps its own 32 KiB ranges on CPUs unless simd.chunk says otherwise). Then,
  * at each algorithm's tuned shape, the load width (vec 4, 8, 16: kmp, dfa and bitap, read
  * unstaged) and staging on or off (dfa and bitap, where the kernel can stage): a value other
  * than the built-in one is taken when it is more than 2 % faster (the shared vec by the
@@ -970,7 +971,7 @@ int main(int argc, char **argv)
         "kernel time best of %d; %.2fx the built-in speed (geometric mean):%s%s",
         clm_version(), quick ? " --quick" : "", spent, T.n, genome ? "a genome" : "generated DNA",
         T.npats == 2 ? "13 and 32" : "13", T.reps, exp(log_gain / N_ALGOS), lines, notes);
-    static const clm_algorithm untimed[] = {CLM_ALGO_NAIVE, CLM_ALGO_WITNESS};
+    static const clm_algorithm untimed[] = {CLM_ALGO_NAIVE, CLM_ALGO_WITNESS, CLM_ALGO_SIMD};
     for (size_t u = 0; u < sizeof untimed / sizeof untimed[0]; u++) {
         const char *name = clm_algorithm_name(untimed[u]);
         if ((gwg == T.tuning.work_group_size && gchunk == T.tuning.bytes_per_item) ||
