@@ -348,6 +348,23 @@ __kernel void clm_like_verify(CLM_LIKE_VERIFY_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_
                             bitmap, pos, want_pos);
 }
 
+/* MARKED gets the bits set in WORDS words of the blocks' bitmap: how often the anchors
+ * occur, which decides whether verifying their rows beats matching every row. */
+__kernel void clm_like_marked(__global const uint *blocks, uint words, __global uint *marked)
+{
+    __local uint sum;
+    if (get_local_id(0) == 0)
+        sum = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint w = (uint)get_global_id(0);
+    uint c = w < words ? popcount(blocks[w]) : 0u;
+    if (c)
+        atomic_add(&sum, c);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && sum)
+        atomic_add(marked, sum);
+}
+
 __kernel void clm_like_invert(CLM_LIKE_INVERT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
     const uint w = (uint)get_global_id(0);

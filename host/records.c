@@ -46,9 +46,10 @@ struct query {
      * their counters and the blocks their matches were in (a bit per CLM_LIKE_BLOCK bytes
      * of a piece, block_words uints) */
     int filter;
+    int probe; /* auto: the first piece's marked blocks decide whether to filter at all */
     const clm_database *anchors;
-    cl_kernel *find, verify, invert;
-    cl_mem counter, blocks;
+    cl_kernel *find, verify, invert, marked;
+    cl_mem counter, blocks, marked_buf;
     size_t block_words, piece;
     void *zeros;
 };
@@ -57,7 +58,7 @@ static void query_release(struct query *Q)
 {
     cl_mem *bufs[] = {&Q->off,    &Q->data,    &Q->valid,   &Q->bitmap,
                       &Q->groups, &Q->bases,   &Q->pos,     &Q->ids_buf,
-                      &Q->pos_out, &Q->counter, &Q->blocks};
+                      &Q->pos_out, &Q->counter, &Q->blocks, &Q->marked_buf};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);
@@ -71,6 +72,8 @@ static void query_release(struct query *Q)
         clReleaseKernel(Q->verify);
     if (Q->invert)
         clReleaseKernel(Q->invert);
+    if (Q->marked)
+        clReleaseKernel(Q->marked);
     for (unsigned e = 0; Q->find && e < Q->anchors->engine_count; e++)
         if (Q->find[e])
             clReleaseKernel(Q->find[e]);
@@ -217,6 +220,8 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
         Q->verify = clCreateKernel(Q->program, "clm_like_verify", &err);
     if (err == CL_SUCCESS)
         Q->invert = clCreateKernel(Q->program, "clm_like_invert", &err);
+    if (err == CL_SUCCESS)
+        Q->marked = clCreateKernel(Q->program, "clm_like_marked", &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateKernel (LIKE filter)");
     size_t counter_bytes = CLM_COUNTER_WORDS(db->slots) * sizeof(cl_uint);
@@ -227,20 +232,20 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
                                                                 : MAX_PIECE_BYTES;
     Q->block_words = piece_blocks(Q, dev) / 32 + 1;
     if ((rc = buffer(dev, CL_MEM_READ_WRITE, counter_bytes, &Q->counter)) ||
-        (rc = buffer(dev, CL_MEM_READ_WRITE, Q->block_words * sizeof(cl_uint), &Q->blocks)))
+        (rc = buffer(dev, CL_MEM_READ_WRITE, Q->block_words * sizeof(cl_uint), &Q->blocks)) ||
+        (rc = buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->marked_buf)))
         return rc;
     return CLM_OK;
 }
 
-/* Whether CLM_ROWS_AUTO takes filter and verify for a filterable predicate (measured on
- * the H200 against a work-item per row, bench/results/h200-*-records-*): on GPUs, for one
- * LIKE or NOT LIKE that is not a prefix or equality (a work-item per row reads only the
- * row's start for those) over short rows; a disjunction's anchors find most rows there. */
-static int auto_filter(const struct clm_like *like, const struct clm_column *c,
-                       const clm_device *dev)
+/* Whether CLM_ROWS_AUTO tries filter and verify for a filterable predicate (measured on
+ * the H200 against a work-item per row, bench/results/h200-*-records-*): for one LIKE or
+ * NOT LIKE that is not a prefix or equality (a work-item per row reads only the row's
+ * start for those) over short rows; a disjunction's anchors find most rows. The first
+ * piece's search then says whether the anchors are rare enough (probe). */
+static int auto_filter(const struct clm_like *like, const struct clm_column *c)
 {
-    return dev->info.type == CLM_DEVICE_GPU && like->count == 1 &&
-           !(like->prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_START) &&
+    return like->count == 1 && !(like->prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_START) &&
            c->bytes / c->rows < CLM_ROWS_GROUP_MEAN;
 }
 
@@ -277,7 +282,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
      * aligned text */
     Q->filter = like->filterable && !Q->zero_copy &&
                 (s->kernel == CLM_ROWS_FILTER ||
-                 (s->kernel == CLM_ROWS_AUTO && auto_filter(like, c, dev)));
+                 (Q->probe = s->kernel == CLM_ROWS_AUTO && auto_filter(like, c)));
     Q->group = !Q->filter && (s->kernel == CLM_ROWS_GROUP ||
                               (s->kernel == CLM_ROWS_AUTO &&
                                c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN));
@@ -395,6 +400,32 @@ static int resident_offset(struct query *Q, const struct clm_column *c, uint64_t
     return CLM_OK;
 }
 
+/* auto's look at the first piece: anchors in more than one block in DENSE leave too many
+ * rows to verify (H200, TPC-H comments: 'requests' in about a row in eight made filter and
+ * verify slower than a work-item per row; an anchor in no row made it 2.4x faster). */
+#define DENSE 16u
+static int probe(struct query *Q, cl_uint nblocks)
+{
+    cl_uint words = nblocks / 32 + 1, marked = 0;
+    size_t local = Q->wg, global = (words + local - 1) / local * local;
+    cl_int err = clEnqueueWriteBuffer(Q->q, Q->marked_buf, CL_FALSE, 0, sizeof marked, &marked,
+                                      0, NULL, NULL);
+    err |= clSetKernelArg(Q->marked, 0, sizeof Q->blocks, &Q->blocks);
+    err |= clSetKernelArg(Q->marked, 1, sizeof words, &words);
+    err |= clSetKernelArg(Q->marked, 2, sizeof Q->marked_buf, &Q->marked_buf);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(Q->q, Q->marked, 1, NULL, &global, &local, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(Q->q, Q->marked_buf, CL_TRUE, 0, sizeof marked, &marked, 0,
+                                  NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clm_like_marked");
+    Q->probe = 0;
+    if ((uint64_t)marked * DENSE > nblocks)
+        Q->filter = 0;
+    return CLM_OK;
+}
+
 /* The anchors' search over data[a, e) (a aligned), the rows of the blocks where it found
  * one matched against the predicate into the bitmap. */
 static int filter_piece(const struct clm_like *like, struct query *Q, const struct batch *b,
@@ -430,6 +461,11 @@ static int filter_piece(const struct clm_like *like, struct query *Q, const stru
         clReleaseMemObject(text); /* kept by the commands that use it */
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "enqueue (LIKE filter search)");
+    if (Q->probe) {
+        int rc = probe(Q, nblocks);
+        if (rc != CLM_OK || !Q->filter)
+            return rc;
+    }
     cl_ulong origin = a;
     cl_uint ends = (cl_uint)db->ends;
     int rc;
@@ -469,11 +505,13 @@ static int filter_rows(const struct clm_like *like, const struct clm_column *c,
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_WANT_POS, sizeof want_pos, &want_pos)))
         return rc;
     uint64_t align = piece_align(dev), reach = Q->anchors->max_len - 1;
-    for (uint64_t p0 = b0; p0 < b1 && rc == CLM_OK; p0 += Q->piece) {
+    for (uint64_t p0 = b0; p0 < b1 && rc == CLM_OK && Q->filter; p0 += Q->piece) {
         uint64_t p1 = b1 - p0 > Q->piece ? p0 + Q->piece : b1;
         rc = filter_piece(like, Q, b, p0 / align * align, b1 - p1 > reach ? p1 + reach : b1);
     }
-    if (rc == CLM_OK && (like->prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)) {
+    if (rc != CLM_OK || !Q->filter)
+        return rc;
+    if (like->prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT) {
         size_t global = words;
         if ((rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_BITMAP, sizeof Q->bitmap,
                           &Q->bitmap)) ||
@@ -568,8 +606,9 @@ static int run_batch(const struct clm_like *like, const struct clm_column *c,
 {
     struct batch b;
     batch_args(c, Q, r0, r1, &b);
-    int rc = Q->filter ? filter_batch(like, c, Q, &b, r0, r1)
-                       : match_rows(like, Q, &b, Q->pos_wanted);
+    int rc = Q->filter ? filter_batch(like, c, Q, &b, r0, r1) : CLM_OK;
+    if (rc == CLM_OK && !Q->filter) /* or auto found the anchors too common to filter */
+        rc = match_rows(like, Q, &b, Q->pos_wanted);
     return rc == CLM_OK ? collect(Q, s, &b, done) : rc;
 }
 

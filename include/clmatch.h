@@ -1282,9 +1282,11 @@ CLM_API void clm_like_free(clm_like *like);
 /** How clm_like_select's kernels share out the rows (seed 004's basic form and Split). */
 typedef enum {
     CLM_ROWS_AUTO = 0,  /**< by the column's mean row length: CLM_ROWS_GROUP from
-                             CLM_ROWS_GROUP_MEAN bytes on; below, on a GPU, CLM_ROWS_FILTER
-                             for one LIKE or NOT LIKE that it serves and that is no prefix
-                             or equality (no leading '%'); else CLM_ROWS_ITEM */
+                             CLM_ROWS_GROUP_MEAN bytes on; below, CLM_ROWS_FILTER for one
+                             LIKE or NOT LIKE that it serves and that is no prefix or
+                             equality (no leading '%'), when the search finds its anchor
+                             in at most one 64-byte block in 16 of the first piece; else
+                             CLM_ROWS_ITEM */
     CLM_ROWS_ITEM = 1,  /**< a work-item per row: short rows */
     CLM_ROWS_GROUP = 2, /**< a work-group per row, its work-items comparing the placements
                              of a segment side by side: long rows */
