@@ -404,6 +404,7 @@ static int resident_offset(struct query *Q, const struct clm_column *c, uint64_t
  * rows to verify (H200, TPC-H comments: 'requests' in about a row in eight made filter and
  * verify slower than a work-item per row; an anchor in no row made it 2.4x faster). */
 #define DENSE 16u
+#define PROBE_BYTES ((uint64_t)32 << 20)
 static int probe(struct query *Q, cl_uint nblocks)
 {
     cl_uint words = nblocks / 32 + 1, marked = 0;
@@ -505,8 +506,10 @@ static int filter_rows(const struct clm_like *like, const struct clm_column *c,
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_WANT_POS, sizeof want_pos, &want_pos)))
         return rc;
     uint64_t align = piece_align(dev), reach = Q->anchors->max_len - 1;
-    for (uint64_t p0 = b0; p0 < b1 && rc == CLM_OK && Q->filter; p0 += Q->piece) {
-        uint64_t p1 = b1 - p0 > Q->piece ? p0 + Q->piece : b1;
+    for (uint64_t p0 = b0, p1; p0 < b1 && rc == CLM_OK && Q->filter; p0 = p1) {
+        /* auto's probe reads a smaller first piece: a common anchor costs little then */
+        uint64_t size = Q->probe && Q->piece > PROBE_BYTES ? PROBE_BYTES : Q->piece;
+        p1 = b1 - p0 > size ? p0 + size : b1;
         rc = filter_piece(like, Q, b, p0 / align * align, b1 - p1 > reach ? p1 + reach : b1);
     }
     if (rc != CLM_OK || !Q->filter)

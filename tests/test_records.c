@@ -556,6 +556,44 @@ static void test_filter(const void *arg)
     free(data);
 }
 
+/* auto's probe reads the first 32 MiB of a resident column: anchors only past them are
+ * still all found by the pieces after it. */
+static void test_probe(const void *arg)
+{
+    (void)arg;
+    enum { ROWS = 700000, LEN = 60 };
+    int32_t *off = malloc((ROWS + 1) * sizeof *off);
+    unsigned char *data = malloc((size_t)ROWS * LEN);
+    if (!off || !data) abort();
+    memset(data, 'a', (size_t)ROWS * LEN);
+    uint64_t want = 0;
+    for (int i = 0; i <= ROWS; i++)
+        off[i] = i * LEN;
+    for (int i = 0; i < ROWS; i++)
+        if (i % 1000 == 7 && (uint64_t)i * LEN > ((uint64_t)33 << 20)) {
+            data[(size_t)i * LEN + 20] = data[(size_t)i * LEN + 21] = 'b';
+            want++;
+        }
+    tcol c = {ROWS, 32, off, data, (uint64_t)ROWS * LEN, NULL};
+    const char *pat = "%bb%";
+    clm_like *like = NULL;
+    clm_column *host = NULL, *res = NULL;
+    clm_selection s;
+    clm_selection_init(&s, sizeof s);
+    if (EXPECT_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK) &&
+        EXPECT_RC(tcol_wrap(&c, &host), CLM_OK) &&
+        EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK) &&
+        EXPECT_RC(clm_like_select(like, res, &s), CLM_OK) &&
+        !EXPECT(s.kernel_used == CLM_ROWS_FILTER && s.count == want))
+        t_note("kernel %d, count %llu of %llu", (int)s.kernel_used,
+               (unsigned long long)s.count, (unsigned long long)want);
+    clm_column_free(res);
+    clm_column_free(host);
+    clm_like_free(like);
+    free(off);
+    free(data);
+}
+
 static size_t len_long(t_rng *r, uint64_t i)
 {
     return i % 97 == 5 ? 5000 + t_below(r, 3000) : t_below(r, 30);
@@ -1042,6 +1080,7 @@ void register_records_tests(void)
     t_register("records.disjunction", test_disjunction, NULL, 1);
     t_register("records.edges", test_edges, NULL, 0);
     t_register("records.filter", test_filter, NULL, 0);
+    t_register("records.probe", test_probe, NULL, 0);
     t_register("records.slabs", test_slabs, NULL, 0);
     t_register("records.bytes", test_bytes, NULL, 0);
     t_register("records.many_rows", test_many_rows, NULL, 0);
