@@ -14,39 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "devset.h"
-#include "internal.h"
-
-struct clm_device_set {
-    unsigned n;
-    clm_device *dev[CLM_MAX_SET_DEVICES];
-    double speed[CLM_MAX_SET_DEVICES]; /* bytes per second; all 0: equal shares */
-    int plat[CLM_MAX_SET_DEVICES];     /* each device's platform index */
-    struct early *early;               /* clm_set_open_early's set; else NULL */
-};
-
-struct clm_set_database {
-    const clm_device_set *set;
-    unsigned n;
-    clm_database *db[CLM_MAX_SET_DEVICES];
-    /* Context a part needs around it: a match starting in it ends at most `tail` bytes after
-     * it (longest pattern - 1, plus max_errors insertions); a best start of approximate
-     * search is chosen among starts up to 2 * max_errors before the part (clm_match). */
-    size_t lead, tail;
-    /* Every match has one length (exact or Hamming search, patterns of one length): the
-     * clm_count of a part and the tail after it counts exactly the part's starts. */
-    int fast_count;
-};
-
-struct clm_set_scratch {
-    const clm_set_database *db;
-    unsigned n;
-    clm_scratch *s[CLM_MAX_SET_DEVICES];
-    atomic_int busy;
-    int stream_open;
-    struct clm_set_hook hook;
-    atomic_uint running, most_running; /* parts searching now, and at most (tests) */
-};
+#include "devset_impl.h"
 
 struct clm_set_stream {
     const clm_set_database *db;
@@ -59,12 +27,6 @@ struct clm_set_stream {
     uint64_t total;
 };
 
-/* Early sets (below): wait for the devices still coming up; whether device i is ready. */
-static void early_join(clm_device_set *set);
-static int early_ready(const clm_device_set *set, unsigned i);
-static void early_free(struct early *e);
-/* Hold an early set's speeds still while a late device may set its own (no-op otherwise). */
-static void early_lock(const clm_device_set *set, int lock);
 
 /* ---- the set ------------------------------------------------------------------------------ */
 
@@ -87,7 +49,7 @@ static int fail_in(int st, const char *fmt, ...)
  * once: each on a thread of its own, the last on this thread (or here too, should a thread
  * not start). The per-device calls block on their own device, so a thread each keeps every
  * device busy. */
-static void run_each(void *(*fn)(void *), void *items, size_t size, unsigned n,
+void clm_devset_run_each(void *(*fn)(void *), void *items, size_t size, unsigned n,
                      const unsigned char *skip)
 {
     pthread_t thread[CLM_MAX_SET_DEVICES];
@@ -106,7 +68,7 @@ static void run_each(void *(*fn)(void *), void *items, size_t size, unsigned n,
 
 /* A device list's indices: present, 1 to CLM_MAX_SET_DEVICES of them, none below 0 or listed
  * twice. */
-static int check_devices(const int *platform_indices, const int *device_indices,
+int clm_devset_check_devices(const int *platform_indices, const int *device_indices,
                          unsigned count, const char *fn)
 {
     if (!platform_indices || !device_indices)
@@ -149,7 +111,7 @@ static pthread_mutex_t pocl_serial = PTHREAD_MUTEX_INITIALIZER;
 
 /* Whether device i of the set (dev, opened) takes pocl_serial around its OpenCL work: it is
  * on such a PoCL platform, and so is another device of the set. */
-static int one_at_a_time(const clm_device_set *set, unsigned i, const clm_device *dev)
+int clm_devset_one_at_a_time(const clm_device_set *set, unsigned i, const clm_device *dev)
 {
     if (!clm_pocl_release_race(dev->info.platform_version)) return 0;
     for (unsigned j = 0; j < set->n; j++)
@@ -157,14 +119,14 @@ static int one_at_a_time(const clm_device_set *set, unsigned i, const clm_device
     return 0;
 }
 
-static void serial_lock(int serial, int lock)
+void clm_devset_serial_lock(int serial, int lock)
 {
     if (serial && lock) pthread_mutex_lock(&pocl_serial);
     if (serial && !lock) pthread_mutex_unlock(&pocl_serial);
 }
 
 /* The speed of a device's profile (0: none measured). */
-static double profile_speed(const clm_device *dev)
+double clm_devset_profile_speed(const clm_device *dev)
 {
     return (double)clm_tune_get(dev, CLM_ALGO_AUTO, CLM_KNOB_SPEED, NULL);
 }
@@ -174,7 +136,8 @@ int clm_device_set_open(const int *platform_indices, const int *device_indices, 
 {
     if (!out) return clm_fail(CLM_E_INVALID, "clm_device_set_open: out is NULL");
     *out = NULL;
-    int st = check_devices(platform_indices, device_indices, count, "clm_device_set_open");
+    int st = clm_devset_check_devices(platform_indices, device_indices, count,
+                                      "clm_device_set_open");
     if (st != CLM_OK) return st;
     clm_device_set *set = calloc(1, sizeof *set);
     if (!set) return clm_fail(CLM_E_NOMEM, "clm_device_set_open: out of memory");
@@ -189,7 +152,7 @@ int clm_device_set_open(const int *platform_indices, const int *device_indices, 
             return st;
         }
         set->n = i + 1;
-        set->speed[i] = profile_speed(set->dev[i]);
+        set->speed[i] = clm_devset_profile_speed(set->dev[i]);
         known &= set->speed[i] > 0;
     }
     if (!known) memset(set->speed, 0, sizeof set->speed); /* one unknown: equal shares */
@@ -200,9 +163,9 @@ int clm_device_set_open(const int *platform_indices, const int *device_indices, 
 void clm_device_set_close(clm_device_set *set)
 {
     if (!set) return;
-    early_join(set);
+    clm_devset_early_join(set);
     for (unsigned i = 0; i < set->n; i++) clm_device_close(set->dev[i]);
-    early_free(set->early);
+    clm_devset_early_free(set->early);
     free(set);
 }
 
@@ -210,7 +173,7 @@ unsigned clm_device_set_count(const clm_device_set *set) { return set ? set->n :
 
 clm_device *clm_device_set_device(const clm_device_set *set, unsigned i)
 {
-    return set && i < set->n && early_ready(set, i) ? set->dev[i] : NULL;
+    return set && i < set->n && clm_devset_early_ready(set, i) ? set->dev[i] : NULL;
 }
 
 int clm_device_set_get_speeds(const clm_device_set *set, double *speeds, unsigned count)
@@ -218,9 +181,9 @@ int clm_device_set_get_speeds(const clm_device_set *set, double *speeds, unsigne
     if (!set || !speeds || count != set->n)
         return clm_fail(CLM_E_INVALID, "clm_device_set_get_speeds: NULL, or count %u is not "
                         "the set's %u devices", count, set ? set->n : 0);
-    early_lock(set, 1);
+    clm_devset_early_lock(set, 1);
     memcpy(speeds, set->speed, count * sizeof *speeds);
-    early_lock(set, 0);
+    clm_devset_early_lock(set, 0);
     return CLM_OK;
 }
 
@@ -233,12 +196,12 @@ int clm_device_set_set_speeds(clm_device_set *set, const double *speeds, unsigne
         if (!(speeds[i] > 0) || !isfinite(speeds[i]))
             return clm_fail(CLM_E_INVALID, "clm_device_set_set_speeds: speed %u is %g (> 0 "
                             "and finite)", i, speeds[i]);
-    early_lock(set, 1);
+    clm_devset_early_lock(set, 1);
     if (speeds)
         memcpy(set->speed, speeds, count * sizeof *speeds);
     else
         memset(set->speed, 0, sizeof set->speed);
-    early_lock(set, 0);
+    clm_devset_early_lock(set, 0);
     return CLM_OK;
 }
 
@@ -300,7 +263,7 @@ int clm_device_set_calibrate(clm_device_set *set, size_t bytes, double *speeds)
 /* ---- databases and scratches -------------------------------------------------------------- */
 
 /* The context a part needs around it, from device 0's database. */
-static void set_context(clm_set_database *db)
+void clm_devset_set_context(clm_set_database *db)
 {
     clm_database_info info;
     clm_database_get_info(db->db[0], &info, sizeof info);
@@ -327,9 +290,9 @@ struct compile_job {
 static void *compile_one(void *arg)
 {
     struct compile_job *j = arg;
-    serial_lock(j->serial, 1);
+    clm_devset_serial_lock(j->serial, 1);
     j->status = clm_compile(j->dev, j->patterns, j->lengths, j->ids, j->count, j->opts, j->out);
-    serial_lock(j->serial, 0);
+    clm_devset_serial_lock(j->serial, 0);
     if (j->status != CLM_OK) j->err = strdup(clm_last_error());
     return NULL;
 }
@@ -350,9 +313,10 @@ int clm_set_compile(clm_device_set *set, const char *const *patterns, const size
     /* at once: a GPU's build need not wait for a CPU's */
     struct compile_job job[CLM_MAX_SET_DEVICES];
     for (unsigned i = 0; i < set->n; i++)
-        job[i] = (struct compile_job){one_at_a_time(set, i, set->dev[i]), set->dev[i], patterns,
-                                      lengths, ids, count, opts, &db->db[i], CLM_OK, NULL};
-    run_each(compile_one, job, sizeof job[0], set->n, NULL);
+        job[i] = (struct compile_job){clm_devset_one_at_a_time(set, i, set->dev[i]),
+                                      set->dev[i], patterns, lengths, ids, count, opts,
+                                      &db->db[i], CLM_OK, NULL};
+    clm_devset_run_each(compile_one, job, sizeof job[0], set->n, NULL);
     int st = CLM_OK;
     for (unsigned i = 0; i < set->n; i++) {
         /* the device after the detail, which callers parse ("pattern N ...") */
@@ -365,20 +329,20 @@ int clm_set_compile(clm_device_set *set, const char *const *patterns, const size
         clm_set_database_free(db);
         return st;
     }
-    set_context(db);
+    clm_devset_set_context(db);
     *out = db;
     return CLM_OK;
 }
 
 const clm_database *clm_set_database_get(const clm_set_database *db, unsigned i)
 {
-    return db && i < db->n && early_ready(db->set, i) ? db->db[i] : NULL;
+    return db && i < db->n && clm_devset_early_ready(db->set, i) ? db->db[i] : NULL;
 }
 
 void clm_set_database_free(clm_set_database *db)
 {
     if (!db) return;
-    early_join((clm_device_set *)db->set);
+    clm_devset_early_join((clm_device_set *)db->set);
     for (unsigned i = 0; i < db->n; i++) clm_database_free(db->db[i]);
     free(db);
 }
@@ -414,14 +378,14 @@ int clm_set_scratch_alloc(const clm_set_database *db, const clm_scratch_options 
 void clm_set_scratch_free(clm_set_scratch *s)
 {
     if (!s) return;
-    early_join((clm_device_set *)s->db->set);
+    clm_devset_early_join((clm_device_set *)s->db->set);
     for (unsigned i = 0; i < s->n; i++) clm_scratch_free(s->s[i]);
     free(s);
 }
 
 clm_scratch *clm_set_scratch_get(const clm_set_scratch *s, unsigned i)
 {
-    return s && i < s->n && early_ready(s->db->set, i) ? s->s[i] : NULL;
+    return s && i < s->n && clm_devset_early_ready(s->db->set, i) ? s->s[i] : NULL;
 }
 
 void clm_set_scratch_hook(clm_set_scratch *s, const struct clm_set_hook *hook)
@@ -436,25 +400,6 @@ unsigned clm_set_scratch_most_running(const clm_set_scratch *s)
 
 /* ---- one input across the devices -------------------------------------------------------- */
 
-/* One device's part: owned starts [a, b), searched over the window [w0, w1) of the input
- * (absolute offsets). */
-struct part {
-    const clm_set_database *db;
-    clm_set_scratch *s;
-    unsigned dev;
-    const unsigned char *text; /* the window's bytes; NULL: read [w0, w1) of fd */
-    int fd;
-    uint64_t w0, w1, a, b;
-    uint64_t origin; /* reported offsets count from this input byte */
-    int count_only, fast;
-    uint64_t fail_after; /* 1 + the matches after which the hook fails the device (0: never) */
-    /* what came of it */
-    int status, nomem, injected;
-    char err[1024];
-    clm_match *v;
-    size_t n, cap;
-    uint64_t count;
-};
 
 static int part_match(const clm_match *m, void *ctx)
 {
@@ -483,16 +428,16 @@ static int part_match(const clm_match *m, void *ctx)
     return 0;
 }
 
-static void *part_run(void *arg)
+void *clm_devset_part_run(void *arg)
 {
     struct part *p = arg;
     const clm_database *db = p->db->db[p->dev];
     clm_scratch *s = p->s->s[p->dev];
     size_t n = (size_t)(p->w1 - p->w0);
     int serial = p->s->hook.one_at_a_time ||
-                 one_at_a_time(p->db->set, p->dev, p->db->set->dev[p->dev]);
+                 clm_devset_one_at_a_time(p->db->set, p->dev, p->db->set->dev[p->dev]);
     int st;
-    serial_lock(serial, 1);
+    clm_devset_serial_lock(serial, 1);
     unsigned running = atomic_fetch_add(&p->s->running, 1) + 1;
     for (unsigned most = atomic_load(&p->s->most_running);
          running > most && !atomic_compare_exchange_weak(&p->s->most_running, &most, running);)
@@ -504,7 +449,7 @@ static void *part_run(void *arg)
         st = p->text ? clm_scan(db, s, p->text, n, part_match, p)
                      : clm_scan_fd_range(db, s, p->fd, p->w0, n, part_match, p);
     atomic_fetch_sub(&p->s->running, 1);
-    serial_lock(serial, 0);
+    clm_devset_serial_lock(serial, 0);
     if (st == CLM_STOPPED && p->nomem)
         st = clm_fail(CLM_E_NOMEM, "out of memory holding %zu matches", p->n);
     else if (st == CLM_STOPPED && p->injected)
@@ -559,19 +504,9 @@ static unsigned split(const clm_set_scratch *s, uint64_t from, uint64_t to, stru
  * lo of a file, from byte 0 of memory. Every part runs on a thread of its own; then the
  * matches are called back part after part (count_only: *count gets their number; else it
  * gets what was called back). */
-/* The input a search reads: bytes [lo, hi), from memory (text holding byte `base` at
- * text[0]) or from fd (text NULL); offsets reported from byte lo of a file, from byte 0 of
- * memory. */
-struct input {
-    const unsigned char *text;
-    uint64_t base;
-    int fd;
-    uint64_t lo, hi;
-    int count_only;
-};
 
 /* Make p, whose device and owned starts [a, b) are set, search its window of the input. */
-static void part_place(struct part *p, clm_set_scratch *s, const struct input *in)
+void clm_devset_part_place(struct part *p, clm_set_scratch *s, const struct input *in)
 {
     const clm_set_database *db = s->db;
     p->db = db;
@@ -591,7 +526,7 @@ static void part_place(struct part *p, clm_set_scratch *s, const struct input *i
 
 /* The searched parts, in text order: the first failure, else their matches called back (or
  * counted); *count as set_run says. Frees what the parts hold. */
-static int deliver(struct part *const *parts, size_t n, const struct input *in,
+int clm_devset_deliver(struct part *const *parts, size_t n, const struct input *in,
                    clm_match_cb cb, void *ctx, uint64_t *count)
 {
     int st = CLM_OK;
@@ -615,9 +550,6 @@ static int deliver(struct part *const *parts, size_t n, const struct input *in,
     return st;
 }
 
-/* An early set's search: chunks claimed by the ready devices (below). */
-static int claim_all(clm_set_scratch *s, const struct input *in, uint64_t from, uint64_t to,
-                     clm_match_cb cb, void *ctx, uint64_t *count);
 
 static int set_run(clm_set_scratch *s, const unsigned char *text, uint64_t base, int fd,
                    uint64_t lo, uint64_t hi, uint64_t from, uint64_t to, int count_only,
@@ -629,412 +561,15 @@ static int set_run(clm_set_scratch *s, const unsigned char *text, uint64_t base,
     memset(parts, 0, sizeof parts);
     *count = 0;
     if (to <= from) return CLM_OK;
-    if (s->db->set->early) return claim_all(s, &in, from, to, cb, ctx, count);
+    if (s->db->set->early) return clm_devset_claim_all(s, &in, from, to, cb, ctx, count);
     unsigned n = split(s, from, to, parts);
     for (unsigned i = 0; i < n; i++) {
-        part_place(&parts[i], s, &in);
+        clm_devset_part_place(&parts[i], s, &in);
         empty[i] = parts[i].a == parts[i].b;
         pp[i] = &parts[i];
     }
-    run_each(part_run, parts, sizeof parts[0], n, empty);
-    return deliver(pp, n, &in, cb, ctx, count);
-}
-
-/* ---- early start (clm_set_open_early) ----------------------------------------------------- */
-
-/* Largest chunk a device claims: big enough for a GPU's transfers to run at full rate. */
-#define EARLY_MAX_CHUNK ((uint64_t)256 << 20)
-
-/* A device coming up on a thread of its own. */
-struct late {
-    struct early *e;
-    unsigned i;
-};
-
-struct early {
-    clm_device_set *set;
-    clm_set_database *db;
-    clm_set_scratch *s;
-    int plat[CLM_MAX_SET_DEVICES], devi[CLM_MAX_SET_DEVICES];
-    /* mu guards state, err, claimed, closing and every call's claims; cv is broadcast when
-     * any of them changes */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int state[CLM_MAX_SET_DEVICES]; /* 1 ready, 0 coming up, < 0: the CLM_E_* it failed with */
-    char err[CLM_MAX_SET_DEVICES][512];
-    uint64_t claimed; /* chunks claimed since the set opened */
-    int closing, joined;
-    struct late late[CLM_MAX_SET_DEVICES];
-    pthread_t thread[CLM_MAX_SET_DEVICES];
-    unsigned char started[CLM_MAX_SET_DEVICES];
-    /* what the devices compile, copied: they go on after clm_set_open_early returns */
-    char **patterns;
-    size_t *lengths;
-    unsigned *ids, count;
-    clm_compile_options copts;
-    clm_scratch_options sopts;
-    int has_copts, has_sopts;
-    /* tests (CLMATCH_TEST_EARLY): device hook_dev (1 + its index; 0: none) fails to come up,
-     * or starts only once hook_after chunks are claimed, and claims the next one */
-    unsigned hook_dev;
-    int hook_fail;
-    uint64_t hook_after;
-};
-
-static int early_ready(const clm_device_set *set, unsigned i)
-{
-    if (!set->early) return 1;
-    struct early *e = set->early;
-    pthread_mutex_lock(&e->mu);
-    int ready = e->state[i] == 1;
-    pthread_mutex_unlock(&e->mu);
-    return ready;
-}
-
-static void early_lock(const clm_device_set *set, int lock)
-{
-    if (set->early && lock) pthread_mutex_lock(&set->early->mu);
-    if (set->early && !lock) pthread_mutex_unlock(&set->early->mu);
-}
-
-int clm_device_set_state(const clm_device_set *set, unsigned i)
-{
-    if (!set || i >= set->n)
-        return clm_fail(CLM_E_INVALID, "clm_device_set_state: set is NULL or device %u is "
-                        "not in it", i);
-    if (!set->early) return 1;
-    struct early *e = set->early;
-    pthread_mutex_lock(&e->mu);
-    int st = e->state[i];
-    if (st < 0) clm_fail(st, "device %d:%d did not come up: %s", e->plat[i], e->devi[i],
-                         e->err[i]);
-    pthread_mutex_unlock(&e->mu);
-    return st;
-}
-
-/* Open, compile and allocate device i of the set; publish them, or the failure's detail. */
-static int come_up(struct early *e, unsigned i)
-{
-    clm_device *dev = NULL;
-    clm_database *db = NULL;
-    clm_scratch *s = NULL;
-    int st = CLM_OK;
-    if (e->hook_dev == i + 1 && e->hook_fail)
-        st = clm_fail(CLM_E_OPENCL, "a test's injected failure to open (CLMATCH_TEST_EARLY)");
-    if (st == CLM_OK) st = clm_device_open(e->plat[i], e->devi[i], &dev);
-    int serial = st == CLM_OK && one_at_a_time(e->set, i, dev);
-    serial_lock(serial, 1); /* its build may load kernel modules while another searches */
-    if (st == CLM_OK)
-        st = clm_compile(dev, (const char *const *)e->patterns, e->lengths, e->ids, e->count,
-                         e->has_copts ? &e->copts : NULL, &db);
-    if (st == CLM_OK) st = clm_scratch_alloc(db, e->has_sopts ? &e->sopts : NULL, &s);
-    serial_lock(serial, 0);
-    pthread_mutex_lock(&e->mu);
-    if (st == CLM_OK) {
-        e->set->dev[i] = dev;
-        e->set->speed[i] = profile_speed(dev);
-        e->db->db[i] = db;
-        e->s->s[i] = s;
-        e->state[i] = 1;
-    } else {
-        snprintf(e->err[i], sizeof e->err[i], "%s", clm_last_error());
-        e->state[i] = st;
-    }
-    pthread_cond_broadcast(&e->cv);
-    pthread_mutex_unlock(&e->mu);
-    if (st != CLM_OK) {
-        clm_scratch_free(s);
-        clm_database_free(db);
-        clm_device_close(dev);
-    }
-    return st;
-}
-
-static void *come_up_late(void *arg)
-{
-    struct late *l = arg;
-    struct early *e = l->e;
-    if (e->hook_dev == l->i + 1 && e->hook_after) {
-        pthread_mutex_lock(&e->mu);
-        while (e->claimed < e->hook_after && !e->closing) pthread_cond_wait(&e->cv, &e->mu);
-        int closing = e->closing; /* the set closed before its time came: stay down */
-        pthread_mutex_unlock(&e->mu);
-        if (closing) return NULL;
-    }
-    come_up(e, l->i);
-    return NULL;
-}
-
-static void early_join(clm_device_set *set)
-{
-    struct early *e = set->early;
-    if (!e || e->joined) return;
-    pthread_mutex_lock(&e->mu);
-    e->closing = 1;
-    pthread_cond_broadcast(&e->cv);
-    pthread_mutex_unlock(&e->mu);
-    for (unsigned i = 0; i < set->n; i++)
-        if (e->started[i]) pthread_join(e->thread[i], NULL);
-    e->joined = 1;
-}
-
-/* CLMATCH_TEST_EARLY: "D:fail" (device D of early sets fails to come up) or "D:K" (it
- * starts coming up once K chunks are claimed, and the claims wait for it to claim the next
- * one: it joins mid-input on any machine). */
-static void early_test_hook(struct early *e, unsigned count)
-{
-    const char *v = clm_env(CLM_ENV_TEST_EARLY);
-    unsigned d;
-    unsigned long long k;
-    char word[8];
-    if (!v || sscanf(v, "%u:", &d) != 1 || d == 0 || d >= count) return;
-    if (sscanf(v, "%u:%7s", &d, word) == 2 && strcmp(word, "fail") == 0) {
-        e->hook_dev = d + 1;
-        e->hook_fail = 1;
-    } else if (sscanf(v, "%u:%llu", &d, &k) == 2 && k > 0) {
-        e->hook_dev = d + 1;
-        e->hook_after = k;
-    }
-}
-
-/* Copy what the late devices compile. */
-static int early_keep(struct early *e, const char *const *patterns, const size_t *lengths,
-                      const unsigned *ids, unsigned count, const clm_compile_options *copts,
-                      const clm_scratch_options *sopts)
-{
-    e->count = count;
-    e->patterns = calloc(count ? count : 1, sizeof *e->patterns);
-    e->lengths = calloc(count ? count : 1, sizeof *e->lengths);
-    e->ids = ids ? malloc((count ? count : 1) * sizeof *e->ids) : NULL;
-    if (!e->patterns || !e->lengths || (ids && !e->ids)) return CLM_E_NOMEM;
-    for (unsigned i = 0; i < count; i++) {
-        if (!patterns || !patterns[i]) return CLM_E_INVALID; /* device 0 says why */
-        e->lengths[i] = lengths ? lengths[i] : strlen(patterns[i]);
-        e->patterns[i] = malloc(e->lengths[i] + 1);
-        if (!e->patterns[i]) return CLM_E_NOMEM;
-        memcpy(e->patterns[i], patterns[i], e->lengths[i]);
-        e->patterns[i][e->lengths[i]] = '\0';
-    }
-    if (ids) memcpy(e->ids, ids, count * sizeof *ids);
-    if (copts && copts->size >= sizeof copts->size) {
-        memcpy(&e->copts, copts, copts->size < sizeof e->copts ? copts->size : sizeof e->copts);
-        e->has_copts = 1;
-    }
-    if (sopts && sopts->size >= sizeof sopts->size) {
-        memcpy(&e->sopts, sopts, sopts->size < sizeof e->sopts ? sopts->size : sizeof e->sopts);
-        e->has_sopts = 1;
-    }
-    return CLM_OK;
-}
-
-static void early_free(struct early *e)
-{
-    if (!e) return;
-    for (unsigned i = 0; e->patterns && i < e->count; i++) free(e->patterns[i]);
-    free(e->patterns);
-    free(e->lengths);
-    free(e->ids);
-    pthread_cond_destroy(&e->cv);
-    pthread_mutex_destroy(&e->mu);
-    free(e);
-}
-
-int clm_set_open_early(const int *platform_indices, const int *device_indices, unsigned count,
-                       const char *const *patterns, const size_t *lengths, const unsigned *ids,
-                       unsigned pattern_count, const clm_compile_options *copts,
-                       const clm_scratch_options *sopts, clm_device_set **set_out,
-                       clm_set_database **db_out, clm_set_scratch **scratch_out)
-{
-    if (!set_out || !db_out || !scratch_out)
-        return clm_fail(CLM_E_INVALID, "clm_set_open_early: an out argument is NULL");
-    *set_out = NULL;
-    *db_out = NULL;
-    *scratch_out = NULL;
-    int st = check_devices(platform_indices, device_indices, count, "clm_set_open_early");
-    if (st != CLM_OK) return st;
-    clm_device_set *set = calloc(1, sizeof *set);
-    clm_set_database *db = calloc(1, sizeof *db);
-    clm_set_scratch *s = calloc(1, sizeof *s);
-    struct early *e = calloc(1, sizeof *e);
-    if (e) {
-        pthread_mutex_init(&e->mu, NULL);
-        pthread_cond_init(&e->cv, NULL);
-    }
-    if (!set || !db || !s || !e ||
-        early_keep(e, patterns, lengths, ids, pattern_count, copts, sopts) == CLM_E_NOMEM) {
-        free(set);
-        free(db);
-        free(s);
-        early_free(e);
-        return clm_fail(CLM_E_NOMEM, "clm_set_open_early: out of memory");
-    }
-    set->n = db->n = s->n = count;
-    set->early = e;
-    db->set = set;
-    s->db = db;
-    s->hook.min_part = CLM_SET_MIN_PART;
-    atomic_init(&s->busy, 0);
-    atomic_init(&s->running, 0);
-    atomic_init(&s->most_running, 0);
-    memcpy(set->plat, platform_indices, count * sizeof *set->plat);
-    e->set = set;
-    e->db = db;
-    e->s = s;
-    memcpy(e->plat, platform_indices, count * sizeof *e->plat);
-    memcpy(e->devi, device_indices, count * sizeof *e->devi);
-    early_test_hook(e, count);
-    for (unsigned i = 1; i < count; i++) {
-        e->late[i] = (struct late){e, i};
-        e->started[i] = pthread_create(&e->thread[i], NULL, come_up_late, &e->late[i]) == 0;
-        if (!e->started[i]) {
-            snprintf(e->err[i], sizeof e->err[i], "no thread to open it on");
-            e->state[i] = CLM_E_NOMEM;
-        }
-    }
-    /* device 0 on this thread, while the others come up */
-    st = come_up(e, 0);
-    if (st == CLM_OK) {
-        set_context(db);
-        *set_out = set;
-        *db_out = db;
-        *scratch_out = s;
-        return CLM_OK;
-    }
-    /* the device after the detail, which callers parse ("pattern N ...") */
-    char *was = strdup(clm_last_error());
-    clm_fail(st, "%s (clm_set_open_early, device %d:%d)", was ? was : "", platform_indices[0],
-             device_indices[0]);
-    free(was);
-    clm_set_scratch_free(s);
-    clm_set_database_free(db);
-    clm_device_set_close(set);
-    return st;
-}
-
-/* One call's claims: owned starts [next, to) not claimed yet, and the chunks claimed. */
-struct claim {
-    clm_set_scratch *s;
-    const struct input *in;
-    uint64_t next, to;
-    struct part **chunk;
-    size_t n, cap;
-    uint64_t size[CLM_MAX_SET_DEVICES]; /* each device's next chunk */
-    int failed;                         /* a chunk failed: claim no more */
-    int nomem;                          /* no memory to claim one */
-};
-
-struct claimer {
-    struct claim *c;
-    unsigned dev;
-};
-
-/* The chunk device d claims next (called with mu held): its own size, doubled at each claim,
- * but at most its share of what is left, and never leaving less than a minimum chunk. Device
- * 0 (the CPU that starts) begins at the minimum; the late ones (GPUs) at a file slab, so that
- * their buffers are sized once and their first transfer runs at full rate. */
-static uint64_t chunk_size(struct claim *c, unsigned d)
-{
-    const clm_device_set *set = c->s->db->set;
-    const struct early *e = set->early;
-    uint64_t min = c->s->hook.min_part ? c->s->hook.min_part : 1;
-    uint64_t rest = c->to - c->next;
-    double w = 0, total = 0;
-    int known = 1;
-    for (unsigned i = 0; i < set->n; i++)
-        if (e->state[i] >= 0) known &= set->speed[i] > 0 && e->state[i] == 1;
-    for (unsigned i = 0; i < set->n; i++) {
-        if (e->state[i] < 0) continue;
-        double wi = known ? set->speed[i] : 1;
-        total += wi;
-        if (i == d) w = wi;
-    }
-    if (!c->size[d]) c->size[d] = d && min < CLM_FILE_SLAB_MAX ? CLM_FILE_SLAB_MAX : min;
-    uint64_t share = (uint64_t)((double)rest * (w / total));
-    uint64_t size = c->size[d] < share ? c->size[d] : share;
-    if (size < min) size = min;
-    if (size > rest || rest - size < min) size = rest;
-    if (c->size[d] < EARLY_MAX_CHUNK) c->size[d] *= 2;
-    return size;
-}
-
-/* A device's claims: wait until it is ready, then claim chunk after chunk in text order and
- * search each, until none is left, a chunk failed, or the device failed to come up. */
-static void *claim_loop(void *arg)
-{
-    struct claimer *w = arg;
-    struct claim *c = w->c;
-    struct early *e = c->s->db->set->early;
-    pthread_mutex_lock(&e->mu);
-    for (;;) {
-        while (e->state[w->dev] == 0 && c->next < c->to && !c->failed)
-            pthread_cond_wait(&e->cv, &e->mu);
-        if (e->state[w->dev] < 0 || c->next >= c->to || c->failed) break;
-        /* the test's late device joins here: the others wait until it is up and has
-         * claimed the next chunk itself, however fast they would take the rest */
-        if (e->hook_after && e->claimed == e->hook_after && w->dev != e->hook_dev - 1 &&
-            e->state[e->hook_dev - 1] >= 0) {
-            pthread_cond_wait(&e->cv, &e->mu);
-            continue;
-        }
-        struct part *p = calloc(1, sizeof *p);
-        if (c->n == c->cap) {
-            size_t cap = c->cap ? 2 * c->cap : 64;
-            struct part **v = realloc(c->chunk, cap * sizeof *v);
-            if (v) {
-                c->chunk = v;
-                c->cap = cap;
-            }
-        }
-        if (!p || c->n == c->cap) {
-            free(p);
-            c->failed = c->nomem = 1;
-            pthread_cond_broadcast(&e->cv);
-            break;
-        }
-        p->dev = w->dev;
-        p->a = c->next;
-        p->b = c->next + chunk_size(c, w->dev);
-        c->next = p->b;
-        c->chunk[c->n++] = p;
-        e->claimed++;
-        pthread_cond_broadcast(&e->cv);
-        pthread_mutex_unlock(&e->mu);
-        part_place(p, c->s, c->in);
-        part_run(p);
-        pthread_mutex_lock(&e->mu);
-        if (p->status < 0) {
-            c->failed = 1;
-            pthread_cond_broadcast(&e->cv);
-        }
-    }
-    pthread_mutex_unlock(&e->mu);
-    return NULL;
-}
-
-static int claim_all(clm_set_scratch *s, const struct input *in, uint64_t from, uint64_t to,
-                     clm_match_cb cb, void *ctx, uint64_t *count)
-{
-    const clm_device_set *set = s->db->set;
-    struct claim c = {.s = s, .in = in, .next = from, .to = to};
-    struct claimer w[CLM_MAX_SET_DEVICES];
-    unsigned char skip[CLM_MAX_SET_DEVICES] = {0};
-    pthread_mutex_lock(&set->early->mu);
-    for (unsigned i = 0; i < set->n; i++) {
-        w[i] = (struct claimer){&c, i};
-        skip[i] = set->early->state[i] < 0;
-    }
-    pthread_mutex_unlock(&set->early->mu);
-    run_each(claim_loop, w, sizeof w[0], set->n, skip);
-    int st;
-    if (c.nomem) {
-        st = clm_fail(CLM_E_NOMEM, "out of memory claiming a chunk");
-        for (size_t i = 0; i < c.n; i++) free(c.chunk[i]->v);
-    } else {
-        st = deliver(c.chunk, c.n, in, cb, ctx, count);
-    }
-    for (size_t i = 0; i < c.n; i++) free(c.chunk[i]);
-    free(c.chunk);
-    return st;
+    clm_devset_run_each(clm_devset_part_run, parts, sizeof parts[0], n, empty);
+    return clm_devset_deliver(pp, n, &in, cb, ctx, count);
 }
 
 /* Check a call's arguments and take the set scratch for it (give it back with set_give). */
