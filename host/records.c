@@ -307,8 +307,11 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
                      s->row_ids ? (size_t)batch * (s->row_id_bits / 8) : 8, &Q->ids_buf)) ||
         (rc = buffer(dev, CL_MEM_WRITE_ONLY, want_pos ? (size_t)batch * 8 : 8, &Q->pos_out)))
         return rc;
-    if (Q->filter && (rc = filter_open(like, s, Q)) != CLM_OK)
-        return rc;
+    if (Q->filter && (rc = filter_open(like, s, Q)) != CLM_OK) {
+        if (!Q->probe) /* asked for: its failure is the call's */
+            return rc;
+        Q->filter = Q->probe = 0; /* auto: anchors that do not build leave a row per item */
+    }
     if (Q->zero_copy) { /* send_batch makes the buffers; a NULL-free column gets a dummy */
         if (!c->validity && (rc = buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
             return rc;
