@@ -60,29 +60,6 @@ static void opt_table(char *buf, size_t cap, const clm_device *d,
                                                      : "TABLE_GLOBAL");
 }
 
-/* Only for the LIKE kernels, so that the search kernels' options (their cache keys) stay as
- * they were. */
-static void opt_records(char *buf, size_t cap, const clm_device *d,
-                        const struct clm_kernel_shape *s)
-{
-    (void)d;
-    if (s->records)
-        snprintf(buf, cap, "RECORDS=%u", s->records);
-    else if (cap)
-        buf[0] = '\0';
-}
-
-/* Only for the anchors of filter and verify (host/like.c), likewise. */
-static void opt_emit_blocks(char *buf, size_t cap, const clm_device *d,
-                            const struct clm_kernel_shape *s)
-{
-    (void)d;
-    if (s->emit_blocks)
-        snprintf(buf, cap, "EMIT_BLOCKS=%u", s->emit_blocks);
-    else if (cap)
-        buf[0] = '\0';
-}
-
 /* Only for simd, so that the other kernels' options (their cache keys) stay as they were. */
 static void opt_simd_fast(char *buf, size_t cap, const clm_device *d,
                           const struct clm_kernel_shape *s)
@@ -106,13 +83,16 @@ static void opt_letters(char *buf, size_t cap, const clm_device *d,
 #define SHAPE(field) offsetof(struct clm_kernel_shape, field), 0, NULL
 #define DEVICE(field) offsetof(struct clm_device, field), 1, NULL
 #define CONSTANT 0, 2, NULL
+/* A shape's value that only some kernels take: left out where it is 0, so that the other
+ * kernels' options (their cache keys) stay as they were. */
+#define SHAPE_IF_SET(field) offsetof(struct clm_kernel_shape, field), 3, NULL
 #define TEXT(fn) 0, 0, fn
 
 /* In the order of the options string, which is also the program cache's key. */
 static const struct build_option {
     const char *name; /* -D NAME=value; NAME_* for an item the function makes */
     size_t offset;
-    int from;         /* 0 the shape, 1 the device, 2 a constant */
+    int from;         /* 0 the shape, 1 the device, 2 a constant, 3 the shape if set */
     void (*text)(char *buf, size_t cap, const clm_device *d, const struct clm_kernel_shape *s);
     unsigned otherwise; /* the value when the field is 0, or the constant */
     const char *doc;
@@ -156,9 +136,9 @@ static const struct build_option {
      "aho, global tables: entries (the shallowest states' rows) also read from local memory"},
     {"SIMD_FAST", TEXT(opt_simd_fast), 0,
      "simd alone: positions compared at every step, the rest only where they left a candidate"},
-    {"RECORDS", TEXT(opt_records), 0,
+    {"RECORDS", SHAPE_IF_SET(records), 0,
      "records.cl (LIKE over string columns) alone: the offsets' width, 32 or 64"},
-    {"EMIT_BLOCKS", TEXT(opt_emit_blocks), 0,
+    {"EMIT_BLOCKS", SHAPE_IF_SET(emit_blocks), 0,
      "LIKE's filter and verify alone: matches set a bit per block of this many bytes"},
 };
 
@@ -173,9 +153,13 @@ int clm_build_options(const clm_device *dev, const struct clm_kernel_shape *s, c
         if (o->text)
             o->text(item, sizeof item, dev, s);
         else {
-            if (o->from < 2)
-                memcpy(&v, (o->from ? (const char *)dev : (const char *)s) + o->offset, sizeof v);
-            snprintf(item, sizeof item, "%s=%u", o->name, v ? v : o->otherwise);
+            if (o->from != 2)
+                memcpy(&v, (o->from == 1 ? (const char *)dev : (const char *)s) + o->offset,
+                       sizeof v);
+            if (o->from == 3 && !v)
+                item[0] = '\0';
+            else
+                snprintf(item, sizeof item, "%s=%u", o->name, v ? v : o->otherwise);
         }
         if (!item[0]) /* an option this shape does not take */
             continue;

@@ -62,18 +62,10 @@ static void query_release(struct query *Q)
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);
-    if (Q->match)
-        clReleaseKernel(Q->match);
-    if (Q->ids)
-        clReleaseKernel(Q->ids);
-    if (Q->count)
-        clReleaseKernel(Q->count);
-    if (Q->verify)
-        clReleaseKernel(Q->verify);
-    if (Q->invert)
-        clReleaseKernel(Q->invert);
-    if (Q->marked)
-        clReleaseKernel(Q->marked);
+    cl_kernel *kernels[] = {&Q->match, &Q->ids, &Q->count, &Q->verify, &Q->invert, &Q->marked};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        if (*kernels[i])
+            clReleaseKernel(*kernels[i]);
     for (unsigned e = 0; Q->find && e < Q->anchors->engine_count; e++)
         if (Q->find[e])
             clReleaseKernel(Q->find[e]);
