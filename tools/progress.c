@@ -123,7 +123,10 @@ void progress_start(const config *cfg)
     pg.delay = after && *after ? atof(after) : 1.0; /* a second: only long searches */
     pg.stop = pg.shown = pg.writers = 0;
     cli_write_hook = write_hook;
+    if (pg.delay <= 0) /* drawn here, so a search that ends before the thread runs shows it */
+        draw(0);
     if (pthread_create(&pg.thread, NULL, run, NULL) != 0) {
+        clear_line();
         cli_write_hook = NULL;
         return;
     }
