@@ -71,14 +71,16 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
  * the next state's row offset (premultiplied: the walk is tab[state + class]). States with
  * matches ending there come last, from row offset OUT_MIN on; output state ordinal
  * o = (state - OUT_MIN) / classes has the first pattern ending there at HEAD + o and the next
- * shorter output state in its suffix chain at LINK + o; pattern j of the group the next one
- * ending in the same state at DUP + j and its length at LEN + j (CLM_AHO_NONE ends a list). */
+ * shorter output state in its suffix chain at LINK + o; entry e (a literal variant of a
+ * pattern) the next one ending in the same state at DUP + e and its pattern j in the group
+ * at ID + e; pattern j's length at LEN + j (CLM_AHO_NONE ends a list). */
 #define CLM_AHO_CLASSES 0
 #define CLM_AHO_OUT_MIN 1
 #define CLM_AHO_HEAD 2
 #define CLM_AHO_LINK 3
 #define CLM_AHO_DUP 4
 #define CLM_AHO_LEN 5
+#define CLM_AHO_ID 6
 #define CLM_AHO_HEADER 8u
 #define CLM_AHO_NONE 0xffffffffu
 

@@ -216,8 +216,10 @@ typedef enum {
                                patterns. A pattern of period p <= m/2 duels in blocks of p
                                positions, so very short periods approach brute force. */
     CLM_ALGO_AHO = 7,     /**< Aho-Corasick automaton over every pattern of the database at
-                               once (literal patterns, exact search): one pass over the text
-                               for any number of patterns */
+                               once (exact search): one pass over the text for any number of
+                               patterns. A pattern with classes or degenerate IUPAC codes
+                               enters as every literal variant it stands for; past 4 MiB of
+                               variants in all the compile fails (CLM_E_UNSUPPORTED) */
     CLM_ALGO_HAMMING = 8, /**< many patterns with mismatches in one pass: every pattern of the
                                database compared at every start, symbols as one-hot nibbles
                                (patterns over at most 4 byte classes, such as DNA bases with
@@ -283,7 +285,9 @@ typedef enum {
  *  those bases, so N, other IUPAC codes and anything else in the text never match (as
  *  `seqkit locate -d`), unless CLM_DEGENERATE_TEXT. Works with exact, CLM_MISMATCHES_ONLY
  *  and edit-distance search; patterns of plain bases run on every algorithm, patterns with
- *  degenerate codes on those that search classes (bitap). Not with CLM_CLASSES.
+ *  degenerate codes on those that search classes (bitap, hamming, and aho, which enters
+ *  each pattern as the literal variants its codes stand for, up to a limit). Not with
+ *  CLM_CLASSES.
  *  The text is plain bytes (a FASTA record's sequence without its line breaks). Where every
  *  pattern symbol is a subset of A C G T (of one case, or any case with CLM_CASELESS) the
  *  scan may pack the text to 2 bits per base on the device (clm_database_info.packed):
