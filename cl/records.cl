@@ -1,8 +1,9 @@
-/* records.cl - SQL LIKE over a string column (host/records.c): a work-item per row decides
- * whether the predicate (cl/contract.h CLM_LIKE_*, compiled by host/like.c) selects it; a
- * second kernel turns the selection bitmap into ascending row ids from each work-group's
- * base, an exclusive prefix sum of the per-group counts. Build options: RECORDS (the
- * offsets' width, 32 or 64) and WG (a multiple of 32). */
+/* records.cl - SQL LIKE and approximate contains (clm_like_approx) over a string column
+ * (host/records.c): a work-item per row decides whether the predicate (cl/contract.h
+ * CLM_LIKE_*, compiled by host/like.c and host/approx.c) selects it; a second kernel turns
+ * the selection bitmap into ascending row ids from each work-group's base, an exclusive
+ * prefix sum of the per-group counts. Build options: RECORDS (the offsets' width, 32 or 64)
+ * and WG (a multiple of 32). */
 
 #if RECORDS == 64
 #define OFF_T ulong
