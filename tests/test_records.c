@@ -302,10 +302,10 @@ static void check_select(const clm_like *like, const clm_column *col, const tcol
         goto out;
     }
     /* an approximate predicate runs a work-item per row, whatever was asked */
-    if (like->approx ? s.kernel_used != CLM_ROWS_ITEM
-                     : kernel != CLM_ROWS_AUTO && s.kernel_used != kernel &&
-                           !(kernel == CLM_ROWS_FILTER && s.kernel_used == CLM_ROWS_ITEM &&
-                             !filterable))
+    if (like->approx && s.kernel_used != CLM_ROWS_ITEM)
+        T_FAIL("%s: kernel_used %d, want a work-item per row", what, (int)s.kernel_used);
+    if (!like->approx && kernel != CLM_ROWS_AUTO && s.kernel_used != kernel &&
+        !(kernel == CLM_ROWS_FILTER && s.kernel_used == CLM_ROWS_ITEM && !filterable))
         T_FAIL("%s: kernel_used %d, want %d", what, (int)s.kernel_used, (int)kernel);
     if (path != CLM_PATH_AUTO && s.data_path_used != path)
         T_FAIL("%s: data_path_used %d, want %d", what, (int)s.data_path_used, (int)path);
@@ -381,8 +381,8 @@ static void check_query_as(const tcol *c, const tquery *q, const tapprox *ap, si
     char label[256];
     if (EXPECT_RC(ap ? clm_approx_compile(t_dev, q->pats, q->lens, q->flags, q->count, ap->k,
                                           ap->mode, &like)
-                            : clm_like_compile(t_dev, q->pats, q->lens, q->flags, q->count,
-                                               q->escape, &like), CLM_OK) &&
+                     : clm_like_compile(t_dev, q->pats, q->lens, q->flags, q->count, q->escape,
+                                        &like), CLM_OK) &&
         EXPECT_RC(tcol_wrap(c, &host), CLM_OK)) {
         int fl = !ap && ref_filterable(q);
         snprintf(label, sizeof label, "%s, host column copied, a work-item per row", what);
@@ -398,6 +398,10 @@ static void check_query_as(const tcol *c, const tquery *q, const tapprox *ap, si
         snprintf(label, sizeof label, "%s, host column copied, filter and verify", what);
         check_select(like, host, c, want, want_pos, n, 64, slab, CLM_ROWS_FILTER,
                      CLM_PATH_COPY, fl, label);
+        snprintf(label, sizeof label, "%s, host column, auto", what);
+        if (ap) /* auto takes a work-item per row for it, long rows or not */
+            check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_AUTO,
+                         CLM_PATH_AUTO, 0, label);
         if (EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK)) {
             snprintf(label, sizeof label, "%s, resident column, a work-item per row", what);
             check_select(like, res, c, want, want_pos, n, 64, 0, CLM_ROWS_ITEM, CLM_PATH_AUTO,
@@ -1277,6 +1281,30 @@ static void test_approx_disjunction(const void *arg)
     }
 }
 
+static size_t len_long_rows(t_rng *r, uint64_t i)
+{
+    (void)i;
+    return 1000 + t_below(r, 3000);
+}
+
+/* Rows long enough that auto would give LIKE a work-group each: the automaton runs a
+ * work-item per row all the same, across slabs of a row or two. */
+static void test_approx_long_rows(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.approx_long_rows", 0);
+    tcol c;
+    tcol_make(&c, &r, 300, 64, len_long_rows, "abcdefgh", 9);
+    static const char *const pats[] = {"abcdefghabcd", "hgfedcbahgfedcba", "aaaa"};
+    for (unsigned k = 0; k <= 3 && !t_failures(); k += 3) {
+        check_approx(&c, pats, NULL, 1, k, CLM_APPROX_EDITS, 5000, "long rows");
+        check_approx(&c, pats + 1, NULL, 2, k, CLM_APPROX_MISMATCHES, 3000, "long rows");
+    }
+    check_approx(&c, pats, NULL, 2, CLM_APPROX_MAX_ERRORS, CLM_APPROX_EDITS, 3000, "long rows");
+    tcol_free(&c);
+}
+
 /* Each refusal of clm_approx_compile, with its detail. */
 static void test_approx_misuse(const void *arg)
 {
@@ -1379,5 +1407,6 @@ void register_records_tests(void)
     t_register("records.approx_shapes", test_approx_shapes, NULL, 1);
     t_register("records.approx_random", test_approx_random, NULL, 1);
     t_register("records.approx_disjunction", test_approx_disjunction, NULL, 1);
+    t_register("records.approx_long_rows", test_approx_long_rows, NULL, 1);
     t_register("records.approx_misuse", test_approx_misuse, NULL, 1);
 }
