@@ -99,9 +99,9 @@ int clm_like_approx(__global const uchar *row, ulong n, __global const uint *pro
 }
 
 /* Whether pattern head (its header in prog) matches the whole row of n bytes (an
- * approximate one: occurs in it, clm_like_approx); *pos gets where its first segment went. Segments between '%' go to their leftmost place from the
- * end of the one before: for runs of fixed length separated by '%' that placement finds a
- * match whenever one exists. */
+ * approximate one: occurs in it, clm_like_approx); *pos gets where its first segment went.
+ * Segments between '%' go to their leftmost place from the end of the one before: for runs
+ * of fixed length separated by '%' that placement finds a match whenever one exists. */
 int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, uint head,
                  ulong *pos)
 {
