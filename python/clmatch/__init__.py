@@ -1,10 +1,12 @@
-"""clmatch: SQL LIKE over Arrow string columns on OpenCL devices (libclmatch through ctypes).
+"""clmatch: SQL LIKE and approximate contains over Arrow string columns on OpenCL devices
+(libclmatch through ctypes).
 
     import clmatch, pyarrow as pa
     col = pa.array(["special requests", None, "nothing"])
     clmatch.like(col, "%special%requests%")        # pyarrow BooleanArray: [true, false, false]
     clmatch.like(col, "%re%", ids=True)            # numpy int64 row ids: [0, 2]
     clmatch.count(col, ["%special%", "no%"])       # an OR of patterns: 2
+    clmatch.contains(col, "speical", 2, ids=True)  # within 2 edits: [0]
 
 A column is anything offering the Arrow PyCapsule interface (__arrow_c_array__ or
 __arrow_c_stream__: pyarrow arrays and chunked arrays, Polars series, DuckDB results through
