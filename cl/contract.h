@@ -102,6 +102,15 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
 #define CLM_LIKE_F_END 8u      /* the last segment ends at the row's end (no '%' after) */
 #define CLM_LIKE_F_EXACT 16u   /* no '%': the row is the one segment (or empty) */
 #define CLM_LIKE_ANY 256u
+/* An approximate contains (host/approx.c) instead of segments: SEGS holds the pattern's
+ * length m, SEG the word of its 256 masks (the ulong of byte c as two uints, low then high:
+ * bit i set when pattern byte i is c, both cases when CASELESS), MIN the shortest row that
+ * can hold an occurrence, and the flags' bits from CLM_LIKE_K_SHIFT the errors allowed. */
+#define CLM_LIKE_F_APPROX 32u
+#define CLM_LIKE_F_MISMATCHES 64u /* approximate: substitutions only (Hamming) */
+#define CLM_LIKE_K_SHIFT 8u
+#define CLM_LIKE_APPROX_MAX_K 8u /* clmatch.h CLM_APPROX_MAX_ERRORS */
+#define CLM_LIKE_APPROX_WORDS 512u
 #define CLM_LIKE_NONE 0xffffffffffffffffUL /* no position (clmatch.h CLM_NO_POSITION) */
 
 /* clm_like_match's arguments: a work-item per row of a batch of ROWS rows (and

@@ -1,8 +1,9 @@
-/* records.cl - SQL LIKE over a string column (host/records.c): a work-item per row decides
- * whether the predicate (cl/contract.h CLM_LIKE_*, compiled by host/like.c) selects it; a
- * second kernel turns the selection bitmap into ascending row ids from each work-group's
- * base, an exclusive prefix sum of the per-group counts. Build options: RECORDS (the
- * offsets' width, 32 or 64) and WG (a multiple of 32). */
+/* records.cl - SQL LIKE and approximate contains (clm_like_approx) over a string column
+ * (host/records.c): a work-item per row decides whether the predicate (cl/contract.h
+ * CLM_LIKE_*, compiled by host/like.c and host/approx.c) selects it; a second kernel turns
+ * the selection bitmap into ascending row ids from each work-group's base, an exclusive
+ * prefix sum of the per-group counts. Build options: RECORDS (the offsets' width, 32 or 64)
+ * and WG (a multiple of 32). */
 
 #if RECORDS == 64
 #define OFF_T ulong
@@ -54,10 +55,53 @@ ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global cons
     return CLM_LIKE_NONE;
 }
 
-/* Whether pattern head (its header in prog) matches the whole row of n bytes; *pos gets
- * where its first segment went. Segments between '%' go to their leftmost place from the
- * end of the one before: for runs of fixed length separated by '%' that placement finds a
- * match whenever one exists. */
+/* Whether the approximate pattern head (CLM_LIKE_F_APPROX) occurs in the row of n bytes,
+ * by the bit-parallel automaton of Wu and Manber: bit i of state d is set when the
+ * pattern's first i + 1 bytes end here within d errors; an occurrence ends where state k's
+ * bit m - 1 is set, and *pos gets the first such end (exclusive). A substitution advances
+ * from state d - 1 over the byte; edits add an insertion (state d - 1, the byte skipped) and
+ * a deletion (the new state d - 1, a pattern byte skipped). The loops over the states have
+ * a constant bound, so that they unroll and the states stay in registers. clm_like_one has
+ * checked the row's length against MIN. */
+int clm_like_approx(__global const uchar *row, ulong n, __global const uint *prog, uint head,
+                    ulong *pos)
+{
+    const uint flags = prog[head + CLM_LIKE_FLAGS], masks = prog[head + CLM_LIKE_SEG];
+    const uint k = flags >> CLM_LIKE_K_SHIFT;
+    const int edits = !(flags & CLM_LIKE_F_MISMATCHES);
+    const ulong end = (ulong)1 << (prog[head + CLM_LIKE_SEGS] - 1);
+    ulong st[CLM_LIKE_APPROX_MAX_K + 1];
+    for (uint d = 0; d <= CLM_LIKE_APPROX_MAX_K; d++) /* edits: d deletions before the row */
+        st[d] = edits ? ((ulong)1 << d) - 1 : 0;
+    for (ulong j = 0; j < n; j++) {
+        const uint c = row[j];
+        const ulong b = (ulong)prog[masks + 2 * c] | (ulong)prog[masks + 2 * c + 1] << 32;
+        ulong before = st[0]; /* state d - 1 before this byte */
+        st[0] = ((st[0] << 1) | 1) & b;
+        ulong top = st[0];
+        for (uint d = 1; d <= CLM_LIKE_APPROX_MAX_K; d++) {
+            if (d > k)
+                continue;
+            const ulong old = st[d];
+            ulong next = (((old << 1) | 1) & b) | (before << 1) | 1;
+            if (edits)
+                next |= before | (st[d - 1] << 1);
+            st[d] = next;
+            before = old;
+            top = next;
+        }
+        if (top & end) {
+            *pos = j + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether pattern head (its header in prog) matches the whole row of n bytes (an
+ * approximate one: occurs in it, clm_like_approx); *pos gets where its first segment went.
+ * Segments between '%' go to their leftmost place from the end of the one before: for runs
+ * of fixed length separated by '%' that placement finds a match whenever one exists. */
 int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, uint head,
                  ulong *pos)
 {
@@ -69,6 +113,8 @@ int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, 
     ulong lo = 0, hi = n;
     uint s = 0, e = segs;
     *pos = 0;
+    if (flags & CLM_LIKE_F_APPROX)
+        return clm_like_approx(row, n, prog, head, pos);
     if (flags & CLM_LIKE_F_EXACT)
         return n == prog[seg + 1] && clm_like_seg_at(row, 0, prog, prog[seg], prog[seg + 1],
                                                      caseless);
@@ -194,7 +240,8 @@ ulong clm_like_group_find(__global const uchar *row, ulong lo, ulong hi,
     return CLM_LIKE_NONE;
 }
 
-/* clm_like_one by the whole work-group: the same placements, the same answer. */
+/* clm_like_one by the whole work-group: the same placements, the same answer. Never for
+ * an approximate pattern: host/records.c gives those a work-item per row. */
 int clm_like_group_one(__global const uchar *row, ulong n, __global const uint *prog, uint head,
                        ulong *pos, __local uint *scratch)
 {

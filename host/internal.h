@@ -491,6 +491,7 @@ struct clm_like {
      * predicate mixes NOT LIKE with others), searched by `anchors`, a database compiled at
      * the first filtered select under anchor_lock (anchor_rc its outcome) */
     int filterable, anchor_caseless;
+    int approx; /* a pattern is approximate (clm_approx_compile): a work-item per row */
     uint32_t *anchor_at, *anchor_len;
     pthread_mutex_t anchor_lock;
     int anchor_tried, anchor_rc;
@@ -501,6 +502,10 @@ struct clm_like {
 int clm_compile_blocks(clm_device *dev, const char *const *patterns, const size_t *lengths,
                        unsigned count, const clm_compile_options *opts, unsigned block,
                        clm_database **out);
+/* A predicate over prog's `words` words (cl/contract.h CLM_LIKE_*) of `count` patterns,
+ * its anchors found and prog sent to dev. Takes prog (freed on failure too). */
+int clm_like_new(clm_device *dev, uint32_t *prog, size_t words, unsigned count,
+                 clm_like **out);
 /* The anchors' database of a filterable predicate, compiled once (thread-safe). */
 int clm_like_anchors(const struct clm_like *like, const clm_database **db);
 

@@ -109,6 +109,11 @@ static int find_anchors(struct clm_like *l)
     l->filterable = 1;
     for (unsigned i = 0; i < l->count; i++) {
         const uint32_t *head = prog + 1 + (size_t)i * CLM_LIKE_HEAD;
+        if (head[CLM_LIKE_FLAGS] & CLM_LIKE_F_APPROX) { /* no literal run must occur */
+            l->approx = 1;
+            l->filterable = 0;
+            continue;
+        }
         if ((head[CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT) && l->count > 1)
             l->filterable = 0;
         if (head[CLM_LIKE_FLAGS] & CLM_LIKE_F_CASELESS)
@@ -199,13 +204,9 @@ int clm_like_compile(clm_device *dev, const char *const *patterns, const size_t 
             return clm_fail(CLM_E_INVALID, "LIKE pattern %u: unknown flags 0x%x", i, flags[i]);
         words += pattern_words(len);
     }
-    struct clm_like *l = calloc(1, sizeof *l);
     uint32_t *prog = calloc(words, sizeof *prog);
-    if (!l || !prog) {
-        free(l);
-        free(prog);
+    if (!prog)
         return clm_fail(CLM_E_NOMEM, "out of memory");
-    }
     prog[0] = count;
     size_t at = 1 + (size_t)count * CLM_LIKE_HEAD;
     int rc = CLM_OK;
@@ -214,17 +215,31 @@ int clm_like_compile(clm_device *dev, const char *const *patterns, const size_t 
         rc = parse((const unsigned char *)patterns[i], len, flags ? flags[i] : 0, escape, i,
                    prog, &at);
     }
+    if (rc != CLM_OK) {
+        free(prog);
+        return rc;
+    }
+    return clm_like_new(dev, prog, at, count, out);
+}
+
+int clm_like_new(clm_device *dev, uint32_t *prog, size_t words, unsigned count,
+                 clm_like **out)
+{
+    struct clm_like *l = calloc(1, sizeof *l);
+    if (!l) {
+        free(prog);
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    }
     l->dev = dev;
     l->prog = prog;
-    l->prog_words = at;
+    l->prog_words = words;
     l->count = count;
     pthread_mutex_init(&l->anchor_lock, NULL);
-    if (rc == CLM_OK)
-        rc = find_anchors(l);
+    int rc = find_anchors(l);
     if (rc == CLM_OK && !dev->model) {
         cl_int err;
         l->prog_buf = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                     at * sizeof *prog, prog, &err);
+                                     words * sizeof *prog, prog, &err);
         if (err != CL_SUCCESS)
             rc = clm_fail_cl(err, "clCreateBuffer (LIKE program)");
     }

@@ -275,7 +275,8 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     Q->filter = like->filterable && !Q->zero_copy &&
                 (s->kernel == CLM_ROWS_FILTER ||
                  (Q->probe = s->kernel == CLM_ROWS_AUTO && auto_filter(like, c)));
-    Q->group = !Q->filter && (s->kernel == CLM_ROWS_GROUP ||
+    /* an approximate pattern's automaton reads the row in order: a work-item per row */
+    Q->group = !Q->filter && !like->approx && (s->kernel == CLM_ROWS_GROUP ||
                               (s->kernel == CLM_ROWS_AUTO &&
                                c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN));
     Q->match = clCreateKernel(Q->program, Q->group ? "clm_like_match_group" : "clm_like_match",

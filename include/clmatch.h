@@ -1277,7 +1277,42 @@ CLM_API int clm_like_compile(clm_device *dev, const char *const *patterns,
                              const size_t *lengths, const unsigned *flags, unsigned count,
                              int escape, clm_like **out);
 
-/** Release a compiled predicate. NULL is ignored. */
+/** How clm_approx_compile counts the errors of an occurrence. */
+typedef enum {
+    CLM_APPROX_EDITS = 0,     /**< Levenshtein: substitutions, insertions and deletions */
+    CLM_APPROX_MISMATCHES = 1 /**< Hamming: substitutions only (occurrences of the
+                                   pattern's length) */
+} clm_approx_mode;
+/** clm_approx_compile's limits: pattern length in bytes, and errors. */
+#define CLM_APPROX_MAX_PATTERN 64u
+#define CLM_APPROX_MAX_ERRORS 8u
+
+/**
+ * Compile a disjunction of `count` approximate contains for dev, a predicate that
+ * clm_like_select runs as it runs LIKE: a row is selected when it is not NULL and at least
+ * one pattern selects it. Pattern i selects the rows holding a substring within max_errors
+ * errors of it (mode: edits or mismatches, the same for every pattern); with
+ * CLM_LIKE_NOT in flags[i] the rows holding none (a NULL row is selected by neither);
+ * CLM_LIKE_CASELESS compares ASCII letters case-insensitively. Patterns are plain bytes
+ * (no '%', '_' or escape), 1 to CLM_APPROX_MAX_PATTERN bytes (lengths NULL:
+ * NUL-terminated); flags may be NULL; max_errors at most CLM_APPROX_MAX_ERRORS and below
+ * every pattern's length (max_errors 0: exact contains). clm_selection.positions gets, for
+ * a selected row, the end (exclusive byte offset) of the occurrence that ends first: the
+ * least e such that some row[s, e) is within max_errors of the pattern (for mismatches,
+ * the occurrence starts at e - length). Such a predicate always runs a work-item per row
+ * (kernel_used CLM_ROWS_ITEM whatever clm_selection.kernel asks: a bit-parallel automaton
+ * per row, which stops at the first occurrence). To OR with LIKE patterns, select with
+ * each predicate and OR the bitmaps.
+ * Errors: CLM_E_INVALID (NULL, count 0, an unknown flag or mode, max_errors above
+ * CLM_APPROX_MAX_ERRORS or not below a pattern's length), CLM_E_EMPTY_PATTERN,
+ * CLM_E_PATTERN_TOO_LONG (above CLM_APPROX_MAX_PATTERN), CLM_E_OPENCL, CLM_E_DEVICE_MEMORY,
+ * CLM_E_NOMEM.
+ */
+CLM_API int clm_approx_compile(clm_device *dev, const char *const *patterns,
+                               const size_t *lengths, const unsigned *flags, unsigned count,
+                               unsigned max_errors, clm_approx_mode mode, clm_like **out);
+
+/** Release a compiled predicate (clm_like_compile or clm_approx_compile). NULL is ignored. */
 CLM_API void clm_like_free(clm_like *like);
 
 /** A position of clm_selection.positions for a row no pattern matched (NOT LIKE). */
@@ -1318,8 +1353,10 @@ typedef struct clm_selection {
     uint64_t *positions;     /**< NULL, or room for row_id_capacity entries, with row_ids:
                                   for each selected row, the byte offset in the row where
                                   the first pattern that selects it placed its first
-                                  segment (0 for a pattern that starts without '%');
-                                  CLM_NO_POSITION for a row selected by NOT LIKE only */
+                                  segment (0 for a pattern that starts without '%'),
+                                  or for clm_approx_compile's the end of its first
+                                  occurrence; CLM_NO_POSITION for a row selected by NOT
+                                  LIKE only */
     size_t slab_bytes;       /**< a host column's string bytes per batch: 0 default
                                   (64 MiB). A slab holds whole rows; one longer than the
                                   slab gets a slab of its own. With CLM_ROWS_FILTER also

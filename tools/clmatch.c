@@ -1116,9 +1116,10 @@ int main(int argc, char **argv)
     for (i = 1; i < (size_t)argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "--dna") == 0)
             return dna_main(argc, argv);
-    /* --like / --ilike select whole records, SQL-style (tools/like.c) */
+    /* --like / --ilike / --contains select whole records, SQL-style (tools/like.c) */
     for (i = 1; i < (size_t)argc && strcmp(argv[i], "--") != 0; i++)
-        if (strncmp(argv[i], "--like", 6) == 0 || strncmp(argv[i], "--ilike", 7) == 0)
+        if (strncmp(argv[i], "--like", 6) == 0 || strncmp(argv[i], "--ilike", 7) == 0 ||
+            strncmp(argv[i], "--contains", 10) == 0)
             return like_main(argc, argv);
 
     memset(&r, 0, sizeof r);

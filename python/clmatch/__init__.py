@@ -1,10 +1,12 @@
-"""clmatch: SQL LIKE over Arrow string columns on OpenCL devices (libclmatch through ctypes).
+"""clmatch: SQL LIKE and approximate contains over Arrow string columns on OpenCL devices
+(libclmatch through ctypes).
 
     import clmatch, pyarrow as pa
     col = pa.array(["special requests", None, "nothing"])
     clmatch.like(col, "%special%requests%")        # pyarrow BooleanArray: [true, false, false]
     clmatch.like(col, "%re%", ids=True)            # numpy int64 row ids: [0, 2]
     clmatch.count(col, ["%special%", "no%"])       # an OR of patterns: 2
+    clmatch.contains(col, "speical", 2, ids=True)  # within 2 edits: [0]
 
 A column is anything offering the Arrow PyCapsule interface (__arrow_c_array__ or
 __arrow_c_stream__: pyarrow arrays and chunked arrays, Polars series, DuckDB results through
@@ -159,8 +161,8 @@ class Device(_Handle):
     def like(self, column, pattern, **kw):
         return like(column, pattern, device=self, **kw)
 
-    def contains(self, column, substring, **kw):
-        return contains(column, substring, device=self, **kw)
+    def contains(self, column, substring, *args, **kw):
+        return contains(column, substring, *args, device=self, **kw)
 
     def count(self, column, pattern, **kw):
         return count(column, pattern, device=self, **kw)
@@ -206,21 +208,36 @@ class Predicate(_Handle):
     """A disjunction of SQL LIKE patterns compiled for a device (clm_like_compile): a row is
     selected when it is not NULL and any pattern selects it. pattern: one str / bytes or a
     sequence of them (an OR); escape: None or one byte ('\\\\'); ilike, negate: one bool for
-    every pattern or one per pattern (ILIKE: ASCII case-insensitive; negate: NOT LIKE)."""
+    every pattern or one per pattern (ILIKE: ASCII case-insensitive; negate: NOT LIKE).
+    errors: None (LIKE), or K: the patterns are plain substrings that a row holds within K
+    errors (clm_approx_compile: edits, or with mismatches_only substitutions only; K at most
+    8 and below each pattern's length, patterns 1 to 64 bytes; escape must be None)."""
 
-    def __init__(self, device, pattern, *, escape=None, ilike=False, negate=False):
+    def __init__(self, device, pattern, *, escape=None, ilike=False, negate=False,
+                 errors=None, mismatches_only=False):
         pats = [pattern] if isinstance(pattern, (str, bytes)) else list(pattern)
         if not pats:
             raise ValueError("clmatch: no pattern")
+        if errors is None and mismatches_only:
+            raise ValueError("clmatch: mismatches_only needs errors")
+        if errors is not None and escape is not None:
+            raise ValueError("clmatch: approximate patterns take no escape")
         raw = [_encode(p) for p in pats]
         n = len(raw)
         flags = [(_lib.CLM_LIKE_CASELESS if i else 0) | (_lib.CLM_LIKE_NOT if v else 0)
                  for i, v in zip(_flags(ilike, n, "ilike"), _flags(negate, n, "negate"))]
         handle = ctypes.c_void_p()
-        _check(lib.clm_like_compile(device._live(), (ctypes.c_char_p * n)(*raw),
-                                    (ctypes.c_size_t * n)(*map(len, raw)),
-                                    (ctypes.c_uint * n)(*flags), n, _escape_byte(escape),
-                                    ctypes.byref(handle)), "clm_like_compile")
+        args = (device._live(), (ctypes.c_char_p * n)(*raw),
+                (ctypes.c_size_t * n)(*map(len, raw)), (ctypes.c_uint * n)(*flags), n)
+        if errors is None:
+            _check(lib.clm_like_compile(*args, _escape_byte(escape), ctypes.byref(handle)),
+                   "clm_like_compile")
+        else:
+            if isinstance(errors, bool) or not isinstance(errors, int) or errors < 0:
+                raise ValueError("clmatch: errors is an int >= 0, not %r" % (errors,))
+            mode = _lib.CLM_APPROX_MISMATCHES if mismatches_only else _lib.CLM_APPROX_EDITS
+            _check(lib.clm_approx_compile(*args, errors, mode, ctypes.byref(handle)),
+                   "clm_approx_compile")
         self.device = device
         self.patterns = pats
         self._handle = handle
@@ -324,8 +341,8 @@ class ResidentColumn(_Handle):
     def like(self, pattern, **kw):
         return like(self, pattern, **kw)
 
-    def contains(self, substring, **kw):
-        return contains(self, substring, **kw)
+    def contains(self, substring, *args, **kw):
+        return contains(self, substring, *args, **kw)
 
     def count(self, pattern, **kw):
         return count(self, pattern, **kw)
@@ -364,12 +381,21 @@ def _contains_pattern(sub):
     return b"%" + b + b"%"
 
 
-def contains(column, substring, *, ilike=False, negate=False, device=None, ids=False):
-    """The rows of column holding substring (a sequence: any of them) literally: like() with
-    '%substring%', its '%', '_' and '\\\\' escaped."""
+def contains(column, substring, k=0, *, mismatches_only=False, ilike=False, negate=False,
+             device=None, ids=False):
+    """The rows of column holding substring (a sequence: any of them).
+
+    k=0: literally, as like() with '%substring%' (its '%', '_' and '\\\\' escaped). k > 0:
+    within k errors (clm_approx_compile): edits (insertions, deletions, substitutions), or
+    with mismatches_only=True substitutions only (Hamming distance); k at most 8 and below
+    the substring's length, substrings 1 to 64 bytes. ilike, negate, device and ids as
+    like(); NULL rows are selected by neither."""
     subs = [substring] if isinstance(substring, (str, bytes)) else list(substring)
-    return like(column, [_contains_pattern(s) for s in subs], escape="\\", ilike=ilike,
-                negate=negate, device=device, ids=ids)
+    if k == 0 and not mismatches_only:
+        return like(column, [_contains_pattern(s) for s in subs], escape="\\", ilike=ilike,
+                    negate=negate, device=device, ids=ids)
+    return _run(column, subs, device, "ids" if ids else "bitmap", ilike=ilike, negate=negate,
+                errors=k, mismatches_only=mismatches_only)
 
 
 def count(column, pattern, *, escape=None, ilike=False, negate=False, device=None):
