@@ -478,6 +478,9 @@ struct clm_column {
 /* Offset i of a column's offsets (32- or 64-bit). */
 uint64_t clm_column_offset(const struct clm_column *col, uint64_t i);
 
+/* The clm_selection fields of version 1 (records.c, like_set.c). */
+#define CLM_SELECTION_V1 CLM_SIZE_THROUGH(clm_selection, data_path_used)
+
 /* A compiled LIKE disjunction: its program (cl/contract.h CLM_LIKE_*) on the host and on
  * its device. */
 struct clm_like {

@@ -6,7 +6,6 @@
 
 #include "internal.h"
 
-#define CLM_SELECTION_V1 CLM_SIZE_THROUGH(clm_selection, data_path_used)
 #define DEFAULT_SLAB_BYTES ((size_t)64 << 20)
 /* Rows per launch at most (a multiple of every work-group size): bounds the per-row device
  * buffers (positions, ids) whatever the column. */

@@ -1392,6 +1392,40 @@ CLM_API int clm_selection_init(clm_selection *sel, size_t size);
  */
 CLM_API int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *sel);
 
+/*
+ * LIKE over a device set (CPU+GPU co-processing, seed 004 section 6): a host column's rows
+ * are split into one contiguous range per device of the set, in proportion to the set's
+ * speeds (clm_device_set_get_speeds; equal shares when it has none) by their bytes, ranges
+ * starting at multiples of 64 rows; each device selects its range on a thread of its own and
+ * the results are put together in row order: the same count, bitmap, row ids and positions
+ * as one device selecting the whole column.
+ */
+typedef struct clm_set_like clm_set_like;
+
+/** clm_like_compile for every device of the set (an early set's devices are waited for).
+ *  Errors as clm_like_compile (the detail names the device). */
+CLM_API int clm_set_like_compile(clm_device_set *set, const char *const *patterns,
+                                 const size_t *lengths, const unsigned *flags, unsigned count,
+                                 int escape, clm_set_like **out);
+/** A set predicate of predicates compiled for each device (per_device[i] for device i of
+ *  the set, by clm_like_compile or clm_approx_compile, the same query on every device): it
+ *  takes them over, clm_set_like_free frees them (on an error they stay the caller's).
+ *  Errors: CLM_E_INVALID (NULL, a predicate compiled for another device), CLM_E_NOMEM. */
+CLM_API int clm_set_like_wrap(clm_device_set *set, clm_like **per_device, clm_set_like **out);
+/** Release a set predicate. NULL is ignored. */
+CLM_API void clm_set_like_free(clm_set_like *like);
+/** The predicate of device i (NULL if out of range). It belongs to the set predicate. */
+CLM_API const clm_like *clm_set_like_get(const clm_set_like *like, unsigned i);
+/**
+ * clm_like_select across the set for a host column (a resident column lives on one device:
+ * clm_like_select it there). sel as clm_like_select takes it; kernel_used and
+ * data_path_used are device 0's (devices may choose differently under CLM_ROWS_AUTO).
+ * Errors: those of clm_like_select (a device's detail names it), CLM_E_INVALID for a
+ * resident column.
+ */
+CLM_API int clm_set_like_select(const clm_set_like *like, const clm_column *col,
+                                clm_selection *sel);
+
 #ifdef __cplusplus
 }
 #endif
