@@ -234,6 +234,32 @@ else
     fail "--like --help and docs/cli.md name every option of the mode" "missing:$missing"
 fi
 
+# ---- --devices: the records split across two PoCL devices, as one device prints ----------
+# POCL_DEVICES="pthread pthread" gives a platform two CPU devices ("P:0,P:1"); without one
+# the split cases are skipped (the refusals still run).
+pair=$(POCL_DEVICES="pthread pthread" "$CLM" --list-devices | awk '
+    { k = $1 ~ /^[0-9]+:[0-9]+$/ ? 1 : 0 } !k && $2 ~ /^[0-9]+:[0-9]+$/ { k = 2 }
+    k && $(k + 1) == "CPU" { split($k, a, ":")
+    if (a[2] < 2 && ++n[a[1]] == 2) { print a[1] ":0," a[1] ":1"; exit } }')
+for i in 1 2 3 4 5 6 7 8; do cat "$T/doc"; done >"$T/doc8"
+for args in "--like %the%" "--ilike %THE%CODE% -n" "-v --like %a% -c" \
+    "--like %_e% --contains devise -k 1 --row-ids" "--contains mismatch -k 2 --mismatches-only -n"; do
+    if [ -z "$pair" ]; then
+        pass "--devices $args (skipped: no platform with two CPU devices)"
+        continue
+    fi
+    # shellcheck disable=SC2086 # args holds several options
+    POCL_DEVICES="pthread pthread" "$CLM" -p "${pair%%:*}" -d 0 $args "$T/doc8" >"$T/exp" 2>&1
+    # shellcheck disable=SC2086
+    POCL_DEVICES="pthread pthread" "$CLM" --devices "$pair" $args "$T/doc8" >"$T/act" 2>"$T/err"
+    same "--devices $pair $args: as one device" "$T/exp" "$T/act" "$T/err"
+done
+expect_error "--devices auto" 2 "takes P:D" "$CLM" --like '%' --devices auto "$T/t"
+expect_error "--devices with --resident" 2 "exclude each other" "$CLM" --like '%' \
+    --devices all --resident "$T/t"
+expect_error "--devices with -p" 2 "exclude each other" "$CLM" --like '%' --devices all -p 0 "$T/t"
+expect_error "--devices with an unknown device" 2 "" "$CLM" --like '%' --devices 0:99 "$T/t"
+
 expect_error "a trailing escape" 2 "escape byte .* ends the pattern" "$CLM" --like 'ab\' "$T/t"
 expect_error "a missing file" 2 "no such file" "$CLM" --like '%' "$T/nonexistent"
 expect_error "an unknown option" 2 "" "$CLM" --like '%' --frobnicate "$T/t"

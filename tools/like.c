@@ -13,6 +13,7 @@
 
 #include "clmatch.h"
 #include "cli_common.h"
+#include "cli_devices.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -57,6 +58,9 @@ static void print_help(void)
           "  -H, --with-filename       prefix each output with the file name\n"
           "  -h, --no-filename         never prefix the file name\n"
           "  -p, --platform=N, -d, --device=N   the OpenCL device (clmatch --help)\n"
+          "      --devices=LIST        select with several devices at once (P:D,P:D, gpus\n"
+          "                            or all), each a share of the records by its measured\n"
+          "                            speed (clmatch-tune), else equal\n"
           "      --help                show this help and exit\n"
           "\n"
           "Exit status: 0 if a record was selected, 1 if none was, 2 on an error.\n",
@@ -71,6 +75,7 @@ enum {
     OPT_ROW_IDS,
     OPT_RESIDENT,
     OPT_STATS,
+    OPT_DEVICES,
     OPT_HELP
 };
 
@@ -93,6 +98,7 @@ static const struct option long_options[] = {
     {"with-filename", no_argument, NULL, 'H'},
     {"no-filename", no_argument, NULL, 'h'},
     CLI_DEVICE_LONG_OPTIONS,
+    {"devices", required_argument, NULL, OPT_DEVICES},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -107,6 +113,7 @@ typedef struct {
     int mismatches_only, errors_given;
     int invert, nul, numbers, count_only, row_ids, with_filename, caseless, quiet;
     int resident, stats;
+    const char *devices; /* --devices LIST; NULL: one device */
     cli_device_opts dev;
 } like_config;
 
@@ -167,18 +174,26 @@ static int64_t *records_of(unsigned char *text, size_t n, int sep, uint64_t *row
     return off;
 }
 
-/* The rows of col that any of the predicates (NULL: none) selects, ORed into bitmap; more
+/* The run's predicates, each on one device or (--devices) across the set. */
+typedef struct {
+    clm_like *one[PREDS];
+    clm_set_like *set[PREDS];
+} predicates;
+
+/* The rows of col that any of the predicates (none: skipped) selects, ORed into bitmap; more
  * holds the bitmap of each after the first. sel: the last select's kernel and path. */
-static int select_any(const clm_like *const *preds, const clm_column *col, uint64_t rows,
+static int select_any(const predicates *P, const clm_column *col, uint64_t rows,
                       uint8_t *bitmap, uint8_t *more, clm_selection *sel)
 {
     size_t bytes = (size_t)(rows + 7) / 8;
     int st = CLM_OK, first = 1;
     for (int p = 0; p < PREDS && st == CLM_OK; p++) {
-        if (!preds[p])
+        if (!P->one[p] && !P->set[p])
             continue;
         sel->bitmap = first ? bitmap : more;
-        if ((st = clm_like_select(preds[p], col, sel)) == CLM_OK && !first)
+        st = P->set[p] ? clm_set_like_select(P->set[p], col, sel)
+                       : clm_like_select(P->one[p], col, sel);
+        if (st == CLM_OK && !first)
             for (size_t i = 0; i < bytes; i++)
                 bitmap[i] |= more[i];
         first = 0;
@@ -188,7 +203,7 @@ static int select_any(const clm_like *const *preds, const clm_column *col, uint6
 
 /* Select the records of one input and print what the options ask for. Returns the records
  * selected, or -1 after a message. */
-static int64_t like_input(const like_config *c, clm_device *dev, const clm_like *const *preds,
+static int64_t like_input(const like_config *c, clm_device *dev, const predicates *preds,
                           const char *name, int fd)
 {
     unsigned char *text = NULL;
@@ -320,6 +335,56 @@ static int compile_predicates(like_config *c, clm_device *dev, clm_like **preds)
     return 0;
 }
 
+/* --devices: the predicates compiled for each device of the set, then wrapped. 0, or -1
+ * after a message. */
+static int compile_on_set(like_config *c, clm_device_set *set, predicates *P)
+{
+    clm_like *per[CLM_MAX_SET_DEVICES][PREDS];
+    unsigned n = clm_device_set_count(set), done = 0;
+    int rc = 0;
+    memset(per, 0, sizeof per);
+    for (; done < n && rc == 0; done++)
+        rc = compile_predicates(c, clm_device_set_device(set, done), per[done]);
+    for (int p = 0; p < PREDS && rc == 0; p++) {
+        clm_like *each[CLM_MAX_SET_DEVICES];
+        if (!per[0][p])
+            continue;
+        for (unsigned i = 0; i < n; i++)
+            each[i] = per[i][p];
+        int st = clm_set_like_wrap(set, each, &P->set[p]);
+        if (st != CLM_OK) {
+            report_clm("--devices", st);
+            rc = -1;
+            break;
+        }
+        for (unsigned i = 0; i < n; i++) /* the set's now */
+            per[i][p] = NULL;
+    }
+    for (unsigned i = 0; i < done; i++)
+        for (int p = 0; p < PREDS; p++)
+            clm_like_free(per[i][p]);
+    return rc;
+}
+
+/* --devices against what it cannot go with. 0, or -1 after a message. */
+static int check_devices(const like_config *c)
+{
+    if (!c->devices)
+        return 0;
+    const char *with = c->dev.platform >= 0 || c->dev.device >= 0 ? "-p/-d"
+                       : c->resident                              ? "--resident"
+                                                                  : NULL;
+    if (with) {
+        errmsg("--devices and %s exclude each other", with);
+        return -1;
+    }
+    if (strcmp(c->devices, "auto") == 0 || strncmp(c->devices, "early:", 6) == 0) {
+        errmsg("--devices %s: the LIKE mode takes P:D,P:D..., gpus or all", c->devices);
+        return -1;
+    }
+    return 0;
+}
+
 /* Whether -k and --mismatches-only come with a --contains. 0, or -1 after a message. */
 static int check_errors(const like_config *c)
 {
@@ -336,7 +401,9 @@ int like_main(int argc, char **argv)
     like_config c;
     int opt, status = EXIT_TROUBLE;
     clm_device *dev = NULL;
-    clm_like *preds[PREDS] = {NULL};
+    cli_set *set = NULL;
+    predicates preds;
+    memset(&preds, 0, sizeof preds);
     memset(&c, 0, sizeof c);
     c.with_filename = -1;
     cli_device_opts_init(&c.dev);
@@ -392,6 +459,7 @@ int like_main(int argc, char **argv)
         case OPT_ROW_IDS: c.row_ids = 1; break;
         case OPT_RESIDENT: c.resident = 1; break;
         case OPT_STATS: c.stats = 1; break;
+        case OPT_DEVICES: c.devices = optarg; break;
         case OPT_HELP:
             print_help();
             status = EXIT_MATCH;
@@ -401,7 +469,7 @@ int like_main(int argc, char **argv)
             goto done;
         }
     }
-    if (check_errors(&c) != 0)
+    if (check_errors(&c) != 0 || check_devices(&c) != 0)
         goto done;
     char **files = argv + optind;
     size_t n_files = (size_t)(argc - optind);
@@ -412,8 +480,12 @@ int like_main(int argc, char **argv)
     }
     if (c.with_filename < 0)
         c.with_filename = n_files > 1;
-    if (cli_output_init() != 0 || cli_open_device(&c.dev, &dev) != 0 ||
-        compile_predicates(&c, dev, preds) != 0)
+    if (cli_output_init() != 0)
+        goto done;
+    if (c.devices ? cli_set_open(c.devices, &c.dev, &set) != 0 ||
+                        compile_on_set(&c, cli_set_devices(set), &preds) != 0
+                  : cli_open_device(&c.dev, &dev) != 0 ||
+                        compile_predicates(&c, dev, preds.one) != 0)
         goto done;
     int any = 0, trouble = 0;
     for (size_t i = 0; i < n_files && !cli_out.failed; i++) {
@@ -424,8 +496,7 @@ int like_main(int argc, char **argv)
             trouble = 1;
             continue;
         }
-        int64_t got = like_input(&c, dev, (const clm_like *const *)preds,
-                                 is_stdin ? "(standard input)" : files[i], fd);
+        int64_t got = like_input(&c, dev, &preds, is_stdin ? "(standard input)" : files[i], fd);
         if (!is_stdin)
             close(fd);
         trouble |= got < 0;
@@ -438,10 +509,12 @@ int like_main(int argc, char **argv)
     status = trouble ? EXIT_TROUBLE : any ? EXIT_MATCH : EXIT_NO_MATCH;
 done:
     for (int p = 0; p < PREDS; p++) {
-        clm_like_free(preds[p]);
+        clm_like_free(preds.one[p]);
+        clm_set_like_free(preds.set[p]);
         free(c.pats[p]);
         free(c.flags[p]);
     }
     clm_device_close(dev);
+    cli_set_close(set);
     return cli_output_finish(status);
 }
