@@ -463,6 +463,79 @@ class Library(unittest.TestCase):
         self.assertIn("no-such-libclmatch.so (missing)", out.stderr)
 
 
+# Run in a child: PoCL reads POCL_DEVICES once, when the library first lists devices.
+DEVICE_SET_CHILD = r"""
+import random, re, sys
+import numpy as np, pyarrow as pa
+import clmatch
+cpus = {}
+for d in clmatch.devices():
+    if d["type"] == "cpu" and d["device"] < 2:
+        cpus.setdefault(d["platform"], []).append(d["device"])
+pairs = None
+for p, ds in cpus.items():
+    if len(ds) == 2:
+        pairs = [(p, 0), (p, 1)]
+if pairs is None:
+    print("SKIP no platform with two CPU devices")
+    sys.exit(0)
+r = random.Random(int(sys.argv[1]))
+rows = [None if r.random() < 0.1 else "".join(r.choice("abc") for _ in range(r.randrange(14)))
+        for _ in range(6000)]
+col = pa.array(rows)
+def ref(pattern):
+    rx = re.compile(pattern.replace("%", ".*").replace("_", "."), re.DOTALL)
+    return [x is not None and rx.fullmatch(x) is not None for x in rows]
+one = clmatch.Device(*pairs[0])
+with clmatch.DeviceSet(pairs) as ds:
+    assert len(ds) == 2 and ds.speeds == [0.0, 0.0], ds.speeds
+    for speeds in (None, [1, 20], [20, 0.001]):
+        ds.speeds = speeds
+        for pat in ("%ab%", "a%c", "%b_c%", "_"):
+            got = ds.like(col, pat).to_pylist()
+            assert got == ref(pat), (pat, speeds)
+            ids = ds.like(col, pat, ids=True)
+            assert list(ids) == [i for i, v in enumerate(got) if v], (pat, speeds)
+        assert ds.count(col, ["%cc%", "b%"]) == one.count(col, ["%cc%", "b%"])
+        near = ds.contains(col, "abcab", 1, ids=True)
+        assert (near == one.contains(col, "abcab", 1, ids=True)).all()
+        chunked = pa.chunked_array([rows[:2500], rows[2500:]])
+        assert ds.like(chunked, "%ab%").to_pylist() == ref("%ab%")
+    try:
+        ds.like(one.upload(col), "%a%")
+        raise AssertionError("a resident column was taken")
+    except ValueError:
+        pass
+try:
+    ds.like(col, "%a%")
+    raise AssertionError("a closed set selected")
+except ValueError:
+    pass
+try:
+    clmatch.DeviceSet([pairs[0], pairs[0]])
+    raise AssertionError("a device listed twice was taken")
+except clmatch.Error:
+    pass
+print("OK")
+"""
+
+
+class DeviceSets(unittest.TestCase):
+    def test_device_set(self):
+        """DeviceSet shares the rows out over two PoCL devices: the reference's selection,
+        with equal and unequal speeds, ids, counts, approximate contains and chunks; a
+        resident column, a closed set and a repeated device refused."""
+        here = os.path.dirname(os.path.abspath(clmatch.__file__))
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(here),
+                   POCL_DEVICES="pthread pthread")
+        out = subprocess.run([sys.executable, "-c", DEVICE_SET_CHILD, str(SEED)], env=env,
+                             capture_output=True, text=True)
+        if out.stdout.startswith("SKIP"):
+            self.skipTest(out.stdout.strip())
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertEqual(out.stdout.strip(), "OK", out.stderr[-2000:])
+
+
 class Result(unittest.TextTestResult):
     """One "ok - python: NAME" / "not ok - python: NAME" line per test."""
 
