@@ -7,6 +7,8 @@
 #include "internal.h"
 
 #define DEFAULT_SLAB_BYTES ((size_t)64 << 20)
+/* The search kernels read their text in 16-byte words (cl/common.cl LOAD16). */
+#define TEXT_ALIGN 16u
 /* Rows per launch at most (a multiple of every work-group size): bounds the per-row device
  * buffers (positions, ids) whatever the column. */
 #define BATCH_ROWS ((uint64_t)1 << 20)
@@ -38,6 +40,8 @@ struct query {
     size_t data_cap; /* host columns: bytes data holds */
     cl_uint pos_wanted;
     int zero_copy;   /* host columns: each batch's buffers are the caller's memory itself */
+    uint64_t lead;   /* zero-copy: bytes before the batch's first row in its data buffer,
+                        which then starts TEXT_ALIGN-aligned */
     unsigned wg;
     uint32_t *counts;
     uint64_t batch_rows; /* rows per launch at most */
@@ -129,9 +133,14 @@ static int send_batch(clm_device *dev, struct query *Q, const struct clm_column 
     uint64_t b0 = (c->validity_bit + r0) >> 3, b1 = (c->validity_bit + r1 + 7) >> 3;
     int rc;
     if (Q->zero_copy) {
+        /* from the aligned address at or before the first row's bytes, where the column's
+         * memory has one (filter and verify searches the buffer) */
+        uint64_t lead = (uintptr_t)(c->data + start) % TEXT_ALIGN;
+        Q->lead = bytes && lead <= start ? lead : 0;
         if ((rc = host_buffer(dev, (const char *)c->offsets + r0 * ob,
                               (size_t)(r1 - r0 + 1) * ob, &Q->off)) ||
-            (rc = host_buffer(dev, bytes ? c->data + start : NULL, (size_t)bytes, &Q->data)))
+            (rc = host_buffer(dev, bytes ? c->data + start - Q->lead : NULL,
+                              (size_t)(bytes + Q->lead), &Q->data)))
             return rc;
         return c->validity ? host_buffer(dev, c->validity + b0, (size_t)(b1 - b0), &Q->valid)
                            : CLM_OK;
@@ -269,9 +278,10 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     Q->batch_rows = c->dev && !s->row_ids ? RESIDENT_BATCH_ROWS : BATCH_ROWS;
     Q->pos_wanted = s->positions != NULL;
     uint64_t batch = c->rows < Q->batch_rows ? c->rows : Q->batch_rows;
-    /* zero-copy batches start anywhere in the caller's memory: the search kernels want
-     * aligned text */
-    Q->filter = like->filterable && !Q->zero_copy &&
+    /* zero-copy batches start at the aligned address before their first row (send_batch),
+     * which a column whose memory is not aligned lacks: the search kernels want aligned text */
+    Q->filter = like->filterable &&
+                (!Q->zero_copy || (uintptr_t)c->data % TEXT_ALIGN == 0) &&
                 (s->kernel == CLM_ROWS_FILTER ||
                  (Q->probe = s->kernel == CLM_ROWS_AUTO && auto_filter(like, c)));
     /* an approximate pattern's automaton reads the row in order: a work-item per row */
@@ -338,7 +348,7 @@ static void batch_args(const struct clm_column *c, const struct query *Q, uint64
     b->data = c->dev ? c->data_buf : Q->data;
     b->off = c->dev ? c->off_buf : Q->off;
     b->valid = c->valid_buf ? c->valid_buf : Q->valid;
-    b->base = c->dev ? c->dev_base : clm_column_offset(c, r0);
+    b->base = c->dev ? c->dev_base : clm_column_offset(c, r0) - Q->lead;
     b->vbit = c->dev ? c->dev_vbit + r0 : (c->validity_bit + r0) & 7;
 }
 
@@ -591,8 +601,10 @@ static int filter_batch(const struct clm_like *like, const struct clm_column *c,
     if (c->dev) {
         if ((rc = resident_offset(Q, c, r0, &b0)) || (rc = resident_offset(Q, c, r1, &b1)))
             return rc;
-    } else
-        b1 = clm_column_offset(c, r1) - clm_column_offset(c, r0);
+    } else { /* the batch's bytes, after the lead of a zero-copy buffer */
+        b0 = Q->lead;
+        b1 = b0 + clm_column_offset(c, r1) - clm_column_offset(c, r0);
+    }
     return filter_rows(like, c, Q, b, b0, b1, Q->pos_wanted);
 }
 

@@ -1334,7 +1334,8 @@ typedef enum {
                              search kernels, and only the rows holding one are matched, a
                              work-item per place found. A predicate it cannot serve (a
                              pattern without a literal byte, NOT LIKE beside other patterns)
-                             and zero-copy host columns run CLM_ROWS_ITEM instead:
+                             and zero-copy host columns whose bytes do not start at a
+                             16-byte aligned address run CLM_ROWS_ITEM instead:
                              kernel_used says which ran */
 } clm_rows_kernel;
 /** The mean row length from which CLM_ROWS_AUTO takes a work-group per row. */

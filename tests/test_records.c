@@ -398,6 +398,11 @@ static void check_query_as(const tcol *c, const tquery *q, const tapprox *ap, si
         snprintf(label, sizeof label, "%s, host column copied, filter and verify", what);
         check_select(like, host, c, want, want_pos, n, 64, slab, CLM_ROWS_FILTER,
                      CLM_PATH_COPY, fl, label);
+        /* in place: a batch's buffer from the aligned address before its first row, so
+         * memory that is not 16-byte aligned runs a work-item per row */
+        snprintf(label, sizeof label, "%s, host column in place, filter and verify", what);
+        check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_FILTER,
+                     CLM_PATH_ZERO_COPY, fl && (uintptr_t)c->data % 16 == 0, label);
         snprintf(label, sizeof label, "%s, host column, auto", what);
         if (ap) /* auto takes a work-item per row for it, long rows or not */
             check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_AUTO,
@@ -620,6 +625,13 @@ static void test_filter(const void *arg)
         data[64 * i + 62] = data[64 * i + 63] = 'b';
     tcol f = {ROWS / 2, 32, off, data, 64 * (ROWS / 2), NULL};
     check_one(&f, "%bb%", 0, CLM_LIKE_NO_ESCAPE, 0);
+    /* the same bytes one past an aligned address: in place, a work-item per row */
+    unsigned char *odd = malloc(64 * (ROWS / 2) + 1);
+    if (!odd) abort();
+    memcpy(odd + 1, data, 64 * (ROWS / 2));
+    f.data = odd + 1;
+    check_one(&f, "%bb%", 0, CLM_LIKE_NO_ESCAPE, 1000);
+    free(odd);
     free(off);
     free(data);
 }
