@@ -2,8 +2,9 @@
  * (host/records.c): a work-item per row decides whether the predicate (cl/contract.h
  * CLM_LIKE_*, compiled by host/like.c and host/approx.c) selects it; a second kernel turns
  * the selection bitmap into ascending row ids from each work-group's base, an exclusive
- * prefix sum of the per-group counts. Build options: RECORDS (the offsets' width, 32 or 64)
- * and WG (a multiple of 32). */
+ * prefix sum of the per-group counts. A disjunction of contains may walk one Aho-Corasick
+ * automaton per row instead (clm_like_aho_*). Build options: RECORDS (the offsets' width,
+ * 32 or 64) and WG (a multiple of 32). */
 
 #if RECORDS == 64
 #define OFF_T ulong
@@ -147,35 +148,27 @@ int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, 
     return 1;
 }
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+/* Row r of the batch, when it is within ROWS and not NULL: its bytes [*start, *start + *n)
+ * of data. */
+int clm_like_row(__global const OFF_T *offsets, __global const uchar *valid, ulong vbit,
+                 uint has_valid, uint rows, ulong row_off, ulong base, uint r, ulong *start,
+                 ulong *n)
 {
-    __local uint words[WG / 32];
-    const uint lid = (uint)get_local_id(0), gid = (uint)get_global_id(0);
-    const uint grp = (uint)get_group_id(0);
-    if (lid < WG / 32)
-        words[lid] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    int sel = 0;
-    if (gid < rows) {
-        ulong b = vbit + gid, p = CLM_LIKE_NONE;
-        if (!has_valid || (valid[b >> 3] >> (b & 7) & 1)) {
-            ulong start = (ulong)offsets[row_off + gid] - base;
-            ulong n = (ulong)offsets[row_off + gid + 1] - base - start;
-            uint count = prog[0];
-            for (uint i = 0; i < count && !sel; i++) {
-                uint head = 1 + i * CLM_LIKE_HEAD;
-                ulong at;
-                int m = clm_like_one(data + start, n, prog, head, &at);
-                if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)
-                    sel = !m;
-                else if ((sel = m))
-                    p = at;
-            }
-        }
-        if (want_pos)
-            pos[gid] = p;
-    }
+    ulong b = vbit + r;
+    if (r >= rows || (has_valid && !(valid[b >> 3] >> (b & 7) & 1)))
+        return 0;
+    *start = (ulong)offsets[row_off + r] - base;
+    *n = (ulong)offsets[row_off + r + 1] - base - *start;
+    return 1;
+}
+
+/* A work-item per row: the group's selection (a bit per work-item in words[], local memory
+ * cleared before) into the bitmap, a byte per 8 rows, and its count into GROUPS. Every
+ * work-item of the group calls it. */
+void clm_like_publish(__local uint *words, int sel, uint rows, __global uchar *bitmap,
+                      __global uint *groups)
+{
+    const uint lid = (uint)get_local_id(0), grp = (uint)get_group_id(0);
     if (sel)
         atomic_or(&words[lid / 32], 1u << (lid % 32));
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -189,6 +182,71 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
         groups[grp] = c;
     }
 }
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+{
+    __local uint words[WG / 32];
+    const uint lid = (uint)get_local_id(0), gid = (uint)get_global_id(0);
+    if (lid < WG / 32)
+        words[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int sel = 0;
+    ulong start, n, p = CLM_LIKE_NONE;
+    if (clm_like_row(offsets, valid, vbit, has_valid, rows, row_off, base, gid, &start, &n)) {
+        uint count = prog[0];
+        for (uint i = 0; i < count && !sel; i++) {
+            uint head = 1 + i * CLM_LIKE_HEAD;
+            ulong at;
+            int m = clm_like_one(data + start, n, prog, head, &at);
+            if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)
+                sel = !m;
+            else if ((sel = m))
+                p = at;
+        }
+    }
+    if (want_pos && gid < rows)
+        pos[gid] = p;
+    clm_like_publish(words, sel, rows, bitmap, groups);
+}
+
+/* ---- a disjunction of contains (CLM_ROWS_AUTOMATON): one walk per row of the Aho-Corasick
+ * automaton of every pattern's literal (host/like.c, host/aho.c's table, cl/aho.cl's walk)
+ * instead of a pass per pattern; the row is selected at the first output state the walk
+ * reaches, where some literal ends. The class map, and the automaton when it fits, are read
+ * from local memory: a lookup per byte, wherever the lanes' walks are. */
+#define CLM_LIKE_AHO_KERNEL(NAME, SPACE, TAB, COPY)                                         \
+    __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void NAME(                     \
+        CLM_LIKE_AHO_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))                               \
+    {                                                                                       \
+        __local uint words[WG / 32];                                                        \
+        const uint lid = (uint)get_local_id(0), gid = (uint)get_global_id(0);               \
+        if (lid < WG / 32)                                                                  \
+            words[lid] = 0;                                                                 \
+        for (uint i = lid; i < (COPY); i += WG)                                             \
+            cache[i] = aho[i];                                                              \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+        __local const uchar *map = (__local const uchar *)cache;                            \
+        SPACE const uint *tab = (TAB) + CLM_LIKE_AHO_MAP;                                   \
+        const uint out_min = tab[CLM_AHO_OUT_MIN];                                          \
+        int sel = 0;                                                                        \
+        ulong start, n;                                                                     \
+        (void)prog, (void)pos, (void)want_pos;                                              \
+        if (clm_like_row(offsets, valid, vbit, has_valid, rows, row_off, base, gid, &start, \
+                         &n)) {                                                             \
+            __global const uchar *row = data + start;                                       \
+            uint state = CLM_AHO_HEADER;                                                    \
+            for (ulong j = 0; j < n && !sel; j++) {                                         \
+                state = tab[state + map[row[j]]];                                           \
+                sel = state >= out_min;                                                     \
+            }                                                                               \
+        }                                                                                   \
+        clm_like_publish(words, sel, rows, bitmap, groups);                                 \
+    }
+
+CLM_LIKE_AHO_KERNEL(clm_like_aho_local, __local, cache, CLM_LIKE_AHO_MAP + aho_words)
+CLM_LIKE_AHO_KERNEL(clm_like_aho_global, __global, aho, CLM_LIKE_AHO_MAP)
+#undef CLM_LIKE_AHO_KERNEL
 
 /* ---- a work-group per row (seed 004's Split): for long rows, every work-item of the group
  * compares a part of each segment placement, and the leftmost place of a floating segment

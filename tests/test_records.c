@@ -732,15 +732,17 @@ static void test_auto(const void *arg)
             !EXPECT(s.kernel_used == cases[k].want))
             t_note("mean row length %llu: kernel %d", (unsigned long long)mean,
                    (int)s.kernel_used);
-        /* resident short rows: a rare anchor is filtered; a prefix, a disjunction and a
-         * common anchor take a work-item per row */
+        /* resident short rows: a rare anchor is filtered; a disjunction of contains walks
+         * the automaton; a prefix, a disjunction with one and a common anchor take a
+         * work-item per row */
         static const struct {
             const char *pats[2];
             unsigned count;
             clm_rows_kernel want;
         } more[] = {{{"%abcabcab%"}, 1, CLM_ROWS_FILTER},
                     {{"ab%"}, 1, CLM_ROWS_ITEM},
-                    {{"%ab%", "%abcabcab%"}, 2, CLM_ROWS_ITEM},
+                    {{"%ab%", "%abcabcab%"}, 2, CLM_ROWS_AUTOMATON},
+                    {{"%ab%", "ab%"}, 2, CLM_ROWS_ITEM},
                     {{"%ccc%"}, 1, CLM_ROWS_ITEM}};
         clm_column *res = NULL;
         if (cases[k].want == CLM_ROWS_ITEM && col &&
@@ -1357,6 +1359,7 @@ static void test_approx_misuse(const void *arg)
 static const char *const match_args[] = {CLM_LIKE_MATCH_ARG_LIST(ARG_NAME, ARG_NAME)};
 static const char *const count_args[] = {CLM_LIKE_COUNT_ARG_LIST(ARG_NAME, ARG_NAME)};
 static const char *const ids_args[] = {CLM_LIKE_IDS_ARG_LIST(ARG_NAME, ARG_NAME)};
+static const char *const aho_args[] = {CLM_LIKE_AHO_ARG_LIST(ARG_NAME, ARG_NAME)};
 
 static void test_kernel_args(const void *arg)
 {
@@ -1381,6 +1384,8 @@ static void test_kernel_args(const void *arg)
             t_check_kernel_args(prog, "clm_like_count", count_args, CLM_LIKE_COUNT_ARG_COUNT);
             t_check_kernel_args(prog, "clm_like_ids32", ids_args, CLM_LIKE_IDS_ARG_COUNT);
             t_check_kernel_args(prog, "clm_like_ids64", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_aho_local", aho_args, CLM_LIKE_AHO_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_aho_global", aho_args, CLM_LIKE_AHO_ARG_COUNT);
         }
         clReleaseProgram(prog);
     }
