@@ -215,7 +215,48 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
  * instead of a pass per pattern; the row is selected at the first output state the walk
  * reaches, where some literal ends. The class map, and the automaton when it fits, are read
  * from local memory: a lookup per byte, wherever the lanes' walks are. */
-#define CLM_LIKE_AHO_KERNEL(NAME, SPACE, TAB, COPY)                                         \
+
+/* Whether a literal ends in row[0, n), the automaton in SPACE. The row's bytes are read a
+ * uint at a time from its first 4-byte boundary (a GPU's lanes read rows apart, one load
+ * each: a quarter of the loads of a byte at a time), bytes at both ends; output states are
+ * numbered last, so the greatest of a word's 4 states tells whether one was reached. */
+#ifdef __ENDIAN_LITTLE__
+#define CLM_LIKE_AHO_WORDS 1
+#else
+#define CLM_LIKE_AHO_WORDS 0
+#endif
+#define CLM_LIKE_AHO_WALK(NAME, SPACE)                                                      \
+    int NAME(__global const uchar *row, ulong n, __local const uchar *map,                  \
+             SPACE const uint *tab)                                                         \
+    {                                                                                       \
+        const uint out_min = tab[CLM_AHO_OUT_MIN];                                          \
+        uint state = CLM_AHO_HEADER;                                                        \
+        ulong j = 0, head = (4u - (uint)((size_t)row & 3u)) & 3u;                           \
+        if (!CLM_LIKE_AHO_WORDS || head > n)                                                \
+            head = n;                                                                       \
+        for (; j < head; j++)                                                               \
+            if ((state = tab[state + map[row[j]]]) >= out_min)                              \
+                return 1;                                                                   \
+        for (; j + 4 <= n; j += 4) {                                                        \
+            const uint w = *(__global const uint *)(row + j);                               \
+            uint hit = state = tab[state + map[w & 0xffu]];                                 \
+            hit = max(hit, state = tab[state + map[(w >> 8) & 0xffu]]);                     \
+            hit = max(hit, state = tab[state + map[(w >> 16) & 0xffu]]);                    \
+            hit = max(hit, state = tab[state + map[w >> 24]]);                              \
+            if (hit >= out_min)                                                             \
+                return 1;                                                                   \
+        }                                                                                   \
+        for (; j < n; j++)                                                                  \
+            if ((state = tab[state + map[row[j]]]) >= out_min)                              \
+                return 1;                                                                   \
+        return 0;                                                                           \
+    }
+CLM_LIKE_AHO_WALK(clm_like_aho_walk_local, __local)
+CLM_LIKE_AHO_WALK(clm_like_aho_walk_global, __global)
+#undef CLM_LIKE_AHO_WALK
+
+/* A work-item per row, the class map (and for _local the automaton) copied to CACHE. */
+#define CLM_LIKE_AHO_KERNEL(NAME, WALK, TAB, COPY)                                          \
     __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void NAME(                     \
         CLM_LIKE_AHO_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))                               \
     {                                                                                       \
@@ -226,26 +267,18 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
         for (uint i = lid; i < (COPY); i += WG)                                             \
             cache[i] = aho[i];                                                              \
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-        __local const uchar *map = (__local const uchar *)cache;                            \
-        SPACE const uint *tab = (TAB) + CLM_LIKE_AHO_MAP;                                   \
-        const uint out_min = tab[CLM_AHO_OUT_MIN];                                          \
-        int sel = 0;                                                                        \
         ulong start, n;                                                                     \
         (void)prog, (void)pos, (void)want_pos;                                              \
-        if (clm_like_row(offsets, valid, vbit, has_valid, rows, row_off, base, gid, &start, \
-                         &n)) {                                                             \
-            __global const uchar *row = data + start;                                       \
-            uint state = CLM_AHO_HEADER;                                                    \
-            for (ulong j = 0; j < n && !sel; j++) {                                         \
-                state = tab[state + map[row[j]]];                                           \
-                sel = state >= out_min;                                                     \
-            }                                                                               \
-        }                                                                                   \
+        int sel = clm_like_row(offsets, valid, vbit, has_valid, rows, row_off, base, gid,   \
+                               &start, &n) &&                                               \
+                  WALK(data + start, n, (__local const uchar *)cache,                       \
+                       (TAB) + CLM_LIKE_AHO_MAP);                                           \
         clm_like_publish(words, sel, rows, bitmap, groups);                                 \
     }
 
-CLM_LIKE_AHO_KERNEL(clm_like_aho_local, __local, cache, CLM_LIKE_AHO_MAP + aho_words)
-CLM_LIKE_AHO_KERNEL(clm_like_aho_global, __global, aho, CLM_LIKE_AHO_MAP)
+CLM_LIKE_AHO_KERNEL(clm_like_aho_local, clm_like_aho_walk_local, cache,
+                    CLM_LIKE_AHO_MAP + aho_words)
+CLM_LIKE_AHO_KERNEL(clm_like_aho_global, clm_like_aho_walk_global, aho, CLM_LIKE_AHO_MAP)
 #undef CLM_LIKE_AHO_KERNEL
 
 /* ---- a work-group per row (seed 004's Split): for long rows, every work-item of the group
