@@ -161,20 +161,36 @@ static int contains_literal(const uint32_t *prog, unsigned i, uint32_t *sym, uin
     return *len > 0;
 }
 
+/* The most bytes an automaton of a predicate may take, bounded before it is built by its
+ * literals' bytes + 1 states of their distinct bytes + 1 classes: compiling a large
+ * disjunction must not cost hundreds of MiB that a select may never use. */
+#define AHO_MAX_BYTES ((uint64_t)64 << 20)
+
 /* CLM_ROWS_AUTOMATON: a disjunction of contains, all LIKE or all ILIKE (one class map serves
  * one case rule), as one Aho-Corasick automaton of the literals (host/aho.c), sent to the
- * device after its class map. A predicate that does not qualify, or whose automaton is too
- * large to build, gets none (a work-item per row serves it). */
+ * device after its class map. A predicate that does not qualify, or whose automaton would
+ * be too large, gets none (a work-item per row serves it). */
 static int build_automaton(struct clm_like *l)
 {
     const uint32_t *prog = l->prog;
     const uint32_t caseless = prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_CASELESS;
     uint32_t sym, len;
-    for (unsigned i = 0; i < l->count; i++)
+    uint64_t total = 0, distinct = 0;
+    unsigned char seen[256] = {0};
+    for (unsigned i = 0; i < l->count; i++) {
         if (!contains_literal(prog, i, &sym, &len) ||
             (prog[1 + (size_t)i * CLM_LIKE_HEAD + CLM_LIKE_FLAGS] & CLM_LIKE_F_CASELESS) !=
                 caseless)
             return CLM_OK;
+        total += len;
+        for (uint32_t j = 0; j < len; j++) /* folded already when caseless */
+            if (!seen[prog[sym + j]]) {
+                seen[prog[sym + j]] = 1;
+                distinct++;
+            }
+    }
+    if ((total + 1) * (distinct + 1) * 4 > AHO_MAX_BYTES)
+        return CLM_OK;
     struct clm_symbols *syms = calloc(l->count, sizeof *syms);
     unsigned char *lit = malloc(CLM_LIKE_MAX_PATTERN);
     uint32_t *buf = NULL;

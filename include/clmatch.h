@@ -1343,9 +1343,9 @@ typedef enum {
                              ILIKE) in one pass over each row: a work-item per row walks
                              one Aho-Corasick automaton of every literal (in local memory
                              when it fits) and the row is selected where any literal
-                             ends. A predicate it cannot serve, or a selection asking for
-                             positions, runs CLM_ROWS_ITEM instead: kernel_used says
-                             which ran */
+                             ends. A predicate it cannot serve (or whose automaton could
+                             pass 64 MiB), or a selection asking for positions, runs
+                             CLM_ROWS_ITEM instead: kernel_used says which ran */
 } clm_rows_kernel;
 /** The mean row length from which CLM_ROWS_AUTO takes a work-group per row. */
 #define CLM_ROWS_GROUP_MEAN 1024u

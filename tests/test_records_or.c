@@ -3,9 +3,9 @@
  * CPU reference (t_records.c): random rows over small alphabets with many overlapping
  * patterns (prefixes, suffixes and duplicates of each other), ILIKE, NULLs, empty rows,
  * rows at work-group edges, small slabs, host (copied and in place) and resident columns,
- * 32- and 64-bit offsets and ids, an automaton too large for local memory, auto's choice,
- * and the fallbacks to a work-item per row (positions, NOT LIKE, other shapes, LIKE beside
- * ILIKE) with kernel_used saying which ran.
+ * 32- and 64-bit offsets and ids, an automaton too large for local memory (and one too
+ * large to build), auto's choice, and the fallbacks to a work-item per row (positions, NOT
+ * LIKE, other shapes, LIKE beside ILIKE) with kernel_used saying which ran.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +314,48 @@ static void test_large(const void *arg)
     free(pats);
 }
 
+/* Literals whose automaton could pass 64 MiB (host/like.c AHO_MAX_BYTES: their bytes + 1
+ * states by their distinct bytes + 1 classes) get none: a work-item per row. */
+static void test_too_large(const void *arg)
+{
+    (void)arg;
+    enum { N = 12000, M = 24 }; /* 288 001 x 63 x 4 bytes */
+    t_rng r;
+    t_rng_init(&r, "records_or.too_large", 0);
+    const char *alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    char *buf = malloc((size_t)N * (M + 3));
+    const char **pats = malloc(N * sizeof *pats);
+    if (!buf || !pats) abort();
+    for (unsigned k = 0; k < N; k++) {
+        char *w = buf + (size_t)k * (M + 3);
+        w[0] = '%';
+        for (unsigned j = 1; j <= M; j++) w[j] = alphabet[t_below(&r, 62)];
+        strcpy(w + M + 1, "%");
+        pats[k] = w;
+    }
+    strcpy(buf + 1, "ab%"); /* one that occurs */
+    tcol c;
+    tcol_make(&c, &r, 100, 32, len_short, "abc", 5);
+    unsigned char *want = malloc(c.rows);
+    if (!want) abort();
+    orq q = {pats, NULL, N};
+    uint64_t n = or_ref(&c, &q, want, NULL);
+    clm_like *like = NULL;
+    clm_column *col = NULL;
+    if (EXPECT_RC(clm_like_compile(t_dev, pats, NULL, NULL, N, -1, &like), CLM_OK) &&
+        EXPECT_RC(tcol_wrap(&c, &col), CLM_OK)) {
+        EXPECT(like->aho_buf == NULL);
+        or_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTOMATON, CLM_PATH_AUTO,
+                 CLM_ROWS_ITEM, "an automaton too large to build");
+    }
+    clm_column_free(col);
+    clm_like_free(like);
+    free(want);
+    tcol_free(&c);
+    free(buf);
+    free(pats);
+}
+
 /* Predicates the automaton does not serve run a work-item per row, whatever was asked, and
  * say so; a single contains walks it when asked (auto filters or runs a work-item then). */
 static void test_fallbacks(const void *arg)
@@ -418,6 +460,7 @@ void register_records_or_tests(void)
     t_register("records_or.random", test_random, NULL, 1);
     t_register("records_or.edges", test_edges, NULL, 1);
     t_register("records_or.large", test_large, NULL, 0);
+    t_register("records_or.too_large", test_too_large, NULL, 0);
     t_register("records_or.fallbacks", test_fallbacks, NULL, 1);
     t_register("records_or.auto", test_auto, NULL, 1);
 }
