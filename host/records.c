@@ -251,8 +251,8 @@ static int auto_automaton(const struct clm_like *like, const struct clm_column *
     return like->count >= 2 && c->bytes / c->rows < CLM_ROWS_GROUP_MEAN;
 }
 
-/* The automaton kernel's own arguments: the automaton in local memory after the class map
- * when both fit beside the kernel's bitmap words, else in global memory. */
+/* The automaton kernel and its own arguments: the automaton in local memory after the class
+ * map when both fit (a KiB left for the kernel's own), else in global memory. */
 static int aho_open(const struct clm_like *like, struct query *Q)
 {
     const clm_device *dev = like->dev;
@@ -260,8 +260,8 @@ static int aho_open(const struct clm_like *like, struct query *Q)
     int in_local = dev->info.local_mem_bytes > spare &&
                    local <= dev->info.local_mem_bytes - spare;
     cl_int err;
-    Q->match = clCreateKernel(Q->program, in_local ? "clm_like_aho_local" : "clm_like_aho_global",
-                              &err);
+    Q->match = clCreateKernel(Q->program,
+                              in_local ? "clm_like_aho_local" : "clm_like_aho_global", &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateKernel (LIKE automaton)");
     cl_uint words = like->aho_words;
@@ -302,12 +302,12 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     Q->batch_rows = c->dev && !s->row_ids ? RESIDENT_BATCH_ROWS : BATCH_ROWS;
     Q->pos_wanted = s->positions != NULL;
     uint64_t batch = c->rows < Q->batch_rows ? c->rows : Q->batch_rows;
-    /* zero-copy batches start anywhere in the caller's memory: the search kernels want
-     * aligned text */
     /* positions are those of the first pattern that selects a row: a pass per pattern */
     Q->aho = like->aho_buf && !s->positions &&
              (s->kernel == CLM_ROWS_AUTOMATON ||
               (s->kernel == CLM_ROWS_AUTO && auto_automaton(like, c)));
+    /* zero-copy batches start anywhere in the caller's memory: the search kernels want
+     * aligned text */
     Q->filter = !Q->aho && like->filterable && !Q->zero_copy &&
                 (s->kernel == CLM_ROWS_FILTER ||
                  (Q->probe = s->kernel == CLM_ROWS_AUTO && auto_filter(like, c)));
