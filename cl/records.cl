@@ -268,7 +268,7 @@ CLM_LIKE_AHO_WALK(clm_like_aho_walk_global, __global)
             cache[i] = aho[i];                                                              \
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
         ulong start, n;                                                                     \
-        (void)prog, (void)pos, (void)want_pos;                                              \
+        (void)prog, (void)pos, (void)want_pos, (void)aho_words;                             \
         int sel = clm_like_row(offsets, valid, vbit, has_valid, rows, row_off, base, gid,   \
                                &start, &n) &&                                               \
                   WALK(data + start, n, (__local const uchar *)cache,                       \
