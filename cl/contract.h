@@ -148,6 +148,24 @@ enum clm_like_match_arg {
         CLM_LIKE_MATCH_ARG_COUNT
 };
 
+/* clm_like_aho_local / clm_like_aho_global's (CLM_ROWS_AUTOMATON: a disjunction of contains
+ * as one Aho-Corasick walk per row, host/like.c): clm_like_match's (PROG unread, POS unwritten:
+ * the host asks no positions of them), then
+ *   AHO       CLM_LIKE_AHO_MAP uints of class map (byte b of them: text byte b's class), then
+ *             the automaton of every pattern's literal (CLM_AHO_*: row offsets from there)
+ *   AHO_WORDS the automaton's uints
+ *   CACHE     local memory: the class map, and for _local the automaton after it */
+#define CLM_LIKE_AHO_MAP 64u
+#define CLM_LIKE_AHO_ARG_LIST(X0, X)                                                        \
+    CLM_LIKE_MATCH_ARG_LIST(X0, X)                                                         \
+    X(AHO, __global const uint *, aho)                                                     \
+    X(AHO_WORDS, uint, aho_words)                                                          \
+    X(CACHE, __local uint *, cache)
+#define CLM_LIKE_AHO_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_AHO_ARG_##NAME,
+enum clm_like_aho_arg {
+    CLM_LIKE_AHO_ARG_LIST(CLM_LIKE_AHO_ARG_INDEX, CLM_LIKE_AHO_ARG_INDEX) CLM_LIKE_AHO_ARG_COUNT
+};
+
 /* clm_like_count's, after clm_like_match_group (a work-group per row), which leaves GROUPS
  * unwritten: GROUPS[g] gets the set bits of BITMAP's rows [g * WG, (g + 1) * WG). */
 #define CLM_LIKE_COUNT_ARG_LIST(X0, X)                                                      \

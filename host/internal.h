@@ -499,6 +499,11 @@ struct clm_like {
     pthread_mutex_t anchor_lock;
     int anchor_tried, anchor_rc;
     clm_database *anchors;
+    /* CLM_ROWS_AUTOMATON (like.c): when every pattern is a contains ('%literal%'), all LIKE
+     * or all ILIKE, the class map and Aho-Corasick automaton of their literals
+     * (cl/contract.h CLM_LIKE_AHO_ARG_LIST), aho_words the automaton's; else NULL */
+    cl_mem aho_buf;
+    uint32_t aho_words;
 };
 /* clm_compile for the anchors of LIKE's filter: engines whose matches set a bit per block
  * of `block` bytes (cl/common.cl EMIT_BLOCKS) instead of being appended. */

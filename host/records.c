@@ -36,6 +36,7 @@ struct query {
     cl_program program;
     cl_kernel match, count, ids; /* count: after a work-group per row and filter only */
     int group;                   /* a work-group per row (CLM_ROWS_GROUP) */
+    int aho;                     /* an automaton walk per row (CLM_ROWS_AUTOMATON) */
     cl_mem off, data, valid, bitmap, groups, bases, pos, ids_buf, pos_out;
     size_t data_cap; /* host columns: bytes data holds */
     cl_uint pos_wanted;
@@ -249,6 +250,38 @@ static int auto_filter(const struct clm_like *like, const struct clm_column *c)
            c->bytes / c->rows < CLM_ROWS_GROUP_MEAN;
 }
 
+/* Whether CLM_ROWS_AUTO walks the automaton of a disjunction of contains (like->aho_buf):
+ * over short rows, where a work-item per row reads each row once per pattern and one walk
+ * reads it once. A guess until measured on a GPU (TPC-H o_comment, an OR of ten words:
+ * a work-item per row 40 GB/s on the H200; filter and verify does not help, as most rows
+ * are selected). */
+static int auto_automaton(const struct clm_like *like, const struct clm_column *c)
+{
+    return like->count >= 2 && c->bytes / c->rows < CLM_ROWS_GROUP_MEAN;
+}
+
+/* The automaton kernel and its own arguments: the automaton in local memory after the class
+ * map when both fit (a KiB left for the kernel's own), else in global memory. */
+static int aho_open(const struct clm_like *like, struct query *Q)
+{
+    const clm_device *dev = like->dev;
+    size_t local = (CLM_LIKE_AHO_MAP + (size_t)like->aho_words) * 4, spare = 1024;
+    int in_local = dev->info.local_mem_bytes > spare &&
+                   local <= dev->info.local_mem_bytes - spare;
+    cl_int err;
+    Q->match = clCreateKernel(Q->program,
+                              in_local ? "clm_like_aho_local" : "clm_like_aho_global", &err);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clCreateKernel (LIKE automaton)");
+    cl_uint words = like->aho_words;
+    size_t cache = in_local ? local : CLM_LIKE_AHO_MAP * 4;
+    int rc;
+    if ((rc = set_arg(Q->match, CLM_LIKE_AHO_ARG_AHO, sizeof like->aho_buf, &like->aho_buf)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_AHO_ARG_AHO_WORDS, sizeof words, &words)))
+        return rc;
+    return set_arg(Q->match, CLM_LIKE_AHO_ARG_CACHE, cache, NULL);
+}
+
 static int query_open(const struct clm_like *like, const struct clm_column *c,
                       const clm_selection *s, struct query *Q)
 {
@@ -278,18 +311,25 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     Q->batch_rows = c->dev && !s->row_ids ? RESIDENT_BATCH_ROWS : BATCH_ROWS;
     Q->pos_wanted = s->positions != NULL;
     uint64_t batch = c->rows < Q->batch_rows ? c->rows : Q->batch_rows;
+    /* positions are those of the first pattern that selects a row: a pass per pattern */
+    Q->aho = like->aho_buf && !s->positions &&
+             (s->kernel == CLM_ROWS_AUTOMATON ||
+              (s->kernel == CLM_ROWS_AUTO && auto_automaton(like, c)));
     /* zero-copy batches start at the aligned address before their first row (send_batch),
      * which a column whose memory is not aligned lacks: the search kernels want aligned text */
-    Q->filter = like->filterable &&
+    Q->filter = !Q->aho && like->filterable &&
                 (!Q->zero_copy || (uintptr_t)c->data % TEXT_ALIGN == 0) &&
                 (s->kernel == CLM_ROWS_FILTER ||
                  (Q->probe = s->kernel == CLM_ROWS_AUTO && auto_filter(like, c)));
     /* an approximate pattern's automaton reads the row in order: a work-item per row */
-    Q->group = !Q->filter && !like->approx && (s->kernel == CLM_ROWS_GROUP ||
+    Q->group = !Q->filter && !Q->aho && !like->approx && (s->kernel == CLM_ROWS_GROUP ||
                               (s->kernel == CLM_ROWS_AUTO &&
                                c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN));
-    Q->match = clCreateKernel(Q->program, Q->group ? "clm_like_match_group" : "clm_like_match",
-                              &err);
+    if (Q->aho && (rc = aho_open(like, Q)) != CLM_OK)
+        return rc;
+    if (!Q->aho)
+        Q->match = clCreateKernel(Q->program,
+                                  Q->group ? "clm_like_match_group" : "clm_like_match", &err);
     if (err == CL_SUCCESS && (Q->group || Q->filter))
         Q->count = clCreateKernel(Q->program, "clm_like_count", &err);
     if (err == CL_SUCCESS)
@@ -644,9 +684,9 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
         s.data_path != CLM_PATH_ZERO_COPY)
         return clm_fail(CLM_E_INVALID, "clm_selection.data_path %d: auto, copy or zero-copy",
                         (int)s.data_path);
-    if ((unsigned)s.kernel > CLM_ROWS_FILTER)
-        return clm_fail(CLM_E_INVALID,
-                        "clm_selection.kernel %d: CLM_ROWS_AUTO, _ITEM, _GROUP or _FILTER",
+    if ((unsigned)s.kernel > CLM_ROWS_AUTOMATON)
+        return clm_fail(CLM_E_INVALID, "clm_selection.kernel %d: CLM_ROWS_AUTO, _ITEM, _GROUP, "
+                                       "_FILTER or _AUTOMATON",
                         (int)s.kernel);
     if (s.positions && !s.row_ids)
         return clm_fail(CLM_E_INVALID, "clm_selection: positions without row_ids");
@@ -673,7 +713,10 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
             rc = run_batch(like, col, &s, &Q, r0, r1, &done);
         r0 = r1;
     }
-    sel->kernel_used = Q.filter ? CLM_ROWS_FILTER : Q.group ? CLM_ROWS_GROUP : CLM_ROWS_ITEM;
+    sel->kernel_used = Q.aho      ? CLM_ROWS_AUTOMATON
+                       : Q.filter ? CLM_ROWS_FILTER
+                       : Q.group  ? CLM_ROWS_GROUP
+                                  : CLM_ROWS_ITEM;
     sel->data_path_used = col->dev       ? CLM_PATH_AUTO
                           : Q.zero_copy ? CLM_PATH_ZERO_COPY
                                         : CLM_PATH_COPY;

@@ -1321,15 +1321,17 @@ CLM_API void clm_like_free(clm_like *like);
 /** How clm_like_select's kernels share out the rows (seed 004's basic form and Split). */
 typedef enum {
     CLM_ROWS_AUTO = 0,  /**< by the column's mean row length: CLM_ROWS_GROUP from
-                             CLM_ROWS_GROUP_MEAN bytes on; below, CLM_ROWS_FILTER for one
-                             LIKE or NOT LIKE that it serves and that is no prefix or
-                             equality (no leading '%'), when the search finds its anchor
-                             in at most one 64-byte block in 16 of the first piece; else
-                             CLM_ROWS_ITEM */
+                             CLM_ROWS_GROUP_MEAN bytes on; below, CLM_ROWS_AUTOMATON for a
+                             disjunction of 2 or more contains that it serves (without
+                             positions), CLM_ROWS_FILTER for one LIKE or NOT LIKE that it
+                             serves and that is no prefix or equality (no leading '%'),
+                             when the search finds its anchor in at most one 64-byte
+                             block in 16 of the first piece; else CLM_ROWS_ITEM. The
+                             automaton's rule is a guess until measured on a GPU */
     CLM_ROWS_ITEM = 1,  /**< a work-item per row: short rows */
     CLM_ROWS_GROUP = 2, /**< a work-group per row, its work-items comparing the placements
                              of a segment side by side: long rows */
-    CLM_ROWS_FILTER = 3 /**< filter and verify: the column's bytes are searched as one text
+    CLM_ROWS_FILTER = 3, /**< filter and verify: the column's bytes are searched as one text
                              for each pattern's longest run of literal bytes by the exact
                              search kernels, and only the rows holding one are matched, a
                              work-item per place found. A predicate it cannot serve (a
@@ -1337,6 +1339,14 @@ typedef enum {
                              and zero-copy host columns whose bytes do not start at a
                              16-byte aligned address run CLM_ROWS_ITEM instead:
                              kernel_used says which ran */
+    CLM_ROWS_AUTOMATON = 4 /**< a disjunction of contains ('%literal%' patterns: no '_', a
+                             literal of a byte or more, no NOT LIKE; all LIKE or all
+                             ILIKE) in one pass over each row: a work-item per row walks
+                             one Aho-Corasick automaton of every literal (in local memory
+                             when it fits) and the row is selected where any literal
+                             ends. A predicate it cannot serve (or whose automaton could
+                             pass 64 MiB), or a selection asking for positions, runs
+                             CLM_ROWS_ITEM instead: kernel_used says which ran */
 } clm_rows_kernel;
 /** The mean row length from which CLM_ROWS_AUTO takes a work-group per row. */
 #define CLM_ROWS_GROUP_MEAN 1024u

@@ -81,6 +81,25 @@ grep -x -E -e "$(like_re '%the%')" -e "$(like_re '#%')" "$T/doc" >"$T/exp"
 "$CLM" --like '%the%' --like '#%' "$T/doc" >"$T/act" 2>"$T/err"
 same "two --like: an OR" "$T/exp" "$T/act" "$T/err"
 
+# an OR of contains (overlapping words): one automaton walk per record, --stats says so
+words="the an and code e.g co"
+set -- ; gargs=""
+for w in $words; do set -- "$@" --like "%$w%"; gargs="$gargs -e $w"; done
+# shellcheck disable=SC2086
+grep -F $gargs "$T/doc" >"$T/exp"
+"$CLM" "$@" --stats "$T/doc" >"$T/act" 2>"$T/err"
+same "an OR of contains" "$T/exp" "$T/act" "$T/err"
+if grep -q '^clmatch: stats: .*an automaton walk per record' "$T/err"; then
+    pass "--stats: an OR of contains walks an automaton"
+else
+    fail "--stats: an OR of contains walks an automaton" "$(head -n 3 "$T/err")"
+fi
+# shellcheck disable=SC2086
+grep -v -c -i -F $gargs "$T/doc" >"$T/exp"
+"$CLM" -v -c -i "$@" "$T/doc" >"$T/act" 2>"$T/err"
+same "-v -c -i, an OR of contains" "$T/exp" "$T/act" "$T/err"
+set --
+
 # --row-ids: 0-based record numbers, ascending
 grep -n -x -E -e "$(like_re '%the%')" "$T/doc" | awk -F: '{ print $1 - 1 }' >"$T/exp"
 "$CLM" --like '%the%' --row-ids "$T/doc" >"$T/act" 2>"$T/err"

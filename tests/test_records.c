@@ -13,76 +13,9 @@
 #include "internal.h" /* the contract (cl/contract.h) and the program's source */
 #include "t.h"
 #include "t_cl.h"
+#include "t_records.h"
 
-/* ---- the reference ------------------------------------------------------------------- */
-
-enum { TOK_PERCENT = -1, TOK_ANY = -2 };
-
-static unsigned char lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c | 0x20 : c; }
-
-/* The pattern as tokens: a byte (0-255, folded when caseless), TOK_PERCENT or TOK_ANY. */
-static size_t tokens(const char *p, size_t len, int escape, int caseless, int *tok)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (escape >= 0 && c == escape && i + 1 < len)
-            tok[n++] = caseless ? lower((unsigned char)p[++i]) : (unsigned char)p[++i];
-        else if (c == '%')
-            tok[n++] = TOK_PERCENT;
-        else if (c == '_')
-            tok[n++] = TOK_ANY;
-        else
-            tok[n++] = caseless ? lower(c) : c;
-    }
-    return n;
-}
-
-/* Whether tok[0, m) matches s[0, n) whole: d[j] = tok[0, j) matches the text so far. */
-static int ref_like_tok(const unsigned char *s, size_t n, const int *tok, size_t m, int caseless)
-{
-    unsigned char *d = calloc(m + 1, 1), *e = calloc(m + 1, 1);
-    if (!d || !e) abort();
-    d[0] = 1;
-    for (size_t j = 1; j <= m; j++) d[j] = d[j - 1] && tok[j - 1] == TOK_PERCENT;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = caseless ? lower(s[i]) : s[i];
-        e[0] = 0;
-        for (size_t j = 1; j <= m; j++) {
-            int t = tok[j - 1];
-            if (t == TOK_PERCENT) e[j] = e[j - 1] || d[j];
-            else e[j] = d[j - 1] && (t == TOK_ANY || t == c);
-        }
-        memcpy(d, e, m + 1);
-    }
-    int r = d[m];
-    free(d);
-    free(e);
-    return r;
-}
-
-/* Match, and where the pattern's first segment goes: 0 for a pattern that starts without
- * '%' or has no segment, else the smallest start from which the pattern less its leading
- * '%' matches the rest of the row. */
-static int ref_like(const unsigned char *s, size_t n, const char *p, size_t len, int escape,
-                    int caseless, uint64_t *pos)
-{
-    int *tok = malloc((len + 1) * sizeof *tok);
-    if (!tok) abort();
-    size_t m = tokens(p, len, escape, caseless, tok);
-    int r = ref_like_tok(s, n, tok, m, caseless);
-    size_t lead = 0;
-    while (lead < m && tok[lead] == TOK_PERCENT) lead++;
-    *pos = 0;
-    if (r && lead > 0 && lead < m)
-        for (size_t at = 0; at <= n; at++)
-            if (ref_like_tok(s + at, n - at, tok + lead, m - lead, caseless)) {
-                *pos = at;
-                break;
-            }
-    free(tok);
-    return r;
-}
+/* ---- the reference (LIKE's: t_records.c) ------------------------------------------- */
 
 /* Approximate contains by brute force: whether some row[s, e) is within k errors of p, and
  * the least such end e. Edits: Sellers' dynamic programming, d[i] the fewest edits between
@@ -94,7 +27,7 @@ static int ref_approx(const unsigned char *s, size_t n, const char *p, size_t m,
         for (size_t e = m; e <= n; e++) {
             unsigned diff = 0;
             for (size_t i = 0; i < m; i++)
-                diff += caseless ? lower(s[e - m + i]) != lower((unsigned char)p[i])
+                diff += caseless ? ref_lower(s[e - m + i]) != ref_lower((unsigned char)p[i])
                                  : s[e - m + i] != (unsigned char)p[i];
             if (diff <= k) {
                 *end = e;
@@ -112,7 +45,7 @@ static int ref_approx(const unsigned char *s, size_t n, const char *p, size_t m,
         d[0] = 0;
         for (size_t i = 1; i <= m; i++) {
             unsigned char a = (unsigned char)p[i - 1], b = s[j - 1];
-            size_t sub = diag + (caseless ? lower(a) != lower(b) : a != b);
+            size_t sub = diag + (caseless ? ref_lower(a) != ref_lower(b) : a != b);
             size_t best = d[i] + 1 < d[i - 1] + 1 ? d[i] + 1 : d[i - 1] + 1;
             diag = d[i];
             d[i] = sub < best ? sub : best;
@@ -126,72 +59,7 @@ static int ref_approx(const unsigned char *s, size_t n, const char *p, size_t m,
     return found;
 }
 
-/* ---- columns ------------------------------------------------------------------------- */
-
-typedef struct {
-    uint64_t rows;
-    unsigned bits;       /* offsets: 32 or 64 */
-    void *offsets;       /* rows + 1 */
-    unsigned char *data;
-    uint64_t bytes;
-    uint8_t *validity;   /* NULL: no NULL */
-} tcol;
-
-static uint64_t tcol_off(const tcol *c, uint64_t i)
-{
-    return c->bits == 64 ? (uint64_t)((int64_t *)c->offsets)[i]
-                         : (uint64_t)((int32_t *)c->offsets)[i];
-}
-
-static void tcol_set_off(tcol *c, uint64_t i, uint64_t v)
-{
-    if (c->bits == 64) ((int64_t *)c->offsets)[i] = (int64_t)v;
-    else ((int32_t *)c->offsets)[i] = (int32_t)v;
-}
-
-static int tcol_valid(const tcol *c, uint64_t i)
-{
-    return !c->validity || (c->validity[i >> 3] >> (i & 7) & 1);
-}
-
-/* rows rows of lengths from len_of(r, i) with bytes from the alphabet, a NULL in every
- * null_every (0: none; the NULL rows still hold bytes, which must be ignored). */
-static void tcol_make(tcol *c, t_rng *r, uint64_t rows, unsigned bits, size_t (*len_of)(t_rng *, uint64_t),
-                      const char *alphabet, unsigned null_every)
-{
-    size_t na = strlen(alphabet);
-    memset(c, 0, sizeof *c);
-    c->rows = rows;
-    c->bits = bits;
-    c->offsets = calloc(rows + 1, bits / 8);
-    size_t *lens = malloc((rows + 1) * sizeof *lens);
-    if (!c->offsets || !lens) abort();
-    uint64_t total = 0;
-    for (uint64_t i = 0; i < rows; i++) total += lens[i] = len_of(r, i);
-    c->data = malloc(total ? total : 1);
-    if (!c->data) abort();
-    c->bytes = total;
-    uint64_t at = 0;
-    for (uint64_t i = 0; i < rows; i++) {
-        tcol_set_off(c, i, at);
-        for (size_t k = 0; k < lens[i]; k++) c->data[at++] = (unsigned char)alphabet[t_below(r, na)];
-    }
-    tcol_set_off(c, rows, at);
-    free(lens);
-    if (null_every) {
-        c->validity = calloc((rows + 7) / 8 + 1, 1);
-        if (!c->validity) abort();
-        for (uint64_t i = 0; i < rows; i++)
-            if (t_below(r, null_every) != 0) c->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
-    }
-}
-
-static void tcol_free(tcol *c)
-{
-    free(c->offsets);
-    free(c->data);
-    free(c->validity);
-}
+/* ---- columns (t_records.c) and slices ------------------------------------------------ */
 
 /* Rows [first, first + rows) of c as a column of their own over c's data (the reference's
  * view of a slice); tcol_slice_free frees what it allocated. */
@@ -214,18 +82,6 @@ static void tcol_slice_free(tcol *s)
     free(s->validity);
 }
 
-static int tcol_wrap(const tcol *c, clm_column **out)
-{
-    clm_column_desc d;
-    clm_column_desc_init(&d, sizeof d);
-    d.rows = c->rows;
-    d.offset_bits = c->bits;
-    d.offsets = c->offsets;
-    d.data = c->data;
-    d.data_bytes = c->bytes;
-    d.validity = c->validity;
-    return clm_column_wrap(&d, out);
-}
 
 /* ---- checking a query ---------------------------------------------------------------- */
 
@@ -353,7 +209,7 @@ static int ref_filterable(const tquery *q)
         size_t len = q->lens ? q->lens[k] : strlen(q->pats[k]), m, j;
         int *tok = malloc((len + 1) * sizeof *tok);
         if (!tok) abort();
-        m = tokens(q->pats[k], len, q->escape, 0, tok);
+        m = ref_tokens(q->pats[k], len, q->escape, 0, tok);
         for (j = 0; j < m && tok[j] < 0; j++)
             ;
         free(tok);
@@ -744,15 +600,17 @@ static void test_auto(const void *arg)
             !EXPECT(s.kernel_used == cases[k].want))
             t_note("mean row length %llu: kernel %d", (unsigned long long)mean,
                    (int)s.kernel_used);
-        /* resident short rows: a rare anchor is filtered; a prefix, a disjunction and a
-         * common anchor take a work-item per row */
+        /* resident short rows: a rare anchor is filtered; a disjunction of contains walks
+         * the automaton; a prefix, a disjunction with one and a common anchor take a
+         * work-item per row */
         static const struct {
             const char *pats[2];
             unsigned count;
             clm_rows_kernel want;
         } more[] = {{{"%abcabcab%"}, 1, CLM_ROWS_FILTER},
                     {{"ab%"}, 1, CLM_ROWS_ITEM},
-                    {{"%ab%", "%abcabcab%"}, 2, CLM_ROWS_ITEM},
+                    {{"%ab%", "%abcabcab%"}, 2, CLM_ROWS_AUTOMATON},
+                    {{"%ab%", "ab%"}, 2, CLM_ROWS_ITEM},
                     {{"%ccc%"}, 1, CLM_ROWS_ITEM}};
         clm_column *res = NULL;
         if (cases[k].want == CLM_ROWS_ITEM && col &&
@@ -1369,6 +1227,7 @@ static void test_approx_misuse(const void *arg)
 static const char *const match_args[] = {CLM_LIKE_MATCH_ARG_LIST(ARG_NAME, ARG_NAME)};
 static const char *const count_args[] = {CLM_LIKE_COUNT_ARG_LIST(ARG_NAME, ARG_NAME)};
 static const char *const ids_args[] = {CLM_LIKE_IDS_ARG_LIST(ARG_NAME, ARG_NAME)};
+static const char *const aho_args[] = {CLM_LIKE_AHO_ARG_LIST(ARG_NAME, ARG_NAME)};
 
 static void test_kernel_args(const void *arg)
 {
@@ -1393,6 +1252,8 @@ static void test_kernel_args(const void *arg)
             t_check_kernel_args(prog, "clm_like_count", count_args, CLM_LIKE_COUNT_ARG_COUNT);
             t_check_kernel_args(prog, "clm_like_ids32", ids_args, CLM_LIKE_IDS_ARG_COUNT);
             t_check_kernel_args(prog, "clm_like_ids64", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_aho_local", aho_args, CLM_LIKE_AHO_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_aho_global", aho_args, CLM_LIKE_AHO_ARG_COUNT);
         }
         clReleaseProgram(prog);
     }

@@ -257,9 +257,10 @@ static int64_t like_input(const like_config *c, clm_device *dev, const predicate
         errmsg("stats: %s: %llu records, %llu bytes; %sselect %.6f s (%.2f GB/s); %s; %s",
                name, (unsigned long long)rows, (unsigned long long)d.data_bytes, upload,
                t_select, t_select > 0 ? (double)d.data_bytes / t_select / 1e9 : 0.0,
-               sel.kernel_used == CLM_ROWS_FILTER  ? "filter and verify"
-               : sel.kernel_used == CLM_ROWS_GROUP ? "a work-group per record"
-                                                   : "a work-item per record",
+               sel.kernel_used == CLM_ROWS_FILTER      ? "filter and verify"
+               : sel.kernel_used == CLM_ROWS_GROUP     ? "a work-group per record"
+               : sel.kernel_used == CLM_ROWS_AUTOMATON ? "an automaton walk per record"
+                                                       : "a work-item per record",
                res ? "resident column"
                    : clm_data_path_name(sel.data_path_used));
     }
