@@ -1,7 +1,7 @@
 /*
  * LIKE over a device set (clm_set_like_*): the rows split across three PoCL devices
  * (POCL_DEVICES="pthread pthread pthread", in a child) must give exactly what one device
- * gives for the whole column, and for contains patterns what a plain CPU reference gives:
+ * gives for the whole column, and for LIKE what the plain CPU reference (t_records.c) gives:
  * count, bitmap, 32- and 64-bit row ids, positions, NULLs, equal and very unequal shares
  * (empty ranges), columns shorter than one range, small slabs, too little room for the ids,
  * and a resident column refused.
@@ -11,78 +11,36 @@
 #include <string.h>
 
 #include "t_devset.h"
+#include "t_records.h"
 
 #define SET_N 3
 
 static const char *const set_env[] = {"POCL_DEVICES=pthread pthread pthread", NULL};
 
-typedef struct {
-    uint64_t rows;
-    unsigned bits;
-    void *offsets;
-    unsigned char *data;
-    uint8_t *validity;
-} scol;
-
-static uint64_t scol_off(const scol *c, uint64_t i)
+static size_t len_upto12(t_rng *r, uint64_t i)
 {
-    return c->bits == 64 ? (uint64_t)((int64_t *)c->offsets)[i]
-                         : (uint64_t)((int32_t *)c->offsets)[i];
+    (void)i;
+    return (size_t)t_below(r, 13);
 }
 
-/* rows of 0..maxlen bytes of "abc", a NULL in about one row in 7. */
-static void scol_make(scol *c, t_rng *r, uint64_t rows, unsigned bits, size_t maxlen)
+/* rows of 0..12 bytes of "abc", a NULL in about one row in 7. */
+static void scol_make(tcol *c, t_rng *r, uint64_t rows, unsigned bits)
 {
-    memset(c, 0, sizeof *c);
-    c->rows = rows;
-    c->bits = bits;
-    c->offsets = calloc(rows + 1, bits / 8);
-    c->data = malloc(rows * maxlen + 1);
-    c->validity = calloc(rows / 8 + 2, 1);
-    if (!c->offsets || !c->data || !c->validity) abort();
-    uint64_t at = 0;
-    for (uint64_t i = 0; i <= rows; i++) {
-        if (bits == 64) ((int64_t *)c->offsets)[i] = (int64_t)at;
-        else ((int32_t *)c->offsets)[i] = (int32_t)at;
-        if (i == rows) break;
-        size_t len = (size_t)t_below(r, maxlen + 1);
-        for (size_t k = 0; k < len; k++) c->data[at++] = (unsigned char)"abc"[t_below(r, 3)];
-        if (t_below(r, 7)) c->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
-    }
+    tcol_make(c, r, rows, bits, len_upto12, "abc", 7);
 }
 
-static void scol_free(scol *c)
+/* The reference's selection of pattern (flags: CLM_LIKE_NOT, _CASELESS) into bits. */
+static uint64_t ref_select_bits(const tcol *c, const char *pattern, unsigned flags,
+                                uint8_t *bits)
 {
-    free(c->offsets);
-    free(c->data);
-    free(c->validity);
-}
-
-static int scol_wrap(const scol *c, clm_column **out)
-{
-    clm_column_desc d;
-    clm_column_desc_init(&d, sizeof d);
-    d.rows = c->rows;
-    d.offset_bits = c->bits;
-    d.offsets = c->offsets;
-    d.data = c->data;
-    d.data_bytes = scol_off(c, c->rows);
-    d.validity = c->validity;
-    return clm_column_wrap(&d, out);
-}
-
-/* The rows holding `needle` (not NULL), NOT when negate: the reference for '%needle%'. */
-static uint64_t ref_contains(const scol *c, const char *needle, int negate, uint8_t *bits)
-{
-    size_t m = strlen(needle);
-    uint64_t count = 0;
+    uint64_t count = 0, pos;
     memset(bits, 0, (size_t)(c->rows + 7) / 8);
     for (uint64_t i = 0; i < c->rows; i++) {
-        if (!(c->validity[i >> 3] >> (i & 7) & 1)) continue;
-        uint64_t a = scol_off(c, i), b = scol_off(c, i + 1);
-        int has = 0;
-        for (uint64_t s = a; s + m <= b && !has; s++) has = memcmp(c->data + s, needle, m) == 0;
-        if (has != negate) {
+        if (!tcol_valid(c, i)) continue;
+        uint64_t a = tcol_off(c, i), b = tcol_off(c, i + 1);
+        int m = ref_like(c->data + a, (size_t)(b - a), pattern, strlen(pattern),
+                         CLM_LIKE_NO_ESCAPE, (flags & CLM_LIKE_CASELESS) != 0, &pos);
+        if (m != ((flags & CLM_LIKE_NOT) != 0)) {
             bits[i >> 3] |= (uint8_t)(1u << (i & 7));
             count++;
         }
@@ -160,14 +118,14 @@ static int open_set(clm_device_set **out)
 static const struct {
     const char *pattern;
     unsigned flags;
-    const char *contains; /* the reference's needle, NULL: compared with one device only */
-    unsigned k;           /* > 0: approximate contains, per device and wrapped */
+    unsigned k; /* > 0: approximate contains (compared with one device), per device and
+                   wrapped; else LIKE, compared with the reference too */
 } queries[] = {
-    {"%ab%", 0, "ab", 0},
-    {"%cc%", CLM_LIKE_NOT, "cc", 0},
-    {"%AbC%", CLM_LIKE_CASELESS, NULL, 0},
-    {"a%b_", 0, NULL, 0},
-    {"abcab", 0, NULL, 1},
+    {"%ab%", 0, 0},
+    {"%cc%", CLM_LIKE_NOT, 0},
+    {"%AbC%", CLM_LIKE_CASELESS, 0},
+    {"a%b_", 0, 0},
+    {"abcab", 0, 1},
 };
 
 /* The query compiled for every device of the set: LIKE at once, approximate contains per
@@ -213,11 +171,11 @@ static int child_like_set(const char *arg)
                          (unsigned long long)sizes[sz], sp, bits, id_bits, slab);
                 if (sp == 0) EXPECT_RC(clm_device_set_set_speeds(set, NULL, SET_N), CLM_OK);
                 else EXPECT_RC(clm_device_set_set_speeds(set, speeds[sp], SET_N), CLM_OK);
-                scol c;
+                tcol c;
                 clm_column *col = NULL;
-                scol_make(&c, &r, sizes[sz], bits, 12);
-                if (!EXPECT_RC(scol_wrap(&c, &col), CLM_OK)) {
-                    scol_free(&c);
+                scol_make(&c, &r, sizes[sz], bits);
+                if (!EXPECT_RC(tcol_wrap(&c, &col), CLM_OK)) {
+                    tcol_free(&c);
                     continue;
                 }
                 result a, b;
@@ -226,11 +184,10 @@ static int child_like_set(const char *arg)
                             &b);
                 EXPECT_RC(a.rc, CLM_OK);
                 same_results(&a, &b, c.rows, id_bits, what);
-                if (queries[q].contains) {
+                if (!queries[q].k) {
                     uint8_t *want = malloc((size_t)(c.rows + 7) / 8 + 1);
                     if (!want) abort();
-                    uint64_t n = ref_contains(&c, queries[q].contains,
-                                              (queries[q].flags & CLM_LIKE_NOT) != 0, want);
+                    uint64_t n = ref_select_bits(&c, pat, queries[q].flags, want);
                     if (!EXPECT(a.count == n))
                         t_note("%s: %llu rows, the reference %llu", what,
                                (unsigned long long)a.count, (unsigned long long)n);
@@ -257,7 +214,7 @@ static int child_like_set(const char *arg)
                 }
                 result_free(&a);
                 clm_column_free(col);
-                scol_free(&c);
+                tcol_free(&c);
             }
         clm_set_like_free(sl);
     }
@@ -289,10 +246,10 @@ static int child_like_set_errors(const char *arg)
     if (EXPECT_RC(clm_set_like_compile(set, &pat, NULL, NULL, 1, '\\', &sl), CLM_OK)) {
         t_rng r;
         t_rng_init(&r, "like-set-errors", 0);
-        scol c;
+        tcol c;
         clm_column *col = NULL, *res = NULL;
-        scol_make(&c, &r, 100, 32, 5);
-        if (EXPECT_RC(scol_wrap(&c, &col), CLM_OK)) {
+        scol_make(&c, &r, 100, 32);
+        if (EXPECT_RC(tcol_wrap(&c, &col), CLM_OK)) {
             clm_selection s;
             memset(&s, 0, sizeof s);
             EXPECT_RC(clm_set_like_select(sl, col, &s), CLM_E_INVALID); /* not initialised */
@@ -311,7 +268,7 @@ static int child_like_set_errors(const char *arg)
         }
         clm_column_free(res);
         clm_column_free(col);
-        scol_free(&c);
+        tcol_free(&c);
         clm_set_like_free(sl);
     }
     clm_set_like_free(NULL);
