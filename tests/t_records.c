@@ -136,3 +136,63 @@ int tcol_wrap(const tcol *c, clm_column **out)
     d.validity = c->validity;
     return clm_column_wrap(&d, out);
 }
+
+void tsel_open(tsel *t, const tcol *c, unsigned id_bits, int with_pos)
+{
+    t->nb = (size_t)(c->rows + 7) / 8;
+    t->bitmap = malloc(t->nb + 1);
+    t->ids = malloc((size_t)(c->rows + 1) * 8);
+    t->pos = malloc((size_t)(c->rows + 1) * 8);
+    if (!t->bitmap || !t->ids || !t->pos) abort();
+    memset(t->bitmap, 0xa5, t->nb + 1);
+    clm_selection_init(&t->s, sizeof t->s);
+    t->s.bitmap = t->bitmap;
+    if (id_bits) {
+        t->s.row_ids = t->ids;
+        t->s.row_id_bits = id_bits;
+        t->s.row_id_capacity = c->rows;
+        t->s.positions = with_pos ? t->pos : NULL;
+    }
+}
+
+void tsel_check(const tsel *t, const tcol *c, const unsigned char *want,
+                const uint64_t *want_pos, uint64_t want_n, const char *what)
+{
+    if (t->s.count != want_n) {
+        T_FAIL("%s: count %llu, want %llu", what, (unsigned long long)t->s.count,
+               (unsigned long long)want_n);
+        return;
+    }
+    if (t->bitmap[t->nb] != 0xa5) T_FAIL("%s: a byte past the bitmap was written", what);
+    for (uint64_t i = 0; i < t->nb * 8ull; i++) {
+        int bit = t->bitmap[i >> 3] >> (i & 7) & 1;
+        if (bit != (i < c->rows && want[i])) {
+            T_FAIL("%s: bitmap bit %llu is %d", what, (unsigned long long)i, bit);
+            break;
+        }
+    }
+    uint64_t k = 0;
+    unsigned id_bits = t->s.row_ids ? t->s.row_id_bits : 0;
+    for (uint64_t i = 0; id_bits && i < c->rows; i++) {
+        if (!want[i]) continue;
+        uint64_t id = id_bits == 64 ? ((uint64_t *)t->ids)[k] : ((uint32_t *)t->ids)[k];
+        if (id != i) {
+            T_FAIL("%s: row id %llu is %llu, want %llu", what, (unsigned long long)k,
+                   (unsigned long long)id, (unsigned long long)i);
+            break;
+        }
+        if (t->s.positions && t->pos[k] != want_pos[i]) {
+            T_FAIL("%s: row %llu: position %llu, want %llu", what, (unsigned long long)i,
+                   (unsigned long long)t->pos[k], (unsigned long long)want_pos[i]);
+            break;
+        }
+        k++;
+    }
+}
+
+void tsel_close(tsel *t)
+{
+    free(t->bitmap);
+    free(t->ids);
+    free(t->pos);
+}

@@ -42,4 +42,21 @@ void tcol_free(tcol *c);
 /* A host column over c's memory (clm_column_wrap). */
 int tcol_wrap(const tcol *c, clm_column **out);
 
+/* One select's results: s points at room for every row of a column. */
+typedef struct {
+    clm_selection s;
+    uint8_t *bitmap;
+    void *ids;
+    uint64_t *pos;
+    size_t nb;
+} tsel;
+/* s initialised with the bitmap (a marked byte after it), and with id_bits (32, 64; 0:
+ * none) the ids, and with with_pos their positions. */
+void tsel_open(tsel *t, const tcol *c, unsigned id_bits, int with_pos);
+/* Compare what a successful select wrote with the reference's selection want[], its
+ * positions and count; a failure names `what`. */
+void tsel_check(const tsel *t, const tcol *c, const unsigned char *want,
+                const uint64_t *want_pos, uint64_t want_n, const char *what);
+void tsel_close(tsel *t);
+
 #endif

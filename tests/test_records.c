@@ -134,70 +134,27 @@ static void check_select(const clm_like *like, const clm_column *col, const tcol
                          unsigned id_bits, size_t slab, clm_rows_kernel kernel,
                          clm_data_path path, int filterable, const char *what)
 {
-    size_t nb = (size_t)(c->rows + 7) / 8;
-    uint8_t *bitmap = malloc(nb + 1);
-    void *ids = malloc((size_t)(c->rows + 1) * 8);
-    uint64_t *pos = malloc((size_t)(c->rows + 1) * 8);
-    if (!bitmap || !ids || !pos) abort();
-    memset(bitmap, 0xa5, nb + 1);
-    clm_selection s;
-    clm_selection_init(&s, sizeof s);
-    s.bitmap = bitmap;
-    if (id_bits) { /* 0: the count and the bitmap alone */
-        s.row_ids = ids;
-        s.row_id_bits = id_bits;
-        s.row_id_capacity = c->rows;
-        s.positions = pos;
-    }
-    s.slab_bytes = slab;
-    s.kernel = kernel;
-    s.data_path = path;
-    int rc = clm_like_select(like, col, &s);
+    tsel t;
+    tsel_open(&t, c, id_bits, 1); /* id_bits 0: the count and the bitmap alone */
+    t.s.slab_bytes = slab;
+    t.s.kernel = kernel;
+    t.s.data_path = path;
+    int rc = clm_like_select(like, col, &t.s);
     if (rc != CLM_OK) {
         T_FAIL("%s: clm_like_select: %s (%s)", what, clm_strerror(rc), clm_last_error());
-        goto out;
+        tsel_close(&t);
+        return;
     }
     /* an approximate predicate runs a work-item per row, whatever was asked */
-    if (like->approx && s.kernel_used != CLM_ROWS_ITEM)
-        T_FAIL("%s: kernel_used %d, want a work-item per row", what, (int)s.kernel_used);
-    if (!like->approx && kernel != CLM_ROWS_AUTO && s.kernel_used != kernel &&
-        !(kernel == CLM_ROWS_FILTER && s.kernel_used == CLM_ROWS_ITEM && !filterable))
-        T_FAIL("%s: kernel_used %d, want %d", what, (int)s.kernel_used, (int)kernel);
-    if (path != CLM_PATH_AUTO && s.data_path_used != path)
-        T_FAIL("%s: data_path_used %d, want %d", what, (int)s.data_path_used, (int)path);
-    if (s.count != want_n) {
-        T_FAIL("%s: count %llu, want %llu", what, (unsigned long long)s.count,
-               (unsigned long long)want_n);
-        goto out;
-    }
-    if (bitmap[nb] != 0xa5) T_FAIL("%s: a byte past the bitmap was written", what);
-    for (uint64_t i = 0; i < nb * 8ull; i++) {
-        int bit = bitmap[i >> 3] >> (i & 7) & 1;
-        if (bit != (i < c->rows && want[i])) {
-            T_FAIL("%s: bitmap bit %llu is %d", what, (unsigned long long)i, bit);
-            break;
-        }
-    }
-    uint64_t k = 0;
-    for (uint64_t i = 0; id_bits && i < c->rows; i++) {
-        if (!want[i]) continue;
-        uint64_t id = id_bits == 64 ? ((uint64_t *)ids)[k] : ((uint32_t *)ids)[k];
-        if (id != i) {
-            T_FAIL("%s: row id %llu is %llu, want %llu", what, (unsigned long long)k,
-                   (unsigned long long)id, (unsigned long long)i);
-            break;
-        }
-        if (pos[k] != want_pos[i]) {
-            T_FAIL("%s: row %llu: position %llu, want %llu", what, (unsigned long long)i,
-                   (unsigned long long)pos[k], (unsigned long long)want_pos[i]);
-            break;
-        }
-        k++;
-    }
-out:
-    free(bitmap);
-    free(ids);
-    free(pos);
+    if (like->approx && t.s.kernel_used != CLM_ROWS_ITEM)
+        T_FAIL("%s: kernel_used %d, want a work-item per row", what, (int)t.s.kernel_used);
+    if (!like->approx && kernel != CLM_ROWS_AUTO && t.s.kernel_used != kernel &&
+        !(kernel == CLM_ROWS_FILTER && t.s.kernel_used == CLM_ROWS_ITEM && !filterable))
+        T_FAIL("%s: kernel_used %d, want %d", what, (int)t.s.kernel_used, (int)kernel);
+    if (path != CLM_PATH_AUTO && t.s.data_path_used != path)
+        T_FAIL("%s: data_path_used %d, want %d", what, (int)t.s.data_path_used, (int)path);
+    tsel_check(&t, c, want, want_pos, want_n, what);
+    tsel_close(&t);
 }
 
 /* Whether filter and verify serves the query: every pattern has a literal byte, and NOT

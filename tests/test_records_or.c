@@ -52,64 +52,20 @@ static void or_check(const clm_like *like, const clm_column *col, const tcol *c,
                      unsigned id_bits, int with_pos, size_t slab, clm_rows_kernel kernel,
                      clm_data_path path, clm_rows_kernel used, const char *what)
 {
-    size_t nb = (size_t)(c->rows + 7) / 8;
-    uint8_t *bitmap = malloc(nb + 1);
-    void *ids = malloc((size_t)(c->rows + 1) * 8);
-    uint64_t *pos = malloc((size_t)(c->rows + 1) * 8);
-    if (!bitmap || !ids || !pos) abort();
-    memset(bitmap, 0xa5, nb + 1);
-    clm_selection s;
-    clm_selection_init(&s, sizeof s);
-    s.bitmap = bitmap;
-    if (id_bits) {
-        s.row_ids = ids;
-        s.row_id_bits = id_bits;
-        s.row_id_capacity = c->rows;
-        s.positions = with_pos ? pos : NULL;
-    }
-    s.slab_bytes = slab;
-    s.kernel = kernel;
-    s.data_path = path;
-    int rc = clm_like_select(like, col, &s);
-    if (rc != CLM_OK) {
+    tsel t;
+    tsel_open(&t, c, id_bits, with_pos);
+    t.s.slab_bytes = slab;
+    t.s.kernel = kernel;
+    t.s.data_path = path;
+    int rc = clm_like_select(like, col, &t.s);
+    if (rc != CLM_OK)
         T_FAIL("%s: clm_like_select: %s (%s)", what, clm_strerror(rc), clm_last_error());
-        goto out;
+    else {
+        if (t.s.kernel_used != used)
+            T_FAIL("%s: kernel_used %d, want %d", what, (int)t.s.kernel_used, (int)used);
+        tsel_check(&t, c, want, want_pos, want_n, what);
     }
-    if (s.kernel_used != used)
-        T_FAIL("%s: kernel_used %d, want %d", what, (int)s.kernel_used, (int)used);
-    if (s.count != want_n) {
-        T_FAIL("%s: count %llu, want %llu", what, (unsigned long long)s.count,
-               (unsigned long long)want_n);
-        goto out;
-    }
-    if (bitmap[nb] != 0xa5) T_FAIL("%s: a byte past the bitmap was written", what);
-    for (uint64_t i = 0; i < nb * 8ull; i++) {
-        int bit = bitmap[i >> 3] >> (i & 7) & 1;
-        if (bit != (i < c->rows && want[i])) {
-            T_FAIL("%s: bitmap bit %llu is %d", what, (unsigned long long)i, bit);
-            break;
-        }
-    }
-    uint64_t k = 0;
-    for (uint64_t i = 0; id_bits && i < c->rows; i++) {
-        if (!want[i]) continue;
-        uint64_t id = id_bits == 64 ? ((uint64_t *)ids)[k] : ((uint32_t *)ids)[k];
-        if (id != i) {
-            T_FAIL("%s: row id %llu is %llu, want %llu", what, (unsigned long long)k,
-                   (unsigned long long)id, (unsigned long long)i);
-            break;
-        }
-        if (with_pos && pos[k] != want_pos[i]) {
-            T_FAIL("%s: row %llu: position %llu, want %llu", what, (unsigned long long)i,
-                   (unsigned long long)pos[k], (unsigned long long)want_pos[i]);
-            break;
-        }
-        k++;
-    }
-out:
-    free(bitmap);
-    free(ids);
-    free(pos);
+    tsel_close(&t);
 }
 
 /* q over c every way the automaton runs: host columns copied (small slabs too) and in
