@@ -9,6 +9,14 @@
 #define DEFAULT_SLAB_BYTES ((size_t)64 << 20)
 /* The search kernels read their text in 16-byte words (cl/common.cl LOAD16). */
 #define TEXT_ALIGN 16u
+/* auto's look at the first piece: anchors in more than one block in DENSE leave too many
+ * rows to verify (H200, TPC-H comments: 'requests' in about a row in eight made filter and
+ * verify slower than a work-item per row; an anchor in no row made it 2.4x faster). A CPU
+ * verifies more cheaply beside its work-item per row: 2-core PoCL, TPC-H SF 1 comments,
+ * filter and verify was 1.7-3.3x faster with 'special' (about a block in eight marked),
+ * NOT LIKE Q13 and '%s_ecial%', and even with Q13 ('requests'). */
+#define DENSE 16u
+#define DENSE_CPU 4u
 /* Rows per launch at most (a multiple of every work-group size): bounds the per-row device
  * buffers (positions, ids) whatever the column. */
 #define BATCH_ROWS ((uint64_t)1 << 20)
@@ -51,6 +59,7 @@ struct query {
      * of a piece, block_words uints) */
     int filter;
     int probe; /* auto: the first piece's marked blocks decide whether to filter at all */
+    unsigned dense; /* ... leaving it for a work-item per row past one block in dense */
     const clm_database *anchors;
     cl_kernel *find, verify, invert, marked;
     cl_mem counter, blocks, marked_buf;
@@ -310,6 +319,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     /* a resident column's launches cost a round trip each: without ids, few and large */
     Q->batch_rows = c->dev && !s->row_ids ? RESIDENT_BATCH_ROWS : BATCH_ROWS;
     Q->pos_wanted = s->positions != NULL;
+    Q->dense = dev->info.type == CLM_DEVICE_CPU ? DENSE_CPU : DENSE;
     uint64_t batch = c->rows < Q->batch_rows ? c->rows : Q->batch_rows;
     /* positions are those of the first pattern that selects a row: a pass per pattern */
     Q->aho = like->aho_buf && !s->positions &&
@@ -445,10 +455,6 @@ static int resident_offset(struct query *Q, const struct clm_column *c, uint64_t
     return CLM_OK;
 }
 
-/* auto's look at the first piece: anchors in more than one block in DENSE leave too many
- * rows to verify (H200, TPC-H comments: 'requests' in about a row in eight made filter and
- * verify slower than a work-item per row; an anchor in no row made it 2.4x faster). */
-#define DENSE 16u
 #define PROBE_BYTES ((uint64_t)32 << 20)
 static int probe(struct query *Q, cl_uint nblocks)
 {
@@ -467,7 +473,7 @@ static int probe(struct query *Q, cl_uint nblocks)
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clm_like_marked");
     Q->probe = 0;
-    if ((uint64_t)marked * DENSE > nblocks)
+    if ((uint64_t)marked * Q->dense > nblocks)
         Q->filter = 0;
     return CLM_OK;
 }

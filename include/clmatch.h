@@ -1326,7 +1326,8 @@ typedef enum {
                              positions), CLM_ROWS_FILTER for one LIKE or NOT LIKE that it
                              serves and that is no prefix or equality (no leading '%'),
                              when the search finds its anchor in at most one 64-byte
-                             block in 16 of the first piece; else CLM_ROWS_ITEM. The
+                             block in 16 of the first piece (in 4 on CPU devices); else
+                             CLM_ROWS_ITEM. The
                              automaton's rule is a guess until measured on a GPU */
     CLM_ROWS_ITEM = 1,  /**< a work-item per row: short rows */
     CLM_ROWS_GROUP = 2, /**< a work-group per row, its work-items comparing the placements

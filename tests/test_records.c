@@ -449,6 +449,56 @@ static void test_filter(const void *arg)
     free(data);
 }
 
+/* auto's probe keeps filter and verify while its anchor marks at most one block in 16 of
+ * the first piece (a GPU), one in 4 (a CPU, where verifying costs less beside a work-item
+ * per row): rows of 64 bytes, one block each, the anchor in every 6th or every 2nd row. */
+static void test_dense(const void *arg)
+{
+    (void)arg;
+    clm_device_info info;
+    REQUIRE_RC(clm_device_get_info(t_dev, &info, sizeof info), CLM_OK);
+    const int cpu = info.type == CLM_DEVICE_CPU;
+    enum { ROWS = 4000 };
+    static const struct {
+        unsigned every;
+        int filter_cpu, filter_gpu;
+    } cases[] = {{6, 1, 0}, {2, 0, 0}, {40, 1, 1}};
+    int32_t *off = malloc((ROWS + 1) * sizeof *off);
+    unsigned char *data = malloc(64 * ROWS);
+    if (!off || !data) abort();
+    const char *pat = "%zq%";
+    clm_like *like = NULL;
+    REQUIRE_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memset(data, 'a', 64 * ROWS);
+        uint64_t n = 0;
+        for (int i = 0; i <= ROWS; i++) {
+            off[i] = 64 * i;
+            if (i < ROWS && i % (int)cases[k].every == 0) {
+                memcpy(data + 64 * i + 20, "zq", 2);
+                n++;
+            }
+        }
+        tcol c = {ROWS, 32, off, data, 64 * ROWS, NULL};
+        clm_column *col = NULL, *res = NULL;
+        clm_selection s;
+        clm_selection_init(&s, sizeof s);
+        int want = cpu ? cases[k].filter_cpu : cases[k].filter_gpu;
+        if (EXPECT_RC(tcol_wrap(&c, &col), CLM_OK) &&
+            EXPECT_RC(clm_column_upload(t_dev, col, &res), CLM_OK) &&
+            EXPECT_RC(clm_like_select(like, res, &s), CLM_OK) &&
+            !EXPECT(s.count == n && (s.kernel_used == CLM_ROWS_FILTER) == want))
+            t_note("anchor in every %u rows (%s): kernel %d, count %llu of %llu",
+                   cases[k].every, cpu ? "CPU" : "GPU", (int)s.kernel_used,
+                   (unsigned long long)s.count, (unsigned long long)n);
+        clm_column_free(res);
+        clm_column_free(col);
+    }
+    clm_like_free(like);
+    free(off);
+    free(data);
+}
+
 /* auto's probe reads the first 32 MiB of a resident column: anchors only past them are
  * still all found by the pieces after it. */
 static void test_probe(const void *arg)
@@ -1224,6 +1274,7 @@ void register_records_tests(void)
     t_register("records.disjunction", test_disjunction, NULL, 1);
     t_register("records.edges", test_edges, NULL, 0);
     t_register("records.filter", test_filter, NULL, 0);
+    t_register("records.dense", test_dense, NULL, 1);
     t_register("records.probe", test_probe, NULL, 0);
     t_register("records.slabs", test_slabs, NULL, 0);
     t_register("records.bytes", test_bytes, NULL, 0);
