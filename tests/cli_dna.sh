@@ -217,6 +217,7 @@ EOF
     both_paths "-c" "$E" -c -e GATTACA -e AGG
     both_paths "--bed -k 1" "$E" --bed -k 1 -e GATTACA
     both_paths "gzip input" "$T/edge.fa.gz" -k 1 -e GATTACA
+    both_paths "--devices 0:0 (a set stream: the host path)" "$E" --devices 0:0 -k 1 -e GATTACA
     for bs in 1 2 3 7 61 4096; do
         both_paths "--block-size=$bs, -k 1" "$E" --block-size=$bs -k 1 -e GATTACA -e GAATTC
     done

@@ -135,10 +135,59 @@ static int write_raw(clm_stream *st, const unsigned char *raw, size_t n, t_rng *
     return CLM_OK;
 }
 
+/* The raw text through a skip-line-breaks stream of a scratch on data path `path`, matching
+ * and count-only, against want (the text's matches). */
+static void stream_raw(const skip_arg *a, clm_database *db, clm_data_path path,
+                       const unsigned char *raw, size_t raw_n, size_t n, const t_matches *want,
+                       t_rng *r)
+{
+    clm_scratch *s = NULL;
+    clm_stream *st = NULL;
+    clm_scratch_options so;
+    t_matches got;
+    char diff[512];
+    uint64_t total = 0;
+    size_t off_errors = 0;
+    const char *pn = clm_data_path_name(path);
+    clm_scratch_options_init(&so, sizeof so);
+    so.slab_bytes = SLAB;
+    so.match_capacity = a->capacity;
+    so.data_path = path;
+    int rc = clm_scratch_alloc(db, &so, &s);
+    if (rc == CLM_E_UNSUPPORTED && path != CLM_PATH_AUTO)
+        return; /* a path this device cannot take */
+    if (!EXPECT_RC(rc, CLM_OK))
+        return;
+    t_matches_init(&got);
+    for (int round = 0; round < 2; round++) {
+        unsigned flags = CLM_STREAM_SKIP_LINE_BREAKS | (round ? CLM_STREAM_COUNT_ONLY : 0u);
+        if (!EXPECT_RC(clm_stream_open(db, s, flags, &st), CLM_OK))
+            break;
+        t_matches_clear(&got);
+        EXPECT_RC(write_raw(st, raw, raw_n, r, round ? NULL : &got, &off_errors), CLM_OK);
+        got.written = 0;
+        total = 0;
+        EXPECT_RC(clm_stream_close(st, round ? NULL : t_collect, round ? NULL : &got, &total),
+                  CLM_OK);
+        if (!round && t_matches_diff(&got, want, diff, sizeof diff))
+            T_FAIL("%s, %s path: stream of %zu raw bytes (text %zu) vs the text's matches: %s",
+                   a->name, pn, raw_n, n, diff);
+        if (!round && got.causality_errors)
+            T_FAIL("%s, %s path: %d matches delivered before their text was written", a->name,
+                   pn, got.causality_errors);
+        if (total != want->n)
+            T_FAIL("%s, %s path: %s stream total %llu, expected %zu", a->name, pn,
+                   round ? "count-only" : "matching", (unsigned long long)total, want->n);
+    }
+    EXPECT(off_errors == 0);
+    t_matches_free(&got);
+    clm_scratch_free(s);
+}
+
 static void test_skip(const void *arg)
 {
     const skip_arg *a = arg;
-    size_t n = t_quick ? 30000 : 200000, raw_n = 0, off_errors = 0;
+    size_t n = t_quick ? 30000 : 200000, raw_n = 0;
     t_rng r;
     t_rng_init(&r, "skip", (uint64_t)a->m);
     unsigned char *pat = malloc(a->m);
@@ -153,19 +202,12 @@ static void test_skip(const void *arg)
     unsigned char *raw = add_breaks(text, n, &r, &raw_n);
     clm_database *db = NULL;
     clm_scratch *s = NULL;
-    clm_stream *st = NULL;
-    clm_scratch_options so;
     t_matches want, got;
-    char diff[512];
-    uint64_t total = 0;
     t_matches_init(&want);
     t_matches_init(&got);
-    clm_scratch_options_init(&so, sizeof so);
-    so.slab_bytes = SLAB;
-    so.match_capacity = a->capacity;
     if (!EXPECT_RC(t_compile_ex(&ps, a->algo, CLM_TABLE_AUTO, a->flags, 0, 0, CLM_VARIANT_AUTO,
                                 a->k, &db), CLM_OK) ||
-        !EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK))
+        !t_scratch_alloc(db, &s, SLAB, a->capacity, a->name))
         goto out;
     if (a->exact) {
         t_reference(text, n, &ps, &want);
@@ -175,26 +217,10 @@ static void test_skip(const void *arg)
         goto out;
     }
     if (!EXPECT(want.n > 0)) goto out;
-    for (int round = 0; round < 2; round++) {
-        unsigned flags = CLM_STREAM_SKIP_LINE_BREAKS | (round ? CLM_STREAM_COUNT_ONLY : 0u);
-        if (!EXPECT_RC(clm_stream_open(db, s, flags, &st), CLM_OK)) goto out;
-        t_matches_clear(&got);
-        EXPECT_RC(write_raw(st, raw, raw_n, &r, round ? NULL : &got, &off_errors), CLM_OK);
-        got.written = 0;
-        total = 0;
-        EXPECT_RC(clm_stream_close(st, round ? NULL : t_collect, round ? NULL : &got, &total),
-                  CLM_OK);
-        if (!round && t_matches_diff(&got, &want, diff, sizeof diff))
-            T_FAIL("%s: stream of %zu raw bytes (text %zu) vs the text's matches: %s",
-                   a->name, raw_n, n, diff);
-        if (!round && got.causality_errors)
-            T_FAIL("%s: %d matches delivered before their text was written", a->name,
-                   got.causality_errors);
-        if (total != want.n)
-            T_FAIL("%s: %s stream total %llu, expected %zu", a->name,
-                   round ? "count-only" : "matching", (unsigned long long)total, want.n);
-    }
-    EXPECT(off_errors == 0);
+    /* the device's own path, and copy and pinned (a GPU's), whatever the device */
+    static const clm_data_path paths[] = {CLM_PATH_AUTO, CLM_PATH_COPY, CLM_PATH_PINNED};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
+        stream_raw(a, db, paths[p], raw, raw_n, n, &want, &r);
 out:
     clm_scratch_free(s);
     clm_database_free(db);
