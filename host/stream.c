@@ -119,7 +119,7 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     }
     if (st->tfill >= st->db->min_match) {
         rc = clm_slot_commit(ln, cur, st->fill);
-        if (rc == CLM_OK && (st->flags & CLM_STREAM_SKIP_LINE_BREAKS))
+        if (rc == CLM_OK && st->fill != st->tfill) /* a slab without line breaks as it is */
             rc = clm_slot_compact(ln, cur, st->fill, st->tfill);
         if (rc == CLM_OK)
             rc = clm_slot_launch(ln, cur, st->tfill, st->first, owned, st->base, count_only);

@@ -145,7 +145,8 @@ fi
 # ---- the device path (--line-breaks=device) against the host path --------------------------
 # The file's bytes go to the device as they are and the host finds only the headers: every
 # case must print byte for byte what the host path (fasta.c) prints, with the same status,
-# wherever the read blocks end (inside a header, inside a CRLF pair, right after a '>').
+# wherever the read blocks end (inside a header, inside a CRLF pair, right after a '>'), for
+# records shorter and longer than the 4 KiB from which their bytes are written in place.
 # both_paths NAME FILE ARGS...
 both_paths() {
     name=$1 f=$2
@@ -185,7 +186,7 @@ for j in range(40):
     k = rnd.randrange(0, 6)
     if k == 0:
         continue                               # an empty record
-    seq = planted(rnd.choice([3, 7, 40, 300, 2500]))
+    seq = planted(rnd.choice([3, 7, 40, 300, 2500, 9000, 20000]))
     if k == 1:
         seq = seq[:len(seq) // 2] + seq[len(seq) // 2:].lower()
     if k == 2 and len(seq) > 10:               # '>' and CR inside a sequence line: sequence
@@ -218,7 +219,9 @@ EOF
     both_paths "--bed -k 1" "$E" --bed -k 1 -e GATTACA
     both_paths "gzip input" "$T/edge.fa.gz" -k 1 -e GATTACA
     both_paths "--devices 0:0 (a set stream: the host path)" "$E" --devices 0:0 -k 1 -e GATTACA
-    for bs in 1 2 3 7 61 4096; do
+    # Pieces of more than 4 KiB go to the stream in place, shorter ones are batched
+    # (tools/fasta_device.c): block sizes around that mix both within a record.
+    for bs in 1 2 3 7 61 4096 4097 6000 9001; do
         both_paths "--block-size=$bs, -k 1" "$E" --block-size=$bs -k 1 -e GATTACA -e GAATTC
     done
     both_paths "--block-size=5, -c -m 1, gzip" "$T/edge.fa.gz" --block-size=5 -c -m 1 -e GATTACA

@@ -804,7 +804,6 @@ typedef struct {
     int on_device;
     cli_stream *stream;
     fdev_window dw;
-    uint64_t text_end; /* the stream's text offset after the last write */
     int stream_status; /* a stream call's failure inside a reader callback */
     unsigned char *win; /* stream bytes [base, base + win_len) */
     size_t win_len, win_cap;
@@ -1061,20 +1060,33 @@ static int win_append(dna_run *r, const void *p, size_t n, int fill)
     return 0;
 }
 
-/* The device path: p[0, n) (NULL: n separator bytes) written to the stream at once. */
+/* fdev_write_fn of the device path: a stream write, then its text offset. */
+static int device_write(void *vctx, const unsigned char *p, size_t n, uint64_t *text)
+{
+    dna_run *r = vctx;
+    int st = cli_stream_write(r->stream, p, n, on_match, r);
+    return st == CLM_OK ? cli_stream_text_offset(r->stream, text) : st;
+}
+
+/* fdev_put's or fdev_flush's status st: CLM_OK, else 1 with r->stream_status set. */
+static int device_status(dna_run *r, int st)
+{
+    if (st == CLM_E_INVALID) { /* fdev_flush: the library counted other text */
+        errmsg("%s: internal error: the stream's text offset %" PRIu64 " is not the %" PRIu64
+               " bytes written", r->name, r->dw.written, r->dw.text_end);
+        r->internal = 1;
+        st = CLM_STOPPED;
+    }
+    r->stream_status = st;
+    return st != CLM_OK;
+}
+
+/* The device path: p[0, n) (NULL: n separator bytes) into the stream. */
 static int device_put(dna_run *r, const unsigned char *p, size_t n)
 {
     if (!p)
         p = (const unsigned char *)device_separator;
-    if (fdev_add(&r->dw, r->text_end, p, n) != 0) {
-        errmsg("out of memory");
-        return 1;
-    }
-    int st = cli_stream_write(r->stream, p, n, on_match, r);
-    if (st == CLM_OK)
-        st = cli_stream_text_offset(r->stream, &r->text_end);
-    r->stream_status = st;
-    return st != CLM_OK;
+    return device_status(r, fdev_put(&r->dw, p, n, device_write, r));
 }
 
 /* Stream text: into the window (host path), or raw to the stream (device path). */
@@ -1086,7 +1098,7 @@ static int put_text(dna_run *r, const unsigned char *p, size_t n)
 /* The text offset of the next byte put. */
 static uint64_t text_end(const dna_run *r)
 {
-    return r->on_device ? r->text_end : r->base + r->win_len;
+    return r->on_device ? r->dw.text_end : r->base + r->win_len;
 }
 
 static int on_record_start(void *vctx, const char *header, size_t len, uint64_t line)
@@ -1145,17 +1157,15 @@ static int push_window(dna_run *r, cli_stream *s)
     const uint64_t hold = r->max_len + r->cfg.max_errors;
     uint64_t settled;
     int st;
-    if (r->on_device) { /* written already: flush, then keep what the read block held */
+    if (r->on_device) { /* the batch written, flush, then keep what the read block held */
+        if (device_status(r, fdev_flush(&r->dw, device_write, r)) != 0)
+            return r->stream_status;
         if (total != r->written && (st = cli_stream_flush(s, on_match, r)) != CLM_OK)
             return st;
         r->written = total;
         settled = total > hold ? total - hold : 0;
         emit_settled(r, settled);
-        if (fdev_keep(&r->dw, settled, total) != 0) {
-            errmsg("out of memory");
-            return CLM_E_NOMEM;
-        }
-        return CLM_OK;
+        return fdev_keep(&r->dw, settled) != 0 ? CLM_E_NOMEM : CLM_OK;
     }
     if (total == r->written)
         return CLM_OK;
@@ -1208,7 +1218,6 @@ static void search_file(dna_run *r, const char *path)
     r->base = r->written = 0;
     r->records_in_file = 0;
     r->on_device = 0;
-    r->text_end = 0;
     r->stream_status = CLM_OK;
     fdev_reset(&r->dw);
     reads_init(&fr, r->cfg.format, is_stdin ? STDIN_NAME : path);

@@ -1,6 +1,8 @@
 /* FASTA on the device: the record splitter and the window of raw pieces (fasta_device.h). */
 #include "fasta_device.h"
 
+#include "clmatch.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +99,9 @@ void fdev_init(fdev_window *w)
 
 void fdev_free(fdev_window *w)
 {
+    for (size_t i = 0; i < w->n_chunks; i++)
+        free(w->chunk[i]);
+    free(w->chunk);
     free(w->v);
     free(w->keep[0]);
     free(w->keep[1]);
@@ -104,10 +109,17 @@ void fdev_free(fdev_window *w)
     fdev_init(w);
 }
 
-void fdev_reset(fdev_window *w)
+/* No piece; the chunks are free for reuse. */
+static void drop_pieces(fdev_window *w)
 {
     w->n = w->ci = w->craw = 0;
-    w->ctext = 0;
+    w->cur = w->used = w->pend = 0;
+}
+
+void fdev_reset(fdev_window *w)
+{
+    drop_pieces(w);
+    w->ctext = w->text_end = w->written = 0;
 }
 
 static int reserve(void **p, size_t *cap, size_t need, size_t elem)
@@ -125,7 +137,7 @@ static int reserve(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-int fdev_add(fdev_window *w, uint64_t text, const unsigned char *p, size_t n)
+static int add_piece(fdev_window *w, uint64_t text, const unsigned char *p, size_t n)
 {
     if (reserve((void **)&w->v, &w->cap, w->n + 1, sizeof *w->v) != 0)
         return -1;
@@ -136,9 +148,69 @@ int fdev_add(fdev_window *w, uint64_t text, const unsigned char *p, size_t n)
     return 0;
 }
 
-uint64_t fdev_first(const fdev_window *w, uint64_t end)
+int fdev_flush(fdev_window *w, fdev_write_fn write, void *ctx)
 {
-    return w->n ? w->v[0].text : end;
+    if (w->pend == w->used)
+        return CLM_OK;
+    uint64_t text;
+    int st = write(ctx, w->chunk[w->cur] + w->pend, w->used - w->pend, &text);
+    if (st != CLM_OK)
+        return st;
+    w->pend = w->used;
+    w->written = text;
+    return text == w->text_end ? CLM_OK : CLM_E_INVALID; /* the batch has no line break */
+}
+
+/* Room for n bytes (at most FDEV_CHUNK) in the current chunk, writing the batch to move on. */
+static int chunk_room(fdev_window *w, size_t n, fdev_write_fn write, void *ctx)
+{
+    if (w->n_chunks && w->used + n <= FDEV_CHUNK)
+        return CLM_OK;
+    int st = fdev_flush(w, write, ctx);
+    if (st != CLM_OK)
+        return st;
+    size_t next = w->n_chunks ? w->cur + 1 : 0;
+    if (next == w->n_chunks) {
+        unsigned char *c = malloc(FDEV_CHUNK);
+        if (!c || reserve((void **)&w->chunk, &w->cap_chunks, w->n_chunks + 1,
+                          sizeof *w->chunk) != 0) {
+            free(c);
+            return CLM_E_NOMEM;
+        }
+        w->chunk[w->n_chunks++] = c;
+    }
+    w->cur = next;
+    w->used = w->pend = 0;
+    return CLM_OK;
+}
+
+int fdev_put(fdev_window *w, const unsigned char *p, size_t n, fdev_write_fn write, void *ctx)
+{
+    int st;
+    if (n == 0)
+        return CLM_OK;
+    if (n > FDEV_SMALL) { /* in place: the library counts its line breaks */
+        uint64_t text;
+        if ((st = fdev_flush(w, write, ctx)) != CLM_OK)
+            return st;
+        if (add_piece(w, w->text_end, p, n) != 0)
+            return CLM_E_NOMEM;
+        if ((st = write(ctx, p, n, &text)) != CLM_OK)
+            return st;
+        w->text_end = w->written = text;
+        return CLM_OK;
+    }
+    if ((st = chunk_room(w, n, write, ctx)) != CLM_OK)
+        return st;
+    unsigned char *d = w->chunk[w->cur] + w->used, *d0 = d;
+    for (size_t i = 0; i < n; i++) /* a short record's lines joined, as the host path does */
+        if (!is_break(p[i]))
+            *d++ = p[i];
+    if (d > d0 && add_piece(w, w->text_end, d0, (size_t)(d - d0)) != 0)
+        return CLM_E_NOMEM;
+    w->used += (size_t)(d - d0);
+    w->text_end += (uint64_t)(d - d0);
+    return CLM_OK;
 }
 
 /* Past *need text bytes of p[from, n): line by line (memchr), byte by byte only in the line
@@ -211,10 +283,11 @@ const unsigned char *fdev_text(fdev_window *w, uint64_t start, uint64_t end)
     return w->out;
 }
 
-int fdev_keep(fdev_window *w, uint64_t from, uint64_t end)
+int fdev_keep(fdev_window *w, uint64_t from)
 {
-    if (from < fdev_first(w, end))
-        from = fdev_first(w, end);
+    const uint64_t end = w->text_end;
+    if (w->n && from < w->v[0].text)
+        from = w->v[0].text;
     if (from > end)
         from = end;
     int next = !w->keep_cur;
@@ -228,12 +301,9 @@ int fdev_keep(fdev_window *w, uint64_t from, uint64_t end)
             if (!is_break(c))
                 dst[--at] = c;
         }
-    fdev_reset(w);
+    drop_pieces(w);
     w->keep_cur = next;
-    if (want == 0)
-        return 0;
-    /* at > 0 only if the pieces held less than they should: then lookups fail (NULL) */
-    fdev_add(w, from + at, dst + at, want - at); /* room for one piece exists */
     w->ctext = from + at;
-    return 0;
+    /* at > 0 only if the pieces held less than they should: then lookups fail (NULL) */
+    return want > at ? add_piece(w, from + at, dst + at, want - at) : 0;
 }

@@ -9,8 +9,11 @@
  *    sequence pieces are raw: every byte of the sequence lines, their '\n' and '\r' too. A
  *    header is a line that starts with '>' (after a '\n'), so the host looks at the input
  *    with memchr for '>' alone: headers are rare.
- *  - fdev_window: the bytes written to the stream whose text a match may still need, as
- *    pieces (the caller's memory, valid until fdev_keep) with the text offset each begins at.
+ *  - fdev_window: what goes to the stream, and the bytes whose text a match may still need,
+ *    as pieces (the caller's memory, valid until fdev_keep) with the text offset each begins
+ *    at. A large piece is written as it is (the library counts its line breaks); small ones
+ *    (short records, separators) are copied without their line breaks into chunks that are
+ *    written a megabyte at a time: millions of short records cost no write call each.
  */
 #ifndef CLMATCH_FASTA_DEVICE_H
 #define CLMATCH_FASTA_DEVICE_H
@@ -19,6 +22,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Pieces up to this many bytes are copied and batched; larger ones are written in place. */
+#define FDEV_SMALL 4096u
+/* The batches' chunks. */
+#define FDEV_CHUNK ((size_t)1 << 20)
 
 typedef struct {
     int in_header;     /* inside a header line */
@@ -53,22 +61,34 @@ typedef struct {
     uint64_t ctext;
     unsigned char *out;  /* fdev_text's result */
     size_t out_cap;
+    /* the small pieces' copies: chunk[0 .. cur] in use since fdev_keep, bytes [0, used) of
+     * chunk[cur], of which [pend, used) are not written yet */
+    unsigned char **chunk;
+    size_t n_chunks, cap_chunks, cur, used, pend;
+    uint64_t text_end;   /* text offset after every byte put */
+    uint64_t written;    /* ... after every byte written */
 } fdev_window;
+
+/* Write p[0, n) to the stream; *text gets the stream's text offset after it. A CLM_* status. */
+typedef int (*fdev_write_fn)(void *ctx, const unsigned char *p, size_t n, uint64_t *text);
 
 void fdev_init(fdev_window *w);
 void fdev_free(fdev_window *w);
-/* Forget every piece (a new file). */
+/* Forget every piece (a new file: text offsets from 0). */
 void fdev_reset(fdev_window *w);
-/* p[0, n) was written to the stream from text offset `text` on; it stays valid until
- * fdev_keep. 0, or -1 out of memory. */
-int fdev_add(fdev_window *w, uint64_t text, const unsigned char *p, size_t n);
+/* Put p[0, n) into the stream (p stays valid until fdev_keep): a large piece is written now
+ * (after the batch), a small one copied into the batch. CLM_OK, CLM_E_NOMEM, CLM_E_INVALID
+ * (the stream's text offset is not the one counted: an internal error), or write's status. */
+int fdev_put(fdev_window *w, const unsigned char *p, size_t n, fdev_write_fn write,
+             void *ctx);
+/* Write the batch. Statuses as fdev_put. */
+int fdev_flush(fdev_window *w, fdev_write_fn write, void *ctx);
 /* The text [start, end) (line breaks dropped), which the pieces must hold; NULL when they do
  * not (or out of memory). Lookups in increasing order of start are cheapest. */
 const unsigned char *fdev_text(fdev_window *w, uint64_t start, uint64_t end);
-/* No lookup will start before `from`, and the text ends at `end`: copy [from, end) out of the
- * pieces (they may be reused afterwards). 0, or -1 out of memory. */
-int fdev_keep(fdev_window *w, uint64_t from, uint64_t end);
-/* The first text offset the pieces hold (their end when there are none). */
-uint64_t fdev_first(const fdev_window *w, uint64_t end);
+/* Everything is written (fdev_flush) and no lookup will start before `from`: copy the text
+ * [from, text_end) out of the pieces, which may be reused afterwards. 0, or -1 out of
+ * memory. */
+int fdev_keep(fdev_window *w, uint64_t from);
 
 #endif
