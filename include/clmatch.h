@@ -797,7 +797,8 @@ typedef struct clm_stream clm_stream;
 #define CLM_STREAM_COUNT_ONLY 1u  /**< only count; callbacks are not called */
 /** The bytes '\n' and '\r' written are not part of the text: matches are found in, and their
  *  offsets count, the other bytes alone ("text offsets"), as if the line breaks had been
- *  removed before the writes (a match may span a line break). The bytes go to the device as
+ *  removed before the writes (a match may span a line break; clm_stream_flush's bound
+ *  counts text bytes too). The bytes go to the device as
  *  written, and a kernel drops the line breaks there (for FASTA sequence lines: the host
  *  does not rewrite them). clm_stream_text_offset maps writes to text offsets. The device
  *  then holds a second text buffer per slot, allocated on first use, beyond max_memory. */

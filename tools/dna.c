@@ -16,6 +16,9 @@
  * the record at the front of the queue are collected (with a copy of their text) and printed
  * in seqkit's order once the record is complete: when a match of a later record arrives, when
  * a flush has delivered everything up to past the record's end, or at the end of the input.
+ * On the device path (--line-breaks, the default on GPUs) a FASTA file's sequence lines go to
+ * a CLM_STREAM_SKIP_LINE_BREAKS stream as they are, the host finding only the headers, and
+ * the stream's text offsets place the records (tools/fasta_device.c).
  *
  * Memory: one read block (--block-size), the stream text not yet settled (about a block plus
  * the longest pattern), the headers of the records of about one block, and the matches of one
