@@ -172,32 +172,36 @@ def planted(n):
         s[i:i + len(p)] = p
     return ''.join(s)
 eols = ['\n', '\r\n', '\r\r\n', '\n\n', '\r\n\r\n']
-out = ['\n\r\n']                              # line breaks before the first header
-def lines(seq, eol):
+def lines(out, seq, eol):
     i = 0
     while i < len(seq):
         w = rnd.randrange(1, 90)
         out.append(seq[i:i + w] + (eol if eol else rnd.choice(eols)))
         i += w
-for j in range(40):
-    eol = rnd.choice(eols + [None])
-    hdr = rnd.choice(['r%d' % j, 'r%d with spaces  and\ttab' % j, 'r%d>gt' % j, 'r%d\r' % j])
-    out.append('>' + hdr + (eol or '\n'))
-    k = rnd.randrange(0, 6)
-    if k == 0:
-        continue                               # an empty record
-    seq = planted(rnd.choice([3, 7, 40, 300, 2500, 9000, 20000]))
-    if k == 1:
-        seq = seq[:len(seq) // 2] + seq[len(seq) // 2:].lower()
-    if k == 2 and len(seq) > 10:               # '>' and CR inside a sequence line: sequence
-        seq = seq[:5] + '>' + seq[5:8] + '\r' + seq[8:]
-    lines(seq, eol)
-    if k == 3:
-        out.append('\r>not a header: CR first\n' + planted(50) + '\n')
-    if k == 4:                                 # '>' inside a line: sequence too
-        out.append('GATTA>GATTACA>\r\nGATTACA\n')
-out.append('>last no final newline\nGATTACAGGATTACA\r\nGAATT')
-open(T + '/edge.fa', 'w', newline='').write(''.join(out))
+# path: records of the given sizes, each kind of oddity in turn
+def fasta(path, records, sizes):
+    out = ['\n\r\n']                          # line breaks before the first header
+    for j in range(records):
+        eol = rnd.choice(eols + [None])
+        hdr = rnd.choice(['r%d' % j, 'r%d with spaces  and\ttab' % j, 'r%d>gt' % j, 'r%d\r' % j])
+        out.append('>' + hdr + (eol or '\n'))
+        k = j % 6
+        if k == 0:
+            continue                           # an empty record
+        seq = planted(rnd.choice(sizes))
+        if k == 1:
+            seq = seq[:len(seq) // 2] + seq[len(seq) // 2:].lower()
+        if k == 2 and len(seq) > 10:           # '>' and CR inside a sequence line: sequence
+            seq = seq[:5] + '>' + seq[5:8] + '\r' + seq[8:]
+        lines(out, seq, eol)
+        if k == 3:
+            out.append('\r>not a header: CR first\n' + planted(50) + '\n')
+        if k == 4:                             # '>' inside a line: sequence too
+            out.append('GATTA>GATTACA>\r\nGATTACA\n')
+    out.append('>last no final newline\nGATTACAGGATTACA\r\nGAATT')
+    open(path, 'w', newline='').write(''.join(out))
+fasta(T + '/edge.fa', 40, [3, 7, 40, 300, 2500, 9000, 20000])
+fasta(T + '/edge-small.fa', 14, [3, 7, 40, 300])    # for reads of a few bytes
 EOF
     E=$T/edge.fa
     gzip -c "$E" >"$T/edge.fa.gz"
@@ -219,12 +223,18 @@ EOF
     both_paths "--bed -k 1" "$E" --bed -k 1 -e GATTACA
     both_paths "gzip input" "$T/edge.fa.gz" -k 1 -e GATTACA
     both_paths "--devices 0:0 (a set stream: the host path)" "$E" --devices 0:0 -k 1 -e GATTACA
+    for bs in 1 2 3 7; do
+        both_paths "--block-size=$bs, -k 1" "$T/edge-small.fa" --block-size=$bs -k 1 \
+            -e GATTACA -e GAATTC
+    done
+    gzip -c "$T/edge-small.fa" >"$T/edge-small.fa.gz"
+    both_paths "--block-size=5, -c -m 1, gzip" "$T/edge-small.fa.gz" --block-size=5 -c -m 1 \
+        -e GATTACA
     # Pieces of more than 4 KiB go to the stream in place, shorter ones are batched
     # (tools/fasta_device.c): block sizes around that mix both within a record.
-    for bs in 1 2 3 7 61 4096 4097 6000 9001; do
+    for bs in 61 4096 4097 6000 9001; do
         both_paths "--block-size=$bs, -k 1" "$E" --block-size=$bs -k 1 -e GATTACA -e GAATTC
     done
-    both_paths "--block-size=5, -c -m 1, gzip" "$T/edge.fa.gz" --block-size=5 -c -m 1 -e GATTACA
     CLMATCH_SLAB_BYTES=4096 both_paths "4 KiB library slabs, -k 2" "$E" -k 2 -e GATTACAGG
     for f in $VARIANTS; do
         both_paths "$(basename "$f"), -k 1" "$f" -k 1 -e GATTACA -e GAATTC
