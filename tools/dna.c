@@ -33,6 +33,7 @@
 #include "fasta.h"
 #include "fasta_device.h"
 #include "gz.h"
+#include "readahead.h"
 #include "reads.h"
 
 #include <errno.h>
@@ -799,6 +800,7 @@ typedef struct {
     int lowercase_out; /* -i without --degenerate */
     int edit_mode;     /* -k without --mismatches-only: insertions and deletions */
     unsigned char *block;
+    unsigned char *block2; /* a regular file's second block (readahead.h), made on first use */
     int fasta_on_device; /* FASTA files take the device path (--line-breaks) */
     /* Per file (reset by search_file). */
     const char *name;
@@ -1198,6 +1200,7 @@ static void search_file(dna_run *r, const char *path)
     reads_reader fr;
     fasta_split split;
     gz_input *gz = NULL;
+    readahead *ra = NULL;
     cli_stream *stream = NULL;
     struct stat sb;
     int fd, st = CLM_OK, fst = FASTA_OK, eof = 0, rc = 0, err;
@@ -1228,17 +1231,24 @@ static void search_file(dna_run *r, const char *path)
     if ((err = gz_open(fd, &gz)) != 0) {
         errmsg("%s: %s", label, strerror(err));
         rc = -1;
+    } else if (S_ISREG(sb.st_mode) &&
+               (r->block2 || (r->block2 = malloc(r->cfg.dev.block_bytes)) != NULL)) {
+        unsigned char *bufs[2] = {r->block, r->block2};
+        if (readahead_start(gz, bufs, r->cfg.dev.block_bytes, &ra) != 0)
+            ra = NULL; /* read on this thread, as from a pipe */
     }
     while (rc == 0 && !eof) {
         size_t got, skip = 0;
-        int gst = gz_read(gz, r->block, r->cfg.dev.block_bytes, &got, &eof);
+        unsigned char *block = r->block;
+        int gst = ra ? readahead_next(ra, &block, &got, &eof)
+                     : gz_read(gz, block, r->cfg.dev.block_bytes, &got, &eof);
         r->bytes_in += got;
-        while (!stream && skip < got && (r->block[skip] == '\n' || r->block[skip] == '\r'))
+        while (!stream && skip < got && (block[skip] == '\n' || block[skip] == '\r'))
             skip++;
         /* The path is chosen by the first byte other than a line break: until then both
          * readers would skip the same line breaks, so the host's takes them. */
         if (!stream && (skip < got || eof)) {
-            r->on_device = r->fasta_on_device && skip < got && r->block[skip] == '>' &&
+            r->on_device = r->fasta_on_device && skip < got && block[skip] == '>' &&
                            r->cfg.format != READS_FASTQ;
             st = cli_stream_open(r->set, r->db, r->scratch,
                                  r->on_device ? CLM_STREAM_SKIP_LINE_BREAKS : 0u, &stream);
@@ -1251,8 +1261,8 @@ static void search_file(dna_run *r, const char *path)
             r->stream = stream;
         }
         /* What was read before a read error or bad gzip data is input as any other. */
-        fst = r->on_device ? fasta_split_feed(&split, r->block + skip, got - skip, &cb, r)
-                           : reads_feed(&fr, r->block, got, &cb, r);
+        fst = r->on_device ? fasta_split_feed(&split, block + skip, got - skip, &cb, r)
+                           : reads_feed(&fr, block, got, &cb, r);
         if (gst != 0 && fst == FASTA_OK) {
             errmsg("%s: %s", label, gz_error(gz));
             rc = -1;
@@ -1305,6 +1315,7 @@ static void search_file(dna_run *r, const char *path)
     reads_free(&fr);
     fasta_split_free(&split);
     r->stream = NULL;
+    readahead_stop(ra);
     gz_close(gz);
     if (!is_stdin && close(fd) != 0) {
         errmsg("%s: %s", label, strerror(errno));
@@ -1556,6 +1567,7 @@ done:
     free(r.hits);
     free(r.arena);
     free(r.block);
+    free(r.block2);
     free(r.cfg.pattern_args);
     free(r.cfg.pattern_files);
     return status;
