@@ -20,9 +20,9 @@
  * a CLM_STREAM_SKIP_LINE_BREAKS stream as they are, the host finding only the headers, and
  * the stream's text offsets place the records (tools/fasta_device.c).
  *
- * Memory: one read block (--block-size), the stream text not yet settled (about a block plus
- * the longest pattern), the headers of the records of about one block, and the matches of one
- * record. Files of any size are streamed.
+ * Memory: one read block (--block-size; two for a regular file: readahead.h), the stream text
+ * not yet settled (about a block plus the longest pattern), the headers of the records of
+ * about one block, and the matches of one record. Files of any size are streamed.
  */
 #include "dna.h"
 
