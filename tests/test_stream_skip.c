@@ -24,20 +24,23 @@ typedef struct {
     size_t capacity;  /* match buffer (16: growth) */
     int allmatch;
     int exact;        /* the reference applies */
+    int packed;       /* clm_compile_options.packing CLM_ON: 2-bit text (clm_pack reads the
+                         compacted slab) */
 } skip_arg;
 
 static const skip_arg skip_args[] = {
-    {"naive", CLM_ALGO_NAIVE, 4, 17, 0, 0, 0, 0, 1},
-    {"dfa", CLM_ALGO_DFA, 26, 33, 0, 0, 0, 0, 1},
-    {"bitap", CLM_ALGO_BITAP, 4, 65, 0, 0, 0, 0, 1},
-    {"bmh", CLM_ALGO_BMH, 26, 17, 0, 0, 0, 0, 1},
-    {"simd", CLM_ALGO_SIMD, 4, 65, 0, 0, 0, 0, 1},
-    {"witness", CLM_ALGO_WITNESS, 2, 300, 0, 0, 0, 0, 1},
-    {"allmatch-growth", CLM_ALGO_AUTO, 1, 2, 0, 0, 16, 1, 1},
-    {"bitap-k2-edits", CLM_ALGO_BITAP, 4, 20, 0, 2, 0, 0, 0},
-    {"dna-both-strands-k1", CLM_ALGO_AUTO, 0, 20, CLM_DNA | CLM_BOTH_STRANDS, 1, 0, 0, 0},
+    {"naive", CLM_ALGO_NAIVE, 4, 17, 0, 0, 0, 0, 1, 0},
+    {"dfa", CLM_ALGO_DFA, 26, 33, 0, 0, 0, 0, 1, 0},
+    {"bitap", CLM_ALGO_BITAP, 4, 65, 0, 0, 0, 0, 1, 0},
+    {"bmh", CLM_ALGO_BMH, 26, 17, 0, 0, 0, 0, 1, 0},
+    {"simd", CLM_ALGO_SIMD, 4, 65, 0, 0, 0, 0, 1, 0},
+    {"witness", CLM_ALGO_WITNESS, 2, 300, 0, 0, 0, 0, 1, 0},
+    {"allmatch-growth", CLM_ALGO_AUTO, 1, 2, 0, 0, 16, 1, 1, 0},
+    {"bitap-k2-edits", CLM_ALGO_BITAP, 4, 20, 0, 2, 0, 0, 0, 0},
+    {"dna-both-strands-k1", CLM_ALGO_AUTO, 0, 20, CLM_DNA | CLM_BOTH_STRANDS, 1, 0, 0, 0, 0},
     {"dna-mismatches-k2", CLM_ALGO_AUTO, 0, 23,
-     CLM_DNA | CLM_BOTH_STRANDS | CLM_MISMATCHES_ONLY, 2, 0, 0, 0},
+     CLM_DNA | CLM_BOTH_STRANDS | CLM_MISMATCHES_ONLY, 2, 0, 0, 0, 0},
+    {"dna-packed-k1", CLM_ALGO_BITAP, 0, 20, CLM_DNA | CLM_BOTH_STRANDS, 1, 0, 0, 0, 1},
 };
 
 static void fill_dna(t_rng *r, unsigned char *p, size_t n)
@@ -205,8 +208,11 @@ static void test_skip(const void *arg)
     t_matches want, got;
     t_matches_init(&want);
     t_matches_init(&got);
-    if (!EXPECT_RC(t_compile_ex(&ps, a->algo, CLM_TABLE_AUTO, a->flags, 0, 0, CLM_VARIANT_AUTO,
-                                a->k, &db), CLM_OK) ||
+    clm_compile_options o;
+    t_compile_options(&o, &ps, a->algo, CLM_TABLE_AUTO, a->flags, 0, 0, CLM_VARIANT_AUTO, a->k);
+    if (a->packed)
+        o.packing = CLM_ON;
+    if (!EXPECT_RC(t_compile_with(&ps, &o, &db), CLM_OK) ||
         !t_scratch_alloc(db, &s, SLAB, a->capacity, a->name))
         goto out;
     if (a->exact) {
@@ -217,6 +223,11 @@ static void test_skip(const void *arg)
         goto out;
     }
     if (!EXPECT(want.n > 0)) goto out;
+    if (a->packed) {
+        clm_database_info info;
+        if (EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK))
+            EXPECT(info.packed);
+    }
     /* the device's own path, and copy and pinned (a GPU's), whatever the device */
     static const clm_data_path paths[] = {CLM_PATH_AUTO, CLM_PATH_COPY, CLM_PATH_PINNED};
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
