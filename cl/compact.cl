@@ -10,7 +10,7 @@
 
 #define BLOCK (16u * WG)
 
-inline uint kept16(uchar16 v)
+uint kept16(uchar16 v)
 {
     const uchar16 nl = (uchar16)('\n'), cr = (uchar16)('\r');
     const char16 drop = (v == nl) | (v == cr); /* -1 where dropped */
@@ -21,7 +21,7 @@ inline uint kept16(uchar16 v)
 }
 
 /* This item's 16 bytes [i, i + 16) of src[0, n): how many are kept; *v gets them (0 past n). */
-inline uint load16(__global const uchar *src, uint n, uint i, uchar16 *v)
+uint load16(__global const uchar *src, uint n, uint i, uchar16 *v)
 {
     if (i + 16u <= n) {
         *v = vload16(0, src + i);
@@ -38,7 +38,7 @@ inline uint load16(__global const uchar *src, uint n, uint i, uchar16 *v)
 }
 
 /* Exclusive scan of x over the group (Hillis-Steele in local memory); *total gets the sum. */
-inline uint group_scan(__local uint *s, uint x, uint *total)
+uint group_scan(__local uint *s, uint x, uint *total)
 {
     const uint l = get_local_id(0);
     s[l] = x;
