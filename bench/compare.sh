@@ -19,6 +19,9 @@
 #   --tools LIST     clmatch,grep,rg,ugrep,hs,memmem (default: all; a missing one is skipped
 #                    with a note)
 #   --device P:D     clmatch device (repeatable).  Default every device of clmatch --list-devices
+#   --devices SPEC   also a clmatch row searching with `--devices SPEC` (repeatable): a device
+#                    set such as 0:0,1:0, gpus or all, or auto (the host search for files it
+#                    takes, no OpenCL start-up); these rows come on top of the --device ones
 #   --threads LIST   threads of hs and memmem.  Default 1,$(nproc)
 #   --build DIR      where clmatch, hs_count, memmem_count are (default build)
 #   --scratch DIR    where the replicated texts go (default ${TMPDIR:-/tmp}/clmatch-compare);
@@ -44,7 +47,7 @@ me=bench/compare.sh
 die() { echo "$me: $*" >&2; exit 2; }
 say() { echo "$me: $*" >&2; }
 
-sizes=''; file=''; patterns=''; extra_patterns=''; reps=5; tools=''; devices=''; threads=''
+sizes=''; file=''; patterns=''; extra_patterns=''; reps=5; tools=''; devices=''; sets=''; threads=''
 build=''; scratch=''; clean=0; out="$root/bench/results"; label=''; nofiles=0
 nl='
 '
@@ -65,6 +68,8 @@ while [ $# -gt 0 ]; do
         --tools=*) tools="$tools,${1#*=}" ;;
         --device) [ $# -ge 2 ] || die "--device needs a value"; devices="$devices $2"; shift ;;
         --device=*) devices="$devices ${1#*=}" ;;
+        --devices) [ $# -ge 2 ] || die "--devices needs a value"; sets="$sets $2"; shift ;;
+        --devices=*) sets="$sets ${1#*=}" ;;
         --threads) [ $# -ge 2 ] || die "--threads needs a value"; threads="$threads,$2"; shift ;;
         --threads=*) threads="$threads,${1#*=}" ;;
         --build) [ $# -ge 2 ] || die "--build needs a value"; build=$2; shift ;;
@@ -200,6 +205,10 @@ if tool_ok clmatch; then
             "$tmp/list" > "$devlist"
         [ -s "$devlist" ] || { note "clmatch skipped: no OpenCL device"; drop_tool clmatch; }
     fi
+    for d in $sets; do   # device sets: set:SPEC, checked by clmatch itself on the first run
+        case $d in *[!0-9a-z:,]*) die "--devices $d: expected P:D,P:D..., gpus, all or auto" ;; esac
+        echo "set:$d" >> "$devlist"
+    done
 fi
 [ -s "$toolinfo" ] || die "no tool to run"
 
@@ -297,6 +306,14 @@ for i in 1 2 3 4 5; do
     [ -z "$timer_ns" ] || [ "$ns" -lt "$timer_ns" ] && timer_ns=$ns
 done
 
+# clmatch's device options for a row's config: P:D, or set:SPEC for --devices SPEC.
+dev_opts() {
+    case $1 in
+        set:*) echo "--devices ${1#set:}" ;;
+        *) echo "-p ${1%%:*} -d ${1#*:}" ;;
+    esac
+}
+
 # The command of a row: tool, device or thread count, pattern, file, and a set's pattern
 # file and id (pat is then its description).
 cmd_of() {
@@ -305,7 +322,7 @@ cmd_of() {
         case $tool in
             clmatch-matches|clmatch-lines)
                 sem_opt=--count-matches; [ "$tool" = clmatch-lines ] && sem_opt=-c
-                eval "set -- \"\$CLMATCH\" -p \"\${cfg%%:*}\" -d \"\${cfg#*:}\" --stats $sem_opt -F $(cat "$tmp/args-$spid") \"\$f\"" ;;
+                eval "set -- \"\$CLMATCH\" $(dev_opts "$cfg") --stats $sem_opt -F $(cat "$tmp/args-$spid") \"\$f\"" ;;
             grep) set -- "$GREP" -F -c -f "$setf" "$f" ;;
             rg) set -- "$RG" --no-config -F -c -f "$setf" "$f" ;;
             rg-matches) set -- "$RG" --no-config -F --count-matches -f "$setf" "$f" ;;
@@ -316,8 +333,9 @@ cmd_of() {
         return
     fi
     case $tool in
-        clmatch-matches) set -- "$CLMATCH" -p "${cfg%%:*}" -d "${cfg#*:}" --stats --count-matches -F -e "$pat" "$f" ;;
-        clmatch-lines) set -- "$CLMATCH" -p "${cfg%%:*}" -d "${cfg#*:}" --stats -c -F -e "$pat" "$f" ;;
+        # shellcheck disable=SC2046 # dev_opts gives separate words, none with spaces
+        clmatch-matches) set -- "$CLMATCH" $(dev_opts "$cfg") --stats --count-matches -F -e "$pat" "$f" ;;
+        clmatch-lines) set -- "$CLMATCH" $(dev_opts "$cfg") --stats -c -F -e "$pat" "$f" ;;
         grep) set -- "$GREP" -F -c -e "$pat" "$f" ;;
         rg) set -- "$RG" --no-config -F -c -e "$pat" "$f" ;;
         ugrep) set -- "$UGREP" -F -c -e "$pat" "$f" ;;
@@ -388,6 +406,9 @@ measure() {  # size_bytes text_path pattern_id pattern tool config [set_file]
             END { print v(k), v(tr), v(su), v(e2e), v(sc), v(ld) }' "$tmp/err")
         if [ $i -eq 0 ]; then   # the warm-up run: its device and algorithm, not its time
             dname=$(sed -n 's/^clmatch: device [0-9]*:[0-9]*: \(.*\)$/\1/p' "$tmp/err" | head -n 1)
+            case $cfg in   # a set: its devices and the bytes each searched, or the host search
+                set:*) dname=$(sed -n 's/^clmatch: device \([0-9]*:[0-9]*\) [^:]*: [^,]*, \([0-9]*\) bytes.*/\1 \2 B/p; s/^clmatch: .*: \(host search\) .*/\1/p' "$tmp/err" | paste -sd' ' -) ;;
+            esac
             algo=$(sed -n 's/^clmatch: algorithm \([^,]*\),.*/\1/p' "$tmp/err" | head -n 1)
         else
             echo "$ns $c $stats" >> "$reps_f"

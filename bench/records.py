@@ -249,9 +249,10 @@ def write_report(args, st, duckdb_version, pending):
           "- GB/s: string bytes (no terminators) / best time; M rows/s: column rows / best "
           "time; x DuckDB: DuckDB's best time / this one's",
           "- or10: `LIKE '%%w%%'` for w in %s" % ", ".join(OR10),
-          "- kernel: *item* a work-item per row, *group* a work-group per row; a mode "
-          "`resident/item` or `resident/group` forces it (`clm_selection.kernel`), the other "
-          "rows take `CLM_ROWS_AUTO`",
+          "- kernel: *item* a work-item per row, *group* a work-group per row, *filter* "
+          "filter and verify, *automaton* one Aho-Corasick walk per row (an OR of "
+          "contains); a mode `resident/item`, `resident/group`, ... forces it "
+          "(`clm_selection.kernel`), the other rows take `CLM_ROWS_AUTO`",
           "- every row's selection is checked against DuckDB's: count, sum of row ids and "
           "of their squares", ""]
     if pending:
@@ -301,7 +302,7 @@ def main():
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--max-time", type=float, default=10.0)
     ap.add_argument("--kernels", default="long", choices=["none", "long", "all"],
-                    help="also time a work-item and a work-group per row forced: on no "
+                    help="also time each kernel forced (item, group, filter, automaton): on no "
                     "column, the synthesized ones (long, mixed), every column")
     ap.add_argument("--duckdb-reps", type=int, default=4)
     ap.add_argument("--threads", type=int, default=os.cpu_count())

@@ -32,8 +32,8 @@ usage: sh bench/records.sh [OPTIONS]
   --max-time S       stop a query's clmatch calls after S seconds; default 10
   --duckdb-reps N    DuckDB's timed runs a query (best of); default 4
   --mode M           clmatch's column: resident, host or both (default)
-  --kernels K        also force a work-item and a work-group per row: on none, long
-                     (the synthesized columns, default) or all columns
+  --kernels K        also force each kernel (item, group, filter, automaton): on none,
+                     long (the synthesized columns, default) or all columns
   --column NAME      only columns whose name starts with NAME (repeatable; e.g. orders)
   --query ID         only query ID (repeatable; q13 special not-q13 or10 ...)
   --self-test        SF 0.01 on the first device, report under a temporary directory

@@ -1,6 +1,6 @@
-/* aho.cl - Aho-Corasick automaton of a group of literal patterns (seed 004 section 3): one
- * walk over the text finds every occurrence of every pattern of the group, overlapping ones
- * included. pat: class map (case folded by the host when CASELESS); tab: the table of
+/* aho.cl - Aho-Corasick automaton of a group of patterns (seed 004 section 3; a pattern
+ * with symbol sets enters as each literal variant it stands for, host/aho.c): one walk over
+ * the text finds every occurrence of every pattern of the group, overlapping ones included. pat: class map (case folded by the host when CASELESS); tab: the table of
  * contract.h CLM_AHO_*: transitions premultiplied by the row length, so one lookup per byte,
  * and the states where matches end numbered last, so one compare per byte finds them.
  * Matches are reported by their exclusive end and the pattern's slot (info + j); the walk
@@ -41,12 +41,14 @@ uint clm_aho_outputs(AHO_TAB const uint *tab, uint state, uint e, uint limit,
 {
     uint found = 0;
     const uint head = tab[CLM_AHO_HEAD], link = tab[CLM_AHO_LINK];
-    const uint dup = tab[CLM_AHO_DUP], len = tab[CLM_AHO_LEN];
+    const uint dup = tab[CLM_AHO_DUP], id = tab[CLM_AHO_ID], len = tab[CLM_AHO_LEN];
     for (uint o = (state - tab[CLM_AHO_OUT_MIN]) / tab[CLM_AHO_CLASSES]; o != CLM_AHO_NONE;
          o = tab[link + o])
-        for (uint j = tab[head + o]; j != CLM_AHO_NONE; j = tab[dup + j])
+        for (uint v = tab[head + o]; v != CLM_AHO_NONE; v = tab[dup + v]) {
+            const uint j = tab[id + v];
             if (e - tab[len + j] < limit)
                 FOUND(e, info + j);
+        }
     return found;
 }
 

@@ -71,14 +71,16 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
  * the next state's row offset (premultiplied: the walk is tab[state + class]). States with
  * matches ending there come last, from row offset OUT_MIN on; output state ordinal
  * o = (state - OUT_MIN) / classes has the first pattern ending there at HEAD + o and the next
- * shorter output state in its suffix chain at LINK + o; pattern j of the group the next one
- * ending in the same state at DUP + j and its length at LEN + j (CLM_AHO_NONE ends a list). */
+ * shorter output state in its suffix chain at LINK + o; entry e (a literal variant of a
+ * pattern) the next one ending in the same state at DUP + e and its pattern j in the group
+ * at ID + e; pattern j's length at LEN + j (CLM_AHO_NONE ends a list). */
 #define CLM_AHO_CLASSES 0
 #define CLM_AHO_OUT_MIN 1
 #define CLM_AHO_HEAD 2
 #define CLM_AHO_LINK 3
 #define CLM_AHO_DUP 4
 #define CLM_AHO_LEN 5
+#define CLM_AHO_ID 6
 #define CLM_AHO_HEADER 8u
 #define CLM_AHO_NONE 0xffffffffu
 
@@ -100,6 +102,15 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
 #define CLM_LIKE_F_END 8u      /* the last segment ends at the row's end (no '%' after) */
 #define CLM_LIKE_F_EXACT 16u   /* no '%': the row is the one segment (or empty) */
 #define CLM_LIKE_ANY 256u
+/* An approximate contains (host/approx.c) instead of segments: SEGS holds the pattern's
+ * length m, SEG the word of its 256 masks (the ulong of byte c as two uints, low then high:
+ * bit i set when pattern byte i is c, both cases when CASELESS), MIN the shortest row that
+ * can hold an occurrence, and the flags' bits from CLM_LIKE_K_SHIFT the errors allowed. */
+#define CLM_LIKE_F_APPROX 32u
+#define CLM_LIKE_F_MISMATCHES 64u /* approximate: substitutions only (Hamming) */
+#define CLM_LIKE_K_SHIFT 8u
+#define CLM_LIKE_APPROX_MAX_K 8u /* clmatch.h CLM_APPROX_MAX_ERRORS */
+#define CLM_LIKE_APPROX_WORDS 512u
 #define CLM_LIKE_NONE 0xffffffffffffffffUL /* no position (clmatch.h CLM_NO_POSITION) */
 
 /* clm_like_match's arguments: a work-item per row of a batch of ROWS rows (and
@@ -135,6 +146,24 @@ enum clm_like_row_arg {
 enum clm_like_match_arg {
     CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_MATCH_ARG_INDEX, CLM_LIKE_MATCH_ARG_INDEX)
         CLM_LIKE_MATCH_ARG_COUNT
+};
+
+/* clm_like_aho_local / clm_like_aho_global's (CLM_ROWS_AUTOMATON: a disjunction of contains
+ * as one Aho-Corasick walk per row, host/like.c): clm_like_match's (PROG unread, POS unwritten:
+ * the host asks no positions of them), then
+ *   AHO       CLM_LIKE_AHO_MAP uints of class map (byte b of them: text byte b's class), then
+ *             the automaton of every pattern's literal (CLM_AHO_*: row offsets from there)
+ *   AHO_WORDS the automaton's uints
+ *   CACHE     local memory: the class map, and for _local the automaton after it */
+#define CLM_LIKE_AHO_MAP 64u
+#define CLM_LIKE_AHO_ARG_LIST(X0, X)                                                        \
+    CLM_LIKE_MATCH_ARG_LIST(X0, X)                                                         \
+    X(AHO, __global const uint *, aho)                                                     \
+    X(AHO_WORDS, uint, aho_words)                                                          \
+    X(CACHE, __local uint *, cache)
+#define CLM_LIKE_AHO_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_AHO_ARG_##NAME,
+enum clm_like_aho_arg {
+    CLM_LIKE_AHO_ARG_LIST(CLM_LIKE_AHO_ARG_INDEX, CLM_LIKE_AHO_ARG_INDEX) CLM_LIKE_AHO_ARG_COUNT
 };
 
 /* clm_like_count's, after clm_like_match_group (a work-group per row), which leaves GROUPS

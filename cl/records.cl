@@ -1,8 +1,10 @@
-/* records.cl - SQL LIKE over a string column (host/records.c): a work-item per row decides
- * whether the predicate (cl/contract.h CLM_LIKE_*, compiled by host/like.c) selects it; a
- * second kernel turns the selection bitmap into ascending row ids from each work-group's
- * base, an exclusive prefix sum of the per-group counts. Build options: RECORDS (the
- * offsets' width, 32 or 64) and WG (a multiple of 32). */
+/* records.cl - SQL LIKE and approximate contains (clm_like_approx) over a string column
+ * (host/records.c): a work-item per row decides whether the predicate (cl/contract.h
+ * CLM_LIKE_*, compiled by host/like.c and host/approx.c) selects it; a second kernel turns
+ * the selection bitmap into ascending row ids from each work-group's base, an exclusive
+ * prefix sum of the per-group counts. A disjunction of contains may walk one Aho-Corasick
+ * automaton per row instead (clm_like_aho_*). Build options: RECORDS (the offsets' width,
+ * 32 or 64) and WG (a multiple of 32). */
 
 #if RECORDS == 64
 #define OFF_T ulong
@@ -54,10 +56,53 @@ ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global cons
     return CLM_LIKE_NONE;
 }
 
-/* Whether pattern head (its header in prog) matches the whole row of n bytes; *pos gets
- * where its first segment went. Segments between '%' go to their leftmost place from the
- * end of the one before: for runs of fixed length separated by '%' that placement finds a
- * match whenever one exists. */
+/* Whether the approximate pattern head (CLM_LIKE_F_APPROX) occurs in the row of n bytes,
+ * by the bit-parallel automaton of Wu and Manber: bit i of state d is set when the
+ * pattern's first i + 1 bytes end here within d errors; an occurrence ends where state k's
+ * bit m - 1 is set, and *pos gets the first such end (exclusive). A substitution advances
+ * from state d - 1 over the byte; edits add an insertion (state d - 1, the byte skipped) and
+ * a deletion (the new state d - 1, a pattern byte skipped). The loops over the states have
+ * a constant bound, so that they unroll and the states stay in registers. clm_like_one has
+ * checked the row's length against MIN. */
+int clm_like_approx(__global const uchar *row, ulong n, __global const uint *prog, uint head,
+                    ulong *pos)
+{
+    const uint flags = prog[head + CLM_LIKE_FLAGS], masks = prog[head + CLM_LIKE_SEG];
+    const uint k = flags >> CLM_LIKE_K_SHIFT;
+    const int edits = !(flags & CLM_LIKE_F_MISMATCHES);
+    const ulong end = (ulong)1 << (prog[head + CLM_LIKE_SEGS] - 1);
+    ulong st[CLM_LIKE_APPROX_MAX_K + 1];
+    for (uint d = 0; d <= CLM_LIKE_APPROX_MAX_K; d++) /* edits: d deletions before the row */
+        st[d] = edits ? ((ulong)1 << d) - 1 : 0;
+    for (ulong j = 0; j < n; j++) {
+        const uint c = row[j];
+        const ulong b = (ulong)prog[masks + 2 * c] | (ulong)prog[masks + 2 * c + 1] << 32;
+        ulong before = st[0]; /* state d - 1 before this byte */
+        st[0] = ((st[0] << 1) | 1) & b;
+        ulong top = st[0];
+        for (uint d = 1; d <= CLM_LIKE_APPROX_MAX_K; d++) {
+            if (d > k)
+                continue;
+            const ulong old = st[d];
+            ulong next = (((old << 1) | 1) & b) | (before << 1) | 1;
+            if (edits)
+                next |= before | (st[d - 1] << 1);
+            st[d] = next;
+            before = old;
+            top = next;
+        }
+        if (top & end) {
+            *pos = j + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether pattern head (its header in prog) matches the whole row of n bytes (an
+ * approximate one: occurs in it, clm_like_approx); *pos gets where its first segment went.
+ * Segments between '%' go to their leftmost place from the end of the one before: for runs
+ * of fixed length separated by '%' that placement finds a match whenever one exists. */
 int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, uint head,
                  ulong *pos)
 {
@@ -69,6 +114,8 @@ int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, 
     ulong lo = 0, hi = n;
     uint s = 0, e = segs;
     *pos = 0;
+    if (flags & CLM_LIKE_F_APPROX)
+        return clm_like_approx(row, n, prog, head, pos);
     if (flags & CLM_LIKE_F_EXACT)
         return n == prog[seg + 1] && clm_like_seg_at(row, 0, prog, prog[seg], prog[seg + 1],
                                                      caseless);
@@ -101,35 +148,27 @@ int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, 
     return 1;
 }
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+/* Row r of the batch, when it is within ROWS and not NULL: its bytes [*start, *start + *n)
+ * of data. */
+int clm_like_row(__global const OFF_T *offsets, __global const uchar *valid, ulong vbit,
+                 uint has_valid, uint rows, ulong row_off, ulong base, uint r, ulong *start,
+                 ulong *n)
 {
-    __local uint words[WG / 32];
-    const uint lid = (uint)get_local_id(0), gid = (uint)get_global_id(0);
-    const uint grp = (uint)get_group_id(0);
-    if (lid < WG / 32)
-        words[lid] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    int sel = 0;
-    if (gid < rows) {
-        ulong b = vbit + gid, p = CLM_LIKE_NONE;
-        if (!has_valid || (valid[b >> 3] >> (b & 7) & 1)) {
-            ulong start = (ulong)offsets[row_off + gid] - base;
-            ulong n = (ulong)offsets[row_off + gid + 1] - base - start;
-            uint count = prog[0];
-            for (uint i = 0; i < count && !sel; i++) {
-                uint head = 1 + i * CLM_LIKE_HEAD;
-                ulong at;
-                int m = clm_like_one(data + start, n, prog, head, &at);
-                if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)
-                    sel = !m;
-                else if ((sel = m))
-                    p = at;
-            }
-        }
-        if (want_pos)
-            pos[gid] = p;
-    }
+    ulong b = vbit + r;
+    if (r >= rows || (has_valid && !(valid[b >> 3] >> (b & 7) & 1)))
+        return 0;
+    *start = (ulong)offsets[row_off + r] - base;
+    *n = (ulong)offsets[row_off + r + 1] - base - *start;
+    return 1;
+}
+
+/* A work-item per row: the group's selection (a bit per work-item in words[], local memory
+ * cleared before) into the bitmap, a byte per 8 rows, and its count into GROUPS. Every
+ * work-item of the group calls it. */
+void clm_like_publish(__local uint *words, int sel, uint rows, __global uchar *bitmap,
+                      __global uint *groups)
+{
+    const uint lid = (uint)get_local_id(0), grp = (uint)get_group_id(0);
     if (sel)
         atomic_or(&words[lid / 32], 1u << (lid % 32));
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -143,6 +182,104 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
         groups[grp] = c;
     }
 }
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+{
+    __local uint words[WG / 32];
+    const uint lid = (uint)get_local_id(0), gid = (uint)get_global_id(0);
+    if (lid < WG / 32)
+        words[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int sel = 0;
+    ulong start, n, p = CLM_LIKE_NONE;
+    if (clm_like_row(offsets, valid, vbit, has_valid, rows, row_off, base, gid, &start, &n)) {
+        uint count = prog[0];
+        for (uint i = 0; i < count && !sel; i++) {
+            uint head = 1 + i * CLM_LIKE_HEAD;
+            ulong at;
+            int m = clm_like_one(data + start, n, prog, head, &at);
+            if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)
+                sel = !m;
+            else if ((sel = m))
+                p = at;
+        }
+    }
+    if (want_pos && gid < rows)
+        pos[gid] = p;
+    clm_like_publish(words, sel, rows, bitmap, groups);
+}
+
+/* ---- a disjunction of contains (CLM_ROWS_AUTOMATON): one walk per row of the Aho-Corasick
+ * automaton of every pattern's literal (host/like.c, host/aho.c's table, cl/aho.cl's walk)
+ * instead of a pass per pattern; the row is selected at the first output state the walk
+ * reaches, where some literal ends. The class map, and the automaton when it fits, are read
+ * from local memory: a lookup per byte, wherever the lanes' walks are. */
+
+/* Whether a literal ends in row[0, n), the automaton in SPACE. The row's bytes are read a
+ * uint at a time from its first 4-byte boundary (a GPU's lanes read rows apart, one load
+ * each: a quarter of the loads of a byte at a time), bytes at both ends; output states are
+ * numbered last, so the greatest of a word's 4 states tells whether one was reached. */
+#ifdef __ENDIAN_LITTLE__
+#define CLM_LIKE_AHO_WORDS 1
+#else
+#define CLM_LIKE_AHO_WORDS 0
+#endif
+#define CLM_LIKE_AHO_WALK(NAME, SPACE)                                                      \
+    int NAME(__global const uchar *row, ulong n, __local const uchar *map,                  \
+             SPACE const uint *tab)                                                         \
+    {                                                                                       \
+        const uint out_min = tab[CLM_AHO_OUT_MIN];                                          \
+        uint state = CLM_AHO_HEADER;                                                        \
+        ulong j = 0, head = (4u - (uint)((size_t)row & 3u)) & 3u;                           \
+        if (!CLM_LIKE_AHO_WORDS || head > n)                                                \
+            head = n;                                                                       \
+        for (; j < head; j++)                                                               \
+            if ((state = tab[state + map[row[j]]]) >= out_min)                              \
+                return 1;                                                                   \
+        for (; j + 4 <= n; j += 4) {                                                        \
+            const uint w = *(__global const uint *)(row + j);                               \
+            uint hit = state = tab[state + map[w & 0xffu]];                                 \
+            hit = max(hit, state = tab[state + map[(w >> 8) & 0xffu]]);                     \
+            hit = max(hit, state = tab[state + map[(w >> 16) & 0xffu]]);                    \
+            hit = max(hit, state = tab[state + map[w >> 24]]);                              \
+            if (hit >= out_min)                                                             \
+                return 1;                                                                   \
+        }                                                                                   \
+        for (; j < n; j++)                                                                  \
+            if ((state = tab[state + map[row[j]]]) >= out_min)                              \
+                return 1;                                                                   \
+        return 0;                                                                           \
+    }
+CLM_LIKE_AHO_WALK(clm_like_aho_walk_local, __local)
+CLM_LIKE_AHO_WALK(clm_like_aho_walk_global, __global)
+#undef CLM_LIKE_AHO_WALK
+
+/* A work-item per row, the class map (and for _local the automaton) copied to CACHE. */
+#define CLM_LIKE_AHO_KERNEL(NAME, WALK, TAB, COPY)                                          \
+    __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void NAME(                     \
+        CLM_LIKE_AHO_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))                               \
+    {                                                                                       \
+        __local uint words[WG / 32];                                                        \
+        const uint lid = (uint)get_local_id(0), gid = (uint)get_global_id(0);               \
+        if (lid < WG / 32)                                                                  \
+            words[lid] = 0;                                                                 \
+        for (uint i = lid; i < (COPY); i += WG)                                             \
+            cache[i] = aho[i];                                                              \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+        ulong start, n;                                                                     \
+        (void)prog, (void)pos, (void)want_pos, (void)aho_words;                             \
+        int sel = clm_like_row(offsets, valid, vbit, has_valid, rows, row_off, base, gid,   \
+                               &start, &n) &&                                               \
+                  WALK(data + start, n, (__local const uchar *)cache,                       \
+                       (TAB) + CLM_LIKE_AHO_MAP);                                           \
+        clm_like_publish(words, sel, rows, bitmap, groups);                                 \
+    }
+
+CLM_LIKE_AHO_KERNEL(clm_like_aho_local, clm_like_aho_walk_local, cache,
+                    CLM_LIKE_AHO_MAP + aho_words)
+CLM_LIKE_AHO_KERNEL(clm_like_aho_global, clm_like_aho_walk_global, aho, CLM_LIKE_AHO_MAP)
+#undef CLM_LIKE_AHO_KERNEL
 
 /* ---- a work-group per row (seed 004's Split): for long rows, every work-item of the group
  * compares a part of each segment placement, and the leftmost place of a floating segment
@@ -194,7 +331,8 @@ ulong clm_like_group_find(__global const uchar *row, ulong lo, ulong hi,
     return CLM_LIKE_NONE;
 }
 
-/* clm_like_one by the whole work-group: the same placements, the same answer. */
+/* clm_like_one by the whole work-group: the same placements, the same answer. Never for
+ * an approximate pattern: host/records.c gives those a work-item per row. */
 int clm_like_group_one(__global const uchar *row, ulong n, __global const uint *prog, uint head,
                        ulong *pos, __local uint *scratch)
 {

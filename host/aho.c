@@ -8,16 +8,22 @@
 
 #define NONE CLM_AHO_NONE
 
+/* Symbol sets (degenerate IUPAC codes, classes) become every literal variant they stand for,
+ * each an entry of the automaton naming its pattern; their bytes in all at most this. */
+#define AHO_MAX_VARIANT_BYTES ((size_t)1 << 22)
+
 /* The automaton of `count` patterns over their reduced alphabet, states in BFS order. */
 struct aho {
     unsigned char cls[256];
     unsigned classes;
     size_t states;
+    size_t entries;  /* the patterns' literal variants (= count when all are literal) */
     uint32_t *go;    /* states x classes: the next state (the full transition function) */
     uint32_t *fail;  /* per state: its longest proper suffix that is a state */
     uint32_t *order; /* the states in BFS order (order[0] is the root) */
-    uint32_t *head;  /* per state: the first pattern ending there, or NONE */
-    uint32_t *dup;   /* per pattern: the next one ending in the same state, or NONE */
+    uint32_t *head;  /* per state: the first entry ending there, or NONE */
+    uint32_t *dup;   /* per entry: the next one ending in the same state, or NONE */
+    uint32_t *pat;   /* per entry: its pattern */
     uint32_t *dlink; /* per state: the next state of its suffix chain with a head, or NONE */
     uint32_t *total; /* per state: the patterns that end at a byte where the walk is there */
     size_t outs;     /* states with total > 0 */
@@ -31,6 +37,7 @@ static void aho_free(struct aho *a)
     free(a->order);
     free(a->head);
     free(a->dup);
+    free(a->pat);
     free(a->dlink);
     free(a->total);
     memset(a, 0, sizeof *a);
@@ -54,21 +61,177 @@ static int aho_classes(const struct clm_symbols *sym, unsigned count, int casele
     return CLM_OK;
 }
 
-/* The trie of the patterns: go holds its edges (0: none, as no edge leads to the root). */
-static void aho_trie(const struct clm_symbols *sym, unsigned count, struct aho *a)
+/* Add entry e, pattern j's variant of m classes, to the trie: go holds its edges (0: none,
+ * as no edge leads to the root). */
+static void aho_insert(struct aho *a, const unsigned char *classes, size_t m, uint32_t e,
+                       unsigned j)
 {
     const size_t C = a->classes;
-    for (unsigned j = 0; j < count; j++) {
-        size_t u = 0;
-        for (size_t i = 0; i < sym[j].m; i++) {
-            uint32_t *e = &a->go[u * C + a->cls[sym[j].bytes[i]]];
-            if (!*e)
-                *e = (uint32_t)a->states++;
-            u = *e;
-        }
-        a->dup[j] = a->head[u];
-        a->head[u] = j;
+    size_t u = 0;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t *edge = &a->go[u * C + classes[i]];
+        if (!*edge)
+            *edge = (uint32_t)a->states++;
+        u = *edge;
     }
+    a->dup[e] = a->head[u];
+    a->head[u] = e;
+    a->pat[e] = j;
+}
+
+static int aho_trie_literal(const struct clm_symbols *sym, unsigned count, struct aho *a)
+{
+    size_t longest = 0;
+    for (unsigned j = 0; j < count; j++)
+        longest = sym[j].m > longest ? sym[j].m : longest;
+    unsigned char *word = malloc(longest ? longest : 1);
+    if (!word)
+        return clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick automaton");
+    for (unsigned j = 0; j < count; j++) {
+        for (size_t i = 0; i < sym[j].m; i++)
+            word[i] = a->cls[sym[j].bytes[i]];
+        aho_insert(a, word, sym[j].m, j, j);
+    }
+    free(word);
+    return CLM_OK;
+}
+
+/* ---- symbol sets: classes and literal variants ------------------------------------------- */
+
+static int in_set(const uint8_t set[32], unsigned b)
+{
+    return (set[b >> 3] >> (b & 7)) & 1;
+}
+
+/* Split the classes by one set: bytes stay together only if the set holds both or neither.
+ * (Caseless sets hold both cases of a letter already: host/pattern.c finish_symbol.) */
+static void refine(struct aho *a, const uint8_t set[32])
+{
+    short next[256][2];
+    unsigned n = 0;
+    memset(next, 0xff, sizeof next);
+    for (unsigned b = 0; b < 256; b++) {
+        short *to = &next[a->cls[b]][in_set(set, b)];
+        if (*to < 0)
+            *to = (short)n++;
+        a->cls[b] = (unsigned char)*to;
+    }
+    a->classes = n;
+}
+
+/* Classes of the reduced alphabet of symbol sets: two bytes share one when every set of
+ * every pattern holds both or neither. Refining by a set twice changes nothing, so the seen
+ * table only saves time. */
+static int aho_set_classes(const struct clm_symbols *sym, unsigned count, struct aho *a)
+{
+    enum { SEEN = 4096 };
+    uint8_t(*seen)[32] = calloc(SEEN, 32);
+    unsigned char *used = calloc(SEEN, 1);
+    if (!seen || !used) {
+        free(seen);
+        free(used);
+        return clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick automaton");
+    }
+    memset(a->cls, 0, sizeof a->cls);
+    a->classes = 1;
+    for (unsigned j = 0; j < count; j++)
+        for (size_t i = 0; i < sym[j].m; i++) {
+            const uint8_t *set = sym[j].sets[i];
+            uint32_t h = 2166136261u;
+            for (unsigned k = 0; k < 32; k++)
+                h = (h ^ set[k]) * 16777619u;
+            h %= SEEN;
+            if (used[h] && memcmp(seen[h], set, 32) == 0)
+                continue;
+            memcpy(seen[h], set, 32);
+            used[h] = 1;
+            refine(a, set);
+        }
+    free(seen);
+    free(used);
+    return CLM_OK;
+}
+
+/* The classes symbol i of a pattern accepts, into out (returns how many). */
+static unsigned symbol_classes(const struct aho *a, const uint8_t set[32], unsigned char *out)
+{
+    uint8_t taken[256] = {0};
+    unsigned n = 0;
+    for (unsigned b = 0; b < 256; b++)
+        if (in_set(set, b) && !taken[a->cls[b]]++)
+            out[n++] = a->cls[b];
+    return n;
+}
+
+/* Pattern j's variants and their bytes, added to *entries and *bytes; CLM_E_UNSUPPORTED
+ * once the bytes pass AHO_MAX_VARIANT_BYTES. */
+static int count_variants(const struct aho *a, const struct clm_symbols *p, unsigned j,
+                          size_t *entries, size_t *bytes)
+{
+    unsigned char choice[256];
+    size_t v = 1;
+    for (size_t i = 0; i < p->m; i++) {
+        unsigned n = symbol_classes(a, p->sets[i], choice);
+        if (n == 0) /* an empty set matches nothing: no variant */
+            return CLM_OK;
+        if (v > AHO_MAX_VARIANT_BYTES / n)
+            v = AHO_MAX_VARIANT_BYTES + 1; /* saturate: too many either way */
+        else
+            v *= n;
+    }
+    if (v > AHO_MAX_VARIANT_BYTES || (p->m && v > (AHO_MAX_VARIANT_BYTES - *bytes) / p->m))
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "aho: pattern %u's symbol sets and those before it stand for more than "
+                        "%zu bytes of literal variants; bitap searches them a pattern a pass "
+                        "(CLM_ALGO_BITAP, --algorithm bitap)",
+                        j, AHO_MAX_VARIANT_BYTES);
+    *entries += v;
+    *bytes += v * p->m;
+    return CLM_OK;
+}
+
+/* Every variant of every pattern into the trie: an odometer over each symbol's classes. */
+static int aho_trie_sets(const struct clm_symbols *sym, unsigned count, struct aho *a)
+{
+    size_t longest = 0;
+    for (unsigned j = 0; j < count; j++)
+        longest = sym[j].m > longest ? sym[j].m : longest;
+    const size_t L = longest ? longest : 1;
+    unsigned char *opts = malloc(L * 256), *word = malloc(L);
+    unsigned *n = malloc(L * sizeof *n), *at = malloc(L * sizeof *at);
+    int rc = opts && word && n && at
+                 ? CLM_OK
+                 : clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick automaton");
+    uint32_t e = 0;
+    for (unsigned j = 0; j < count && rc == CLM_OK; j++) {
+        const size_t m = sym[j].m;
+        int empty = 0;
+        for (size_t i = 0; i < m; i++) {
+            n[i] = symbol_classes(a, sym[j].sets[i], opts + i * 256);
+            empty |= n[i] == 0;
+            at[i] = 0;
+            word[i] = opts[i * 256];
+        }
+        if (empty)
+            continue;
+        for (;;) {
+            aho_insert(a, word, m, e++, j);
+            size_t i = m;
+            while (i > 0 && ++at[i - 1] == n[i - 1]) { /* the last symbol turns fastest */
+                at[i - 1] = 0;
+                word[i - 1] = opts[(i - 1) * 256];
+                i--;
+            }
+            if (i == 0)
+                break;
+            word[i - 1] = opts[(i - 1) * 256 + at[i - 1]];
+        }
+    }
+    free(opts);
+    free(word);
+    free(n);
+    free(at);
+    return rc;
 }
 
 /* Fail links and the full transition function, in BFS order (a state's fail state is
@@ -127,46 +290,72 @@ static int aho_links(struct aho *a)
 static int aho_build(const struct clm_symbols *sym, unsigned count, int caseless, struct aho *a)
 {
     memset(a, 0, sizeof *a);
-    size_t total = 0;
+    size_t total = 0, entries = 0;
+    int literal = 1, rc;
     for (unsigned j = 0; j < count; j++) {
-        if (!sym[j].literal)
-            return clm_fail(CLM_E_UNSUPPORTED, "aho searches literal patterns only");
+        literal &= sym[j].literal;
         total += sym[j].m;
     }
-    int rc = aho_classes(sym, count, caseless, total, a);
+    if (literal) {
+        entries = count;
+        rc = aho_classes(sym, count, caseless, total, a);
+    } else {
+        total = 0;
+        rc = aho_set_classes(sym, count, a);
+        for (unsigned j = 0; j < count && rc == CLM_OK; j++)
+            rc = count_variants(a, &sym[j], j, &entries, &total);
+    }
     if (rc != CLM_OK)
         return rc;
     const size_t C = a->classes, cap = total + 1;
-    if (cap > (SIZE_MAX / sizeof(uint32_t)) / C || cap * C >= NONE)
+    if (cap > (SIZE_MAX / sizeof(uint32_t)) / C || cap * C >= NONE || entries >= NONE)
         return clm_fail(CLM_E_UNSUPPORTED,
                         "%u patterns of %zu bytes in all over %zu distinct bytes are too many "
                         "for one Aho-Corasick automaton; search them in several databases",
                         count, total, C);
     a->states = 1;
+    a->entries = entries;
     a->go = calloc(cap * C, sizeof *a->go);
     a->fail = calloc(cap, sizeof *a->fail);
     a->order = calloc(cap, sizeof *a->order);
     a->head = malloc(cap * sizeof *a->head);
-    a->dup = malloc((size_t)count * sizeof *a->dup);
+    a->dup = malloc((entries ? entries : 1) * sizeof *a->dup);
+    a->pat = malloc((entries ? entries : 1) * sizeof *a->pat);
     a->dlink = calloc(cap, sizeof *a->dlink);
     a->total = calloc(cap, sizeof *a->total);
-    if (!a->go || !a->fail || !a->order || !a->head || !a->dup || !a->dlink || !a->total) {
+    if (!a->go || !a->fail || !a->order || !a->head || !a->dup || !a->pat || !a->dlink ||
+        !a->total) {
         aho_free(a);
         return clm_fail(CLM_E_NOMEM, "out of memory building the Aho-Corasick automaton of "
                                      "%u patterns", count);
     }
     memset(a->head, 0xff, cap * sizeof *a->head);
-    aho_trie(sym, count, a);
-    rc = aho_links(a);
+    rc = literal ? aho_trie_literal(sym, count, a) : aho_trie_sets(sym, count, a);
+    if (rc == CLM_OK)
+        rc = aho_links(a);
     if (rc != CLM_OK)
         aho_free(a);
+    return rc;
+}
+
+int clm_aho_variants(const struct clm_symbols *sym, unsigned count, size_t *entries,
+                     size_t *bytes, unsigned *classes)
+{
+    struct aho a;
+    memset(&a, 0, sizeof a);
+    *entries = *bytes = 0;
+    int rc = aho_set_classes(sym, count, &a);
+    for (unsigned j = 0; j < count && rc == CLM_OK; j++)
+        rc = count_variants(&a, &sym[j], j, entries, bytes);
+    *classes = a.classes;
     return rc;
 }
 
 /* Entries of the table (cl/contract.h CLM_AHO_*). */
 static size_t aho_words(const struct aho *a, unsigned count)
 {
-    return CLM_AHO_HEADER + a->states * a->classes + 2 * a->outs + 2 * (size_t)count;
+    return CLM_AHO_HEADER + a->states * a->classes + 2 * a->outs + 2 * a->entries +
+           (size_t)count;
 }
 
 /* ---- the descriptor's hooks ------------------------------------------------------------- */
@@ -247,12 +436,14 @@ int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *s
     const size_t first_out = a.states - a.outs;
     const uint32_t head_at = (uint32_t)(CLM_AHO_HEADER + a.states * C);
     const uint32_t link_at = (uint32_t)(head_at + a.outs), dup_at = (uint32_t)(link_at + a.outs);
-    const uint32_t len_at = dup_at + count;
+    const uint32_t id_at = (uint32_t)(dup_at + a.entries),
+                   len_at = (uint32_t)(id_at + a.entries);
     tab[CLM_AHO_CLASSES] = (uint32_t)C;
     tab[CLM_AHO_OUT_MIN] = (uint32_t)(CLM_AHO_HEADER + first_out * C);
     tab[CLM_AHO_HEAD] = head_at;
     tab[CLM_AHO_LINK] = link_at;
     tab[CLM_AHO_DUP] = dup_at;
+    tab[CLM_AHO_ID] = id_at;
     tab[CLM_AHO_LEN] = len_at;
     for (size_t v = 0; v < a.states; v++) {
         uint32_t *row = tab + CLM_AHO_HEADER + (size_t)newid[v] * C;
@@ -265,10 +456,12 @@ int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *s
             tab[link_at + o] = d == NONE ? NONE : (uint32_t)(newid[d] - first_out);
         }
     }
-    for (unsigned j = 0; j < count; j++) {
-        tab[dup_at + j] = a.dup[j];
-        tab[len_at + j] = (uint32_t)sym[j].m;
+    for (size_t e = 0; e < a.entries; e++) {
+        tab[dup_at + e] = a.dup[e];
+        tab[id_at + e] = a.pat[e];
     }
+    for (unsigned j = 0; j < count; j++)
+        tab[len_at + j] = (uint32_t)sym[j].m;
     memcpy(bytes, a.cls, 256);
     (void)s;
     free(newid);

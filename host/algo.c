@@ -286,7 +286,7 @@ static const struct clm_algo algos[CLM_ALGO_COUNT] = {
                           .shape = witness_shape, .tables = literal_tables,
                           .loop_passes = witness_passes},
     [CLM_ALGO_AHO] = {.id = CLM_ALGO_AHO, .name = "aho", .macro = "AHO", .source = "aho.cl",
-                      .caps = CLM_CAP_ENDS | CLM_CAP_BLOCKS | CLM_CAP_WALK,
+                      .caps = CLM_CAP_CLASSES | CLM_CAP_ENDS | CLM_CAP_BLOCKS | CLM_CAP_WALK,
                       .max_length = CLM_MAX_PATTERN_LENGTH, .group = CLM_MAX_SLOTS,
                       .summary = "Aho-Corasick automaton of every pattern at once: one pass "
                                  "for many patterns",

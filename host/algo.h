@@ -95,6 +95,10 @@ void clm_aho_shape(struct clm_kernel_shape *s, const clm_device *dev,
 int clm_aho_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
                    unsigned count, int caseless, unsigned char *bytes, void *tab, void *built);
 void clm_aho_release(void *built);
+/* The literal variants patterns with symbol sets stand for in one automaton, their bytes and
+ * the classes of the alphabet (CLM_E_UNSUPPORTED past aho's limit). */
+int clm_aho_variants(const struct clm_symbols *sym, unsigned count, size_t *entries,
+                     size_t *bytes, unsigned *classes);
 void clm_aho_split(struct clm_kernel_shape *s, const struct clm_pattern_facts *f, size_t budget,
                    int chunk_given);
 size_t clm_aho_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,

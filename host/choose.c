@@ -336,6 +336,25 @@ static clm_algorithm auto_algorithm(const clm_device *dev, const struct clm_plan
 #define AHO_MIN_PATTERNS 2u
 #endif
 
+/* Patterns with symbol sets go to aho as their literal variants while these are few: on
+ * average at most this many a pattern, and a table of at most this many bytes at worst (a
+ * state per variant byte). Beyond, a pass per pattern may well be faster; a guess until
+ * measured. */
+#define AHO_SETS_MEAN 64u
+#define AHO_SETS_TABLE ((size_t)64 << 20)
+
+static int aho_expands(const struct clm_plan *plan)
+{
+    size_t entries, bytes;
+    unsigned classes;
+    if (clm_aho_variants(plan->sym, plan->n_sym, &entries, &bytes, &classes) != CLM_OK) {
+        clm_clear_error();
+        return 0;
+    }
+    return entries <= (size_t)AHO_SETS_MEAN * plan->n_sym &&
+           bytes <= AHO_SETS_TABLE / 4 / classes;
+}
+
 static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
 {
     const clm_compile_options *o = plan->o;
@@ -348,6 +367,12 @@ static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
         db->algorithm = clm_algo_with(CLM_CAP_REDUCE)->id; /* the only one with those */
         snprintf(db->choice, sizeof db->choice, "auto: the %s variant is %s's",
                  clm_variant_name(o->variant), clm_algorithm_name(db->algorithm));
+    } else if (!plan->literal && db->k == 0 && db->caller_count >= AHO_MIN_PATTERNS &&
+               aho_expands(plan)) {
+        db->algorithm = CLM_ALGO_AHO;
+        snprintf(db->choice, sizeof db->choice,
+                 "auto: %u exact patterns with symbol sets: aho searches their literal "
+                 "variants in one pass", db->caller_count);
     } else if (dna && !plan->literal && db->k == 0) {
         db->algorithm = CLM_ALGO_BITAP; /* plain bases choose as literals do */
         snprintf(db->choice, sizeof db->choice, "auto: %s needs bitap",

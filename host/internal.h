@@ -483,6 +483,9 @@ struct clm_column {
 /* Offset i of a column's offsets (32- or 64-bit). */
 uint64_t clm_column_offset(const struct clm_column *col, uint64_t i);
 
+/* The clm_selection fields of version 1 (records.c, like_set.c). */
+#define CLM_SELECTION_V1 CLM_SIZE_THROUGH(clm_selection, data_path_used)
+
 /* A compiled LIKE disjunction: its program (cl/contract.h CLM_LIKE_*) on the host and on
  * its device. */
 struct clm_like {
@@ -496,16 +499,26 @@ struct clm_like {
      * predicate mixes NOT LIKE with others), searched by `anchors`, a database compiled at
      * the first filtered select under anchor_lock (anchor_rc its outcome) */
     int filterable, anchor_caseless;
+    int approx; /* a pattern is approximate (clm_approx_compile): a work-item per row */
     uint32_t *anchor_at, *anchor_len;
     pthread_mutex_t anchor_lock;
     int anchor_tried, anchor_rc;
     clm_database *anchors;
+    /* CLM_ROWS_AUTOMATON (like.c): when every pattern is a contains ('%literal%'), all LIKE
+     * or all ILIKE, the class map and Aho-Corasick automaton of their literals
+     * (cl/contract.h CLM_LIKE_AHO_ARG_LIST), aho_words the automaton's; else NULL */
+    cl_mem aho_buf;
+    uint32_t aho_words;
 };
 /* clm_compile for the anchors of LIKE's filter: engines whose matches set a bit per block
  * of `block` bytes (cl/common.cl EMIT_BLOCKS) instead of being appended. */
 int clm_compile_blocks(clm_device *dev, const char *const *patterns, const size_t *lengths,
                        unsigned count, const clm_compile_options *opts, unsigned block,
                        clm_database **out);
+/* A predicate over prog's `words` words (cl/contract.h CLM_LIKE_*) of `count` patterns,
+ * its anchors found and prog sent to dev. Takes prog (freed on failure too). */
+int clm_like_new(clm_device *dev, uint32_t *prog, size_t words, unsigned count,
+                 clm_like **out);
 /* The anchors' database of a filterable predicate, compiled once (thread-safe). */
 int clm_like_anchors(const struct clm_like *like, const clm_database **db);
 

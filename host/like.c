@@ -1,9 +1,11 @@
 /* SQL LIKE patterns compiled into the program cl/records.cl runs (cl/contract.h CLM_LIKE_*):
  * the runs of symbols between '%' (segments), whether the first and last are anchored, and
- * each pattern's flags. */
+ * each pattern's flags; for a disjunction of contains also one automaton of them all. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo.h"
+#include "contract.h"
 #include "internal.h"
 
 /* The words one pattern needs at most: its header, a segment record and a symbol per
@@ -109,6 +111,11 @@ static int find_anchors(struct clm_like *l)
     l->filterable = 1;
     for (unsigned i = 0; i < l->count; i++) {
         const uint32_t *head = prog + 1 + (size_t)i * CLM_LIKE_HEAD;
+        if (head[CLM_LIKE_FLAGS] & CLM_LIKE_F_APPROX) { /* no literal run must occur */
+            l->approx = 1;
+            l->filterable = 0;
+            continue;
+        }
         if ((head[CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT) && l->count > 1)
             l->filterable = 0;
         if (head[CLM_LIKE_FLAGS] & CLM_LIKE_F_CASELESS)
@@ -135,6 +142,101 @@ static int find_anchors(struct clm_like *l)
             l->filterable = 0;
     }
     return CLM_OK;
+}
+
+/* Whether pattern i is a contains: '%literal%' ('%'s around one segment without '_', not
+ * NOT LIKE) of at least a byte; its literal's first symbol word in prog and length. */
+static int contains_literal(const uint32_t *prog, unsigned i, uint32_t *sym, uint32_t *len)
+{
+    const uint32_t *head = prog + 1 + (size_t)i * CLM_LIKE_HEAD;
+    const uint32_t shape = CLM_LIKE_F_NOT | CLM_LIKE_F_START | CLM_LIKE_F_END |
+                           CLM_LIKE_F_EXACT | CLM_LIKE_F_APPROX;
+    if ((head[CLM_LIKE_FLAGS] & shape) || head[CLM_LIKE_SEGS] != 1)
+        return 0;
+    *sym = prog[head[CLM_LIKE_SEG]];
+    *len = prog[head[CLM_LIKE_SEG] + 1];
+    for (uint32_t j = 0; j < *len; j++)
+        if (prog[*sym + j] == CLM_LIKE_ANY)
+            return 0;
+    return *len > 0;
+}
+
+/* The most bytes an automaton of a predicate may take, bounded before it is built by its
+ * literals' bytes + 1 states of their distinct bytes + 1 classes: compiling a large
+ * disjunction must not cost hundreds of MiB that a select may never use. */
+#define AHO_MAX_BYTES ((uint64_t)64 << 20)
+
+/* CLM_ROWS_AUTOMATON: a disjunction of contains, all LIKE or all ILIKE (one class map serves
+ * one case rule), as one Aho-Corasick automaton of the literals (host/aho.c), sent to the
+ * device after its class map. A predicate that does not qualify, or whose automaton would
+ * be too large, gets none (a work-item per row serves it). */
+static int build_automaton(struct clm_like *l)
+{
+    const uint32_t *prog = l->prog;
+    const uint32_t caseless = prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_CASELESS;
+    uint32_t sym, len;
+    uint64_t total = 0, distinct = 0;
+    unsigned char seen[256] = {0};
+    for (unsigned i = 0; i < l->count; i++) {
+        if (!contains_literal(prog, i, &sym, &len) ||
+            (prog[1 + (size_t)i * CLM_LIKE_HEAD + CLM_LIKE_FLAGS] & CLM_LIKE_F_CASELESS) !=
+                caseless)
+            return CLM_OK;
+        total += len;
+        for (uint32_t j = 0; j < len; j++) /* folded already when caseless */
+            if (!seen[prog[sym + j]]) {
+                seen[prog[sym + j]] = 1;
+                distinct++;
+            }
+    }
+    if ((total + 1) * (distinct + 1) * 4 > AHO_MAX_BYTES)
+        return CLM_OK;
+    struct clm_symbols *syms = calloc(l->count, sizeof *syms);
+    unsigned char *lit = malloc(CLM_LIKE_MAX_PATTERN);
+    uint32_t *buf = NULL;
+    void *built = NULL;
+    int rc = syms && lit ? CLM_OK : clm_fail(CLM_E_NOMEM, "out of memory");
+    for (unsigned i = 0; i < l->count && rc == CLM_OK; i++) {
+        contains_literal(prog, i, &sym, &len);
+        for (uint32_t j = 0; j < len; j++) /* literal symbols are bytes (folded: ILIKE) */
+            lit[j] = (unsigned char)prog[sym + j];
+        rc = clm_parse_symbols(lit, len, 0, caseless != 0, i, &syms[i]);
+    }
+    struct clm_pattern_facts f;
+    memset(&f, 0, sizeof f);
+    if (rc == CLM_OK)
+        rc = clm_aho_facts(syms, l->count, 1, caseless != 0, &f, &built);
+    if (rc == CLM_OK && (f.tab_words > UINT32_MAX - CLM_LIKE_AHO_MAP ||
+                         (f.tab_words + CLM_LIKE_AHO_MAP) * 4 > l->dev->info.max_alloc_bytes))
+        rc = clm_fail(CLM_E_UNSUPPORTED, "LIKE automaton: %zu words", f.tab_words);
+    if (rc == CLM_OK && !(buf = calloc(CLM_LIKE_AHO_MAP + f.tab_words, sizeof *buf)))
+        rc = clm_fail(CLM_E_NOMEM, "out of memory");
+    if (rc == CLM_OK) {
+        struct clm_kernel_shape shape;
+        memset(&shape, 0, sizeof shape);
+        rc = clm_aho_tables(&shape, syms, l->count, caseless != 0, (unsigned char *)buf,
+                            buf + CLM_LIKE_AHO_MAP, built);
+    }
+    if (rc == CLM_OK && !l->dev->model) {
+        cl_int err;
+        l->aho_buf = clCreateBuffer(l->dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                    (CLM_LIKE_AHO_MAP + f.tab_words) * sizeof *buf, buf, &err);
+        if (err != CL_SUCCESS)
+            rc = clm_fail_cl(err, "clCreateBuffer (LIKE automaton)");
+    }
+    if (rc == CLM_OK)
+        l->aho_words = (uint32_t)f.tab_words;
+    clm_aho_release(built);
+    for (unsigned i = 0; syms && i < l->count; i++)
+        clm_symbols_free(&syms[i]);
+    free(syms);
+    free(lit);
+    free(buf);
+    if (rc == CLM_E_UNSUPPORTED) { /* too large: the patterns a pass each */
+        clm_clear_error();
+        rc = CLM_OK;
+    }
+    return rc;
 }
 
 int clm_like_anchors(const struct clm_like *like, const clm_database **db)
@@ -199,13 +301,9 @@ int clm_like_compile(clm_device *dev, const char *const *patterns, const size_t 
             return clm_fail(CLM_E_INVALID, "LIKE pattern %u: unknown flags 0x%x", i, flags[i]);
         words += pattern_words(len);
     }
-    struct clm_like *l = calloc(1, sizeof *l);
     uint32_t *prog = calloc(words, sizeof *prog);
-    if (!l || !prog) {
-        free(l);
-        free(prog);
+    if (!prog)
         return clm_fail(CLM_E_NOMEM, "out of memory");
-    }
     prog[0] = count;
     size_t at = 1 + (size_t)count * CLM_LIKE_HEAD;
     int rc = CLM_OK;
@@ -214,17 +312,33 @@ int clm_like_compile(clm_device *dev, const char *const *patterns, const size_t 
         rc = parse((const unsigned char *)patterns[i], len, flags ? flags[i] : 0, escape, i,
                    prog, &at);
     }
+    if (rc != CLM_OK) {
+        free(prog);
+        return rc;
+    }
+    return clm_like_new(dev, prog, at, count, out);
+}
+
+int clm_like_new(clm_device *dev, uint32_t *prog, size_t words, unsigned count,
+                 clm_like **out)
+{
+    struct clm_like *l = calloc(1, sizeof *l);
+    if (!l) {
+        free(prog);
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    }
     l->dev = dev;
     l->prog = prog;
-    l->prog_words = at;
+    l->prog_words = words;
     l->count = count;
     pthread_mutex_init(&l->anchor_lock, NULL);
+    int rc = find_anchors(l);
     if (rc == CLM_OK)
-        rc = find_anchors(l);
+        rc = build_automaton(l);
     if (rc == CLM_OK && !dev->model) {
         cl_int err;
         l->prog_buf = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                     at * sizeof *prog, prog, &err);
+                                     words * sizeof *prog, prog, &err);
         if (err != CL_SUCCESS)
             rc = clm_fail_cl(err, "clCreateBuffer (LIKE program)");
     }
@@ -246,6 +360,8 @@ void clm_like_free(clm_like *like)
     free(like->anchor_len);
     if (like->prog_buf)
         clReleaseMemObject(like->prog_buf);
+    if (like->aho_buf)
+        clReleaseMemObject(like->aho_buf);
     free(like->prog);
     free(like);
 }

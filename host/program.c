@@ -529,13 +529,16 @@ static int build_from_source(clm_device *dev, const char *src, const char *optio
 }
 
 /* The program's entry points (cl/kernels.cl): clm_find and clm_count, and clm_pack when the
- * text comes packed; the LIKE kernels' (cl/records.cl). Returns their number. */
-#define ENTRY_POINTS_MAX 5
+ * text comes packed; the LIKE kernels' (cl/records.cl); the compaction's (cl/compact.cl).
+ * Returns their number. */
+#define ENTRY_POINTS_MAX 7
 static unsigned entry_points(const struct clm_kernel_shape *shape,
                              const char *names[ENTRY_POINTS_MAX])
 {
-    static const char *const like[] = {"clm_like_match", "clm_like_match_group",
-                                       "clm_like_count", "clm_like_ids32", "clm_like_ids64"};
+    static const char *const like[] = {"clm_like_match",     "clm_like_match_group",
+                                       "clm_like_count",     "clm_like_ids32",
+                                       "clm_like_ids64",     "clm_like_aho_local",
+                                       "clm_like_aho_global"};
     static const char *const compact[] = {"clm_compact_count", "clm_compact_scan",
                                           "clm_compact_move"};
     if (shape->compact) {

@@ -6,8 +6,9 @@
 
 #include "internal.h"
 
-#define CLM_SELECTION_V1 CLM_SIZE_THROUGH(clm_selection, data_path_used)
 #define DEFAULT_SLAB_BYTES ((size_t)64 << 20)
+/* The search kernels read their text in 16-byte words (cl/common.cl LOAD16). */
+#define TEXT_ALIGN 16u
 /* Rows per launch at most (a multiple of every work-group size): bounds the per-row device
  * buffers (positions, ids) whatever the column. */
 #define BATCH_ROWS ((uint64_t)1 << 20)
@@ -35,10 +36,13 @@ struct query {
     cl_program program;
     cl_kernel match, count, ids; /* count: after a work-group per row and filter only */
     int group;                   /* a work-group per row (CLM_ROWS_GROUP) */
+    int aho;                     /* an automaton walk per row (CLM_ROWS_AUTOMATON) */
     cl_mem off, data, valid, bitmap, groups, bases, pos, ids_buf, pos_out;
     size_t data_cap; /* host columns: bytes data holds */
     cl_uint pos_wanted;
     int zero_copy;   /* host columns: each batch's buffers are the caller's memory itself */
+    uint64_t lead;   /* zero-copy: bytes before the batch's first row in its data buffer,
+                        which then starts TEXT_ALIGN-aligned */
     unsigned wg;
     uint32_t *counts;
     uint64_t batch_rows; /* rows per launch at most */
@@ -130,9 +134,14 @@ static int send_batch(clm_device *dev, struct query *Q, const struct clm_column 
     uint64_t b0 = (c->validity_bit + r0) >> 3, b1 = (c->validity_bit + r1 + 7) >> 3;
     int rc;
     if (Q->zero_copy) {
+        /* from the aligned address at or before the first row's bytes, where the column's
+         * memory has one (filter and verify searches the buffer) */
+        uint64_t lead = (uintptr_t)(c->data + start) % TEXT_ALIGN;
+        Q->lead = bytes && lead <= start ? lead : 0;
         if ((rc = host_buffer(dev, (const char *)c->offsets + r0 * ob,
                               (size_t)(r1 - r0 + 1) * ob, &Q->off)) ||
-            (rc = host_buffer(dev, bytes ? c->data + start : NULL, (size_t)bytes, &Q->data)))
+            (rc = host_buffer(dev, bytes ? c->data + start - Q->lead : NULL,
+                              (size_t)(bytes + Q->lead), &Q->data)))
             return rc;
         return c->validity ? host_buffer(dev, c->validity + b0, (size_t)(b1 - b0), &Q->valid)
                            : CLM_OK;
@@ -241,6 +250,38 @@ static int auto_filter(const struct clm_like *like, const struct clm_column *c)
            c->bytes / c->rows < CLM_ROWS_GROUP_MEAN;
 }
 
+/* Whether CLM_ROWS_AUTO walks the automaton of a disjunction of contains (like->aho_buf):
+ * over short rows, where a work-item per row reads each row once per pattern and one walk
+ * reads it once. A guess until measured on a GPU (TPC-H o_comment, an OR of ten words:
+ * a work-item per row 40 GB/s on the H200; filter and verify does not help, as most rows
+ * are selected). */
+static int auto_automaton(const struct clm_like *like, const struct clm_column *c)
+{
+    return like->count >= 2 && c->bytes / c->rows < CLM_ROWS_GROUP_MEAN;
+}
+
+/* The automaton kernel and its own arguments: the automaton in local memory after the class
+ * map when both fit (a KiB left for the kernel's own), else in global memory. */
+static int aho_open(const struct clm_like *like, struct query *Q)
+{
+    const clm_device *dev = like->dev;
+    size_t local = (CLM_LIKE_AHO_MAP + (size_t)like->aho_words) * 4, spare = 1024;
+    int in_local = dev->info.local_mem_bytes > spare &&
+                   local <= dev->info.local_mem_bytes - spare;
+    cl_int err;
+    Q->match = clCreateKernel(Q->program,
+                              in_local ? "clm_like_aho_local" : "clm_like_aho_global", &err);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clCreateKernel (LIKE automaton)");
+    cl_uint words = like->aho_words;
+    size_t cache = in_local ? local : CLM_LIKE_AHO_MAP * 4;
+    int rc;
+    if ((rc = set_arg(Q->match, CLM_LIKE_AHO_ARG_AHO, sizeof like->aho_buf, &like->aho_buf)) ||
+        (rc = set_arg(Q->match, CLM_LIKE_AHO_ARG_AHO_WORDS, sizeof words, &words)))
+        return rc;
+    return set_arg(Q->match, CLM_LIKE_AHO_ARG_CACHE, cache, NULL);
+}
+
 static int query_open(const struct clm_like *like, const struct clm_column *c,
                       const clm_selection *s, struct query *Q)
 {
@@ -270,16 +311,25 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     Q->batch_rows = c->dev && !s->row_ids ? RESIDENT_BATCH_ROWS : BATCH_ROWS;
     Q->pos_wanted = s->positions != NULL;
     uint64_t batch = c->rows < Q->batch_rows ? c->rows : Q->batch_rows;
-    /* zero-copy batches start anywhere in the caller's memory: the search kernels want
-     * aligned text */
-    Q->filter = like->filterable && !Q->zero_copy &&
+    /* positions are those of the first pattern that selects a row: a pass per pattern */
+    Q->aho = like->aho_buf && !s->positions &&
+             (s->kernel == CLM_ROWS_AUTOMATON ||
+              (s->kernel == CLM_ROWS_AUTO && auto_automaton(like, c)));
+    /* zero-copy batches start at the aligned address before their first row (send_batch),
+     * which a column whose memory is not aligned lacks: the search kernels want aligned text */
+    Q->filter = !Q->aho && like->filterable &&
+                (!Q->zero_copy || (uintptr_t)c->data % TEXT_ALIGN == 0) &&
                 (s->kernel == CLM_ROWS_FILTER ||
                  (Q->probe = s->kernel == CLM_ROWS_AUTO && auto_filter(like, c)));
-    Q->group = !Q->filter && (s->kernel == CLM_ROWS_GROUP ||
+    /* an approximate pattern's automaton reads the row in order: a work-item per row */
+    Q->group = !Q->filter && !Q->aho && !like->approx && (s->kernel == CLM_ROWS_GROUP ||
                               (s->kernel == CLM_ROWS_AUTO &&
                                c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN));
-    Q->match = clCreateKernel(Q->program, Q->group ? "clm_like_match_group" : "clm_like_match",
-                              &err);
+    if (Q->aho && (rc = aho_open(like, Q)) != CLM_OK)
+        return rc;
+    if (!Q->aho)
+        Q->match = clCreateKernel(Q->program,
+                                  Q->group ? "clm_like_match_group" : "clm_like_match", &err);
     if (err == CL_SUCCESS && (Q->group || Q->filter))
         Q->count = clCreateKernel(Q->program, "clm_like_count", &err);
     if (err == CL_SUCCESS)
@@ -338,7 +388,7 @@ static void batch_args(const struct clm_column *c, const struct query *Q, uint64
     b->data = c->dev ? c->data_buf : Q->data;
     b->off = c->dev ? c->off_buf : Q->off;
     b->valid = c->valid_buf ? c->valid_buf : Q->valid;
-    b->base = c->dev ? c->dev_base : clm_column_offset(c, r0);
+    b->base = c->dev ? c->dev_base : clm_column_offset(c, r0) - Q->lead;
     b->vbit = c->dev ? c->dev_vbit + r0 : (c->validity_bit + r0) & 7;
 }
 
@@ -591,8 +641,10 @@ static int filter_batch(const struct clm_like *like, const struct clm_column *c,
     if (c->dev) {
         if ((rc = resident_offset(Q, c, r0, &b0)) || (rc = resident_offset(Q, c, r1, &b1)))
             return rc;
-    } else
-        b1 = clm_column_offset(c, r1) - clm_column_offset(c, r0);
+    } else { /* the batch's bytes, after the lead of a zero-copy buffer */
+        b0 = Q->lead;
+        b1 = b0 + clm_column_offset(c, r1) - clm_column_offset(c, r0);
+    }
     return filter_rows(like, c, Q, b, b0, b1, Q->pos_wanted);
 }
 
@@ -632,9 +684,9 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
         s.data_path != CLM_PATH_ZERO_COPY)
         return clm_fail(CLM_E_INVALID, "clm_selection.data_path %d: auto, copy or zero-copy",
                         (int)s.data_path);
-    if ((unsigned)s.kernel > CLM_ROWS_FILTER)
-        return clm_fail(CLM_E_INVALID,
-                        "clm_selection.kernel %d: CLM_ROWS_AUTO, _ITEM, _GROUP or _FILTER",
+    if ((unsigned)s.kernel > CLM_ROWS_AUTOMATON)
+        return clm_fail(CLM_E_INVALID, "clm_selection.kernel %d: CLM_ROWS_AUTO, _ITEM, _GROUP, "
+                                       "_FILTER or _AUTOMATON",
                         (int)s.kernel);
     if (s.positions && !s.row_ids)
         return clm_fail(CLM_E_INVALID, "clm_selection: positions without row_ids");
@@ -661,7 +713,10 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
             rc = run_batch(like, col, &s, &Q, r0, r1, &done);
         r0 = r1;
     }
-    sel->kernel_used = Q.filter ? CLM_ROWS_FILTER : Q.group ? CLM_ROWS_GROUP : CLM_ROWS_ITEM;
+    sel->kernel_used = Q.aho      ? CLM_ROWS_AUTOMATON
+                       : Q.filter ? CLM_ROWS_FILTER
+                       : Q.group  ? CLM_ROWS_GROUP
+                                  : CLM_ROWS_ITEM;
     sel->data_path_used = col->dev       ? CLM_PATH_AUTO
                           : Q.zero_copy ? CLM_PATH_ZERO_COPY
                                         : CLM_PATH_COPY;

@@ -216,8 +216,10 @@ typedef enum {
                                patterns. A pattern of period p <= m/2 duels in blocks of p
                                positions, so very short periods approach brute force. */
     CLM_ALGO_AHO = 7,     /**< Aho-Corasick automaton over every pattern of the database at
-                               once (literal patterns, exact search): one pass over the text
-                               for any number of patterns */
+                               once (exact search): one pass over the text for any number of
+                               patterns. A pattern with classes or degenerate IUPAC codes
+                               enters as every literal variant it stands for; past 4 MiB of
+                               variants in all the compile fails (CLM_E_UNSUPPORTED) */
     CLM_ALGO_HAMMING = 8, /**< many patterns with mismatches in one pass: every pattern of the
                                database compared at every start, symbols as one-hot nibbles
                                (patterns over at most 4 byte classes, such as DNA bases with
@@ -283,7 +285,9 @@ typedef enum {
  *  those bases, so N, other IUPAC codes and anything else in the text never match (as
  *  `seqkit locate -d`), unless CLM_DEGENERATE_TEXT. Works with exact, CLM_MISMATCHES_ONLY
  *  and edit-distance search; patterns of plain bases run on every algorithm, patterns with
- *  degenerate codes on those that search classes (bitap). Not with CLM_CLASSES.
+ *  degenerate codes on those that search classes (bitap, hamming, and aho, which enters
+ *  each pattern as the literal variants its codes stand for, up to a limit). Not with
+ *  CLM_CLASSES.
  *  The text is plain bytes (a FASTA record's sequence without its line breaks). Where every
  *  pattern symbol is a subset of A C G T (of one case, or any case with CLM_CASELESS) the
  *  scan may pack the text to 2 bits per base on the device (clm_database_info.packed):
@@ -1287,7 +1291,42 @@ CLM_API int clm_like_compile(clm_device *dev, const char *const *patterns,
                              const size_t *lengths, const unsigned *flags, unsigned count,
                              int escape, clm_like **out);
 
-/** Release a compiled predicate. NULL is ignored. */
+/** How clm_approx_compile counts the errors of an occurrence. */
+typedef enum {
+    CLM_APPROX_EDITS = 0,     /**< Levenshtein: substitutions, insertions and deletions */
+    CLM_APPROX_MISMATCHES = 1 /**< Hamming: substitutions only (occurrences of the
+                                   pattern's length) */
+} clm_approx_mode;
+/** clm_approx_compile's limits: pattern length in bytes, and errors. */
+#define CLM_APPROX_MAX_PATTERN 64u
+#define CLM_APPROX_MAX_ERRORS 8u
+
+/**
+ * Compile a disjunction of `count` approximate contains for dev, a predicate that
+ * clm_like_select runs as it runs LIKE: a row is selected when it is not NULL and at least
+ * one pattern selects it. Pattern i selects the rows holding a substring within max_errors
+ * errors of it (mode: edits or mismatches, the same for every pattern); with
+ * CLM_LIKE_NOT in flags[i] the rows holding none (a NULL row is selected by neither);
+ * CLM_LIKE_CASELESS compares ASCII letters case-insensitively. Patterns are plain bytes
+ * (no '%', '_' or escape), 1 to CLM_APPROX_MAX_PATTERN bytes (lengths NULL:
+ * NUL-terminated); flags may be NULL; max_errors at most CLM_APPROX_MAX_ERRORS and below
+ * every pattern's length (max_errors 0: exact contains). clm_selection.positions gets, for
+ * a selected row, the end (exclusive byte offset) of the occurrence that ends first: the
+ * least e such that some row[s, e) is within max_errors of the pattern (for mismatches,
+ * the occurrence starts at e - length). Such a predicate always runs a work-item per row
+ * (kernel_used CLM_ROWS_ITEM whatever clm_selection.kernel asks: a bit-parallel automaton
+ * per row, which stops at the first occurrence). To OR with LIKE patterns, select with
+ * each predicate and OR the bitmaps.
+ * Errors: CLM_E_INVALID (NULL, count 0, an unknown flag or mode, max_errors above
+ * CLM_APPROX_MAX_ERRORS or not below a pattern's length), CLM_E_EMPTY_PATTERN,
+ * CLM_E_PATTERN_TOO_LONG (above CLM_APPROX_MAX_PATTERN), CLM_E_OPENCL, CLM_E_DEVICE_MEMORY,
+ * CLM_E_NOMEM.
+ */
+CLM_API int clm_approx_compile(clm_device *dev, const char *const *patterns,
+                               const size_t *lengths, const unsigned *flags, unsigned count,
+                               unsigned max_errors, clm_approx_mode mode, clm_like **out);
+
+/** Release a compiled predicate (clm_like_compile or clm_approx_compile). NULL is ignored. */
 CLM_API void clm_like_free(clm_like *like);
 
 /** A position of clm_selection.positions for a row no pattern matched (NOT LIKE). */
@@ -1296,21 +1335,32 @@ CLM_API void clm_like_free(clm_like *like);
 /** How clm_like_select's kernels share out the rows (seed 004's basic form and Split). */
 typedef enum {
     CLM_ROWS_AUTO = 0,  /**< by the column's mean row length: CLM_ROWS_GROUP from
-                             CLM_ROWS_GROUP_MEAN bytes on; below, CLM_ROWS_FILTER for one
-                             LIKE or NOT LIKE that it serves and that is no prefix or
-                             equality (no leading '%'), when the search finds its anchor
-                             in at most one 64-byte block in 16 of the first piece; else
-                             CLM_ROWS_ITEM */
+                             CLM_ROWS_GROUP_MEAN bytes on; below, CLM_ROWS_AUTOMATON for a
+                             disjunction of 2 or more contains that it serves (without
+                             positions), CLM_ROWS_FILTER for one LIKE or NOT LIKE that it
+                             serves and that is no prefix or equality (no leading '%'),
+                             when the search finds its anchor in at most one 64-byte
+                             block in 16 of the first piece; else CLM_ROWS_ITEM. The
+                             automaton's rule is a guess until measured on a GPU */
     CLM_ROWS_ITEM = 1,  /**< a work-item per row: short rows */
     CLM_ROWS_GROUP = 2, /**< a work-group per row, its work-items comparing the placements
                              of a segment side by side: long rows */
-    CLM_ROWS_FILTER = 3 /**< filter and verify: the column's bytes are searched as one text
+    CLM_ROWS_FILTER = 3, /**< filter and verify: the column's bytes are searched as one text
                              for each pattern's longest run of literal bytes by the exact
                              search kernels, and only the rows holding one are matched, a
                              work-item per place found. A predicate it cannot serve (a
                              pattern without a literal byte, NOT LIKE beside other patterns)
-                             and zero-copy host columns run CLM_ROWS_ITEM instead:
+                             and zero-copy host columns whose bytes do not start at a
+                             16-byte aligned address run CLM_ROWS_ITEM instead:
                              kernel_used says which ran */
+    CLM_ROWS_AUTOMATON = 4 /**< a disjunction of contains ('%literal%' patterns: no '_', a
+                             literal of a byte or more, no NOT LIKE; all LIKE or all
+                             ILIKE) in one pass over each row: a work-item per row walks
+                             one Aho-Corasick automaton of every literal (in local memory
+                             when it fits) and the row is selected where any literal
+                             ends. A predicate it cannot serve (or whose automaton could
+                             pass 64 MiB), or a selection asking for positions, runs
+                             CLM_ROWS_ITEM instead: kernel_used says which ran */
 } clm_rows_kernel;
 /** The mean row length from which CLM_ROWS_AUTO takes a work-group per row. */
 #define CLM_ROWS_GROUP_MEAN 1024u
@@ -1328,8 +1378,10 @@ typedef struct clm_selection {
     uint64_t *positions;     /**< NULL, or room for row_id_capacity entries, with row_ids:
                                   for each selected row, the byte offset in the row where
                                   the first pattern that selects it placed its first
-                                  segment (0 for a pattern that starts without '%');
-                                  CLM_NO_POSITION for a row selected by NOT LIKE only */
+                                  segment (0 for a pattern that starts without '%'),
+                                  or for clm_approx_compile's the end of its first
+                                  occurrence; CLM_NO_POSITION for a row selected by NOT
+                                  LIKE only */
     size_t slab_bytes;       /**< a host column's string bytes per batch: 0 default
                                   (64 MiB). A slab holds whole rows; one longer than the
                                   slab gets a slab of its own. With CLM_ROWS_FILTER also
@@ -1364,6 +1416,40 @@ CLM_API int clm_selection_init(clm_selection *sel, size_t size);
  * CLM_E_NOMEM.
  */
 CLM_API int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *sel);
+
+/*
+ * LIKE over a device set (CPU+GPU co-processing, seed 004 section 6): a host column's rows
+ * are split into one contiguous range per device of the set, in proportion to the set's
+ * speeds (clm_device_set_get_speeds; equal shares when it has none) by their bytes, ranges
+ * starting at multiples of 64 rows; each device selects its range on a thread of its own and
+ * the results are put together in row order: the same count, bitmap, row ids and positions
+ * as one device selecting the whole column.
+ */
+typedef struct clm_set_like clm_set_like;
+
+/** clm_like_compile for every device of the set (an early set's devices are waited for).
+ *  Errors as clm_like_compile (the detail names the device). */
+CLM_API int clm_set_like_compile(clm_device_set *set, const char *const *patterns,
+                                 const size_t *lengths, const unsigned *flags, unsigned count,
+                                 int escape, clm_set_like **out);
+/** A set predicate of predicates compiled for each device (per_device[i] for device i of
+ *  the set, by clm_like_compile or clm_approx_compile, the same query on every device): it
+ *  takes them over, clm_set_like_free frees them (on an error they stay the caller's).
+ *  Errors: CLM_E_INVALID (NULL, a predicate compiled for another device), CLM_E_NOMEM. */
+CLM_API int clm_set_like_wrap(clm_device_set *set, clm_like **per_device, clm_set_like **out);
+/** Release a set predicate. NULL is ignored. */
+CLM_API void clm_set_like_free(clm_set_like *like);
+/** The predicate of device i (NULL if out of range). It belongs to the set predicate. */
+CLM_API const clm_like *clm_set_like_get(const clm_set_like *like, unsigned i);
+/**
+ * clm_like_select across the set for a host column (a resident column lives on one device:
+ * clm_like_select it there). sel as clm_like_select takes it; kernel_used and
+ * data_path_used are device 0's (devices may choose differently under CLM_ROWS_AUTO).
+ * Errors: those of clm_like_select (a device's detail names it), CLM_E_INVALID for a
+ * resident column.
+ */
+CLM_API int clm_set_like_select(const clm_set_like *like, const clm_column *col,
+                                clm_selection *sel);
 
 #ifdef __cplusplus
 }

@@ -396,6 +396,48 @@ static void test_auto_classes(const void *arg)
     fcase_free(&c);
 }
 
+/* Many class patterns in one aho automaton (each the literal variants its sets stand for),
+ * overlapping sets and a duplicate included, against the reference: slab edges too. */
+static void test_aho_classes(const void *arg)
+{
+    static const cpat ps[] = {CP("."),         CP("[ACGT]"),       CP("[^ACGT]"),
+                              CP("\\d"),       CP("a.c"),          CP("[a-cx-z]q\\."),
+                              CP("x\\ny"),      CP("GA[AT]TC"),     CP("\\d\\d-\\d\\d"),
+                              CP("[Aa]b[^b]\\tZ"), CP("GA[AT]TC"),  CP("[\x80-\xff]\0[^\\d]"),
+                              CP("[\\d_][\\w][\\s.]"), CP("ab"), CP("G[AT]")};
+    enum { N = sizeof ps / sizeof ps[0] };
+    const unsigned char *pats[N];
+    size_t lens[N];
+    unsigned ids[N], count;
+    size_t n = t_quick ? 4000 : 20000;
+    fcase c;
+    t_rng r;
+    (void)arg;
+    fcase_init(&c);
+    c.algo = CLM_ALGO_AHO;
+    t_rng_init(&r, "classes-aho", 0);
+    for (int caseless = 0; caseless < 2; caseless++) {
+        count = 0;
+        for (unsigned i = 0; i < N; i++) {
+            if (caseless && strstr(ps[i].p, "[^")) continue; /* classes.caseless_negated's */
+            pats[count] = (const unsigned char *)ps[i].p;
+            lens[count] = ps[i].len;
+            ids[count] = 500 - 3 * count;
+            count++;
+        }
+        set_fs(&c, pats, lens, ids, count, CLM_CLASSES | (caseless ? CLM_CASELESS : 0u), 0);
+        unsigned char *text = class_text(&r, n, &c.fs, 10);
+        if (fcase_open(&c, "aho")) {
+            fcase_check(&c, text, n, "classes-aho");
+            if (fcase_scratch(&c, 4099, 0)) fcase_check(&c, text, n, "classes-aho-slab-4099");
+            if (fcase_scratch(&c, 97, 64)) fcase_check(&c, text, 3000, "classes-aho-slab-97");
+        }
+        fcase_close(&c);
+        free(text);
+    }
+    fcase_free(&c);
+}
+
 /* ---- errors ---------------------------------------------------------------------------------- */
 
 static int compile_rc(const char *p, size_t len, clm_algorithm algo, unsigned flags, unsigned k)
@@ -575,6 +617,7 @@ void register_classes_tests(void)
     t_register("classes.fuzzy", test_fuzzy_classes, NULL, 1);
     t_register("classes.literal", test_literal, NULL, 0);
     t_register("classes.auto", test_auto_classes, NULL, 1);
+    t_register("classes.aho", test_aho_classes, NULL, 1);
     t_register("classes.syntax", test_syntax, NULL, 1);
     t_register("classes.hyphen", test_class_hyphen, NULL, 1);
     t_register("classes.unsupported", test_unsupported, NULL, 1);

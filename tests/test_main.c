@@ -298,6 +298,8 @@ int main(int argc, char **argv)
     register_devset_tests();
     register_early_tests();
     register_records_tests();
+    register_records_or_tests();
+    register_like_set_tests();
     register_hamming_tests();
     register_host_tests();
 

@@ -528,22 +528,30 @@ static void test_dna(const void *arg)
     free(text);
 }
 
-/* auto takes aho for two or more exact patterns, and not for one, classes or errors; aho
- * refuses what it cannot search, naming bitap. */
+/* auto takes aho for two or more exact patterns, classes included while their literal
+ * variants are few, and not for one pattern or errors; aho refuses what it cannot search
+ * (errors, classes of too many variants), naming bitap. */
 static void test_choice(const void *arg)
 {
     (void)arg;
     const unsigned char *pats[3] = {(const unsigned char *)"abc", (const unsigned char *)"b.d",
                                     (const unsigned char *)"xyz"};
-    const size_t lens[3] = {3, 3, 3};
+    const unsigned char *wide_pats[2] = {(const unsigned char *)"abc",
+                                         (const unsigned char *)"b..........d"};
+    const size_t lens[3] = {3, 3, 3}, wide_lens[2] = {3, 12};
     t_patset two = {pats, lens, NULL, 2, 0}, one = {pats, lens, NULL, 1, 0};
+    t_patset wide = {wide_pats, wide_lens, NULL, 2, 0}; /* 5^10 variants of 12 bytes */
     clm_database *db = NULL;
     clm_database_info info;
     struct {
         const t_patset *ps;
         unsigned flags, k;
         int aho;
-    } cases[] = {{&two, 0, 0, 1}, {&one, 0, 0, 0}, {&two, CLM_CLASSES, 0, 0}, {&two, 0, 1, 0}};
+    } cases[] = {{&two, 0, 0, 1},
+                 {&one, 0, 0, 0},
+                 {&two, CLM_CLASSES, 0, 1},
+                 {&wide, CLM_CLASSES, 0, 0},
+                 {&two, 0, 1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (!EXPECT_RC(t_compile_ex(cases[i].ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, cases[i].flags,
                                     0, 0, CLM_VARIANT_AUTO, cases[i].k, &db),

@@ -13,143 +13,53 @@
 #include "internal.h" /* the contract (cl/contract.h) and the program's source */
 #include "t.h"
 #include "t_cl.h"
+#include "t_records.h"
 
-/* ---- the reference ------------------------------------------------------------------- */
+/* ---- the reference (LIKE's: t_records.c) ------------------------------------------- */
 
-enum { TOK_PERCENT = -1, TOK_ANY = -2 };
-
-static unsigned char lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c | 0x20 : c; }
-
-/* The pattern as tokens: a byte (0-255, folded when caseless), TOK_PERCENT or TOK_ANY. */
-static size_t tokens(const char *p, size_t len, int escape, int caseless, int *tok)
+/* Approximate contains by brute force: whether some row[s, e) is within k errors of p, and
+ * the least such end e. Edits: Sellers' dynamic programming, d[i] the fewest edits between
+ * p[0, i) and a substring ending at the current byte; mismatches: every alignment. */
+static int ref_approx(const unsigned char *s, size_t n, const char *p, size_t m, unsigned k,
+                      int mismatches, int caseless, uint64_t *end)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (escape >= 0 && c == escape && i + 1 < len)
-            tok[n++] = caseless ? lower((unsigned char)p[++i]) : (unsigned char)p[++i];
-        else if (c == '%')
-            tok[n++] = TOK_PERCENT;
-        else if (c == '_')
-            tok[n++] = TOK_ANY;
-        else
-            tok[n++] = caseless ? lower(c) : c;
-    }
-    return n;
-}
-
-/* Whether tok[0, m) matches s[0, n) whole: d[j] = tok[0, j) matches the text so far. */
-static int ref_like_tok(const unsigned char *s, size_t n, const int *tok, size_t m, int caseless)
-{
-    unsigned char *d = calloc(m + 1, 1), *e = calloc(m + 1, 1);
-    if (!d || !e) abort();
-    d[0] = 1;
-    for (size_t j = 1; j <= m; j++) d[j] = d[j - 1] && tok[j - 1] == TOK_PERCENT;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = caseless ? lower(s[i]) : s[i];
-        e[0] = 0;
-        for (size_t j = 1; j <= m; j++) {
-            int t = tok[j - 1];
-            if (t == TOK_PERCENT) e[j] = e[j - 1] || d[j];
-            else e[j] = d[j - 1] && (t == TOK_ANY || t == c);
-        }
-        memcpy(d, e, m + 1);
-    }
-    int r = d[m];
-    free(d);
-    free(e);
-    return r;
-}
-
-/* Match, and where the pattern's first segment goes: 0 for a pattern that starts without
- * '%' or has no segment, else the smallest start from which the pattern less its leading
- * '%' matches the rest of the row. */
-static int ref_like(const unsigned char *s, size_t n, const char *p, size_t len, int escape,
-                    int caseless, uint64_t *pos)
-{
-    int *tok = malloc((len + 1) * sizeof *tok);
-    if (!tok) abort();
-    size_t m = tokens(p, len, escape, caseless, tok);
-    int r = ref_like_tok(s, n, tok, m, caseless);
-    size_t lead = 0;
-    while (lead < m && tok[lead] == TOK_PERCENT) lead++;
-    *pos = 0;
-    if (r && lead > 0 && lead < m)
-        for (size_t at = 0; at <= n; at++)
-            if (ref_like_tok(s + at, n - at, tok + lead, m - lead, caseless)) {
-                *pos = at;
-                break;
+    if (mismatches) {
+        for (size_t e = m; e <= n; e++) {
+            unsigned diff = 0;
+            for (size_t i = 0; i < m; i++)
+                diff += caseless ? ref_lower(s[e - m + i]) != ref_lower((unsigned char)p[i])
+                                 : s[e - m + i] != (unsigned char)p[i];
+            if (diff <= k) {
+                *end = e;
+                return 1;
             }
-    free(tok);
-    return r;
-}
-
-/* ---- columns ------------------------------------------------------------------------- */
-
-typedef struct {
-    uint64_t rows;
-    unsigned bits;       /* offsets: 32 or 64 */
-    void *offsets;       /* rows + 1 */
-    unsigned char *data;
-    uint64_t bytes;
-    uint8_t *validity;   /* NULL: no NULL */
-} tcol;
-
-static uint64_t tcol_off(const tcol *c, uint64_t i)
-{
-    return c->bits == 64 ? (uint64_t)((int64_t *)c->offsets)[i]
-                         : (uint64_t)((int32_t *)c->offsets)[i];
-}
-
-static void tcol_set_off(tcol *c, uint64_t i, uint64_t v)
-{
-    if (c->bits == 64) ((int64_t *)c->offsets)[i] = (int64_t)v;
-    else ((int32_t *)c->offsets)[i] = (int32_t)v;
-}
-
-static int tcol_valid(const tcol *c, uint64_t i)
-{
-    return !c->validity || (c->validity[i >> 3] >> (i & 7) & 1);
-}
-
-/* rows rows of lengths from len_of(r, i) with bytes from the alphabet, a NULL in every
- * null_every (0: none; the NULL rows still hold bytes, which must be ignored). */
-static void tcol_make(tcol *c, t_rng *r, uint64_t rows, unsigned bits, size_t (*len_of)(t_rng *, uint64_t),
-                      const char *alphabet, unsigned null_every)
-{
-    size_t na = strlen(alphabet);
-    memset(c, 0, sizeof *c);
-    c->rows = rows;
-    c->bits = bits;
-    c->offsets = calloc(rows + 1, bits / 8);
-    size_t *lens = malloc((rows + 1) * sizeof *lens);
-    if (!c->offsets || !lens) abort();
-    uint64_t total = 0;
-    for (uint64_t i = 0; i < rows; i++) total += lens[i] = len_of(r, i);
-    c->data = malloc(total ? total : 1);
-    if (!c->data) abort();
-    c->bytes = total;
-    uint64_t at = 0;
-    for (uint64_t i = 0; i < rows; i++) {
-        tcol_set_off(c, i, at);
-        for (size_t k = 0; k < lens[i]; k++) c->data[at++] = (unsigned char)alphabet[t_below(r, na)];
+        }
+        return 0;
     }
-    tcol_set_off(c, rows, at);
-    free(lens);
-    if (null_every) {
-        c->validity = calloc((rows + 7) / 8 + 1, 1);
-        if (!c->validity) abort();
-        for (uint64_t i = 0; i < rows; i++)
-            if (t_below(r, null_every) != 0) c->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+    size_t *d = malloc((m + 1) * sizeof *d);
+    if (!d) abort();
+    for (size_t i = 0; i <= m; i++) d[i] = i;
+    int found = 0;
+    for (size_t j = 1; j <= n && !found; j++) {
+        size_t diag = d[0]; /* d[i - 1] of the byte before */
+        d[0] = 0;
+        for (size_t i = 1; i <= m; i++) {
+            unsigned char a = (unsigned char)p[i - 1], b = s[j - 1];
+            size_t sub = diag + (caseless ? ref_lower(a) != ref_lower(b) : a != b);
+            size_t best = d[i] + 1 < d[i - 1] + 1 ? d[i] + 1 : d[i - 1] + 1;
+            diag = d[i];
+            d[i] = sub < best ? sub : best;
+        }
+        if (d[m] <= k) {
+            *end = j;
+            found = 1;
+        }
     }
+    free(d);
+    return found;
 }
 
-static void tcol_free(tcol *c)
-{
-    free(c->offsets);
-    free(c->data);
-    free(c->validity);
-}
+/* ---- columns (t_records.c) and slices ------------------------------------------------ */
 
 /* Rows [first, first + rows) of c as a column of their own over c's data (the reference's
  * view of a slice); tcol_slice_free frees what it allocated. */
@@ -172,18 +82,6 @@ static void tcol_slice_free(tcol *s)
     free(s->validity);
 }
 
-static int tcol_wrap(const tcol *c, clm_column **out)
-{
-    clm_column_desc d;
-    clm_column_desc_init(&d, sizeof d);
-    d.rows = c->rows;
-    d.offset_bits = c->bits;
-    d.offsets = c->offsets;
-    d.data = c->data;
-    d.data_bytes = c->bytes;
-    d.validity = c->validity;
-    return clm_column_wrap(&d, out);
-}
 
 /* ---- checking a query ---------------------------------------------------------------- */
 
@@ -195,8 +93,16 @@ typedef struct {
     int escape;
 } tquery;
 
+/* The errors of an approximate contains (clm_approx_compile: the patterns are plain bytes,
+ * no LIKE). */
+typedef struct {
+    unsigned k;
+    clm_approx_mode mode;
+} tapprox;
+
 /* The reference's selection: sel[i], pos[i]. Returns the count. */
-static uint64_t ref_select(const tcol *c, const tquery *q, unsigned char *sel, uint64_t *pos)
+static uint64_t ref_select(const tcol *c, const tquery *q, const tapprox *ap,
+                           unsigned char *sel, uint64_t *pos)
 {
     uint64_t count = 0;
     for (uint64_t i = 0; i < c->rows; i++) {
@@ -207,9 +113,12 @@ static uint64_t ref_select(const tcol *c, const tquery *q, unsigned char *sel, u
         for (unsigned k = 0; k < q->count && !sel[i]; k++) {
             unsigned f = q->flags ? q->flags[k] : 0;
             size_t len = q->lens ? q->lens[k] : strlen(q->pats[k]);
-            uint64_t at;
-            int m = ref_like(c->data + a, (size_t)(b - a), q->pats[k], len, q->escape,
-                             (f & CLM_LIKE_CASELESS) != 0, &at);
+            uint64_t at = 0;
+            int m = ap ? ref_approx(c->data + a, (size_t)(b - a), q->pats[k], len, ap->k,
+                                    ap->mode == CLM_APPROX_MISMATCHES,
+                                    (f & CLM_LIKE_CASELESS) != 0, &at)
+                       : ref_like(c->data + a, (size_t)(b - a), q->pats[k], len, q->escape,
+                                  (f & CLM_LIKE_CASELESS) != 0, &at);
             if (f & CLM_LIKE_NOT) sel[i] = !m;
             else if ((sel[i] = (unsigned char)m)) pos[i] = at;
         }
@@ -248,7 +157,10 @@ static void check_select(const clm_like *like, const clm_column *col, const tcol
         T_FAIL("%s: clm_like_select: %s (%s)", what, clm_strerror(rc), clm_last_error());
         goto out;
     }
-    if (kernel != CLM_ROWS_AUTO && s.kernel_used != kernel &&
+    /* an approximate predicate runs a work-item per row, whatever was asked */
+    if (like->approx && s.kernel_used != CLM_ROWS_ITEM)
+        T_FAIL("%s: kernel_used %d, want a work-item per row", what, (int)s.kernel_used);
+    if (!like->approx && kernel != CLM_ROWS_AUTO && s.kernel_used != kernel &&
         !(kernel == CLM_ROWS_FILTER && s.kernel_used == CLM_ROWS_ITEM && !filterable))
         T_FAIL("%s: kernel_used %d, want %d", what, (int)s.kernel_used, (int)kernel);
     if (path != CLM_PATH_AUTO && s.data_path_used != path)
@@ -297,7 +209,7 @@ static int ref_filterable(const tquery *q)
         size_t len = q->lens ? q->lens[k] : strlen(q->pats[k]), m, j;
         int *tok = malloc((len + 1) * sizeof *tok);
         if (!tok) abort();
-        m = tokens(q->pats[k], len, q->escape, 0, tok);
+        m = ref_tokens(q->pats[k], len, q->escape, 0, tok);
         for (j = 0; j < m && tok[j] < 0; j++)
             ;
         free(tok);
@@ -313,19 +225,22 @@ static int ref_filterable(const tquery *q)
 
 /* The query against the reference on the host column (slabs of `slab` bytes) and on a
  * resident copy, with 32- and 64-bit ids, a work-item and a work-group per row. */
-static void check_query(const tcol *c, const tquery *q, size_t slab, const char *what)
+static void check_query_as(const tcol *c, const tquery *q, const tapprox *ap, size_t slab,
+                           const char *what)
 {
     unsigned char *want = malloc(c->rows + 1);
     uint64_t *want_pos = malloc((c->rows + 1) * sizeof *want_pos);
     if (!want || !want_pos) abort();
-    uint64_t n = ref_select(c, q, want, want_pos);
+    uint64_t n = ref_select(c, q, ap, want, want_pos);
     clm_like *like = NULL;
     clm_column *host = NULL, *res = NULL;
     char label[256];
-    if (EXPECT_RC(clm_like_compile(t_dev, q->pats, q->lens, q->flags, q->count, q->escape,
-                                   &like), CLM_OK) &&
+    if (EXPECT_RC(ap ? clm_approx_compile(t_dev, q->pats, q->lens, q->flags, q->count, ap->k,
+                                          ap->mode, &like)
+                     : clm_like_compile(t_dev, q->pats, q->lens, q->flags, q->count, q->escape,
+                                        &like), CLM_OK) &&
         EXPECT_RC(tcol_wrap(c, &host), CLM_OK)) {
-        int fl = ref_filterable(q);
+        int fl = !ap && ref_filterable(q);
         snprintf(label, sizeof label, "%s, host column copied, a work-item per row", what);
         check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_ITEM, CLM_PATH_COPY,
                      0, label);
@@ -339,6 +254,15 @@ static void check_query(const tcol *c, const tquery *q, size_t slab, const char 
         snprintf(label, sizeof label, "%s, host column copied, filter and verify", what);
         check_select(like, host, c, want, want_pos, n, 64, slab, CLM_ROWS_FILTER,
                      CLM_PATH_COPY, fl, label);
+        /* in place: a batch's buffer from the aligned address before its first row, so
+         * memory that is not 16-byte aligned runs a work-item per row */
+        snprintf(label, sizeof label, "%s, host column in place, filter and verify", what);
+        check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_FILTER,
+                     CLM_PATH_ZERO_COPY, fl && (uintptr_t)c->data % 16 == 0, label);
+        snprintf(label, sizeof label, "%s, host column, auto", what);
+        if (ap) /* auto takes a work-item per row for it, long rows or not */
+            check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_AUTO,
+                         CLM_PATH_AUTO, 0, label);
         if (EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK)) {
             snprintf(label, sizeof label, "%s, resident column, a work-item per row", what);
             check_select(like, res, c, want, want_pos, n, 64, 0, CLM_ROWS_ITEM, CLM_PATH_AUTO,
@@ -363,6 +287,11 @@ static void check_query(const tcol *c, const tquery *q, size_t slab, const char 
     clm_like_free(like);
     free(want);
     free(want_pos);
+}
+
+static void check_query(const tcol *c, const tquery *q, size_t slab, const char *what)
+{
+    check_query_as(c, q, NULL, slab, what);
 }
 
 static void check_one(const tcol *c, const char *pat, unsigned flags, int escape, size_t slab)
@@ -453,7 +382,7 @@ static void test_shapes(const void *arg)
         unsigned char sel[N];
         uint64_t pos[N];
         tquery q = {&cases[k].pat, NULL, &cases[k].flags, 1, '\\'};
-        ref_select(&c, &q, sel, pos);
+        ref_select(&c, &q, NULL, sel, pos);
         for (int i = 0; i < N; i++)
             if (sel[i] != (cases[k].want[i] == '1'))
                 T_FAIL("the reference: '%s' row %d ('%s')", cases[k].pat, i, rows[i]);
@@ -552,6 +481,13 @@ static void test_filter(const void *arg)
         data[64 * i + 62] = data[64 * i + 63] = 'b';
     tcol f = {ROWS / 2, 32, off, data, 64 * (ROWS / 2), NULL};
     check_one(&f, "%bb%", 0, CLM_LIKE_NO_ESCAPE, 0);
+    /* the same bytes one past an aligned address: in place, a work-item per row */
+    unsigned char *odd = malloc(64 * (ROWS / 2) + 1);
+    if (!odd) abort();
+    memcpy(odd + 1, data, 64 * (ROWS / 2));
+    f.data = odd + 1;
+    check_one(&f, "%bb%", 0, CLM_LIKE_NO_ESCAPE, 1000);
+    free(odd);
     free(off);
     free(data);
 }
@@ -664,15 +600,17 @@ static void test_auto(const void *arg)
             !EXPECT(s.kernel_used == cases[k].want))
             t_note("mean row length %llu: kernel %d", (unsigned long long)mean,
                    (int)s.kernel_used);
-        /* resident short rows: a rare anchor is filtered; a prefix, a disjunction and a
-         * common anchor take a work-item per row */
+        /* resident short rows: a rare anchor is filtered; a disjunction of contains walks
+         * the automaton; a prefix, a disjunction with one and a common anchor take a
+         * work-item per row */
         static const struct {
             const char *pats[2];
             unsigned count;
             clm_rows_kernel want;
         } more[] = {{{"%abcabcab%"}, 1, CLM_ROWS_FILTER},
                     {{"ab%"}, 1, CLM_ROWS_ITEM},
-                    {{"%ab%", "%abcabcab%"}, 2, CLM_ROWS_ITEM},
+                    {{"%ab%", "%abcabcab%"}, 2, CLM_ROWS_AUTOMATON},
+                    {{"%ab%", "ab%"}, 2, CLM_ROWS_ITEM},
                     {{"%ccc%"}, 1, CLM_ROWS_ITEM}};
         clm_column *res = NULL;
         if (cases[k].want == CLM_ROWS_ITEM && col &&
@@ -683,7 +621,7 @@ static void test_auto(const void *arg)
                 uint64_t *pos = malloc(c.rows * sizeof *pos);
                 if (!want || !pos) abort();
                 tquery tq = {more[q].pats, NULL, NULL, more[q].count, -1};
-                uint64_t n = ref_select(&c, &tq, want, pos);
+                uint64_t n = ref_select(&c, &tq, NULL, want, pos);
                 clm_selection_init(&s, sizeof s);
                 if (EXPECT_RC(clm_like_compile(t_dev, more[q].pats, NULL, NULL, more[q].count,
                                                -1, &other), CLM_OK) &&
@@ -745,7 +683,7 @@ static void test_threads(const void *arg)
     unsigned char *want = malloc(c.rows);
     uint64_t *want_pos = malloc(c.rows * sizeof *want_pos);
     if (!want || !want_pos) abort();
-    uint64_t n = ref_select(&c, &q, want, want_pos);
+    uint64_t n = ref_select(&c, &q, NULL, want, want_pos);
     clm_like *like = NULL;
     clm_column *host = NULL, *res = NULL;
     if (EXPECT_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK) &&
@@ -814,7 +752,7 @@ static void test_arrow(const void *arg)
         tquery q = {&pat, NULL, NULL, 1, CLM_LIKE_NO_ESCAPE};
         unsigned char want[600];
         uint64_t want_pos[600];
-        uint64_t n = ref_select(&slice, &q, want, want_pos);
+        uint64_t n = ref_select(&slice, &q, NULL, want, want_pos);
         clm_like *like = NULL;
         clm_column *col = NULL;
         if (EXPECT_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK) &&
@@ -900,7 +838,7 @@ static void test_arrow_view(const void *arg)
     tquery q = {pats, NULL, NULL, 3, CLM_LIKE_NO_ESCAPE};
     unsigned char want[600];
     uint64_t want_pos[600];
-    uint64_t n = ref_select(&slice, &q, want, want_pos);
+    uint64_t n = ref_select(&slice, &q, NULL, want, want_pos);
     clm_like *like = NULL;
     clm_column *col = NULL, *res = NULL;
     if (EXPECT_RC(clm_like_compile(t_dev, pats, NULL, NULL, 3, -1, &like), CLM_OK) &&
@@ -1037,12 +975,259 @@ static void test_misuse(const void *arg)
     clm_like_free(like);
 }
 
+/* ---- approximate contains (clm_approx_compile) ----------------------------------------- */
+
+static void check_approx(const tcol *c, const char *const *pats, const unsigned *flags,
+                         unsigned count, unsigned k, clm_approx_mode mode, size_t slab,
+                         const char *what)
+{
+    tquery q = {pats, NULL, flags, count, CLM_LIKE_NO_ESCAPE};
+    tapprox ap = {k, mode};
+    char label[200];
+    snprintf(label, sizeof label, "%s: '%.80s'%s k %u %s", what, pats[0],
+             count > 1 ? " or more" : "", k, mode == CLM_APPROX_MISMATCHES ? "mismatches"
+                                                                          : "edits");
+    check_query_as(c, &q, &ap, slab, label);
+}
+
+static size_t len_approx(t_rng *r, uint64_t i)
+{
+    (void)i;
+    return t_below(r, 10) == 0 ? 100 + t_below(r, 300) : t_below(r, 24);
+}
+
+/* Random patterns over the column's small alphabet (occurrences within k errors are
+ * frequent), every k the pattern allows, both modes, ILIKE and NOT at random. */
+static void test_approx_random(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.approx_random", 0);
+    static const char *const alphabets[] = {"ab", "abc", "aAbB", "acgt"};
+    unsigned cases = t_quick ? 16 : 60;
+    for (unsigned a = 0; a < 4 && !t_failures(); a++) {
+        tcol c;
+        tcol_make(&c, &r, 2000, a % 2 ? 64 : 32, len_approx, alphabets[a], 6);
+        for (unsigned i = 0; i < cases && !t_failures(); i++) {
+            char pat[CLM_APPROX_MAX_PATTERN + 1];
+            size_t m = 1 + t_below(&r, i % 4 ? 12 : CLM_APPROX_MAX_PATTERN);
+            for (size_t j = 0; j < m; j++)
+                pat[j] = alphabets[a][t_below(&r, strlen(alphabets[a]))];
+            pat[m] = '\0';
+            unsigned most = m - 1 < CLM_APPROX_MAX_ERRORS ? (unsigned)m - 1
+                                                          : CLM_APPROX_MAX_ERRORS;
+            unsigned k = (unsigned)t_below(&r, most + 1), flags = (unsigned)t_below(&r, 4);
+            const char *p = pat;
+            check_approx(&c, &p, &flags, 1, k, (clm_approx_mode)(i % 2), 1 + t_below(&r, 3000),
+                         "random");
+        }
+        tcol_free(&c);
+    }
+}
+
+/* Rows the automaton finds hard: periodic rows, empty rows, rows shorter than the pattern
+ * and of exactly its length, the longest pattern, every k from 0 to the most. */
+static void test_approx_shapes(const void *arg)
+{
+    (void)arg;
+    static const char *const rows[] = {
+        "", "a", "ab", "abc", "abcd", "abcde", "xbcde", "abxde", "bcde", "abde", "aabcde",
+        "ABCDE", "abababababababababab", "abcabcabcabcabcabc", "kitten", "sitting",
+        "mississippi", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "0123456789012345678901234567890123456789012345678901234567890123",
+        "x0123456789012345678901234567890123456789012345678901234567890123y",
+        "0123456789012345678901234567890123456789012345678901234567890124"};
+    enum { N = sizeof rows / sizeof rows[0] };
+    for (unsigned bits = 32; bits <= 64; bits += 32) {
+        tcol c;
+        memset(&c, 0, sizeof c);
+        c.rows = N;
+        c.bits = bits;
+        c.offsets = calloc(N + 1, bits / 8);
+        c.data = malloc(1024);
+        c.validity = calloc(N / 8 + 1, 1);
+        if (!c.offsets || !c.data || !c.validity) abort();
+        for (unsigned i = 0; i < N; i++) {
+            size_t len = strlen(rows[i]);
+            memcpy(c.data + c.bytes, rows[i], len);
+            tcol_set_off(&c, i, c.bytes);
+            c.bytes += len;
+            if (i != 3) /* "abc" is NULL */
+                c.validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+        }
+        tcol_set_off(&c, N, c.bytes);
+        static const char *const pats[] = {"abcde", "sitting", "abab", "ississi", "aaaaaaaaa",
+                                           "0123456789012345678901234567890123456789012345678901234567890123",
+                                           "abc", "ab"};
+        for (unsigned p = 0; p < sizeof pats / sizeof pats[0] && !t_failures(); p++) {
+            size_t m = strlen(pats[p]);
+            for (unsigned k = 0; k < m && k <= CLM_APPROX_MAX_ERRORS; k++)
+                for (unsigned f = 0; f < 4; f++) {
+                    check_approx(&c, &pats[p], &f, 1, k, CLM_APPROX_EDITS, 40, "shapes");
+                    check_approx(&c, &pats[p], &f, 1, k, CLM_APPROX_MISMATCHES, 40, "shapes");
+                }
+        }
+        tcol_free(&c);
+    }
+}
+
+/* Answers written out by hand, so that the reference itself is checked: "kitten" is three
+ * edits from "sitting" and two of them are substitutions; "abxde" holds "abcde" with one
+ * mismatch, "abde" with one deletion only. */
+static void test_approx_known(const void *arg)
+{
+    (void)arg;
+    static const char data[] = "kittenabxdeabdeABCDE";
+    int32_t off[] = {0, 6, 11, 15, 20};
+    clm_column_desc d;
+    clm_column *col = NULL;
+    clm_column_desc_init(&d, sizeof d);
+    d.rows = 4;
+    d.offsets = off;
+    d.data = data;
+    d.data_bytes = 20;
+    REQUIRE_RC(clm_column_wrap(&d, &col), CLM_OK);
+    static const struct {
+        const char *pat;
+        unsigned k, flags;
+        clm_approx_mode mode;
+        uint8_t bitmap;
+        uint64_t first_end; /* of the first row selected */
+    } cases[] = {
+        {"sitting", 3, 0, CLM_APPROX_EDITS, 0x1, 6},
+        {"sitting", 2, 0, CLM_APPROX_EDITS, 0x0, 0},
+        {"abcde", 1, 0, CLM_APPROX_MISMATCHES, 0x2, 5},
+        {"abcde", 1, 0, CLM_APPROX_EDITS, 0x6, 5},
+        {"abcde", 1, CLM_LIKE_CASELESS, CLM_APPROX_EDITS, 0xe, 5},
+        {"abcde", 0, CLM_LIKE_CASELESS, CLM_APPROX_EDITS, 0x8, 5},
+        {"abcde", 1, CLM_LIKE_NOT, CLM_APPROX_MISMATCHES, 0xd, CLM_NO_POSITION},
+        {"bxd", 1, 0, CLM_APPROX_EDITS, 0x6, 3}, /* "abx": a substitution ends first */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        clm_like *like = NULL;
+        uint8_t bitmap = 0;
+        uint32_t ids[4];
+        uint64_t pos[4];
+        clm_selection s;
+        clm_selection_init(&s, sizeof s);
+        s.bitmap = &bitmap;
+        s.row_ids = ids;
+        s.row_id_capacity = 4;
+        s.positions = pos;
+        if (!EXPECT_RC(clm_approx_compile(t_dev, &cases[i].pat, NULL, &cases[i].flags, 1,
+                                          cases[i].k, cases[i].mode, &like), CLM_OK))
+            continue;
+        if (EXPECT_RC(clm_like_select(like, col, &s), CLM_OK)) {
+            if (bitmap != cases[i].bitmap)
+                T_FAIL("case %zu ('%s' k %u): bitmap 0x%x, want 0x%x", i, cases[i].pat,
+                       cases[i].k, bitmap, cases[i].bitmap);
+            else if (s.count && pos[0] != cases[i].first_end)
+                T_FAIL("case %zu ('%s' k %u): position %llu, want %llu", i, cases[i].pat,
+                       cases[i].k, (unsigned long long)pos[0],
+                       (unsigned long long)cases[i].first_end);
+        }
+        clm_like_free(like);
+    }
+    clm_column_free(col);
+}
+
+/* Disjunctions of approximate patterns with ILIKE and NOT; row counts around the
+ * work-group and bitmap edges; slabs of a few bytes (a row longer than a slab). */
+static void test_approx_disjunction(const void *arg)
+{
+    (void)arg;
+    static const uint64_t counts[] = {1, 7, 8, 31, 33, 255, 256, 257, 513, 4000};
+    static const char *const pats[] = {"abca", "BBB", "cacbc", "aaaaa"};
+    static const unsigned flags[] = {0, CLM_LIKE_CASELESS, 0, CLM_LIKE_NOT};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0] && !t_failures(); i++) {
+        t_rng r;
+        t_rng_init(&r, "records.approx_disjunction", counts[i]);
+        tcol c;
+        tcol_make(&c, &r, counts[i], i % 2 ? 64 : 32, len_short, "abcB", i % 3 ? 5 : 0);
+        check_approx(&c, pats, flags, 3, 1, CLM_APPROX_EDITS, 16, "3 patterns");
+        check_approx(&c, pats, flags, 4, 2, CLM_APPROX_MISMATCHES, 7, "3 patterns or a NOT");
+        check_approx(&c, pats + 3, flags + 3, 1, 1, CLM_APPROX_EDITS, 0, "NOT");
+        tcol_free(&c);
+    }
+}
+
+static size_t len_long_rows(t_rng *r, uint64_t i)
+{
+    (void)i;
+    return 1000 + t_below(r, 3000);
+}
+
+/* Rows long enough that auto would give LIKE a work-group each: the automaton runs a
+ * work-item per row all the same, across slabs of a row or two. */
+static void test_approx_long_rows(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.approx_long_rows", 0);
+    tcol c;
+    tcol_make(&c, &r, 300, 64, len_long_rows, "abcdefgh", 9);
+    static const char *const pats[] = {"abcdefghabcd", "hgfedcbahgfedcba", "aaaa"};
+    for (unsigned k = 0; k <= 3 && !t_failures(); k += 3) {
+        check_approx(&c, pats, NULL, 1, k, CLM_APPROX_EDITS, 5000, "long rows");
+        check_approx(&c, pats + 1, NULL, 2, k, CLM_APPROX_MISMATCHES, 3000, "long rows");
+    }
+    check_approx(&c, pats, NULL, 2, CLM_APPROX_MAX_ERRORS, CLM_APPROX_EDITS, 3000, "long rows");
+    tcol_free(&c);
+}
+
+/* Each refusal of clm_approx_compile, with its detail. */
+static void test_approx_misuse(const void *arg)
+{
+    (void)arg;
+    clm_like *like = NULL;
+    const char *ab = "ab", *empty = "", *null = NULL;
+    char long_pat[CLM_APPROX_MAX_PATTERN + 2];
+    memset(long_pat, 'a', sizeof long_pat - 1);
+    long_pat[sizeof long_pat - 1] = '\0';
+    const char *lp = long_pat;
+    unsigned bad = 4, ok = CLM_LIKE_CASELESS | CLM_LIKE_NOT;
+    EXPECT_RC(clm_approx_compile(t_dev, &ab, NULL, NULL, 1, 1, CLM_APPROX_EDITS, NULL),
+              CLM_E_INVALID);
+    EXPECT_RC(clm_approx_compile(NULL, &ab, NULL, NULL, 1, 1, CLM_APPROX_EDITS, &like),
+              CLM_E_INVALID);
+    EXPECT_RC(clm_approx_compile(t_dev, NULL, NULL, NULL, 1, 1, CLM_APPROX_EDITS, &like),
+              CLM_E_INVALID);
+    EXPECT_RC(clm_approx_compile(t_dev, &ab, NULL, NULL, 0, 1, CLM_APPROX_EDITS, &like),
+              CLM_E_INVALID);
+    EXPECT_RC(clm_approx_compile(t_dev, &ab, NULL, NULL, 1, 1, (clm_approx_mode)2, &like),
+              CLM_E_INVALID);
+    EXPECT(strstr(clm_last_error(), "mode 2") != NULL);
+    EXPECT_RC(clm_approx_compile(t_dev, &ab, NULL, &bad, 1, 1, CLM_APPROX_EDITS, &like),
+              CLM_E_INVALID);
+    EXPECT(strstr(clm_last_error(), "unknown flags") != NULL);
+    EXPECT_RC(clm_approx_compile(t_dev, &ab, NULL, NULL, 1, 2, CLM_APPROX_MISMATCHES, &like),
+              CLM_E_INVALID); /* k not below the length */
+    EXPECT(strstr(clm_last_error(), "below its length") != NULL);
+    EXPECT_RC(clm_approx_compile(t_dev, &lp, NULL, NULL, 1, CLM_APPROX_MAX_ERRORS + 1,
+                                 CLM_APPROX_EDITS, &like), CLM_E_INVALID);
+    EXPECT(strstr(clm_last_error(), "CLM_APPROX_MAX_ERRORS") != NULL);
+    EXPECT_RC(clm_approx_compile(t_dev, &lp, NULL, NULL, 1, 1, CLM_APPROX_EDITS, &like),
+              CLM_E_PATTERN_TOO_LONG);
+    EXPECT(strstr(clm_last_error(), "65 bytes") != NULL);
+    EXPECT_RC(clm_approx_compile(t_dev, &empty, NULL, NULL, 1, 0, CLM_APPROX_EDITS, &like),
+              CLM_E_EMPTY_PATTERN);
+    size_t one = 1;
+    EXPECT_RC(clm_approx_compile(t_dev, &null, &one, NULL, 1, 0, CLM_APPROX_EDITS, &like),
+              CLM_E_INVALID);
+    EXPECT(like == NULL);
+    long_pat[CLM_APPROX_MAX_PATTERN] = '\0'; /* the longest, the most errors: accepted */
+    EXPECT_RC(clm_approx_compile(t_dev, &lp, NULL, &ok, 1, CLM_APPROX_MAX_ERRORS,
+                                 CLM_APPROX_EDITS, &like), CLM_OK);
+    clm_like_free(like);
+}
+
 /* ---- the contract: records.cl's kernels take the arguments host/records.c sets ---------- */
 
 #define ARG_NAME(NAME, TYPE, VAR) #VAR,
 static const char *const match_args[] = {CLM_LIKE_MATCH_ARG_LIST(ARG_NAME, ARG_NAME)};
 static const char *const count_args[] = {CLM_LIKE_COUNT_ARG_LIST(ARG_NAME, ARG_NAME)};
 static const char *const ids_args[] = {CLM_LIKE_IDS_ARG_LIST(ARG_NAME, ARG_NAME)};
+static const char *const aho_args[] = {CLM_LIKE_AHO_ARG_LIST(ARG_NAME, ARG_NAME)};
 
 static void test_kernel_args(const void *arg)
 {
@@ -1067,6 +1252,8 @@ static void test_kernel_args(const void *arg)
             t_check_kernel_args(prog, "clm_like_count", count_args, CLM_LIKE_COUNT_ARG_COUNT);
             t_check_kernel_args(prog, "clm_like_ids32", ids_args, CLM_LIKE_IDS_ARG_COUNT);
             t_check_kernel_args(prog, "clm_like_ids64", ids_args, CLM_LIKE_IDS_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_aho_local", aho_args, CLM_LIKE_AHO_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_aho_global", aho_args, CLM_LIKE_AHO_ARG_COUNT);
         }
         clReleaseProgram(prog);
     }
@@ -1089,4 +1276,10 @@ void register_records_tests(void)
     t_register("records.auto", test_auto, NULL, 1);
     t_register("records.arrow_view", test_arrow_view, NULL, 1);
     t_register("records.misuse", test_misuse, NULL, 1);
+    t_register("records.approx_known", test_approx_known, NULL, 1);
+    t_register("records.approx_shapes", test_approx_shapes, NULL, 1);
+    t_register("records.approx_random", test_approx_random, NULL, 1);
+    t_register("records.approx_disjunction", test_approx_disjunction, NULL, 1);
+    t_register("records.approx_long_rows", test_approx_long_rows, NULL, 1);
+    t_register("records.approx_misuse", test_approx_misuse, NULL, 1);
 }

@@ -435,6 +435,11 @@ static void device_stats(const cli_set *set)
     }
 }
 
+clm_device_set *cli_set_devices(const cli_set *set)
+{
+    return set && !set->early ? set->set : NULL;
+}
+
 void cli_set_close(cli_set *set)
 {
     if (!set) return;

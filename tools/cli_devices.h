@@ -40,6 +40,9 @@ int cli_set_count_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, uin
 /* --stats: the devices, their shares and what each searched. */
 void cli_set_stats(const cli_set *set, double setup_s, double search_s, uint64_t bytes);
 void cli_set_close(cli_set *set);
+/* The set's devices, opened by cli_set_open (NULL for auto and early:LIST, whose devices
+ * open with the patterns). */
+clm_device_set *cli_set_devices(const cli_set *set);
 
 /* A stream of one device (set NULL: db and scratch) or of the set. */
 typedef struct cli_stream cli_stream;

@@ -1,8 +1,10 @@
 /*
- * clmatch --like: records (lines, or NUL-terminated with -z) selected by SQL LIKE patterns,
- * through the library's string columns (clm_column_wrap, clm_like_select).
+ * clmatch --like: records (lines, or NUL-terminated with -z) selected by SQL LIKE patterns
+ * or holding a substring within K errors (--contains, clm_approx_compile), through the
+ * library's string columns (clm_column_wrap, clm_like_select).
  *
  *     clmatch --like PATTERN [--like PATTERN | --ilike PATTERN]... [OPTIONS] [FILE...]
+ *     clmatch --contains PATTERN [-k K [--mismatches-only]] [OPTIONS] [FILE...]
  *
  * A file is read whole; its records become a column (offsets into the file's bytes, the
  * terminators left out) that the library sends to the device in slabs of whole records.
@@ -11,6 +13,7 @@
 
 #include "clmatch.h"
 #include "cli_common.h"
+#include "cli_devices.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -23,6 +26,7 @@
 static void print_help(void)
 {
     fputs("Usage: clmatch --like PATTERN [OPTIONS] [FILE...]\n"
+          "  or:  clmatch --contains PATTERN [-k K [--mismatches-only]] [OPTIONS] [FILE...]\n"
           "Print the records (lines) that SQL LIKE patterns select: a pattern matches a\n"
           "whole record; '%' matches any run of bytes, '_' one byte, and a backslash makes\n"
           "the next byte literal (\\% \\_ \\\\). With no FILE, or when FILE is -, read\n"
@@ -31,7 +35,15 @@ static void print_help(void)
           "  --like=PATTERN            select the records PATTERN matches (repeatable: a\n"
           "                            record any of them selects is selected)\n"
           "  --ilike=PATTERN           the same, ASCII case-insensitive (ILIKE)\n"
-          "  -i, --ignore-case         every pattern is an ILIKE\n"
+          "  --contains=PATTERN        select the records holding PATTERN (1 to 64 plain\n"
+          "                            bytes) within K errors (repeatable; an OR with\n"
+          "                            --like)\n"
+          "  -k, --errors=K            --contains: up to K edits (insertions, deletions,\n"
+          "                            substitutions; K < the pattern length, at most 8;\n"
+          "                            default 0: exact)\n"
+          "      --mismatches-only     with -k: substitutions only (Hamming distance)\n"
+          "  -i, --ignore-case         every pattern is an ILIKE; --contains ASCII\n"
+          "                            case-insensitive too\n"
           "  -v, --invert-match        select the records no pattern matches (NOT LIKE)\n"
           "  -z, --null-data           records end with a NUL byte, not a newline\n"
           "  -n, --line-number         prefix each record with its 1-based number\n"
@@ -46,17 +58,33 @@ static void print_help(void)
           "  -H, --with-filename       prefix each output with the file name\n"
           "  -h, --no-filename         never prefix the file name\n"
           "  -p, --platform=N, -d, --device=N   the OpenCL device (clmatch --help)\n"
+          "      --devices=LIST        select with several devices at once (P:D,P:D, gpus\n"
+          "                            or all), each a share of the records by its measured\n"
+          "                            speed (clmatch-tune), else equal\n"
           "      --help                show this help and exit\n"
           "\n"
           "Exit status: 0 if a record was selected, 1 if none was, 2 on an error.\n",
           stdout);
 }
 
-enum { OPT_LIKE = CLI_OPT_LOCAL, OPT_ILIKE, OPT_ROW_IDS, OPT_RESIDENT, OPT_STATS, OPT_HELP };
+enum {
+    OPT_LIKE = CLI_OPT_LOCAL,
+    OPT_ILIKE,
+    OPT_CONTAINS,
+    OPT_MISMATCHES_ONLY,
+    OPT_ROW_IDS,
+    OPT_RESIDENT,
+    OPT_STATS,
+    OPT_DEVICES,
+    OPT_HELP
+};
 
 static const struct option long_options[] = {
     {"like", required_argument, NULL, OPT_LIKE},
     {"ilike", required_argument, NULL, OPT_ILIKE},
+    {"contains", required_argument, NULL, OPT_CONTAINS},
+    {"errors", required_argument, NULL, 'k'},
+    {"mismatches-only", no_argument, NULL, OPT_MISMATCHES_ONLY},
     {"invert-match", no_argument, NULL, 'v'},
     {"ignore-case", no_argument, NULL, 'i'},
     {"quiet", no_argument, NULL, 'q'},
@@ -70,15 +98,22 @@ static const struct option long_options[] = {
     {"with-filename", no_argument, NULL, 'H'},
     {"no-filename", no_argument, NULL, 'h'},
     CLI_DEVICE_LONG_OPTIONS,
+    {"devices", required_argument, NULL, OPT_DEVICES},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
+/* The predicates a run ORs: its LIKE patterns and its --contains, one compiled each. */
+enum { PRED_LIKE, PRED_CONTAINS, PREDS };
+
 typedef struct {
-    const char **pats;
-    unsigned *flags;
-    unsigned count;
+    const char **pats[PREDS];
+    unsigned *flags[PREDS];
+    unsigned count[PREDS];
+    unsigned max_errors;
+    int mismatches_only, errors_given;
     int invert, nul, numbers, count_only, row_ids, with_filename, caseless, quiet;
     int resident, stats;
+    const char *devices; /* --devices LIST; NULL: one device */
     cli_device_opts dev;
 } like_config;
 
@@ -139,9 +174,36 @@ static int64_t *records_of(unsigned char *text, size_t n, int sep, uint64_t *row
     return off;
 }
 
+/* The run's predicates, each on one device or (--devices) across the set. */
+typedef struct {
+    clm_like *one[PREDS];
+    clm_set_like *set[PREDS];
+} predicates;
+
+/* The rows of col that any of the predicates (none: skipped) selects, ORed into bitmap; more
+ * holds the bitmap of each after the first. sel: the last select's kernel and path. */
+static int select_any(const predicates *P, const clm_column *col, uint64_t rows,
+                      uint8_t *bitmap, uint8_t *more, clm_selection *sel)
+{
+    size_t bytes = (size_t)(rows + 7) / 8;
+    int st = CLM_OK, first = 1;
+    for (int p = 0; p < PREDS && st == CLM_OK; p++) {
+        if (!P->one[p] && !P->set[p])
+            continue;
+        sel->bitmap = first ? bitmap : more;
+        st = P->set[p] ? clm_set_like_select(P->set[p], col, sel)
+                       : clm_like_select(P->one[p], col, sel);
+        if (st == CLM_OK && !first)
+            for (size_t i = 0; i < bytes; i++)
+                bitmap[i] |= more[i];
+        first = 0;
+    }
+    return st;
+}
+
 /* Select the records of one input and print what the options ask for. Returns the records
  * selected, or -1 after a message. */
-static int64_t like_input(const like_config *c, clm_device *dev, const clm_like *like,
+static int64_t like_input(const like_config *c, clm_device *dev, const predicates *preds,
                           const char *name, int fd)
 {
     unsigned char *text = NULL;
@@ -154,13 +216,14 @@ static int64_t like_input(const like_config *c, clm_device *dev, const clm_like 
     uint64_t rows = 0;
     int64_t *off = records_of(text, n, c->nul ? '\0' : '\n', &rows);
     uint8_t *bitmap = off ? calloc((size_t)(rows + 7) / 8 + 1, 1) : NULL;
+    uint8_t *more = off ? malloc((size_t)(rows + 7) / 8 + 1) : NULL;
     int64_t result = -1;
     clm_column *col = NULL, *res = NULL;
     /* 32-bit offsets where they do (half the offsets' bytes to send) */
     int32_t *off32 = off && off[rows] <= INT32_MAX ? malloc((rows + 1) * sizeof *off32) : NULL;
     for (uint64_t i = 0; off32 && i <= rows; i++)
         off32[i] = (int32_t)off[i];
-    if (!bitmap) {
+    if (!bitmap || !more) {
         errmsg("out of memory");
         goto out;
     }
@@ -174,7 +237,6 @@ static int64_t like_input(const like_config *c, clm_device *dev, const clm_like 
     int st = clm_column_wrap(&d, &col);
     clm_selection sel;
     clm_selection_init(&sel, sizeof sel);
-    sel.bitmap = bitmap;
     double t0 = now_seconds(), t_upload = 0.0;
     if (st == CLM_OK && c->resident) {
         st = clm_column_upload(dev, col, &res);
@@ -182,7 +244,7 @@ static int64_t like_input(const like_config *c, clm_device *dev, const clm_like 
     }
     double t1 = now_seconds();
     if (st == CLM_OK)
-        st = clm_like_select(like, res ? res : col, &sel);
+        st = select_any(preds, res ? res : col, rows, bitmap, more, &sel);
     double t_select = now_seconds() - t1;
     if (st != CLM_OK) {
         report_clm(name, st);
@@ -195,9 +257,10 @@ static int64_t like_input(const like_config *c, clm_device *dev, const clm_like 
         errmsg("stats: %s: %llu records, %llu bytes; %sselect %.6f s (%.2f GB/s); %s; %s",
                name, (unsigned long long)rows, (unsigned long long)d.data_bytes, upload,
                t_select, t_select > 0 ? (double)d.data_bytes / t_select / 1e9 : 0.0,
-               sel.kernel_used == CLM_ROWS_FILTER  ? "filter and verify"
-               : sel.kernel_used == CLM_ROWS_GROUP ? "a work-group per record"
-                                                   : "a work-item per record",
+               sel.kernel_used == CLM_ROWS_FILTER      ? "filter and verify"
+               : sel.kernel_used == CLM_ROWS_GROUP     ? "a work-group per record"
+               : sel.kernel_used == CLM_ROWS_AUTOMATON ? "an automaton walk per record"
+                                                       : "a work-item per record",
                res ? "resident column"
                    : clm_data_path_name(sel.data_path_used));
     }
@@ -240,9 +303,98 @@ out:
     clm_column_free(col);
     free(off32);
     free(bitmap);
+    free(more);
     free(off);
     free(text);
     return result;
+}
+
+/* Compile the run's LIKE patterns and its --contains, each set that has a pattern, into
+ * preds. 0, or -1 after a message. */
+static int compile_predicates(like_config *c, clm_device *dev, clm_like **preds)
+{
+    for (int p = 0; p < PREDS; p++)
+        for (unsigned i = 0; i < c->count[p] && c->caseless; i++)
+            c->flags[p][i] |= CLM_LIKE_CASELESS;
+    int st = CLM_OK;
+    if (c->count[PRED_LIKE])
+        st = clm_like_compile(dev, c->pats[PRED_LIKE], NULL, c->flags[PRED_LIKE],
+                              c->count[PRED_LIKE], '\\', &preds[PRED_LIKE]);
+    if (st != CLM_OK) {
+        report_clm("bad LIKE pattern", st);
+        return -1;
+    }
+    if (c->count[PRED_CONTAINS])
+        st = clm_approx_compile(dev, c->pats[PRED_CONTAINS], NULL, c->flags[PRED_CONTAINS],
+                                c->count[PRED_CONTAINS], c->max_errors,
+                                c->mismatches_only ? CLM_APPROX_MISMATCHES : CLM_APPROX_EDITS,
+                                &preds[PRED_CONTAINS]);
+    if (st != CLM_OK) {
+        report_clm("bad --contains pattern", st);
+        return -1;
+    }
+    return 0;
+}
+
+/* --devices: the predicates compiled for each device of the set, then wrapped. 0, or -1
+ * after a message. */
+static int compile_on_set(like_config *c, clm_device_set *set, predicates *P)
+{
+    clm_like *per[CLM_MAX_SET_DEVICES][PREDS];
+    unsigned n = clm_device_set_count(set), done = 0;
+    int rc = 0;
+    memset(per, 0, sizeof per);
+    for (; done < n && rc == 0; done++)
+        rc = compile_predicates(c, clm_device_set_device(set, done), per[done]);
+    for (int p = 0; p < PREDS && rc == 0; p++) {
+        clm_like *each[CLM_MAX_SET_DEVICES];
+        if (!per[0][p])
+            continue;
+        for (unsigned i = 0; i < n; i++)
+            each[i] = per[i][p];
+        int st = clm_set_like_wrap(set, each, &P->set[p]);
+        if (st != CLM_OK) {
+            report_clm("--devices", st);
+            rc = -1;
+            break;
+        }
+        for (unsigned i = 0; i < n; i++) /* the set's now */
+            per[i][p] = NULL;
+    }
+    for (unsigned i = 0; i < done; i++)
+        for (int p = 0; p < PREDS; p++)
+            clm_like_free(per[i][p]);
+    return rc;
+}
+
+/* --devices against what it cannot go with. 0, or -1 after a message. */
+static int check_devices(const like_config *c)
+{
+    if (!c->devices)
+        return 0;
+    const char *with = c->dev.platform >= 0 || c->dev.device >= 0 ? "-p/-d"
+                       : c->resident                              ? "--resident"
+                                                                  : NULL;
+    if (with) {
+        errmsg("--devices and %s exclude each other", with);
+        return -1;
+    }
+    if (strcmp(c->devices, "auto") == 0 || strncmp(c->devices, "early:", 6) == 0) {
+        errmsg("--devices %s: the LIKE mode takes P:D,P:D..., gpus or all", c->devices);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether -k and --mismatches-only come with a --contains. 0, or -1 after a message. */
+static int check_errors(const like_config *c)
+{
+    if ((c->errors_given || c->mismatches_only) && !c->count[PRED_CONTAINS]) {
+        errmsg("%s applies to --contains only", c->errors_given ? "-k" : "--mismatches-only");
+        cli_usage_hint("--like ");
+        return -1;
+    }
+    return cli_check_mismatches(c->mismatches_only, c->max_errors, "--like ");
 }
 
 int like_main(int argc, char **argv)
@@ -250,15 +402,19 @@ int like_main(int argc, char **argv)
     like_config c;
     int opt, status = EXIT_TROUBLE;
     clm_device *dev = NULL;
-    clm_like *like = NULL;
+    cli_set *set = NULL;
+    predicates preds;
+    memset(&preds, 0, sizeof preds);
     memset(&c, 0, sizeof c);
     c.with_filename = -1;
     cli_device_opts_init(&c.dev);
-    c.pats = malloc(sizeof *c.pats * (size_t)argc);
-    c.flags = malloc(sizeof *c.flags * (size_t)argc);
-    if (!c.pats || !c.flags) {
-        errmsg("out of memory");
-        goto done;
+    for (int p = 0; p < PREDS; p++) {
+        c.pats[p] = malloc(sizeof *c.pats[p] * (size_t)argc);
+        c.flags[p] = malloc(sizeof *c.flags[p] * (size_t)argc);
+        if (!c.pats[p] || !c.flags[p]) {
+            errmsg("out of memory");
+            goto done;
+        }
     }
     /* `clmatch --like --help` takes --help as a pattern: help wins wherever it is */
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -268,18 +424,31 @@ int like_main(int argc, char **argv)
             goto done;
         }
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":vizncqHhp:d:a:", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":vizncqHhk:p:d:a:", long_options, NULL)) != -1) {
         int dst = cli_device_option(opt, optarg, &c.dev, 2, "");
         if (dst < 0)
             goto done;
         if (dst == 0)
             continue;
+        int p = opt == OPT_CONTAINS ? PRED_CONTAINS : PRED_LIKE, k;
         switch (opt) {
         case OPT_LIKE:
         case OPT_ILIKE:
-            c.flags[c.count] = opt == OPT_ILIKE ? CLM_LIKE_CASELESS : 0;
-            c.pats[c.count++] = optarg;
+        case OPT_CONTAINS:
+            c.flags[p][c.count[p]] = opt == OPT_ILIKE ? CLM_LIKE_CASELESS : 0;
+            c.pats[p][c.count[p]++] = optarg;
             break;
+        case 'k':
+            /* the range (at most CLM_APPROX_MAX_ERRORS, below the pattern length) is the
+             * library's to check: its message names the limit */
+            if (cli_parse_index(optarg, &k) != 0) {
+                errmsg("invalid number of errors '%s' for -k (expected a number >= 0)", optarg);
+                goto done;
+            }
+            c.max_errors = (unsigned)k;
+            c.errors_given = 1;
+            break;
+        case OPT_MISMATCHES_ONLY: c.mismatches_only = 1; break;
         case 'v': c.invert = 1; break;
         case 'i': c.caseless = 1; break;
         case 'q': c.quiet = 1; break;
@@ -291,6 +460,7 @@ int like_main(int argc, char **argv)
         case OPT_ROW_IDS: c.row_ids = 1; break;
         case OPT_RESIDENT: c.resident = 1; break;
         case OPT_STATS: c.stats = 1; break;
+        case OPT_DEVICES: c.devices = optarg; break;
         case OPT_HELP:
             print_help();
             status = EXIT_MATCH;
@@ -300,6 +470,8 @@ int like_main(int argc, char **argv)
             goto done;
         }
     }
+    if (check_errors(&c) != 0 || check_devices(&c) != 0)
+        goto done;
     char **files = argv + optind;
     size_t n_files = (size_t)(argc - optind);
     static char *std_in[] = {"-"};
@@ -309,15 +481,13 @@ int like_main(int argc, char **argv)
     }
     if (c.with_filename < 0)
         c.with_filename = n_files > 1;
-    if (cli_output_init() != 0 || cli_open_device(&c.dev, &dev) != 0)
+    if (cli_output_init() != 0)
         goto done;
-    for (unsigned i = 0; i < c.count && c.caseless; i++)
-        c.flags[i] |= CLM_LIKE_CASELESS;
-    int st = clm_like_compile(dev, c.pats, NULL, c.flags, c.count, '\\', &like);
-    if (st != CLM_OK) {
-        report_clm("bad LIKE pattern", st);
+    if (c.devices ? cli_set_open(c.devices, &c.dev, &set) != 0 ||
+                        compile_on_set(&c, cli_set_devices(set), &preds) != 0
+                  : cli_open_device(&c.dev, &dev) != 0 ||
+                        compile_predicates(&c, dev, preds.one) != 0)
         goto done;
-    }
     int any = 0, trouble = 0;
     for (size_t i = 0; i < n_files && !cli_out.failed; i++) {
         int is_stdin = strcmp(files[i], "-") == 0;
@@ -327,8 +497,7 @@ int like_main(int argc, char **argv)
             trouble = 1;
             continue;
         }
-        int64_t got =
-            like_input(&c, dev, like, is_stdin ? "(standard input)" : files[i], fd);
+        int64_t got = like_input(&c, dev, &preds, is_stdin ? "(standard input)" : files[i], fd);
         if (!is_stdin)
             close(fd);
         trouble |= got < 0;
@@ -340,9 +509,13 @@ int like_main(int argc, char **argv)
     }
     status = trouble ? EXIT_TROUBLE : any ? EXIT_MATCH : EXIT_NO_MATCH;
 done:
-    clm_like_free(like);
+    for (int p = 0; p < PREDS; p++) {
+        clm_like_free(preds.one[p]);
+        clm_set_like_free(preds.set[p]);
+        free(c.pats[p]);
+        free(c.flags[p]);
+    }
     clm_device_close(dev);
-    free(c.pats);
-    free(c.flags);
+    cli_set_close(set);
     return cli_output_finish(status);
 }

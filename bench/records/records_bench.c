@@ -5,13 +5,15 @@
  * a host column (sent in slabs by every call, the transfer included).
  *
  *     records_bench --list
- *     records_bench -d P:D [--mode resident|host|both] [--kernels] [--reps N] [--max-time S]
- *                   COLUMN QUERIES
+ *     records_bench -d P:D [--mode resident|host|both] [--kernels[=LIST]] [--reps N]
+ *                   [--max-time S] COLUMN QUERIES
  *
  * QUERIES: one query a line, tab-separated: id, flags ("-" or "not": NOT LIKE), then the
  * patterns (escape '\'). --kernels also times each query with a work-item per row, a
- * work-group per row and filter and verify forced (modes resident/item, resident/group and
- * resident/filter, or host/... with --mode host). Output, tab-separated lines on stdout (bench/records.py reads them):
+ * work-group per row, filter and verify and the automaton walk forced (modes resident/item,
+ * resident/group, resident/filter and resident/automaton, or host/... with --mode host; a
+ * kernel that cannot serve the query reports the one that ran); --kernels=LIST only those
+ * of a comma-separated list of item, group, filter and automaton. Output, tab-separated lines on stdout (bench/records.py reads them):
  *     device  P:D  type  name
  *     column  rows  string_bytes  offset_bits
  *     upload  seconds                          (before the resident queries)
@@ -57,10 +59,11 @@ static int cmp_double(const void *a, const void *b)
 
 static const char *kernel_name(clm_rows_kernel k)
 {
-    return k == CLM_ROWS_FILTER ? "filter"
-           : k == CLM_ROWS_GROUP ? "group"
-           : k == CLM_ROWS_ITEM  ? "item"
-                                 : "auto";
+    return k == CLM_ROWS_AUTOMATON ? "automaton"
+           : k == CLM_ROWS_FILTER  ? "filter"
+           : k == CLM_ROWS_GROUP   ? "group"
+           : k == CLM_ROWS_ITEM    ? "item"
+                                   : "auto";
 }
 
 static int list_devices(void)
@@ -276,15 +279,17 @@ static int parse_query(char *line, query *q)
 static int usage(void)
 {
     fputs("usage: records_bench --list\n"
-          "       records_bench -d P:D [--mode resident|host|both] [--kernels] [--reps N]"
-          " [--max-time S] COLUMN QUERIES\n",
+          "       records_bench -d P:D [--mode resident|host|both] [--kernels[=LIST]]"
+          " [--reps N] [--max-time S] COLUMN QUERIES\n"
+          "       (LIST: comma-separated item, group, filter, automaton; default all)\n",
           stderr);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    int plat = -1, devi = -1, resident = 1, host = 1, kernels = 0;
+    int plat = -1, devi = -1, resident = 1, host = 1;
+    unsigned kernels = 0; /* bit k: time kernel k forced */
     timing t = {10, 10.0};
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {
@@ -292,7 +297,20 @@ int main(int argc, char **argv)
         if (!strcmp(argv[a], "--list"))
             return list_devices();
         if (!strcmp(argv[a], "--kernels")) {
-            kernels = 1;
+            kernels = ~0u;
+            continue;
+        }
+        if (!strncmp(argv[a], "--kernels=", 10)) { /* a bit per kernel named */
+            char list[256];
+            snprintf(list, sizeof list, "%s", argv[a] + 10);
+            for (char *k = strtok(list, ","); k; k = strtok(NULL, ",")) {
+                int i = CLM_ROWS_ITEM;
+                while (i <= CLM_ROWS_AUTOMATON && strcmp(k, kernel_name((clm_rows_kernel)i)))
+                    i++;
+                if (i > CLM_ROWS_AUTOMATON)
+                    return usage();
+                kernels |= 1u << i;
+            }
             continue;
         }
         if (!val)
@@ -367,9 +385,11 @@ int main(int argc, char **argv)
             return st;
         if (host && (st = run_query(like, col, q.id, "host", CLM_ROWS_AUTO, &t)))
             return st;
-        /* Seed 004's question: a work-item or a work-group per row, or filter and verify,
-         * whichever auto took. */
-        for (int k = CLM_ROWS_ITEM; kernels && k <= CLM_ROWS_FILTER; k++) {
+        /* Seed 004's question: a work-item or a work-group per row, filter and verify, or
+         * an automaton walk per row (issue 19), whichever auto took. */
+        for (int k = CLM_ROWS_ITEM; k <= CLM_ROWS_AUTOMATON; k++) {
+            if (!(kernels >> k & 1))
+                continue;
             char mode[32];
             snprintf(mode, sizeof mode, "%s/%s", resident ? "resident" : "host",
                      kernel_name((clm_rows_kernel)k));

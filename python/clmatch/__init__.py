@@ -1,10 +1,14 @@
-"""clmatch: SQL LIKE over Arrow string columns on OpenCL devices (libclmatch through ctypes).
+"""clmatch: SQL LIKE and approximate contains over Arrow string columns on OpenCL devices
+(libclmatch through ctypes).
 
     import clmatch, pyarrow as pa
     col = pa.array(["special requests", None, "nothing"])
     clmatch.like(col, "%special%requests%")        # pyarrow BooleanArray: [true, false, false]
     clmatch.like(col, "%re%", ids=True)            # numpy int64 row ids: [0, 2]
     clmatch.count(col, ["%special%", "no%"])       # an OR of patterns: 2
+    clmatch.contains(col, "speical", 2, ids=True)  # within 2 edits: [0]
+    with clmatch.DeviceSet([(0, 0), (1, 0)]) as ds:  # the rows shared out: CPU + GPU
+        ds.like(col, "%re%")
 
 A column is anything offering the Arrow PyCapsule interface (__arrow_c_array__ or
 __arrow_c_stream__: pyarrow arrays and chunked arrays, Polars series, DuckDB results through
@@ -22,8 +26,8 @@ from . import _lib
 from ._arrow import HostChunks
 from ._lib import lib
 
-__all__ = ["Error", "Device", "Predicate", "ResidentColumn", "devices", "default_device",
-           "like", "contains", "count", "version"]
+__all__ = ["Error", "Device", "DeviceSet", "Predicate", "ResidentColumn", "devices",
+           "default_device", "like", "contains", "count", "version"]
 
 
 def version():
@@ -86,11 +90,11 @@ def devices():
         lib.clm_free_device_list(out)
 
 
-def _close_device(handle, children):
+def _close_device(handle, children, close=lib.clm_device_close):
     # what was made for the device goes first: clm_device_close requires it
     for fin in list(children):
         fin()
-    lib.clm_device_close(handle)
+    close(handle)
 
 
 class _Handle:
@@ -116,9 +120,38 @@ class _Handle:
         self.close()
 
 
-class Device(_Handle):
+class _Owner(_Handle):
+    """A device or device set: what is compiled or uploaded for it is freed before it."""
+
+    def _live(self):
+        """The handle; ValueError once closed (the handle is freed then)."""
+        if self.closed:
+            raise ValueError("clmatch: the %s is closed" % self._what)
+        return self._handle
+
+    def _adopt(self, fin):
+        self._children[:] = [f for f in self._children if f.alive]
+        self._children.append(fin)
+
+    def compile(self, pattern, *, escape=None, ilike=False, negate=False):
+        """A Predicate for this device or set (see like() for the arguments)."""
+        return Predicate(self, pattern, escape=escape, ilike=ilike, negate=negate)
+
+    def like(self, column, pattern, **kw):
+        return like(column, pattern, device=self, **kw)
+
+    def contains(self, column, substring, *args, **kw):
+        return contains(column, substring, *args, device=self, **kw)
+
+    def count(self, column, pattern, **kw):
+        return count(column, pattern, device=self, **kw)
+
+
+class Device(_Owner):
     """An open OpenCL device. platform, device: indices as devices() lists them; None for
     both: CLMATCH_PLATFORM / CLMATCH_DEVICE when set, else the first GPU, else a CPU."""
+
+    _what = "device"
 
     def __init__(self, platform=None, device=None):
         handle = ctypes.c_void_p()
@@ -133,37 +166,65 @@ class Device(_Handle):
                "clm_device_get_info")
         self.info = _info_dict(info)
 
-    def _live(self):
-        """The device's handle; ValueError once closed (the handle is freed then)."""
-        if self.closed:
-            raise ValueError("clmatch: the device is closed")
-        return self._handle
-
-    def _adopt(self, fin):
-        self._children[:] = [f for f in self._children if f.alive]
-        self._children.append(fin)
-
     def __repr__(self):
         return "<clmatch.Device %d.%d %r%s>" % (self.info["platform"], self.info["device"],
                                                self.info["name"],
                                                " closed" if self.closed else "")
 
-    def compile(self, pattern, *, escape=None, ilike=False, negate=False):
-        """A Predicate for this device (see like() for the arguments)."""
-        return Predicate(self, pattern, escape=escape, ilike=ilike, negate=negate)
-
     def upload(self, column):
         """column copied once to this device: a ResidentColumn for many queries."""
         return ResidentColumn(self, column)
 
-    def like(self, column, pattern, **kw):
-        return like(column, pattern, device=self, **kw)
 
-    def contains(self, column, substring, **kw):
-        return contains(column, substring, device=self, **kw)
+class DeviceSet(_Owner):
+    """Several devices that share a column's rows out (CPU+GPU co-processing): each selects
+    one contiguous range of the rows, in proportion to its speed, at the same time, and the
+    results are one device's. devices: (platform, device) pairs as devices() lists them;
+    speeds: None (the devices' tuning profiles, else equal shares) or one positive number
+    per device (bytes per second, or any relative measure). Host columns only: a
+    ResidentColumn lives on one Device."""
 
-    def count(self, column, pattern, **kw):
-        return count(column, pattern, device=self, **kw)
+    _what = "device set"
+
+    def __init__(self, devices, speeds=None):
+        pairs = [(int(p), int(d)) for p, d in devices]
+        n = len(pairs)
+        handle = ctypes.c_void_p()
+        _check(lib.clm_device_set_open((ctypes.c_int * n)(*[p for p, _ in pairs]),
+                                       (ctypes.c_int * n)(*[d for _, d in pairs]), n,
+                                       ctypes.byref(handle)), "clm_device_set_open")
+        self._handle = handle
+        self._children = []
+        self._own(_close_device, handle, self._children, lib.clm_device_set_close)
+        self.devices = pairs
+        if speeds is not None:
+            self.speeds = speeds
+
+    def __len__(self):
+        return len(self.devices)
+
+    def __repr__(self):
+        return "<clmatch.DeviceSet %s%s>" % (
+            ",".join("%d:%d" % p for p in self.devices), " closed" if self.closed else "")
+
+    @property
+    def speeds(self):
+        """The speeds that split the rows, one per device (all 0: equal shares)."""
+        out = (ctypes.c_double * len(self))()
+        _check(lib.clm_device_set_get_speeds(self._live(), out, len(self)),
+               "clm_device_set_get_speeds")
+        return list(out)
+
+    @speeds.setter
+    def speeds(self, values):
+        if values is None:
+            arg = None
+        else:
+            values = [float(v) for v in values]
+            arg = (ctypes.c_double * len(values))(*values)
+        _check(lib.clm_device_set_set_speeds(self._live(), arg,
+                                             len(self) if values is None else len(values)),
+               "clm_device_set_set_speeds")
 
 
 _default = None
@@ -203,28 +264,72 @@ def _encode(p):
 
 
 class Predicate(_Handle):
-    """A disjunction of SQL LIKE patterns compiled for a device (clm_like_compile): a row is
-    selected when it is not NULL and any pattern selects it. pattern: one str / bytes or a
-    sequence of them (an OR); escape: None or one byte ('\\\\'); ilike, negate: one bool for
-    every pattern or one per pattern (ILIKE: ASCII case-insensitive; negate: NOT LIKE)."""
+    """A disjunction of SQL LIKE patterns compiled for a Device, or for each device of a
+    DeviceSet (clm_like_compile): a row is selected when it is not NULL and any pattern
+    selects it. pattern: one str / bytes or a sequence of them (an OR); escape: None or one byte ('\\\\'); ilike, negate: one bool for
+    every pattern or one per pattern (ILIKE: ASCII case-insensitive; negate: NOT LIKE).
+    errors: None (LIKE), or K: the patterns are plain substrings that a row holds within K
+    errors (clm_approx_compile: edits, or with mismatches_only substitutions only; K at most
+    8 and below each pattern's length, patterns 1 to 64 bytes; escape must be None)."""
 
-    def __init__(self, device, pattern, *, escape=None, ilike=False, negate=False):
+    def __init__(self, device, pattern, *, escape=None, ilike=False, negate=False,
+                 errors=None, mismatches_only=False):
         pats = [pattern] if isinstance(pattern, (str, bytes)) else list(pattern)
         if not pats:
             raise ValueError("clmatch: no pattern")
+        if errors is None and mismatches_only:
+            raise ValueError("clmatch: mismatches_only needs errors")
+        if errors is not None and escape is not None:
+            raise ValueError("clmatch: approximate patterns take no escape")
         raw = [_encode(p) for p in pats]
         n = len(raw)
         flags = [(_lib.CLM_LIKE_CASELESS if i else 0) | (_lib.CLM_LIKE_NOT if v else 0)
                  for i, v in zip(_flags(ilike, n, "ilike"), _flags(negate, n, "negate"))]
-        handle = ctypes.c_void_p()
-        _check(lib.clm_like_compile(device._live(), (ctypes.c_char_p * n)(*raw),
-                                    (ctypes.c_size_t * n)(*map(len, raw)),
-                                    (ctypes.c_uint * n)(*flags), n, _escape_byte(escape),
-                                    ctypes.byref(handle)), "clm_like_compile")
+        if errors is not None and (isinstance(errors, bool) or not isinstance(errors, int) or
+                                   errors < 0):
+            raise ValueError("clmatch: errors is an int >= 0, not %r" % (errors,))
+        args = ((ctypes.c_char_p * n)(*raw), (ctypes.c_size_t * n)(*map(len, raw)),
+                (ctypes.c_uint * n)(*flags), n)
+
+        def compile_for(dev):
+            handle = ctypes.c_void_p()
+            if errors is None:
+                _check(lib.clm_like_compile(dev, *args, _escape_byte(escape),
+                                            ctypes.byref(handle)), "clm_like_compile")
+            else:
+                mode = _lib.CLM_APPROX_MISMATCHES if mismatches_only else _lib.CLM_APPROX_EDITS
+                _check(lib.clm_approx_compile(dev, *args, errors, mode, ctypes.byref(handle)),
+                       "clm_approx_compile")
+            return handle
+
+        self._on_set = isinstance(device, DeviceSet)
+        if self._on_set:
+            handle = self._compile_set(device, compile_for)
+            free = lib.clm_set_like_free
+        else:
+            handle = compile_for(device._live())
+            free = lib.clm_like_free
         self.device = device
         self.patterns = pats
         self._handle = handle
-        device._adopt(self._own(lib.clm_like_free, handle))
+        device._adopt(self._own(free, handle))
+
+    @staticmethod
+    def _compile_set(dset, compile_for):
+        """The predicate compiled for each device of the set, wrapped (clm_set_like_wrap)."""
+        live = dset._live()
+        per = []
+        try:
+            for i in range(len(dset)):
+                per.append(compile_for(lib.clm_device_set_device(live, i)))
+            handle = ctypes.c_void_p()
+            _check(lib.clm_set_like_wrap(live, (ctypes.c_void_p * len(per))(*per),
+                                         ctypes.byref(handle)), "clm_set_like_wrap")
+        except BaseException:
+            for h in per:  # still the caller's: the wrap failed or never ran
+                lib.clm_like_free(h)
+            raise
+        return handle
 
     def _select(self, column, want):
         """Run over each chunk of column; want: "bitmap", "ids" or "count"."""
@@ -232,6 +337,9 @@ class Predicate(_Handle):
             raise ValueError("clmatch: the predicate is closed")
         own = None
         if isinstance(column, ResidentColumn):
+            if self._on_set:
+                raise ValueError("clmatch: a DeviceSet selects host columns; a "
+                                 "ResidentColumn lives on one Device")
             if column.closed:
                 raise ValueError("clmatch: the resident column is closed")
             handles, rows, chunked = column._handles, column._rows, column.chunked
@@ -266,7 +374,12 @@ class Predicate(_Handle):
             sel.row_ids = out.ctypes.data
             sel.row_id_bits = 64
             sel.row_id_capacity = rows
-        _check(lib.clm_like_select(self._handle, handle, ctypes.byref(sel)), "clm_like_select")
+        if self._on_set:
+            _check(lib.clm_set_like_select(self._handle, handle, ctypes.byref(sel)),
+                   "clm_set_like_select")
+        else:
+            _check(lib.clm_like_select(self._handle, handle, ctypes.byref(sel)),
+                   "clm_like_select")
         if want == "bitmap":
             return pa.Array.from_buffers(pa.bool_(), rows, [None, pa.py_buffer(out)])
         if want == "ids":
@@ -324,8 +437,8 @@ class ResidentColumn(_Handle):
     def like(self, pattern, **kw):
         return like(self, pattern, **kw)
 
-    def contains(self, substring, **kw):
-        return contains(self, substring, **kw)
+    def contains(self, substring, *args, **kw):
+        return contains(self, substring, *args, **kw)
 
     def count(self, pattern, **kw):
         return count(self, pattern, **kw)
@@ -364,12 +477,21 @@ def _contains_pattern(sub):
     return b"%" + b + b"%"
 
 
-def contains(column, substring, *, ilike=False, negate=False, device=None, ids=False):
-    """The rows of column holding substring (a sequence: any of them) literally: like() with
-    '%substring%', its '%', '_' and '\\\\' escaped."""
+def contains(column, substring, k=0, *, mismatches_only=False, ilike=False, negate=False,
+             device=None, ids=False):
+    """The rows of column holding substring (a sequence: any of them).
+
+    k=0: literally, as like() with '%substring%' (its '%', '_' and '\\\\' escaped). k > 0:
+    within k errors (clm_approx_compile): edits (insertions, deletions, substitutions), or
+    with mismatches_only=True substitutions only (Hamming distance); k at most 8 and below
+    the substring's length, substrings 1 to 64 bytes. ilike, negate, device and ids as
+    like(); NULL rows are selected by neither."""
     subs = [substring] if isinstance(substring, (str, bytes)) else list(substring)
-    return like(column, [_contains_pattern(s) for s in subs], escape="\\", ilike=ilike,
-                negate=negate, device=device, ids=ids)
+    if k == 0 and not mismatches_only:
+        return like(column, [_contains_pattern(s) for s in subs], escape="\\", ilike=ilike,
+                    negate=negate, device=device, ids=ids)
+    return _run(column, subs, device, "ids" if ids else "bitmap", ilike=ilike, negate=negate,
+                errors=k, mismatches_only=mismatches_only)
 
 
 def count(column, pattern, *, escape=None, ilike=False, negate=False, device=None):

@@ -15,6 +15,10 @@ CLM_LIKE_CASELESS = 1
 CLM_LIKE_NOT = 2
 CLM_LIKE_NO_ESCAPE = -1
 
+# clm_approx_compile's modes.
+CLM_APPROX_EDITS = 0
+CLM_APPROX_MISMATCHES = 1
+
 
 class ArrowSchema(ctypes.Structure):
     pass
@@ -149,9 +153,25 @@ _SIGNATURES = {
                                         ctypes.POINTER(ctypes.c_size_t),
                                         ctypes.POINTER(ctypes.c_uint), ctypes.c_uint,
                                         ctypes.c_int, _PP]),
+    "clm_approx_compile": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_char_p),
+                                          ctypes.POINTER(ctypes.c_size_t),
+                                          ctypes.POINTER(ctypes.c_uint), ctypes.c_uint,
+                                          ctypes.c_uint, ctypes.c_int, _PP]),
     "clm_like_free": (None, [_P]),
     "clm_selection_init": (ctypes.c_int, [ctypes.POINTER(Selection), ctypes.c_size_t]),
     "clm_like_select": (ctypes.c_int, [_P, _P, ctypes.POINTER(Selection)]),
+    "clm_device_set_open": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int),
+                                           ctypes.POINTER(ctypes.c_int), ctypes.c_uint, _PP]),
+    "clm_device_set_close": (None, [_P]),
+    "clm_device_set_count": (ctypes.c_uint, [_P]),
+    "clm_device_set_device": (_P, [_P, ctypes.c_uint]),
+    "clm_device_set_get_speeds": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_double),
+                                                 ctypes.c_uint]),
+    "clm_device_set_set_speeds": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_double),
+                                                 ctypes.c_uint]),
+    "clm_set_like_wrap": (ctypes.c_int, [_P, _PP, _PP]),
+    "clm_set_like_free": (None, [_P]),
+    "clm_set_like_select": (ctypes.c_int, [_P, _P, ctypes.POINTER(Selection)]),
 }
 
 LIBRARY_ENV = "CLMATCH_LIBRARY"

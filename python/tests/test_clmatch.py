@@ -82,6 +82,34 @@ def random_pattern(rng, escape=None):
     return "".join(parts)
 
 
+def within(text, sub, k, mismatches_only=False, ilike=False):
+    """Whether bytes text hold sub within k errors: every alignment counted (mismatches), or
+    Sellers' dynamic programming, d[i] the fewest edits between sub[:i] and a substring
+    ending at the current byte (edits)."""
+    if ilike:
+        text, sub = text.lower(), sub.lower()
+    m = len(sub)
+    if mismatches_only:
+        return any(sum(a != b for a, b in zip(text[e - m:e], sub)) <= k
+                   for e in range(m, len(text) + 1))
+    d = list(range(m + 1))
+    for c in text:
+        prev, d[0] = d[0], 0
+        for i in range(1, m + 1):
+            prev, d[i] = d[i], min(prev + (sub[i - 1] != c), d[i] + 1, d[i - 1] + 1)
+        if d[m] <= k:
+            return True
+    return False
+
+
+def approx_reference(values, subs, k, mismatches_only=False, ilike=False, negate=False):
+    """Per row: any substring within k errors (negate: none), NULL never."""
+    enc = [s.encode() if isinstance(s, str) else s for s in subs]
+    return [v is not None and any(within(v.encode() if isinstance(v, str) else v, s, k,
+                                         mismatches_only, ilike) != negate for s in enc)
+            for v in values]
+
+
 def selected_ids(flags):
     return [i for i, f in enumerate(flags) if f]
 
@@ -220,6 +248,63 @@ class Like(unittest.TestCase):
         self.assertEqual(clmatch.contains(col, "\\", ids=True).tolist(), [4])
         self.assertEqual(clmatch.contains(col, ["OFF", "X"], ilike=True, ids=True).tolist(),
                          [0, 1, 3])
+
+    def check_approx(self, column, values, subs, k, **kw):
+        """contains(k) (bitmap, ids) on column against the reference over values."""
+        want = approx_reference(values, subs, k, **kw)
+        got = clmatch.contains(column, subs, k, **kw)
+        if isinstance(got, pa.ChunkedArray):
+            got = got.combine_chunks()
+        self.assertEqual(got.to_pylist(), want, "substrings %r k %d %r" % (subs, k, kw))
+        self.assertEqual(clmatch.contains(column, subs, k, ids=True, **kw).tolist(),
+                         selected_ids(want))
+
+    def test_contains_approx(self):
+        rng = random.Random(SEED + 19)
+        values = [None if rng.random() < 0.1 else
+                  "".join(rng.choice("abcA") for _ in range(rng.randrange(30)))
+                  for _ in range(400)]
+        col = pa.array(values)
+        for k in range(4):
+            for mism in (False, True):
+                sub = "".join(rng.choice("abc") for _ in range(rng.randrange(k + 1, 9)))
+                self.check_approx(col, values, [sub], k, mismatches_only=mism)
+        self.check_approx(col, values, ["abca", "cccc"], 1, ilike=True)
+        self.check_approx(col, values, ["abcab"], 2, negate=True)
+        self.check_approx(pa.chunked_array([values[:150], values[150:]]), values, ["bcab"], 1)
+        with self.dev.upload(col) as res:
+            self.check_approx(res, values, ["aaab"], 1, mismatches_only=True)
+            self.assertEqual(res.contains("aaab", 1).to_pylist(),
+                             approx_reference(values, ["aaab"], 1))
+
+    def test_contains_approx_known(self):
+        col = pa.array(["kitten", "sitting", "mitten", None, "KITTEN", ""])
+        self.assertEqual(clmatch.contains(col, "kitten", 1, ids=True).tolist(), [0, 2])
+        self.assertEqual(clmatch.contains(col, "kitten", 1, ilike=True, ids=True).tolist(),
+                         [0, 2, 4])
+        self.assertEqual(clmatch.contains(col, "kitten", 3, ids=True).tolist(), [0, 1, 2])
+        # "kitten", "sittin" and "mitten" are a substitution away; "KITTEN" is not
+        self.assertEqual(clmatch.contains(col, "sitten", 1, mismatches_only=True,
+                                          ids=True).tolist(), [0, 1, 2])
+        self.assertEqual(clmatch.contains(col, "sitxxn", 1, mismatches_only=True,
+                                          ids=True).tolist(), [])
+        # NOT: NULL rows are selected by neither
+        self.assertEqual(clmatch.contains(col, "kitten", 1, negate=True).to_pylist(),
+                         [False, True, False, False, True, True])
+        # k = 0 is today's literal contains: '%' and '_' are bytes
+        self.assertEqual(clmatch.contains(["a%b", "axb"], "a%b", ids=True).tolist(), [0])
+        with self.assertRaises(clmatch.Error) as e:
+            clmatch.contains(col, "ab", 2)
+        self.assertEqual(e.exception.status, -1)  # CLM_E_INVALID: k not below the length
+        self.assertIn("below its length", e.exception.detail)
+        with self.assertRaises(clmatch.Error):
+            clmatch.contains(col, "a" * 65, 1)  # CLM_E_PATTERN_TOO_LONG
+        with self.assertRaises(clmatch.Error):
+            clmatch.contains(col, "abcdefghijkl", 9)
+        with self.assertRaises(ValueError):
+            clmatch.contains(col, "abc", -1)
+        with self.assertRaises(ValueError):
+            clmatch.Predicate(self.dev, "abc", escape="\\", errors=1)
 
     def test_empty(self):
         for col in (pa.array([], pa.string()), pa.array([None, None], pa.string())):
@@ -376,6 +461,79 @@ class Library(unittest.TestCase):
         self.assertNotEqual(out.returncode, 0)
         self.assertIn("libclmatch.so not found", out.stderr)
         self.assertIn("no-such-libclmatch.so (missing)", out.stderr)
+
+
+# Run in a child: PoCL reads POCL_DEVICES once, when the library first lists devices.
+DEVICE_SET_CHILD = r"""
+import random, re, sys
+import numpy as np, pyarrow as pa
+import clmatch
+cpus = {}
+for d in clmatch.devices():
+    if d["type"] == "cpu" and d["device"] < 2:
+        cpus.setdefault(d["platform"], []).append(d["device"])
+pairs = None
+for p, ds in cpus.items():
+    if len(ds) == 2:
+        pairs = [(p, 0), (p, 1)]
+if pairs is None:
+    print("SKIP no platform with two CPU devices")
+    sys.exit(0)
+r = random.Random(int(sys.argv[1]))
+rows = [None if r.random() < 0.1 else "".join(r.choice("abc") for _ in range(r.randrange(14)))
+        for _ in range(6000)]
+col = pa.array(rows)
+def ref(pattern):
+    rx = re.compile(pattern.replace("%", ".*").replace("_", "."), re.DOTALL)
+    return [x is not None and rx.fullmatch(x) is not None for x in rows]
+one = clmatch.Device(*pairs[0])
+with clmatch.DeviceSet(pairs) as ds:
+    assert len(ds) == 2 and ds.speeds == [0.0, 0.0], ds.speeds
+    for speeds in (None, [1, 20], [20, 0.001]):
+        ds.speeds = speeds
+        for pat in ("%ab%", "a%c", "%b_c%", "_"):
+            got = ds.like(col, pat).to_pylist()
+            assert got == ref(pat), (pat, speeds)
+            ids = ds.like(col, pat, ids=True)
+            assert list(ids) == [i for i, v in enumerate(got) if v], (pat, speeds)
+        assert ds.count(col, ["%cc%", "b%"]) == one.count(col, ["%cc%", "b%"])
+        near = ds.contains(col, "abcab", 1, ids=True)
+        assert (near == one.contains(col, "abcab", 1, ids=True)).all()
+        chunked = pa.chunked_array([rows[:2500], rows[2500:]])
+        assert ds.like(chunked, "%ab%").to_pylist() == ref("%ab%")
+    try:
+        ds.like(one.upload(col), "%a%")
+        raise AssertionError("a resident column was taken")
+    except ValueError:
+        pass
+try:
+    ds.like(col, "%a%")
+    raise AssertionError("a closed set selected")
+except ValueError:
+    pass
+try:
+    clmatch.DeviceSet([pairs[0], pairs[0]])
+    raise AssertionError("a device listed twice was taken")
+except clmatch.Error:
+    pass
+print("OK")
+"""
+
+
+class DeviceSets(unittest.TestCase):
+    def test_device_set(self):
+        """DeviceSet shares the rows out over two PoCL devices: the reference's selection,
+        with equal and unequal speeds, ids, counts, approximate contains and chunks; a
+        resident column, a closed set and a repeated device refused."""
+        here = os.path.dirname(os.path.abspath(clmatch.__file__))
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(here),
+                   POCL_DEVICES="pthread pthread")
+        out = subprocess.run([sys.executable, "-c", DEVICE_SET_CHILD, str(SEED)], env=env,
+                             capture_output=True, text=True)
+        if out.stdout.startswith("SKIP"):
+            self.skipTest(out.stdout.strip())
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertEqual(out.stdout.strip(), "OK", out.stderr[-2000:])
 
 
 class Result(unittest.TextTestResult):

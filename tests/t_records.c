@@ -1,0 +1,138 @@
+/* The LIKE reference and the test columns shared by tests/test_records*.c (t_records.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "t_records.h"
+
+/* ---- the reference ------------------------------------------------------------------- */
+
+unsigned char ref_lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c | 0x20 : c; }
+
+size_t ref_tokens(const char *p, size_t len, int escape, int caseless, int *tok)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (escape >= 0 && c == escape && i + 1 < len)
+            tok[n++] = caseless ? ref_lower((unsigned char)p[++i]) : (unsigned char)p[++i];
+        else if (c == '%')
+            tok[n++] = TOK_PERCENT;
+        else if (c == '_')
+            tok[n++] = TOK_ANY;
+        else
+            tok[n++] = caseless ? ref_lower(c) : c;
+    }
+    return n;
+}
+
+/* Whether tok[0, m) matches s[0, n) whole: d[j] = tok[0, j) matches the text so far. */
+static int ref_like_tok(const unsigned char *s, size_t n, const int *tok, size_t m, int caseless)
+{
+    unsigned char *d = calloc(m + 1, 1), *e = calloc(m + 1, 1);
+    if (!d || !e) abort();
+    d[0] = 1;
+    for (size_t j = 1; j <= m; j++) d[j] = d[j - 1] && tok[j - 1] == TOK_PERCENT;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = caseless ? ref_lower(s[i]) : s[i];
+        e[0] = 0;
+        for (size_t j = 1; j <= m; j++) {
+            int t = tok[j - 1];
+            if (t == TOK_PERCENT) e[j] = e[j - 1] || d[j];
+            else e[j] = d[j - 1] && (t == TOK_ANY || t == c);
+        }
+        memcpy(d, e, m + 1);
+    }
+    int r = d[m];
+    free(d);
+    free(e);
+    return r;
+}
+
+int ref_like(const unsigned char *s, size_t n, const char *p, size_t len, int escape,
+                    int caseless, uint64_t *pos)
+{
+    int *tok = malloc((len + 1) * sizeof *tok);
+    if (!tok) abort();
+    size_t m = ref_tokens(p, len, escape, caseless, tok);
+    int r = ref_like_tok(s, n, tok, m, caseless);
+    size_t lead = 0;
+    while (lead < m && tok[lead] == TOK_PERCENT) lead++;
+    *pos = 0;
+    if (r && lead > 0 && lead < m)
+        for (size_t at = 0; at <= n; at++)
+            if (ref_like_tok(s + at, n - at, tok + lead, m - lead, caseless)) {
+                *pos = at;
+                break;
+            }
+    free(tok);
+    return r;
+}
+
+/* ---- columns ------------------------------------------------------------------------- */
+
+uint64_t tcol_off(const tcol *c, uint64_t i)
+{
+    return c->bits == 64 ? (uint64_t)((int64_t *)c->offsets)[i]
+                         : (uint64_t)((int32_t *)c->offsets)[i];
+}
+
+void tcol_set_off(tcol *c, uint64_t i, uint64_t v)
+{
+    if (c->bits == 64) ((int64_t *)c->offsets)[i] = (int64_t)v;
+    else ((int32_t *)c->offsets)[i] = (int32_t)v;
+}
+
+int tcol_valid(const tcol *c, uint64_t i)
+{
+    return !c->validity || (c->validity[i >> 3] >> (i & 7) & 1);
+}
+
+void tcol_make(tcol *c, t_rng *r, uint64_t rows, unsigned bits,
+               size_t (*len_of)(t_rng *, uint64_t), const char *alphabet, unsigned null_every)
+{
+    size_t na = strlen(alphabet);
+    memset(c, 0, sizeof *c);
+    c->rows = rows;
+    c->bits = bits;
+    c->offsets = calloc(rows + 1, bits / 8);
+    size_t *lens = malloc((rows + 1) * sizeof *lens);
+    if (!c->offsets || !lens) abort();
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < rows; i++) total += lens[i] = len_of(r, i);
+    c->data = malloc(total ? total : 1);
+    if (!c->data) abort();
+    c->bytes = total;
+    uint64_t at = 0;
+    for (uint64_t i = 0; i < rows; i++) {
+        tcol_set_off(c, i, at);
+        for (size_t k = 0; k < lens[i]; k++) c->data[at++] = (unsigned char)alphabet[t_below(r, na)];
+    }
+    tcol_set_off(c, rows, at);
+    free(lens);
+    if (null_every) {
+        c->validity = calloc((rows + 7) / 8 + 1, 1);
+        if (!c->validity) abort();
+        for (uint64_t i = 0; i < rows; i++)
+            if (t_below(r, null_every) != 0) c->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+    }
+}
+
+void tcol_free(tcol *c)
+{
+    free(c->offsets);
+    free(c->data);
+    free(c->validity);
+}
+
+int tcol_wrap(const tcol *c, clm_column **out)
+{
+    clm_column_desc d;
+    clm_column_desc_init(&d, sizeof d);
+    d.rows = c->rows;
+    d.offset_bits = c->bits;
+    d.offsets = c->offsets;
+    d.data = c->data;
+    d.data_bytes = c->bytes;
+    d.validity = c->validity;
+    return clm_column_wrap(&d, out);
+}

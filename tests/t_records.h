@@ -1,0 +1,45 @@
+/* The LIKE reference and the test columns shared by tests/test_records*.c. */
+#ifndef CLMATCH_T_RECORDS_H
+#define CLMATCH_T_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clmatch.h"
+#include "t.h"
+
+/* A LIKE pattern's tokens: a byte (0-255, folded when caseless), TOK_PERCENT or TOK_ANY. */
+enum { TOK_PERCENT = -1, TOK_ANY = -2 };
+
+/* ASCII lower case. */
+unsigned char ref_lower(unsigned char c);
+/* The pattern p[0, len) as tokens into tok (room for len); returns their number. */
+size_t ref_tokens(const char *p, size_t len, int escape, int caseless, int *tok);
+/* Whether the pattern matches s[0, n) whole, and where its first segment goes (*pos): 0
+ * for a pattern that starts without '%' or has no segment, else the smallest start from
+ * which the pattern less its leading '%' matches the rest of the row. */
+int ref_like(const unsigned char *s, size_t n, const char *p, size_t len, int escape,
+             int caseless, uint64_t *pos);
+
+/* A test column: Arrow's layout over memory of its own. */
+typedef struct {
+    uint64_t rows;
+    unsigned bits;       /* offsets: 32 or 64 */
+    void *offsets;       /* rows + 1 */
+    unsigned char *data;
+    uint64_t bytes;
+    uint8_t *validity;   /* NULL: no NULL */
+} tcol;
+
+uint64_t tcol_off(const tcol *c, uint64_t i);
+void tcol_set_off(tcol *c, uint64_t i, uint64_t v);
+int tcol_valid(const tcol *c, uint64_t i);
+/* rows rows of lengths from len_of(r, i) with bytes from the alphabet, a NULL in every
+ * null_every (0: none; the NULL rows still hold bytes, which must be ignored). */
+void tcol_make(tcol *c, t_rng *r, uint64_t rows, unsigned bits,
+               size_t (*len_of)(t_rng *, uint64_t), const char *alphabet, unsigned null_every);
+void tcol_free(tcol *c);
+/* A host column over c's memory (clm_column_wrap). */
+int tcol_wrap(const tcol *c, clm_column **out);
+
+#endif
