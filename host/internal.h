@@ -183,6 +183,9 @@ uint64_t clm_tune_own(const struct clm_device *dev, clm_algorithm algo, enum clm
 unsigned clm_io_threads(unsigned *cpus);
 /* memcpy over up to `threads` threads (one below 2 MiB). */
 void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads);
+/* clm_parallel_copy that returns how many of the bytes are '\n' or '\r' (counted as they are
+ * copied, while they are in the cache). */
+size_t clm_parallel_copy_breaks(void *dst, const void *src, size_t n, unsigned threads);
 
 /* Files are read in slabs of at most this many MiB, whatever the scratch's slab (the bench
  * reads its host-read yardstick so too). Pinning the staging costs time that nothing overlaps
@@ -298,6 +301,8 @@ struct clm_kernel_shape {
                            left a candidate (cl/simd.cl SIMD_FAST) */
     unsigned records;  /* the LIKE kernels of cl/records.cl (host/records.c): the width of
                           the column's offsets, 32 or 64; 0 for the search kernels */
+    unsigned compact;  /* the line-break compaction of cl/compact.cl (host/compact.c): 1;
+                          0 for the search kernels */
     unsigned emit_blocks; /* search kernels of LIKE's filter (records.c): matches set a bit
                              per block of this many bytes (cl/common.cl clm_emit); 0: they
                              are appended */

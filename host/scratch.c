@@ -106,6 +106,7 @@ static void lane_close(struct clm_lane *ln)
     }
     if (ln->k_pack)
         clReleaseKernel(ln->k_pack);
+    clm_lane_close_compact(ln);
     free(ln->k_find);
     free(ln->k_count);
 }

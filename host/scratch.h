@@ -38,6 +38,12 @@ struct clm_slot {
                             the zero-copy and SVM paths); NULL when not acquired */
     unsigned char *view; /* zero-copy/SVM: a mapping made to read the slab on the host */
     cl_mem packed;  /* CLM_DNA packed databases: the slab as clm_pack leaves it */
+    /* CLM_STREAM_SKIP_LINE_BREAKS (compact.c): the slab without its line breaks, what the
+     * search kernels read when `compacted`; the blocks' offsets; a host copy for views */
+    cl_mem compact, compact_sums;
+    size_t compact_room, compact_groups;
+    unsigned char *compact_host;
+    int compacted;
     cl_mem counter; /* [0] matches appended; [1 + e] count of engine e (count mode) */
     cl_mem matches; /* cap entries of (start, engine) */
     size_t cap;
@@ -106,6 +112,8 @@ struct clm_lane {
     cl_kernel *k_find, *k_count; /* per engine; arguments are captured at enqueue time, so
                                     both slots share them */
     cl_kernel k_pack;            /* packed databases: text -> packed */
+    cl_kernel k_compact[3];      /* line breaks dropped (compact.c), made on first use */
+    size_t compact_wg;
     struct clm_slot slot[SLOTS];
     clm_stats stats;             /* its part of the scratch's stats (clm_scratch_get_stats
                                     adds them up) */
@@ -154,6 +162,9 @@ struct clm_stream {
     int cur;      /* slot whose staging is being filled; the others, from cur + 1 round to
                      cur - 1, hold the slabs in flight, oldest first */
     size_t fill;  /* bytes in the current staging */
+    size_t tfill; /* ... of them text: fill less its line breaks with
+                     CLM_STREAM_SKIP_LINE_BREAKS, else fill. The staging's first bytes (the
+                     carried lead and overlap, up to `first` and past) have none */
     size_t first; /* where its owned range starts (after the lead it keeps) */
     uint64_t base; /* absolute offset of its byte 0 */
     int dead;
@@ -233,6 +244,20 @@ int clm_slot_finish(struct clm_lane *ln, struct clm_slot *sl, clm_match_cb cb, v
                     uint64_t *total);
 /* Wait for one of the lane's events, the time counted as waiting for the device. */
 int clm_lane_wait(struct clm_lane *ln, cl_event ev, const char *what);
+
+/* ---- line breaks dropped on the device (compact.c) -------------------------------------- */
+
+/* After clm_slot_commit of `raw` staging bytes holding `text` bytes other than '\n' and
+ * '\r': queue their compaction into the slot's own buffer, which the slab's search then
+ * reads (sl->compacted). */
+int clm_slot_compact(struct clm_lane *ln, struct clm_slot *sl, size_t raw, size_t text);
+/* Set kernel k's argument `arg` to the slab the search reads: compacted, or the path's. */
+cl_int clm_slot_text_arg(const struct clm_lane *ln, const struct clm_slot *sl, cl_kernel k,
+                         cl_uint arg);
+/* A compacted slab's sl->n bytes read back to the host (sl->host), for clm_slot_view. */
+int clm_slot_read_compact(struct clm_lane *ln, struct clm_slot *sl);
+void clm_slot_close_compact(struct clm_slot *sl);
+void clm_lane_close_compact(struct clm_lane *ln);
 
 /* ---- delivery (deliver.c) ----------------------------------------------------------------- */
 

@@ -207,6 +207,7 @@ void clm_slot_close(struct clm_lane *ln, struct clm_slot *sl)
     }
     if (sl->packed)
         clReleaseMemObject(sl->packed);
+    clm_slot_close_compact(sl);
     if (sl->counter)
         clReleaseMemObject(sl->counter);
     if (sl->matches)
@@ -232,6 +233,7 @@ size_t clm_lane_allocated_bytes(const struct clm_lane *ln)
             sum += sl->room;
         if (sl->packed)
             sum += CLM_PACKED_BYTES(sl->packed_room);
+        sum += sl->compact_room + sl->compact_groups * sizeof(cl_uint);
     }
     return sum;
 }

@@ -799,6 +799,14 @@ typedef struct clm_stream clm_stream;
 
 /** Stream flags. */
 #define CLM_STREAM_COUNT_ONLY 1u  /**< only count; callbacks are not called */
+/** The bytes '\n' and '\r' written are not part of the text: matches are found in, and their
+ *  offsets count, the other bytes alone ("text offsets"), as if the line breaks had been
+ *  removed before the writes (a match may span a line break; clm_stream_flush's bound
+ *  counts text bytes too). The bytes go to the device as
+ *  written, and a kernel drops the line breaks there (for FASTA sequence lines: the host
+ *  does not rewrite them). clm_stream_text_offset maps writes to text offsets. The device
+ *  then holds a second text buffer per slot, allocated on first use, beyond max_memory. */
+#define CLM_STREAM_SKIP_LINE_BREAKS 2u
 
 /** Open a stream on scratch (one open stream per scratch at a time). */
 CLM_API int clm_stream_open(const clm_database *db, clm_scratch *scratch, unsigned flags,
@@ -821,6 +829,12 @@ CLM_API int clm_stream_flush(clm_stream *stream, clm_match_cb cb, void *ctx);
 /** Finish: deliver the remaining matches, store the total number of occurrences seen in
  *  *total (may be NULL), and free the stream. */
 CLM_API int clm_stream_close(clm_stream *stream, clm_match_cb cb, void *ctx, uint64_t *total);
+
+/** The text offset the next write begins at: the bytes written so far, less their line
+ *  breaks with CLM_STREAM_SKIP_LINE_BREAKS. Known at once (no device round trip), so a
+ *  caller can note where each of its records begins in match coordinates. Not from a match
+ *  callback of a call on the stream (CLM_E_BUSY). Errors: CLM_E_INVALID (NULL). */
+CLM_API int clm_stream_text_offset(clm_stream *stream, uint64_t *offset);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Host search: no OpenCL at all                                                              */

@@ -90,6 +90,8 @@ EOF
 fi
 F=$T/w60.fa
 VARIANTS="$T/w60.fa $T/w1.fa $T/w80crlf.fa $T/ragged.fa $T/oneline.fa"
+# Every comparison with the reference on both of FASTA's paths (--line-breaks).
+VS_REF_PATHS="host device"
 
 if [ -n "$HAVE_PY" ]; then
     vs_ref "exact, both strands, palindrome and not" "$VARIANTS" -e GAATTC -e GATTACA
@@ -141,6 +143,118 @@ if [ -n "$HAVE_PY" ]; then
     cat "$T/tiny.fa" | "$CLM" --dna --block-size=1 -m 1 -e GATTACA -e AC >"$T/act" 2>"$T/err"
     same "1-byte reads (width-1 lines, cut mid-line)" "$T/exp" "$T/act" "$T/err"
 fi
+
+# ---- the device path (--line-breaks=device) against the host path --------------------------
+# The file's bytes go to the device as they are and the host finds only the headers: every
+# case must print byte for byte what the host path (fasta.c) prints, with the same status,
+# wherever the read blocks end (inside a header, inside a CRLF pair, right after a '>'), for
+# records shorter and longer than the 4 KiB from which their bytes are written in place.
+# both_paths NAME FILE ARGS...
+both_paths() {
+    name=$1 f=$2
+    shift 2
+    "$CLM" --dna --line-breaks=host "$@" "$f" >"$T/exp" 2>"$T/experr"
+    echo "exit $?" >>"$T/exp"
+    "$CLM" --dna --line-breaks=device "$@" "$f" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    same "device path = host path: $name" "$T/exp" "$T/act" "$T/err"
+}
+if [ -n "$HAVE_PY" ]; then
+    python3 - "$T" <<'EOF'
+import random, sys
+T = sys.argv[1]
+rnd = random.Random(20261128)
+def rseq(n, alpha='ACGT'):
+    return ''.join(rnd.choice(alpha) for _ in range(n))
+def planted(n):
+    s = list(rseq(n))
+    for _ in range(n // 30):
+        p = rnd.choice(['GATTACA', 'GAATTC', 'TGTAATC', 'GATTACAGG', 'CCTGTAATC', 'AGG'])
+        i = rnd.randrange(0, max(1, n - len(p)))
+        s[i:i + len(p)] = p
+    return ''.join(s)
+eols = ['\n', '\r\n', '\r\r\n', '\n\n', '\r\n\r\n']
+def lines(out, seq, eol):
+    i = 0
+    while i < len(seq):
+        w = rnd.randrange(1, 90)
+        out.append(seq[i:i + w] + (eol if eol else rnd.choice(eols)))
+        i += w
+# path: records of the given sizes, each kind of oddity in turn
+def fasta(path, records, sizes):
+    out = ['\n\r\n']                          # line breaks before the first header
+    for j in range(records):
+        eol = rnd.choice(eols + [None])
+        hdr = rnd.choice(['r%d' % j, 'r%d with spaces  and\ttab' % j, 'r%d>gt' % j, 'r%d\r' % j])
+        out.append('>' + hdr + (eol or '\n'))
+        k = j % 6
+        if k == 0:
+            continue                           # an empty record
+        seq = planted(rnd.choice(sizes))
+        if k == 1:
+            seq = seq[:len(seq) // 2] + seq[len(seq) // 2:].lower()
+        if k == 2 and len(seq) > 10:           # '>' and CR inside a sequence line: sequence
+            seq = seq[:5] + '>' + seq[5:8] + '\r' + seq[8:]
+        lines(out, seq, eol)
+        if k == 3:
+            out.append('\r>not a header: CR first\n' + planted(50) + '\n')
+        if k == 4:                             # '>' inside a line: sequence too
+            out.append('GATTA>GATTACA>\r\nGATTACA\n')
+    out.append('>last no final newline\nGATTACAGGATTACA\r\nGAATT')
+    open(path, 'w', newline='').write(''.join(out))
+fasta(T + '/edge.fa', 40, [3, 7, 40, 300, 2500, 9000, 20000])
+fasta(T + '/edge-small.fa', 14, [3, 7, 40, 300])    # for reads of a few bytes
+EOF
+    E=$T/edge.fa
+    gzip -c "$E" >"$T/edge.fa.gz"
+    "$CLM" --dna --line-breaks=device --stats -e GATTACA "$E" >/dev/null 2>"$T/err"
+    if grep -q 'line breaks dropped on the device' "$T/err"; then
+        pass "--line-breaks=device: --stats says the device drops them"
+    else
+        fail "--line-breaks=device: --stats says the device drops them" \
+            "$(grep -i 'line br' "$T/err")"
+    fi
+    both_paths "exact, both strands" "$E" -e GATTACA -e GAATTC -e AGG
+    both_paths "exact -i (lower case)" "$E" -i -e GATTACA -e gaattc
+    both_paths "-k 1 (edits at record and line edges)" "$E" -k 1 -e GATTACA -e TGTAATC
+    both_paths "-k 2 --strand -" "$E" -k 2 --strand - -e GATTACAGG
+    both_paths "-m 2" "$E" -m 2 -e GATTACAGG -e CCTGTAATC
+    both_paths "--pam NGG -m 1" "$E" --pam NGG -m 1 -e GATTACA
+    both_paths "--pam5 TTTV" "$E" --pam5 TTTV -e GATTACA
+    both_paths "-c" "$E" -c -e GATTACA -e AGG
+    both_paths "--bed -k 1" "$E" --bed -k 1 -e GATTACA
+    both_paths "gzip input" "$T/edge.fa.gz" -k 1 -e GATTACA
+    both_paths "--devices 0:0 (a set stream: the host path)" "$E" --devices 0:0 -k 1 -e GATTACA
+    for bs in 1 2 3 7; do
+        both_paths "--block-size=$bs, -k 1" "$T/edge-small.fa" --block-size=$bs -k 1 \
+            -e GATTACA -e GAATTC
+    done
+    gzip -c "$T/edge-small.fa" >"$T/edge-small.fa.gz"
+    both_paths "--block-size=5, -c -m 1, gzip" "$T/edge-small.fa.gz" --block-size=5 -c -m 1 \
+        -e GATTACA
+    # Pieces of more than 4 KiB go to the stream in place, shorter ones are batched
+    # (tools/fasta_device.c): block sizes around that mix both within a record.
+    for bs in 61 4096 4097 6000 9001; do
+        both_paths "--block-size=$bs, -k 1" "$E" --block-size=$bs -k 1 -e GATTACA -e GAATTC
+    done
+    CLMATCH_SLAB_BYTES=4096 both_paths "4 KiB library slabs, -k 2" "$E" -k 2 -e GATTACAGG
+    # Other inputs keep the host path, one file after another.
+    printf '@q1\nGATTACA\n+\nIIIIIII\n' >"$T/q.fq"
+    "$CLM" --dna --line-breaks=host -e GATTACA "$E" "$T/q.fq" "$T/raw.txt" "$E" >"$T/exp" 2>&1
+    "$CLM" --dna --line-breaks=device -e GATTACA "$E" "$T/q.fq" "$T/raw.txt" "$E" >"$T/act" 2>&1
+    same "device path = host path: FASTA, FASTQ, raw and FASTA again" "$T/exp" "$T/act"
+    cat "$E" | "$CLM" --dna --line-breaks=host --block-size=13 -k 1 -e GATTACA >"$T/exp" 2>&1
+    cat "$E" | "$CLM" --dna --line-breaks=device --block-size=13 -k 1 -e GATTACA >"$T/act" 2>&1
+    same "device path = host path: a pipe, 13-byte reads" "$T/exp" "$T/act"
+    # A truncated gzip stream: the records before the damage are printed on both paths.
+    head -c 3000 "$T/edge.fa.gz" >"$T/cut.fa.gz"
+    both_paths "truncated gzip: the complete records, exit 2" "$T/cut.fa.gz" -e GATTACA
+fi
+printf '>s\nACGT\n' >"$T/lb.fa"
+expect_error "bad --line-breaks" 2 "invalid --line-breaks 'gpu'" \
+    "$CLM" --dna --line-breaks=gpu ACGT "$T/lb.fa"
+expect_error "bad CLMATCH_LINE_BREAKS" 2 "invalid CLMATCH_LINE_BREAKS 'x'" \
+    env CLMATCH_LINE_BREAKS=x "$CLM" --dna ACGT "$T/lb.fa"
 
 # ---- record boundaries, written out --------------------------------------------------------
 printf '>a\nGAAT\n>b\nTCxx\n>c\nGATTAC\n>d\nAGATTACA\n' >"$T/cross.fa"

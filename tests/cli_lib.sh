@@ -92,15 +92,21 @@ dna_ref_init() {
 
 # vs_ref NAME FILES ARGS...: clmatch --dna ARGS on each of FILES against ref_dna.py ARGS on the
 # first (FILES hold the same records written differently: the reference is computed once).
-# Compares stdout and the exit status.
+# Compares stdout and the exit status. VS_REF_PATHS (e.g. "host device"): each file once per
+# --line-breaks value (FASTA's host and device paths); empty: the default path alone.
 vs_ref() {
     name=$1 files=$2
     shift 2
     python3 "$REF" "$@" "${files%% *}" >"$T/exp" 2>"$T/referr"
     echo "exit $?" >>"$T/exp"
     for f in $files; do
-        "$CLM" --dna "$@" "$f" >"$T/act" 2>"$T/err"
-        echo "exit $?" >>"$T/act"
-        same "$name [$(basename "$f")]" "$T/exp" "$T/act" "$T/err"
+        for p in ${VS_REF_PATHS:-default}; do
+            lb="--line-breaks=$p" tag=", $p path"
+            [ "$p" = default ] && lb="" tag=""
+            # shellcheck disable=SC2086 # $lb is empty or one option
+            "$CLM" --dna $lb "$@" "$f" >"$T/act" 2>"$T/err"
+            echo "exit $?" >>"$T/act"
+            same "$name [$(basename "$f")$tag]" "$T/exp" "$T/act" "$T/err"
+        done
     done
 }

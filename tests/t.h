@@ -166,6 +166,7 @@ uint64_t t_table_limit(clm_table_memory mem);
 void register_diff_tests(void);
 void register_scan_tests(void);
 void register_stream_tests(void);
+void register_stream_skip_tests(void);
 void register_api_tests(void);
 void register_cache_tests(void);
 void register_device_tests(void);

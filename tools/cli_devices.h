@@ -50,6 +50,8 @@ int cli_stream_open(cli_set *set, const clm_database *db, clm_scratch *scratch, 
                     cli_stream **out);
 int cli_stream_write(cli_stream *s, const void *data, size_t len, clm_match_cb cb, void *ctx);
 int cli_stream_flush(cli_stream *s, clm_match_cb cb, void *ctx);
+/* clm_stream_text_offset; one device only (CLM_E_UNSUPPORTED on a set). */
+int cli_stream_text_offset(cli_stream *s, uint64_t *offset);
 int cli_stream_close(cli_stream *s, clm_match_cb cb, void *ctx, uint64_t *total);
 
 #endif

@@ -16,10 +16,13 @@
  * the record at the front of the queue are collected (with a copy of their text) and printed
  * in seqkit's order once the record is complete: when a match of a later record arrives, when
  * a flush has delivered everything up to past the record's end, or at the end of the input.
+ * On the device path (--line-breaks, the default on GPUs) a FASTA file's sequence lines go to
+ * a CLM_STREAM_SKIP_LINE_BREAKS stream as they are, the host finding only the headers, and
+ * the stream's text offsets place the records (tools/fasta_device.c).
  *
- * Memory: one read block (--block-size), the stream text not yet settled (about a block plus
- * the longest pattern), the headers of the records of about one block, and the matches of one
- * record. Files of any size are streamed.
+ * Memory: one read block (--block-size; two for a regular file: readahead.h), the stream text
+ * not yet settled (about a block plus the longest pattern), the headers of the records of
+ * about one block, and the matches of one record. Files of any size are streamed.
  */
 #include "dna.h"
 
@@ -28,7 +31,9 @@
 #include "cli_devices.h"
 #include "crispr.h"
 #include "fasta.h"
+#include "fasta_device.h"
 #include "gz.h"
+#include "readahead.h"
 #include "reads.h"
 
 #include <errno.h>
@@ -43,6 +48,14 @@
 #include <unistd.h>
 
 #define STDIN_NAME "stdin" /* the record name of a raw sequence read from standard input */
+
+/* Where FASTA's line breaks are dropped (--line-breaks, CLMATCH_LINE_BREAKS). */
+enum { LINE_BREAKS_AUTO, LINE_BREAKS_DEVICE, LINE_BREAKS_HOST };
+
+/* The device path's record separator: k + 1 bytes that no IUPAC code matches, as the host
+ * path's newlines, but kept by a CLM_STREAM_SKIP_LINE_BREAKS stream. */
+static const char device_separator[] = "#################";
+_Static_assert(sizeof device_separator > CLM_MAX_ERRORS + 1, "a separator of k + 1 bytes");
 
 /* Strand selection (bits). */
 enum { STRAND_PLUS = 1, STRAND_MINUS = 2, STRAND_BOTH = 3 };
@@ -68,6 +81,7 @@ typedef struct {
     crispr_pam pam;      /* --pam / --pam5 (pam.seq NULL: none) */
     cli_device_opts dev; /* -p -d -a --variant --table-memory --block-size */
     const char *devices; /* --devices LIST (tools/cli_devices.c); NULL: one device */
+    int line_breaks;     /* LINE_BREAKS_*: --line-breaks, else CLMATCH_LINE_BREAKS */
     const char **pattern_args; /* -e values, or the PATTERN operand */
     size_t n_pattern_args;
     const char **pattern_files; /* -f values */
@@ -139,6 +153,11 @@ static void print_help(void)
         "      --table-memory=NAME   auto, global, local or constant\n"
         CLI_DEVICES_HELP
         "      --block-size=BYTES    input read per stream write (default 16M; K, M, G)\n"
+        "      --line-breaks=WHERE   where FASTA's line breaks are dropped: device (the file's\n"
+        "                            bytes go to the device as they are; the host only finds\n"
+        "                            the headers), host (the host reads the lines), or auto\n"
+        "                            (default; CLMATCH_LINE_BREAKS): device on GPUs and other\n"
+        "                            non-CPU devices. FASTQ, raw input and --devices: host\n"
         CLI_DATA_PATH_HELP
         "      --stats               device, algorithm, packing, data path, bytes and timings\n"
         "                            to stderr\n"
@@ -189,6 +208,7 @@ enum {
     OPT_PAM,
     OPT_PAM5,
     OPT_DEVICES,
+    OPT_LINE_BREAKS,
     OPT_HELP
 };
 
@@ -211,6 +231,7 @@ static const struct option long_options[] = {
     CLI_DEVICE_LONG_OPTIONS,
     {"stats", no_argument, NULL, OPT_STATS},
     {"devices", required_argument, NULL, OPT_DEVICES},
+    {"line-breaks", required_argument, NULL, OPT_LINE_BREAKS},
     {"pam", required_argument, NULL, OPT_PAM},
     {"pam5", required_argument, NULL, OPT_PAM5},
     {"help", no_argument, NULL, OPT_HELP},
@@ -243,6 +264,22 @@ static int set_pam(dna_config *cfg, int five_prime, const char *seq)
     return 0;
 }
 
+/* auto, device or host into *out; -1 after a message naming `what`. */
+static int parse_line_breaks(const char *what, const char *v, int *out)
+{
+    if (strcmp(v, "auto") == 0)
+        *out = LINE_BREAKS_AUTO;
+    else if (strcmp(v, "device") == 0)
+        *out = LINE_BREAKS_DEVICE;
+    else if (strcmp(v, "host") == 0)
+        *out = LINE_BREAKS_HOST;
+    else {
+        errmsg("invalid %s '%s' (expected auto, device or host)", what, v);
+        return -1;
+    }
+    return 0;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, dna_config *cfg)
 {
@@ -257,6 +294,9 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
         return EXIT_TROUBLE;
     }
 
+    const char *env = getenv("CLMATCH_LINE_BREAKS");
+    if (env && *env && parse_line_breaks("CLMATCH_LINE_BREAKS", env, &cfg->line_breaks) != 0)
+        return EXIT_TROUBLE;
     opterr = 0;
     optind = 1;
     while ((opt = getopt_long(argc, argv, ":e:f:ik:m:Pcp:d:a:", long_options, NULL)) != -1) {
@@ -302,6 +342,10 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
         case 'c': cfg->count = 1; break;
         case OPT_STATS: cfg->stats = 1; break;
         case OPT_DEVICES: cfg->devices = optarg; break;
+        case OPT_LINE_BREAKS:
+            if (parse_line_breaks("--line-breaks", optarg, &cfg->line_breaks) != 0)
+                return EXIT_TROUBLE;
+            break;
         case OPT_PAM:
         case OPT_PAM5:
             if (set_pam(cfg, opt == OPT_PAM5, optarg) != 0)
@@ -756,12 +800,20 @@ typedef struct {
     int lowercase_out; /* -i without --degenerate */
     int edit_mode;     /* -k without --mismatches-only: insertions and deletions */
     unsigned char *block;
+    unsigned char *block2; /* a regular file's second block (readahead.h), made on first use */
+    int fasta_on_device; /* FASTA files take the device path (--line-breaks) */
     /* Per file (reset by search_file). */
     const char *name;
+    /* The device path: the sequence lines go raw to a CLM_STREAM_SKIP_LINE_BREAKS stream as
+     * they are read; dw maps its text offsets back to the bytes (fasta_device.h). */
+    int on_device;
+    cli_stream *stream;
+    fdev_window dw;
+    int stream_status; /* a stream call's failure inside a reader callback */
     unsigned char *win; /* stream bytes [base, base + win_len) */
     size_t win_len, win_cap;
     uint64_t base;
-    uint64_t written; /* bytes handed to the stream */
+    uint64_t written; /* bytes handed to the stream (device path: text flushed) */
     uint64_t records_in_file;
     record *q;        /* queue of records q[q_head .. q_len) */
     size_t q_head, q_len, q_cap;
@@ -905,6 +957,16 @@ static int internal_error(dna_run *r, const clm_match *m, const char *why)
     return 1;
 }
 
+/* The text of [start, end), which the window must hold; NULL if it does not. */
+static const unsigned char *match_text(dna_run *r, uint64_t start, uint64_t end)
+{
+    if (r->on_device)
+        return fdev_text(&r->dw, start, end);
+    if (start < r->base || end > r->base + r->win_len)
+        return NULL;
+    return r->win + (start - r->base);
+}
+
 /* The library's callback: matches in text order (start, id, strand, end). */
 static int on_match(const clm_match *m, void *vctx)
 {
@@ -944,10 +1006,11 @@ static int on_match(const clm_match *m, void *vctx)
         start = rec->start;
         r->clamped++;
     }
-    if (start < r->base || m->end > r->base + r->win_len)
+    const unsigned char *text = NULL;
+    if ((r->cfg.pam.seq || !r->cfg.bed) && !(text = match_text(r, start, m->end)))
         return internal_error(r, m, "outside the text kept");
     if (r->cfg.pam.seq &&
-        !crispr_pam_matches(&r->cfg.pam, r->win + (start - r->base), (size_t)(m->end - start),
+        !crispr_pam_matches(&r->cfg.pam, text, (size_t)(m->end - start),
                             r->cfg.strands == STRAND_MINUS ? -1 : m->strand)) {
         r->pam_mismatched++;
         return 0;
@@ -971,7 +1034,7 @@ static int on_match(const clm_match *m, void *vctx)
     h->text = r->arena_len;
     n = (size_t)(m->end - start);
     if (!r->cfg.bed) {
-        memcpy(r->arena + r->arena_len, r->win + (start - r->base), n);
+        memcpy(r->arena + r->arena_len, text, n);
         r->arena_len += n;
     }
     return 0;
@@ -1002,6 +1065,47 @@ static int win_append(dna_run *r, const void *p, size_t n, int fill)
     return 0;
 }
 
+/* fdev_write_fn of the device path: a stream write, then its text offset. */
+static int device_write(void *vctx, const unsigned char *p, size_t n, uint64_t *text)
+{
+    dna_run *r = vctx;
+    int st = cli_stream_write(r->stream, p, n, on_match, r);
+    return st == CLM_OK ? cli_stream_text_offset(r->stream, text) : st;
+}
+
+/* fdev_put's or fdev_flush's status st: CLM_OK, else 1 with r->stream_status set. */
+static int device_status(dna_run *r, int st)
+{
+    if (st == CLM_E_INVALID) { /* fdev_flush: the library counted other text */
+        errmsg("%s: internal error: the stream's text offset %" PRIu64 " is not the %" PRIu64
+               " bytes written", r->name, r->dw.written, r->dw.text_end);
+        r->internal = 1;
+        st = CLM_STOPPED;
+    }
+    r->stream_status = st;
+    return st != CLM_OK;
+}
+
+/* The device path: p[0, n) (NULL: n separator bytes) into the stream. */
+static int device_put(dna_run *r, const unsigned char *p, size_t n)
+{
+    if (!p)
+        p = (const unsigned char *)device_separator;
+    return device_status(r, fdev_put(&r->dw, p, n, device_write, r));
+}
+
+/* Stream text: into the window (host path), or raw to the stream (device path). */
+static int put_text(dna_run *r, const unsigned char *p, size_t n)
+{
+    return r->on_device ? device_put(r, p, n) : win_append(r, p, n, '\n');
+}
+
+/* The text offset of the next byte put. */
+static uint64_t text_end(const dna_run *r)
+{
+    return r->on_device ? r->dw.text_end : r->base + r->win_len;
+}
+
 static int on_record_start(void *vctx, const char *header, size_t len, uint64_t line)
 {
     dna_run *r = vctx;
@@ -1009,14 +1113,14 @@ static int on_record_start(void *vctx, const char *header, size_t len, uint64_t 
     size_t id = fasta_id_length(header, len);
     (void)line;
     /* The separator: k + 1 bytes that no IUPAC code matches. */
-    if (r->records_in_file > 0 && win_append(r, NULL, r->cfg.max_errors + 1, '\n') != 0)
+    if (r->records_in_file > 0 && put_text(r, NULL, r->cfg.max_errors + 1) != 0)
         return 1;
     if (grow((void **)&r->q, &r->q_cap, r->q_len + 1, sizeof *r->q) != 0) {
         errmsg("out of memory");
         return 1;
     }
     rec = &r->q[r->q_len];
-    rec->start = rec->end = r->base + r->win_len;
+    rec->start = rec->end = text_end(r);
     rec->ended = 0;
     rec->id = dup_bytes(header, id);
     rec->id_len = id;
@@ -1031,17 +1135,16 @@ static int on_record_start(void *vctx, const char *header, size_t len, uint64_t 
 
 static int on_sequence(void *vctx, const unsigned char *seq, size_t n)
 {
-    dna_run *r = vctx;
-    r->seq_bytes += n;
-    return win_append(r, seq, n, 0);
+    return put_text(vctx, seq, n);
 }
 
 static int on_record_end(void *vctx)
 {
     dna_run *r = vctx;
     record *rec = &r->q[r->q_len - 1];
-    rec->end = r->base + r->win_len;
+    rec->end = text_end(r);
     rec->ended = 1;
+    r->seq_bytes += rec->end - rec->start;
     return 0;
 }
 
@@ -1053,12 +1156,22 @@ static int on_record_end(void *vctx)
  * later match needs. */
 static int push_window(dna_run *r, cli_stream *s)
 {
-    const uint64_t total = r->base + r->win_len;
+    const uint64_t total = text_end(r);
     /* After a flush every match starting before W - hold has been delivered (the longest
      * pattern minus one, plus k: an approximate match may start k bytes early). */
     const uint64_t hold = r->max_len + r->cfg.max_errors;
     uint64_t settled;
     int st;
+    if (r->on_device) { /* the batch written, flush, then keep what the read block held */
+        if (device_status(r, fdev_flush(&r->dw, device_write, r)) != 0)
+            return r->stream_status;
+        if (total != r->written && (st = cli_stream_flush(s, on_match, r)) != CLM_OK)
+            return st;
+        r->written = total;
+        settled = total > hold ? total - hold : 0;
+        emit_settled(r, settled);
+        return fdev_keep(&r->dw, settled) != 0 ? CLM_E_NOMEM : CLM_OK;
+    }
     if (total == r->written)
         return CLM_OK;
     st = cli_stream_write(s, r->win + (r->written - r->base), (size_t)(total - r->written),
@@ -1085,7 +1198,9 @@ static void search_file(dna_run *r, const char *path)
     const int is_stdin = strcmp(path, "-") == 0;
     const char *label = is_stdin ? "(standard input)" : path;
     reads_reader fr;
+    fasta_split split;
     gz_input *gz = NULL;
+    readahead *ra = NULL;
     cli_stream *stream = NULL;
     struct stat sb;
     int fd, st = CLM_OK, fst = FASTA_OK, eof = 0, rc = 0, err;
@@ -1108,21 +1223,46 @@ static void search_file(dna_run *r, const char *path)
     r->win_len = 0;
     r->base = r->written = 0;
     r->records_in_file = 0;
+    r->on_device = 0;
+    r->stream_status = CLM_OK;
+    fdev_reset(&r->dw);
     reads_init(&fr, r->cfg.format, is_stdin ? STDIN_NAME : path);
+    fasta_split_init(&split);
     if ((err = gz_open(fd, &gz)) != 0) {
         errmsg("%s: %s", label, strerror(err));
         rc = -1;
-    } else if ((st = cli_stream_open(r->set, r->db, r->scratch, 0u, &stream)) != CLM_OK) {
-        stream = NULL;
-        report_clm(label, st);
-        rc = -1;
+    } else if (S_ISREG(sb.st_mode) &&
+               (r->block2 || (r->block2 = malloc(r->cfg.dev.block_bytes)) != NULL)) {
+        unsigned char *bufs[2] = {r->block, r->block2};
+        if (readahead_start(gz, bufs, r->cfg.dev.block_bytes, &ra) != 0)
+            ra = NULL; /* read on this thread, as from a pipe */
     }
     while (rc == 0 && !eof) {
-        size_t got;
-        int gst = gz_read(gz, r->block, r->cfg.dev.block_bytes, &got, &eof);
+        size_t got, skip = 0;
+        unsigned char *block = r->block;
+        int gst = ra ? readahead_next(ra, &block, &got, &eof)
+                     : gz_read(gz, block, r->cfg.dev.block_bytes, &got, &eof);
         r->bytes_in += got;
+        while (!stream && skip < got && (block[skip] == '\n' || block[skip] == '\r'))
+            skip++;
+        /* The path is chosen by the first byte other than a line break: until then both
+         * readers would skip the same line breaks, so the host's takes them. */
+        if (!stream && (skip < got || eof)) {
+            r->on_device = r->fasta_on_device && skip < got && block[skip] == '>' &&
+                           r->cfg.format != READS_FASTQ;
+            st = cli_stream_open(r->set, r->db, r->scratch,
+                                 r->on_device ? CLM_STREAM_SKIP_LINE_BREAKS : 0u, &stream);
+            if (st != CLM_OK) {
+                stream = NULL;
+                report_clm(label, st);
+                rc = -1;
+                break;
+            }
+            r->stream = stream;
+        }
         /* What was read before a read error or bad gzip data is input as any other. */
-        fst = reads_feed(&fr, r->block, got, &cb, r);
+        fst = r->on_device ? fasta_split_feed(&split, block + skip, got - skip, &cb, r)
+                           : reads_feed(&fr, block, got, &cb, r);
         if (gst != 0 && fst == FASTA_OK) {
             errmsg("%s: %s", label, gz_error(gz));
             rc = -1;
@@ -1130,18 +1270,19 @@ static void search_file(dna_run *r, const char *path)
             break;
         }
         if (fst == FASTA_OK && eof)
-            fst = reads_finish(&fr, &cb, r);
+            fst = r->on_device ? fasta_split_finish(&split, &cb, r) : reads_finish(&fr, &cb, r);
         if (fst != FASTA_OK) {
             rc = -1;
             keep = fst == FASTA_ERR_FORMAT;
+            st = r->stream_status; /* a stream call in a callback failed (device path) */
             break;
         }
-        if ((st = push_window(r, stream)) != CLM_OK)
+        if (stream && (st = push_window(r, stream)) != CLM_OK)
             break;
     }
     /* What is printed must not depend on where the read blocks end: the records before bad
      * input are searched to the end; the one it cut short never ends, so is not printed. */
-    if (keep && (st = push_window(r, stream)) != CLM_OK)
+    if (keep && stream && (st = push_window(r, stream)) != CLM_OK)
         keep = 0;
     if (fst == FASTA_ERR_FORMAT)
         errmsg("%s", reads_error(&fr));
@@ -1172,6 +1313,9 @@ static void search_file(dna_run *r, const char *path)
     r->n_hits = 0;
     r->arena_len = 0;
     reads_free(&fr);
+    fasta_split_free(&split);
+    r->stream = NULL;
+    readahead_stop(ra);
     gz_close(gz);
     if (!is_stdin && close(fd) != 0) {
         errmsg("%s: %s", label, strerror(errno));
@@ -1276,6 +1420,18 @@ done:
     return st == CLM_OK ? 0 : -1;
 }
 
+/* --line-breaks: does FASTA input take the device path? Not on a device set: its streams
+ * take no CLM_STREAM_SKIP_LINE_BREAKS. */
+static int fasta_on_device(const dna_run *r)
+{
+    clm_device_info di;
+    if (r->set || r->cfg.line_breaks == LINE_BREAKS_HOST)
+        return 0;
+    if (r->cfg.line_breaks == LINE_BREAKS_DEVICE)
+        return 1;
+    return clm_device_get_info(r->dev, &di, sizeof di) == CLM_OK && di.type != CLM_DEVICE_CPU;
+}
+
 static void print_stats(const dna_run *r, double setup_s, double search_s)
 {
     clm_device_info di;
@@ -1312,6 +1468,11 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
             " sequence bytes, %" PRIu64 " match(es); at record boundaries %" PRIu64
             " dropped, %" PRIu64 " clamped to the record start\n",
             r->records, r->bytes_in, r->seq_bytes, r->total_matches, r->dropped, r->clamped);
+    fprintf(stderr, "clmatch: FASTA line breaks dropped on the %s (--line-breaks=%s)\n",
+            r->fasta_on_device ? "device, the file's bytes uploaded as they are" : "host",
+            r->cfg.line_breaks == LINE_BREAKS_DEVICE ? "device"
+            : r->cfg.line_breaks == LINE_BREAKS_HOST ? "host"
+                                                     : "auto");
     if (r->cfg.pam.seq)
         fprintf(stderr, "clmatch: %" PRIu64 " match(es) dropped for a mismatch in the PAM\n",
                 r->pam_mismatched);
@@ -1362,6 +1523,7 @@ int dna_main(int argc, char **argv)
     }
     if (setup_device(&r) != 0)
         goto done;
+    r.fasta_on_device = fasta_on_device(&r);
 
     t_search = now_seconds();
     if (r.cfg.n_files == 0) {
@@ -1400,10 +1562,12 @@ done:
     cli_set_close(r.set);
     free_patterns(&r.pats);
     free(r.win);
+    fdev_free(&r.dw);
     free(r.q);
     free(r.hits);
     free(r.arena);
     free(r.block);
+    free(r.block2);
     free(r.cfg.pattern_args);
     free(r.cfg.pattern_files);
     return status;

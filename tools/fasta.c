@@ -70,16 +70,22 @@ void fasta_header_free(fasta_header *h)
     memset(h, 0, sizeof *h);
 }
 
+int fasta_header_start(const fasta_header *h, uint64_t line, const fasta_callbacks *cb,
+                       void *ctx)
+{
+    size_t len = h->len;
+    while (len > 0 && h->text[len - 1] == '\r')
+        len--;
+    return cb->record_start(ctx, h->text ? h->text : "", len, line) ? FASTA_ERR_CALLBACK
+                                                                    : FASTA_OK;
+}
+
 /* The header line is complete: start its record. */
 static int end_header(fasta_reader *r, const fasta_callbacks *cb, void *ctx)
 {
-    size_t len = r->hdr.len;
-    while (len > 0 && r->hdr.text[len - 1] == '\r')
-        len--;
     r->in_header = 0;
     r->in_record = 1;
-    return cb->record_start(ctx, r->hdr.text ? r->hdr.text : "", len, r->line) ? FASTA_ERR_CALLBACK
-                                                                       : FASTA_OK;
+    return fasta_header_start(&r->hdr, r->line, cb, ctx);
 }
 
 /* Pass [p, end) on as sequence, without its CR bytes. */

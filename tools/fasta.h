@@ -87,6 +87,9 @@ size_t fasta_id_length(const char *header, size_t len);
  * dropped). FASTA_OK or FASTA_ERR_NOMEM. */
 int fasta_header_append(fasta_header *h, const unsigned char *p, size_t n);
 void fasta_header_free(fasta_header *h);
+/* The header line h is complete: call record_start with it, its trailing CRs left out. */
+int fasta_header_start(const fasta_header *h, uint64_t line, const fasta_callbacks *cb,
+                       void *ctx);
 
 /* Up to 40 bytes of the line at p (for messages), printable ASCII only, "..." when cut. */
 void fasta_quote_line(char *buf, size_t cap, const unsigned char *p, const unsigned char *end);
