@@ -30,6 +30,7 @@
 #include "cli_common.h"
 #include "cli_devices.h"
 #include "crispr.h"
+#include "dna_patterns.h"
 #include "fasta.h"
 #include "fasta_device.h"
 #include "gz.h"
@@ -60,14 +61,6 @@ _Static_assert(sizeof device_separator > CLM_MAX_ERRORS + 1, "a separator of k +
 /* Strand selection (bits). */
 enum { STRAND_PLUS = 1, STRAND_MINUS = 2, STRAND_BOTH = 3 };
 
-typedef struct {
-    char *name;      /* patternName column */
-    size_t name_len;
-    char *seq;       /* the pattern as given */
-    size_t len;
-    char *shown;     /* pattern column: the pattern, lower-cased with -i (not --degenerate) */
-    char *where;     /* where it was given, for messages ("-e", "FILE line N") */
-} dna_pattern;
 
 typedef struct {
     reads_format format; /* --fasta, --fastq: forced; else detected */
@@ -166,29 +159,6 @@ static void print_help(void)
         "\n"
         "Exit status: 0 if something matched, 1 if nothing did, 2 on an error.\n",
         stdout);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* IUPAC helpers (output and validation only: the library does the matching)                 */
-/* ---------------------------------------------------------------------------------------- */
-
-static int is_iupac(unsigned char c)
-{
-    return c < 128 && strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", c) != NULL && c != '\0';
-}
-
-/* Complement of an IUPAC code in its case; other bytes are kept. */
-static unsigned char complement(unsigned char c)
-{
-    static const char from[] = "ACGTURYSWKMBDHVNacgturyswkmbdhvn";
-    static const char to[] = "TGCAAYRSWMKVHDBNtgcaayrswmkvhdbn";
-    const char *p = c ? strchr(from, c) : NULL;
-    return p ? (unsigned char)to[p - from] : c;
-}
-
-static unsigned char lower(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -386,390 +356,6 @@ static int parse_args(int argc, char **argv, dna_config *cfg)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Patterns                                                                                   */
-/* ---------------------------------------------------------------------------------------- */
-
-typedef struct {
-    dna_pattern *v;
-    size_t n, cap;
-} pattern_list;
-
-static char *dup_bytes(const char *p, size_t n)
-{
-    char *s = malloc(n + 1);
-    if (s) {
-        memcpy(s, p, n);
-        s[n] = '\0';
-    }
-    return s;
-}
-
-static void free_patterns(pattern_list *l)
-{
-    size_t i;
-    for (i = 0; i < l->n; i++) {
-        free(l->v[i].name);
-        free(l->v[i].seq);
-        free(l->v[i].shown);
-        free(l->v[i].where);
-    }
-    free(l->v);
-    memset(l, 0, sizeof *l);
-}
-
-/* Add a pattern (copied). Returns 0 or -1 after a message. */
-static int add_pattern(pattern_list *l, const char *name, size_t name_len, const char *seq,
-                       size_t len, const char *where)
-{
-    dna_pattern *p;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        dna_pattern *v = realloc(l->v, cap * sizeof *v);
-        if (!v) {
-            errmsg("out of memory");
-            return -1;
-        }
-        l->v = v;
-        l->cap = cap;
-    }
-    p = &l->v[l->n];
-    memset(p, 0, sizeof *p);
-    p->name = dup_bytes(name, name_len);
-    p->name_len = name_len;
-    p->seq = dup_bytes(seq, len);
-    p->len = len;
-    p->shown = dup_bytes(seq, len);
-    p->where = dup_bytes(where, strlen(where));
-    l->n++;
-    if (!p->name || !p->seq || !p->shown || !p->where) {
-        errmsg("out of memory");
-        return -1;
-    }
-    return 0;
-}
-
-/* Collects the records of a FASTA pattern file. */
-typedef struct {
-    pattern_list *list;
-    const char *file;
-    char *name;
-    size_t name_len;
-    uint64_t line;
-    char *seq;
-    size_t len, cap;
-    int failed;
-} pfile_ctx;
-
-static int pf_start(void *vctx, const char *header, size_t len, uint64_t line)
-{
-    pfile_ctx *c = vctx;
-    size_t id = fasta_id_length(header, len);
-    free(c->name);
-    c->name = dup_bytes(header, id);
-    c->name_len = id;
-    c->line = line;
-    c->len = 0;
-    if (!c->name) {
-        errmsg("out of memory");
-        c->failed = 1;
-        return 1;
-    }
-    return 0;
-}
-
-static int pf_seq(void *vctx, const unsigned char *seq, size_t n)
-{
-    pfile_ctx *c = vctx;
-    if (c->len + n > c->cap) {
-        size_t cap = c->cap ? c->cap : 64;
-        char *p;
-        while (cap < c->len + n)
-            cap *= 2;
-        p = realloc(c->seq, cap);
-        if (!p) {
-            errmsg("out of memory");
-            c->failed = 1;
-            return 1;
-        }
-        c->seq = p;
-        c->cap = cap;
-    }
-    memcpy(c->seq + c->len, seq, n);
-    c->len += n;
-    return 0;
-}
-
-static int pf_end(void *vctx)
-{
-    pfile_ctx *c = vctx;
-    char where[512];
-    snprintf(where, sizeof where, "%s line %" PRIu64, c->file, c->line);
-    if (c->len == 0) {
-        char *name = cli_quote_bytes(c->name, c->name_len);
-        errmsg("%s: pattern record '%s' has no sequence", where, name ? name : c->name);
-        free(name);
-        c->failed = 1;
-        return 1;
-    }
-    if (add_pattern(c->list, c->name, c->name_len, c->seq, c->len, where) != 0) {
-        c->failed = 1;
-        return 1;
-    }
-    return 0;
-}
-
-static int read_whole_file(const char *path, char **data, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    if (!f) {
-        errmsg("%s: %s", path, strerror(errno));
-        return -1;
-    }
-    for (;;) {
-        size_t got;
-        if (cap - n < 65536) {
-            char *p = realloc(buf, cap ? cap * 2 : 65536);
-            if (!p) {
-                errmsg("%s: out of memory", path);
-                free(buf);
-                if (f != stdin)
-                    fclose(f);
-                return -1;
-            }
-            buf = p;
-            cap = cap ? cap * 2 : 65536;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        errmsg("%s: %s", path, strerror(errno));
-        free(buf);
-        if (f != stdin)
-            fclose(f);
-        return -1;
-    }
-    if (f != stdin)
-        fclose(f);
-    *data = buf;
-    *len = n;
-    return 0;
-}
-
-/* The text of a -f file (path names it in messages) into l: FASTA (first non-empty line
- * '>'), else lines "NAME<TAB>PATTERN" or "PATTERN". Returns 0 or -1 after a message. Apart
- * from the file reading, so that tests/fuzz/fuzz_pattern_file.c can feed it memory. */
-static int parse_pattern_file(const char *path, const char *data, size_t len, pattern_list *l)
-{
-    size_t i = 0, before = l->n; /* l may hold -e patterns and other files' already */
-    uint64_t line = 1;
-    int rc = 0;
-    while (i < len && (data[i] == '\n' || data[i] == '\r'))
-        i++;
-    if (i < len && data[i] == '>') {
-        static const fasta_callbacks cb = {pf_start, pf_seq, pf_end};
-        fasta_reader fr;
-        pfile_ctx c;
-        int st;
-        memset(&c, 0, sizeof c);
-        c.list = l;
-        c.file = path;
-        fasta_init(&fr, FASTA_FORCE, path);
-        st = fasta_feed(&fr, data, len, &cb, &c);
-        if (st == FASTA_OK)
-            st = fasta_finish(&fr, &cb, &c);
-        if (st == FASTA_ERR_FORMAT)
-            errmsg("%s", fr.error);
-        else if (st == FASTA_ERR_NOMEM)
-            errmsg("out of memory");
-        rc = st == FASTA_OK ? 0 : -1;
-        fasta_free(&fr);
-        free(c.name);
-        free(c.seq);
-    } else {
-        size_t pos = 0;
-        while (pos < len && rc == 0) {
-            const char *ln = data + pos, *nl = memchr(ln, '\n', len - pos);
-            size_t n = nl ? (size_t)(nl - ln) : len - pos;
-            const char *tab;
-            char where[512];
-            pos += n + (nl ? 1 : 0);
-            while (n > 0 && ln[n - 1] == '\r')
-                n--;
-            snprintf(where, sizeof where, "%s line %" PRIu64, path, line);
-            line++;
-            if (n == 0)
-                continue;
-            tab = memchr(ln, '\t', n);
-            if (tab) {
-                size_t nn = (size_t)(tab - ln), pn = n - nn - 1;
-                if (pn == 0) {
-                    errmsg("%s: empty pattern after the tab (expected NAME<TAB>PATTERN)", where);
-                    rc = -1;
-                } else if (memchr(tab + 1, '\t', pn)) {
-                    errmsg("%s: more than one tab (expected NAME<TAB>PATTERN)", where);
-                    rc = -1;
-                } else {
-                    rc = add_pattern(l, ln, nn, tab + 1, pn, where);
-                }
-            } else {
-                rc = add_pattern(l, ln, n, ln, n, where);
-            }
-        }
-        if (rc == 0 && l->n == before) {
-            errmsg("%s: no pattern in the file", path);
-            rc = -1;
-        }
-    }
-    return rc;
-}
-
-/* -f FILE: read it whole, then parse_pattern_file. */
-static int load_pattern_file(const char *path, pattern_list *l)
-{
-    char *data;
-    size_t len;
-    int rc;
-    if (read_whole_file(path, &data, &len) != 0)
-        return -1;
-    rc = parse_pattern_file(path, data, len, l);
-    free(data);
-    return rc;
-}
-
-static const dna_pattern *sort_base; /* qsort has no context argument */
-
-static int same_pattern(const dna_pattern *a, const dna_pattern *b)
-{
-    return a->len == b->len && a->name_len == b->name_len &&
-           memcmp(a->seq, b->seq, a->len) == 0 && memcmp(a->name, b->name, a->name_len) == 0;
-}
-
-/* Indices of patterns by (length, bytes, name, index). */
-static int pattern_cmp(const void *x, const void *y)
-{
-    const size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    const dna_pattern *a = &sort_base[i], *b = &sort_base[j];
-    int c;
-    if (a->len != b->len)
-        return a->len < b->len ? -1 : 1;
-    if ((c = memcmp(a->seq, b->seq, a->len)) != 0)
-        return c;
-    if (a->name_len != b->name_len)
-        return a->name_len < b->name_len ? -1 : 1;
-    if ((c = memcmp(a->name, b->name, a->name_len)) != 0)
-        return c;
-    return i < j ? -1 : i > j;
-}
-
-/* --pam: the pattern becomes guide+PAM (PAM+guide with --pam5), searched and shown whole. */
-static int join_pam(const crispr_pam *pam, dna_pattern *p)
-{
-    size_t len;
-    char *seq = crispr_join(pam, p->seq, p->len, &len), *shown = seq ? dup_bytes(seq, len) : NULL;
-    if (!shown) {
-        free(seq);
-        errmsg("out of memory");
-        return -1;
-    }
-    free(p->seq);
-    free(p->shown);
-    p->seq = seq;
-    p->shown = shown;
-    p->len = len;
-    return 0;
-}
-
-/* Gather, validate and deduplicate the patterns. Returns 0 or -1 after a message. */
-static int build_patterns(const dna_config *cfg, pattern_list *l)
-{
-    size_t i, j, kept;
-    for (i = 0; i < cfg->n_pattern_args; i++) {
-        const char *p = cfg->pattern_args[i];
-        if (add_pattern(l, p, strlen(p), p, strlen(p), "pattern") != 0)
-            return -1;
-    }
-    for (i = 0; i < cfg->n_pattern_files; i++)
-        if (load_pattern_file(cfg->pattern_files[i], l) != 0)
-            return -1;
-    for (i = 0; i < l->n; i++) {
-        dna_pattern *p = &l->v[i];
-        char *seq; /* the pattern as messages quote it */
-        if (p->len == 0) {
-            errmsg("%s: empty pattern: DNA mode searches for at least one base", p->where);
-            return -1;
-        }
-        for (j = 0; j < p->len; j++) {
-            unsigned char c = (unsigned char)p->seq[j];
-            if (!is_iupac(c)) {
-                char shown[8];
-                if (c >= 0x20 && c < 0x7f)
-                    snprintf(shown, sizeof shown, "'%c'", c);
-                else
-                    snprintf(shown, sizeof shown, "0x%02x", c);
-                seq = cli_quote_bytes(p->seq, p->len);
-                errmsg("%s '%s': %s at position %zu is not an IUPAC nucleotide code "
-                       "(A C G T U R Y S W K M B D H V N, either case)",
-                       p->where, seq ? seq : p->seq, shown, j + 1);
-                free(seq);
-                return -1;
-            }
-        }
-        if (cfg->max_errors > 0 && cfg->max_errors >= p->len) {
-            seq = cli_quote_bytes(p->seq, p->len);
-            errmsg("%s '%s': %s %u needs patterns longer than %u bases (this one has %zu)",
-                   p->where, seq ? seq : p->seq,
-                   cfg->mismatches_only ? "-m/--mismatches-only -k" : "-k", cfg->max_errors,
-                   cfg->max_errors, p->len);
-            free(seq);
-            return -1;
-        }
-        if (cfg->pam.seq && join_pam(&cfg->pam, p) != 0)
-            return -1;
-        if (cfg->caseless && !cfg->degenerate)
-            for (j = 0; j < p->len; j++)
-                p->shown[j] = (char)lower((unsigned char)p->shown[j]);
-    }
-    /* The same name and pattern given twice is searched (and reported) once; the first place
-     * it was given decides its rank in the output. Sorted, so that large -f files stay fast. */
-    if (l->n > 1) {
-        size_t *order = malloc(l->n * sizeof *order);
-        char *dup = calloc(l->n, 1);
-        if (!order || !dup) {
-            free(order);
-            free(dup);
-            errmsg("out of memory");
-            return -1;
-        }
-        for (i = 0; i < l->n; i++)
-            order[i] = i;
-        sort_base = l->v;
-        qsort(order, l->n, sizeof *order, pattern_cmp);
-        for (i = 1; i < l->n; i++)
-            if (same_pattern(&l->v[order[i - 1]], &l->v[order[i]]))
-                dup[order[i]] = 1; /* order[i - 1] was given earlier (ties sort by index) */
-        for (i = 0, kept = 0; i < l->n; i++) {
-            if (dup[i]) {
-                free(l->v[i].name);
-                free(l->v[i].seq);
-                free(l->v[i].shown);
-                free(l->v[i].where);
-            } else {
-                l->v[kept++] = l->v[i];
-            }
-        }
-        l->n = kept;
-        free(order);
-        free(dup);
-    }
-    return 0;
-}
-
-/* ---------------------------------------------------------------------------------------- */
 /* The search state                                                                           */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -876,8 +462,8 @@ static void put_matched(const dna_run *r, const hit *h)
     const unsigned char *t = (const unsigned char *)r->arena + h->text;
     size_t n = (size_t)(h->end - h->start), i;
     for (i = 0; i < n; i++) {
-        unsigned char c = h->strand > 0 ? t[i] : complement(t[n - 1 - i]);
-        out_char((char)(r->lowercase_out ? lower(c) : c));
+        unsigned char c = h->strand > 0 ? t[i] : dna_complement(t[n - 1 - i]);
+        out_char((char)(r->lowercase_out ? dna_lower(c) : c));
     }
 }
 
@@ -1122,7 +708,7 @@ static int on_record_start(void *vctx, const char *header, size_t len, uint64_t 
     rec = &r->q[r->q_len];
     rec->start = rec->end = text_end(r);
     rec->ended = 0;
-    rec->id = dup_bytes(header, id);
+    rec->id = dna_dup_bytes(header, id);
     rec->id_len = id;
     if (!rec->id) {
         errmsg("out of memory");
@@ -1372,7 +958,7 @@ static int setup_device(dna_run *r)
                 goto done;
             }
             for (j = 0; j < pt->len; j++)
-                rc_seqs[i][j] = (char)complement((unsigned char)pt->seq[pt->len - 1 - j]);
+                rc_seqs[i][j] = (char)dna_complement((unsigned char)pt->seq[pt->len - 1 - j]);
             ptrs[i] = rc_seqs[i];
         }
     }
@@ -1511,7 +1097,11 @@ int dna_main(int argc, char **argv)
     status = EXIT_TROUBLE;
     r.lowercase_out = r.cfg.caseless && !r.cfg.degenerate;
     r.edit_mode = r.cfg.max_errors > 0 && !r.cfg.mismatches_only;
-    if (build_patterns(&r.cfg, &r.pats) != 0)
+    const dna_pattern_opts popts = {r.cfg.pattern_args, r.cfg.n_pattern_args, r.cfg.pattern_files,
+                                    r.cfg.n_pattern_files, r.cfg.max_errors,
+                                    r.cfg.mismatches_only, r.cfg.caseless, r.cfg.degenerate,
+                                    r.cfg.pam.seq ? &r.cfg.pam : NULL};
+    if (dna_build_patterns(&popts, &r.pats) != 0)
         goto done;
 
     if (cli_output_init() != 0)
@@ -1560,7 +1150,7 @@ done:
     cli_exit_early(status, stats_printed);
     cli_teardown(r.scratch, r.db, r.dev, stats_printed);
     cli_set_close(r.set);
-    free_patterns(&r.pats);
+    dna_free_patterns(&r.pats);
     free(r.win);
     fdev_free(&r.dw);
     free(r.q);
