@@ -69,17 +69,14 @@ $(B)/libclmatch.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 # ---- programs (linked statically against the library so they run from build/) ----------
-CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/dna_patterns.c tools/fasta.c \
-            tools/fasta_device.c tools/crispr.c tools/casoff.c tools/patterns.c tools/list_devices.c \
-            tools/grep_args.c tools/output.c tools/batch.c tools/walk.c tools/grep_stats.c \
-            tools/progress.c tools/grep_db.c tools/grep_match.c tools/cli_devices.c tools/like.c \
-            tools/fastq.c tools/reads.c tools/gz.c tools/readahead.c
+CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/dna_args.c \
+            tools/dna_patterns.c tools/fasta.c tools/fasta_device.c tools/crispr.c tools/casoff.c \
+            tools/patterns.c tools/list_devices.c tools/grep_args.c tools/output.c tools/batch.c \
+            tools/walk.c tools/grep_stats.c tools/progress.c tools/grep_db.c tools/grep_match.c \
+            tools/cli_devices.c tools/like.c tools/fastq.c tools/reads.c tools/gz.c \
+            tools/readahead.c
 # zlib (gzip input of the DNA mode, tools/gz.c) is the CLI's alone: the library has no zlib.
-$(B)/clmatch: $(CLI_SRC) tools/cli_common.h tools/dna.h tools/dna_patterns.h tools/fasta.h \
-              tools/crispr.h tools/casoff.h tools/patterns.h tools/list_devices.h tools/grep_args.h \
-              tools/output.h tools/batch.h tools/walk.h tools/grep_stats.h tools/progress.h \
-              tools/grep_db.h tools/grep_match.h tools/cli_devices.h tools/like.h \
-              tools/fastq.h tools/reads.h tools/gz.h tools/fasta_device.h tools/readahead.h \
+$(B)/clmatch: $(CLI_SRC) $(patsubst %.c,%.h,$(filter-out tools/clmatch.c,$(CLI_SRC))) \
               $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CLI_SRC) $(B)/libclmatch.a $(LDFLAGS) -lz $(LDLIBS)
 CASOFF_SRC := tools/clmatch-cas-offinder.c tools/casoff.c tools/cli_common.c tools/fasta.c \
@@ -213,7 +210,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS    ?=
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_DEP_OBJ := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRC) $(B)/kernels_gen.c \
-                  tools/cli_common.c tools/dna.c tools/dna_patterns.c tools/fasta.c \
+                  tools/cli_common.c tools/dna.c tools/dna_args.c tools/dna_patterns.c tools/fasta.c \
                   tools/fasta_device.c tools/fastq.c tools/reads.c tools/readahead.c \
                   tools/gz.c tools/crispr.c tools/cli_devices.c tests/t_ref.c)
 FUZZ_HDR     := include/clmatch.h $(wildcard host/*.h tools/*.h tests/*.h tests/fuzz/*.h)

@@ -1,0 +1,42 @@
+/* The DNA mode's command line (tools/dna_args.c): its options, help and configuration. */
+#ifndef CLMATCH_DNA_ARGS_H
+#define CLMATCH_DNA_ARGS_H
+
+#include <stddef.h>
+
+#include "cli_common.h"
+#include "crispr.h"
+#include "reads.h"
+
+/* Where FASTA's line breaks are dropped (--line-breaks, CLMATCH_LINE_BREAKS). */
+enum { LINE_BREAKS_AUTO, LINE_BREAKS_DEVICE, LINE_BREAKS_HOST };
+
+/* Strand selection (bits). */
+enum { STRAND_PLUS = 1, STRAND_MINUS = 2, STRAND_BOTH = 3 };
+
+typedef struct {
+    reads_format format; /* --fasta, --fastq: forced; else detected */
+    int caseless;
+    int degenerate;      /* --degenerate: seqkit -d's output with -i (case kept) */
+    int degenerate_text; /* --degenerate-text */
+    unsigned max_errors; /* -k */
+    int mismatches_only;
+    int strands;
+    int bed, count, stats;
+    crispr_pam pam;      /* --pam / --pam5 (pam.seq NULL: none) */
+    cli_device_opts dev; /* -p -d -a --variant --table-memory --block-size */
+    const char *devices; /* --devices LIST (tools/cli_devices.c); NULL: one device */
+    int line_breaks;     /* LINE_BREAKS_*: --line-breaks, else CLMATCH_LINE_BREAKS */
+    const char **pattern_args; /* -e values, or the PATTERN operand */
+    size_t n_pattern_args;
+    const char **pattern_files; /* -f values */
+    size_t n_pattern_files;
+    char **files;
+    size_t n_files;
+} dna_config;
+
+/* Parse the DNA mode's arguments into *cfg (which it initialises). Returns -1 to go on,
+ * else the exit status (--help, or a usage error after its message). */
+int dna_parse_args(int argc, char **argv, dna_config *cfg);
+
+#endif
