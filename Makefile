@@ -91,8 +91,9 @@ $(B)/clmatch-mpi: $(MPI_SRC) tools/cli_common.h tools/grep_args.h tools/patterns
 	$(MPICC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(MPI_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-devices: tools/clmatch-devices.c $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
-$(B)/clmatch-tune: tools/clmatch-tune.c $(B)/libclmatch.a
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
+$(B)/clmatch-tune: tools/clmatch-tune.c tools/tune_text.c tools/tune_text.h $(B)/libclmatch.a
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ tools/clmatch-tune.c tools/tune_text.c \
+	    $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-kernels: tools/clmatch-kernels.c $(wildcard host/*.h) $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $< $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 $(B)/clmatch-example: tools/example.c $(B)/libclmatch.a

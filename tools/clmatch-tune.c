@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "clmatch.h"
+#include "tune_text.h"
 
 #define PROG "clmatch-tune"
 #define MAX_POINTS 64
@@ -101,69 +102,6 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* ---- text and patterns --------------------------------------------------------------- */
-
-/* Random bases (xorshift64*, fixed seed): a DNA-like text where the patterns below occur a
- * few times, the case clmatch is mostly used for. */
-static void generate(unsigned char *t, size_t n)
-{
-    uint64_t s = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0; i < n; i += 32) {
-        s ^= s >> 12;
-        s ^= s << 25;
-        s ^= s >> 27;
-        uint64_t r = s * 0x2545f4914f6cdd1dull;
-        for (size_t j = 0; j < 32 && i + j < n; j++, r >>= 2)
-            t[i + j] = (unsigned char)"ACGT"[r & 3];
-    }
-}
-
-/* Up to n bytes of FILE: a FASTA file's sequence lines without their line breaks, anything
- * else as it is. */
-static int read_text(const char *path, unsigned char *t, size_t cap, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    int c = getc(f), fasta = c == '>', line_start = 1, header = 0;
-    size_t k = 0;
-    for (; c != EOF && k < cap; c = getc(f)) {
-        if (fasta) {
-            if (line_start && c == '>')
-                header = 1;
-            line_start = c == '\n';
-            if (c == '\n')
-                header = 0;
-            if (header || c == '\n' || c == '\r')
-                continue;
-        }
-        t[k++] = (unsigned char)c;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        fprintf(stderr, PROG ": reading %s failed\n", path);
-        return -1;
-    }
-    *n = k;
-    return 0;
-}
-
-static uint64_t host_count(const unsigned char *t, size_t n, const char *p, size_t m)
-{
-    uint64_t c = 0;
-    for (size_t i = 0; i + m <= n; i++) {
-        const unsigned char *q = memchr(t + i, (unsigned char)p[0], n - m + 1 - i);
-        if (!q)
-            break;
-        i = (size_t)(q - t);
-        c += memcmp(q, p, m) == 0;
-    }
-    return c;
 }
 
 /* ---- measuring --------------------------------------------------------------------------- */
@@ -768,7 +706,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (genome) {
-        if (read_text(genome, T.text, size, &T.n) != 0)
+        if (tune_read_text(genome, T.text, size, &T.n) != 0)
             return 2;
         if (T.n < 65536) {
             fprintf(stderr, PROG ": %s has %zu bytes of text; at least 64K are needed\n", genome,
@@ -781,7 +719,7 @@ int main(int argc, char **argv)
             memcpy(T.text + k, T.text, size - k < T.n ? size - k : T.n);
         T.n = size;
     } else {
-        generate(T.text, size);
+        tune_generate(T.text, size);
         T.n = size;
     }
     /* patterns taken from the text, so they occur */
@@ -790,7 +728,7 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < T.npats; i++) {
         T.lens[i] = lengths[i];
         T.pats[i] = (const char *)T.text + T.n / 3 * (i + 1);
-        T.want += host_count(T.text, T.n, T.pats[i], T.lens[i]);
+        T.want += tune_host_count(T.text, T.n, T.pats[i], T.lens[i]);
     }
     T.chunk_floor = 4 * (unsigned)(lengths[T.npats - 1] - 1);
 
