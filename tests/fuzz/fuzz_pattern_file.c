@@ -1,16 +1,17 @@
 /*
  * libFuzzer target: the reader of DNA mode's -f pattern files (parse_pattern_file in
- * tools/dna.c), then the checks and de-duplication build_patterns applies to what it read.
+ * tools/dna_patterns.c), then the checks and de-duplication dna_build_patterns applies to
+ * what it read.
  * The first input byte picks the options those depend on (-i, --degenerate, -k 0 to 3); the
  * rest is the file's text. Besides the sanitizers it checks that a file read has patterns,
  * each with a name and a non-empty sequence with no newline, and that those kept are
  * distinct.
  *
- * The functions are static: this file includes dna.c to reach them (the fuzz build links
- * the CLI's other objects from an archive, which then leaves dna.c's own copy out). The
+ * The reader is static: this file includes dna_patterns.c to reach it (the fuzz build links
+ * the CLI's other objects from an archive, which then leaves that file's own copy out). The
  * reader's messages go to stderr, which make fuzz closes (-close_fd_mask).
  */
-#include "../../tools/dna.c"
+#include "../../tools/dna_patterns.c"
 
 #include <stdint.h>
 
@@ -40,21 +41,21 @@ static void check_distinct(const pattern_list *l)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    dna_config cfg;
+    dna_pattern_opts o;
     pattern_list l;
     if (size == 0)
         return 0;
-    memset(&cfg, 0, sizeof cfg);
+    memset(&o, 0, sizeof o);
     memset(&l, 0, sizeof l);
-    cfg.caseless = data[0] & 1;
-    cfg.degenerate = data[0] >> 1 & 1;
-    cfg.max_errors = data[0] >> 2 & 3;
-    /* no -e and no -f: build_patterns goes straight to checking the list it is given */
+    o.caseless = data[0] & 1;
+    o.degenerate = data[0] >> 1 & 1;
+    o.max_errors = data[0] >> 2 & 3;
+    /* no -e and no -f: dna_build_patterns goes straight to checking the list it is given */
     if (parse_pattern_file("patterns.txt", (const char *)data + 1, size - 1, &l) == 0) {
         check_read(&l);
-        if (build_patterns(&cfg, &l) == 0)
+        if (dna_build_patterns(&o, &l) == 0)
             check_distinct(&l);
     }
-    free_patterns(&l);
+    dna_free_patterns(&l);
     return 0;
 }
