@@ -25,6 +25,10 @@ void dcase_close(struct dcase *c);
 /* The first platform whose devices 0 to need - 1 are CPUs (PoCL's, which POCL_DEVICES
  * multiplies), or -1: neither platform 0 nor the default device is assumed to be one. */
 int t_cpu_platform(unsigned need);
+/* The devices of a set of `need`: the first `need` of CLMATCH_TEST_SET ("P:D,P:D,...", e.g.
+ * a CPU and GPUs on a GPU machine) when it is set, else devices 0 to need - 1 of
+ * t_cpu_platform. 1, or 0 after a note (no such platform: skip) or a failure (bad list). */
+int t_set_devices(unsigned need, int *plat, int *dev);
 /* Write text[0, n) to a fresh file; returns its fd (unlinked already) or -1. */
 int temp_file(const unsigned char *text, size_t n);
 

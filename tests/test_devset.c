@@ -36,22 +36,65 @@ int t_cpu_platform(unsigned need)
     return found;
 }
 
-/* A set of the first CPU platform with SET_N devices, or none (skip). */
+int t_set_devices(unsigned need, int *plat, int *dev)
+{
+    const char *list = getenv("CLMATCH_TEST_SET");
+    if (list && *list) {
+        const char *p = list;
+        for (unsigned k = 0; k < need; k++) {
+            char *end;
+            long a = strtol(p, &end, 10), b = -1;
+            if (end != p && *end == ':') {
+                p = end + 1;
+                b = strtol(p, &end, 10);
+            }
+            if (end == p || a < 0 || b < 0 || (*end != ',' && *end != '\0') ||
+                (*end == '\0' && k + 1 < need)) {
+                T_FAIL("CLMATCH_TEST_SET=%s: want %u devices P:D,P:D,...", list, need);
+                return 0;
+            }
+            plat[k] = (int)a;
+            dev[k] = (int)b;
+            p = end + (*end == ',');
+        }
+        return 1;
+    }
+    int p = t_cpu_platform(need);
+    if (p < 0) {
+        t_note("skipped: no platform with %u CPU devices", need);
+        return 0;
+    }
+    for (unsigned k = 0; k < need; k++) {
+        plat[k] = p;
+        dev[k] = (int)k;
+    }
+    return 1;
+}
+
+/* A set of SET_N devices (t_set_devices), or none (skip). */
 static int open_set(clm_device_set **out)
 {
     *out = NULL;
-    int p = t_cpu_platform(SET_N);
+    int plat[SET_N], dev[SET_N];
+    if (!t_set_devices(SET_N, plat, dev)) return 0;
+    if (!EXPECT_RC(clm_device_set_open(plat, dev, SET_N, out), CLM_OK)) return 0;
+    return 1;
+}
+
+/* A set of the first CPU platform's SET_N alike devices, or none (skip). */
+static int open_cpu_set(clm_device_set **out)
+{
+    *out = NULL;
+    int p = t_cpu_platform(SET_N), plat[SET_N], dev[SET_N];
     if (p < 0) {
         t_note("skipped: no platform with %d CPU devices", SET_N);
         return 0;
     }
-    int plat[SET_N], dev[SET_N];
     for (int k = 0; k < SET_N; k++) {
         plat[k] = p;
         dev[k] = k;
     }
-    if (!EXPECT_RC(clm_device_set_open(plat, dev, SET_N, out), CLM_OK)) return 0;
-    return 1;
+    return EXPECT_RC(clm_device_set_open(plat, dev, SET_N, out), CLM_OK);
 }
 
 /* slab: each device's slab (0: the default). */
@@ -520,7 +563,7 @@ static int child_errors(const char *arg)
     if (!EXPECT(profiles != NULL)) return t_failures();
     setenv("CLMATCH_PROFILE_DIR", profiles, 1);
     clm_device_set *set;
-    if (!open_set(&set)) return t_failures();
+    if (!open_cpu_set(&set)) return t_failures();
     int p = t_cpu_platform(SET_N);
     int plat[] = {p, p}, dev[] = {1, 1}, far[] = {0, 99};
     char unknown[32];
@@ -543,7 +586,7 @@ static int child_errors(const char *arg)
     EXPECT_RC(clm_tuning_write_profile(clm_device_set_device(set, 0), "speed=3M", NULL, NULL),
               CLM_OK);
     clm_device_set_close(set);
-    if (open_set(&set)) {
+    if (open_cpu_set(&set)) {
         EXPECT_RC(clm_device_set_get_speeds(set, sp, SET_N), CLM_OK);
         if (sp[0] != 3 << 20 || sp[1] != 3 << 20 || sp[2] != 3 << 20)
             T_FAIL("the profile's speed 3M was not used: %g %g %g", sp[0], sp[1], sp[2]);

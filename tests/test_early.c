@@ -17,12 +17,9 @@
  * `chunk` bytes and more; or none (skip). */
 static int open_early(struct dcase *c, const unsigned char *pat, size_t m, size_t chunk)
 {
-    int p = t_cpu_platform(2), plat[2] = {p, p}, dev[2] = {0, 1};
+    int plat[2], dev[2];
     memset(c, 0, sizeof *c);
-    if (p < 0) {
-        t_note("skipped: no platform with 2 CPU devices");
-        return 0;
-    }
+    if (!t_set_devices(2, plat, dev)) return 0;
     static const unsigned char *pats[1];
     static size_t lens[1];
     pats[0] = pat;

@@ -106,12 +106,8 @@ static void same_results(const result *a, const result *b, uint64_t rows, unsign
 static int open_set(clm_device_set **out)
 {
     *out = NULL;
-    int p = t_cpu_platform(SET_N);
-    if (p < 0) {
-        t_note("skipped: no platform with %d CPU devices", SET_N);
-        return 0;
-    }
-    int plat[SET_N] = {p, p, p}, dev[SET_N] = {0, 1, 2};
+    int plat[SET_N], dev[SET_N];
+    if (!t_set_devices(SET_N, plat, dev)) return 0;
     return EXPECT_RC(clm_device_set_open(plat, dev, SET_N, out), CLM_OK);
 }
 
