@@ -212,8 +212,9 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* One device's speed over text[0, n): a warm-up scan (kernel build, buffers), then a timed
- * count. */
+/* One device's speed over text[0, n): a warm-up count of the whole text (kernel build, and
+ * the slot and staging buffers a call of this size allocates on first use, which on a GPU
+ * cost more than the scan), then the best of two timed counts. */
 static int calibrate_one(clm_device *dev, const unsigned char *text, size_t n, double *speed)
 {
     static const char pattern[] = "ACGTTGCAAGGCT"; /* 13 bases, as the benchmarks search */
@@ -223,12 +224,15 @@ static int calibrate_one(clm_device *dev, const unsigned char *text, size_t n, d
     uint64_t count;
     int st = clm_compile(dev, pats, NULL, NULL, 1, NULL, &db);
     if (st == CLM_OK) st = clm_scratch_alloc(db, NULL, &s);
-    if (st == CLM_OK) st = clm_count(db, s, text, n < ((size_t)1 << 20) ? n : (size_t)1 << 20,
-                                     &count);
-    double t0 = now_seconds();
     if (st == CLM_OK) st = clm_count(db, s, text, n, &count);
-    double t = now_seconds() - t0;
-    if (st == CLM_OK) *speed = (double)n / (t > 1e-6 ? t : 1e-6);
+    double best = 0;
+    for (int rep = 0; rep < 2 && st == CLM_OK; rep++) {
+        double t0 = now_seconds();
+        st = clm_count(db, s, text, n, &count);
+        double t = now_seconds() - t0;
+        if (rep == 0 || t < best) best = t;
+    }
+    if (st == CLM_OK) *speed = (double)n / (best > 1e-6 ? best : 1e-6);
     clm_scratch_free(s);
     clm_database_free(db);
     return st;

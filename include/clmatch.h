@@ -985,7 +985,8 @@ CLM_API int clm_device_set_set_speeds(clm_device_set *set, const double *speeds,
                                       unsigned count);
 /**
  * Measure each device's speed with a short scan (a 13-byte DNA pattern over `bytes` of
- * random DNA, 0: 16 MiB; the kernel build is not timed) and set them as
+ * random DNA, 0: 16 MiB, from host memory: the best of two counts after an untimed one that
+ * builds the kernel and allocates the buffers) and set them as
  * clm_device_set_set_speeds does; speeds (may be NULL) gets them. clmatch-tune keeps a
  * device's in its profile (key speed). Errors: those of clm_compile and clm_scan.
  */
