@@ -133,10 +133,118 @@ static int host_buffer(clm_device *dev, const void *p, size_t n, cl_mem *out)
     return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clCreateBuffer (string column)");
 }
 
-/* Send a host column's rows [r0, r1) to the query's buffers, growing the bytes' buffer for a
+/* ---- staging: a host column's batches through pinned memory (struct clm_like's stage_*) */
+
+/* Where a batch's parts lie in a staging buffer: its bytes, then its offsets, then its
+ * validity bytes; 0 when the batch does not fit `cap`. */
+static size_t stage_layout(const struct clm_column *c, uint64_t r0, uint64_t r1, size_t cap,
+                           size_t *off_at, size_t *valid_at)
+{
+    uint64_t bytes = clm_column_offset(c, r1) - clm_column_offset(c, r0);
+    uint64_t b0 = (c->validity_bit + r0) >> 3, b1 = (c->validity_bit + r1 + 7) >> 3;
+    uint64_t o = (bytes + 7) / 8 * 8, v = o + (r1 - r0 + 1) * (c->offset_bits / 8);
+    uint64_t end = v + (c->validity ? b1 - b0 : 0);
+    if (end > cap)
+        return 0;
+    *off_at = (size_t)o;
+    *valid_at = (size_t)v;
+    return (size_t)end;
+}
+
+/* Copy rows [r0, r1) of a host column into dst (stage_layout's places), by threads. */
+static void stage_fill(const struct clm_column *c, unsigned char *dst, uint64_t r0, uint64_t r1,
+                       size_t off_at, size_t valid_at)
+{
+    size_t ob = c->offset_bits / 8;
+    uint64_t start = clm_column_offset(c, r0), bytes = clm_column_offset(c, r1) - start;
+    clm_parallel_copy(dst, c->data + start, (size_t)bytes, clm_io_threads(NULL));
+    memcpy(dst + off_at, (const char *)c->offsets + r0 * ob, (size_t)(r1 - r0 + 1) * ob);
+    if (c->validity) {
+        uint64_t b0 = (c->validity_bit + r0) >> 3, b1 = (c->validity_bit + r1 + 7) >> 3;
+        memcpy(dst + valid_at, c->validity + b0, (size_t)(b1 - b0));
+    }
+}
+
+void clm_like_stage_free(struct clm_like *like)
+{
+    for (int k = 0; k < 2; k++) {
+        if (like->stage_ptr[k])
+            clEnqueueUnmapMemObject(like->stage_q, like->stage_buf[k], like->stage_ptr[k], 0,
+                                    NULL, NULL);
+        like->stage_ptr[k] = NULL;
+    }
+    if (like->stage_q)
+        clFinish(like->stage_q);
+    for (int k = 0; k < 2; k++) {
+        if (like->stage_buf[k])
+            clReleaseMemObject(like->stage_buf[k]);
+        like->stage_buf[k] = NULL;
+    }
+    if (like->stage_q)
+        clReleaseCommandQueue(like->stage_q);
+    like->stage_q = NULL;
+    like->stage_cap = 0;
+}
+
+/* Lend the predicate's staging buffers, of at least cap bytes, to this call: 1, or 0 when
+ * another call holds them or pinned memory cannot be had (the call then sends from the
+ * column itself, as fast as the device takes pageable memory). */
+static int stage_take(const struct clm_like *cl, size_t cap)
+{
+    struct clm_like *like = (struct clm_like *)cl; /* the staging is a cache, not the query */
+    pthread_mutex_lock(&like->stage_lock);
+    int mine = !like->stage_busy;
+    like->stage_busy = 1;
+    pthread_mutex_unlock(&like->stage_lock);
+    if (!mine)
+        return 0;
+    if (like->stage_cap >= cap)
+        return 1;
+    clm_like_stage_free(like);
+    cl_int err;
+    clm_device *dev = like->dev;
+    like->stage_q = clCreateCommandQueue(dev->context, dev->device, 0, &err);
+    for (int k = 0; k < 2 && err == CL_SUCCESS; k++) {
+        like->stage_buf[k] = clCreateBuffer(dev->context, CL_MEM_READ_ONLY |
+                                            CL_MEM_ALLOC_HOST_PTR, cap, NULL, &err);
+        if (err == CL_SUCCESS)
+            like->stage_ptr[k] = clEnqueueMapBuffer(like->stage_q, like->stage_buf[k], CL_TRUE,
+                                                    CL_MAP_WRITE, 0, cap, 0, NULL, NULL, &err);
+    }
+    if (err == CL_SUCCESS) {
+        like->stage_cap = cap;
+        return 1;
+    }
+    clm_like_stage_free(like);
+    pthread_mutex_lock(&like->stage_lock);
+    like->stage_busy = 0;
+    pthread_mutex_unlock(&like->stage_lock);
+    return 0;
+}
+
+static void stage_give(const struct clm_like *cl)
+{
+    struct clm_like *like = (struct clm_like *)cl;
+    pthread_mutex_lock(&like->stage_lock);
+    like->stage_busy = 0;
+    pthread_mutex_unlock(&like->stage_lock);
+}
+
+/* The next batch of a staged select, copied into its staging buffer while the device works
+ * on the current one (run_batch). */
+struct stage_next {
+    const struct clm_column *c;
+    uint64_t r0, r1;
+    unsigned char *dst; /* NULL: nothing to copy (no next batch, or it does not fit) */
+    size_t off_at, valid_at;
+};
+
+/* Send a host column's rows [r0, r1) to the query's buffers, from the column or from staged
+ * (stage_fill's copy of them at stage_layout's places), growing the bytes' buffer for a
  * batch larger than it; or, zero-copy, make the buffers the caller's memory of those rows. */
 static int send_batch(clm_device *dev, struct query *Q, const struct clm_column *c,
-                      uint64_t r0, uint64_t r1)
+                      uint64_t r0, uint64_t r1, const unsigned char *staged, size_t off_at,
+                      size_t valid_at)
 {
     size_t ob = c->offset_bits / 8;
     uint64_t start = clm_column_offset(c, r0), bytes = clm_column_offset(c, r1) - start;
@@ -168,14 +276,19 @@ static int send_batch(clm_device *dev, struct query *Q, const struct clm_column 
             return rc;
         Q->data_cap = (size_t)bytes;
     }
+    const void *off_src = staged ? (const void *)(staged + off_at)
+                                 : (const void *)((const char *)c->offsets + r0 * ob);
+    const void *data_src = staged ? (const void *)staged : (const void *)(c->data + start);
+    const void *valid_src = staged ? (const void *)(staged + valid_at)
+                                   : (const void *)(c->validity + b0);
     cl_int err = clEnqueueWriteBuffer(Q->q, Q->off, CL_FALSE, 0, (size_t)(r1 - r0 + 1) * ob,
-                                      (const char *)c->offsets + r0 * ob, 0, NULL, NULL);
+                                      off_src, 0, NULL, NULL);
     if (err == CL_SUCCESS && bytes)
-        err = clEnqueueWriteBuffer(Q->q, Q->data, CL_FALSE, 0, (size_t)bytes, c->data + start,
-                                   0, NULL, NULL);
+        err = clEnqueueWriteBuffer(Q->q, Q->data, CL_FALSE, 0, (size_t)bytes, data_src, 0, NULL,
+                                   NULL);
     if (err == CL_SUCCESS && c->validity)
-        err = clEnqueueWriteBuffer(Q->q, Q->valid, CL_FALSE, 0, (size_t)(b1 - b0),
-                                   c->validity + b0, 0, NULL, NULL);
+        err = clEnqueueWriteBuffer(Q->q, Q->valid, CL_FALSE, 0, (size_t)(b1 - b0), valid_src, 0,
+                                   NULL, NULL);
     return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clEnqueueWriteBuffer (string column)");
 }
 
@@ -658,13 +771,19 @@ static int filter_batch(const struct clm_like *like, const struct clm_column *c,
  * the ids and positions from *done on (up to the capacity). */
 static int run_batch(const struct clm_like *like, const struct clm_column *c,
                      const clm_selection *s, struct query *Q, uint64_t r0, uint64_t r1,
-                     uint64_t *done)
+                     uint64_t *done, const struct stage_next *next)
 {
     struct batch b;
     batch_args(c, Q, r0, r1, &b);
     int rc = Q->filter ? filter_batch(like, c, Q, &b, r0, r1) : CLM_OK;
     if (rc == CLM_OK && !Q->filter) /* or auto found the anchors too common to filter */
         rc = match_rows(like, Q, &b, Q->pos_wanted);
+    if (rc == CLM_OK && next && next->dst) { /* the device works while the host copies */
+        cl_int err = clFlush(Q->q);
+        if (err != CL_SUCCESS)
+            return clm_fail_cl(err, "clFlush (LIKE)");
+        stage_fill(next->c, next->dst, next->r0, next->r1, next->off_at, next->valid_at);
+    }
     return rc == CLM_OK ? collect(Q, s, &b, done) : rc;
 }
 
@@ -710,15 +829,33 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
     uint64_t done = 0;
     size_t slab = s.slab_bytes ? s.slab_bytes : DEFAULT_SLAB_BYTES;
     rc = query_open(like, col, &s, &Q);
-    for (uint64_t r0 = 0; rc == CLM_OK && r0 < col->rows;) {
-        uint64_t r1 = col->dev ? (col->rows - r0 > Q.batch_rows ? r0 + Q.batch_rows : col->rows)
-                               : batch_end(col, r0, slab);
+    /* a host column on the copy path: batches through the pinned staging buffers, the next
+     * one copied there while the device takes the current one */
+    size_t cap = slab + (size_t)(BATCH_ROWS + 1) * 8 + (size_t)BATCH_ROWS / 8 + 16;
+    int staging = rc == CLM_OK && !col->dev && !Q.zero_copy && stage_take(like, cap);
+    struct stage_next cur = {col, 0, 0, NULL, 0, 0};
+    int k = 0; /* the staging buffer of the current batch; the next one takes the other */
+    for (uint64_t r0 = 0, r1 = 0; rc == CLM_OK && r0 < col->rows; r0 = r1, k ^= 1) {
+        r1 = col->dev ? (col->rows - r0 > Q.batch_rows ? r0 + Q.batch_rows : col->rows)
+                      : batch_end(col, r0, slab);
+        if (staging && r0 == 0 && stage_layout(col, r0, r1, cap, &cur.off_at, &cur.valid_at)) {
+            cur.dst = like->stage_ptr[0];
+            stage_fill(col, cur.dst, r0, r1, cur.off_at, cur.valid_at);
+        }
         if (!col->dev)
-            rc = send_batch(like->dev, &Q, col, r0, r1);
+            rc = send_batch(like->dev, &Q, col, r0, r1, cur.dst, cur.off_at, cur.valid_at);
+        struct stage_next next = {col, r1, r1, NULL, 0, 0};
+        if (staging && r1 < col->rows) {
+            next.r1 = batch_end(col, r1, slab);
+            if (stage_layout(col, next.r0, next.r1, cap, &next.off_at, &next.valid_at))
+                next.dst = like->stage_ptr[k ^ 1];
+        }
         if (rc == CLM_OK)
-            rc = run_batch(like, col, &s, &Q, r0, r1, &done);
-        r0 = r1;
+            rc = run_batch(like, col, &s, &Q, r0, r1, &done, &next);
+        cur = next;
     }
+    if (staging)
+        stage_give(like);
     sel->kernel_used = Q.aho      ? CLM_ROWS_AUTOMATON
                        : Q.filter ? CLM_ROWS_FILTER
                        : Q.group  ? CLM_ROWS_GROUP

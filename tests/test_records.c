@@ -669,6 +669,9 @@ static void *select_thread(void *arg)
         clm_selection_init(&s, sizeof s);
         s.bitmap = bitmap;
         s.slab_bytes = 1000; /* many batches, so that the threads' calls interleave */
+        /* copied: the threads contend for the predicate's staging buffers (one holds them,
+         * the others send from the column) */
+        s.data_path = CLM_PATH_COPY;
         j->rc = clm_like_select(j->like, j->col, &s);
         j->wrong |= s.count != j->want;
         for (uint64_t i = 0; i < j->rows; i++)
