@@ -73,7 +73,7 @@ CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/dna_args.c \
             tools/dna_patterns.c tools/fasta.c tools/fasta_device.c tools/crispr.c tools/casoff.c \
             tools/patterns.c tools/list_devices.c tools/grep_args.c tools/output.c tools/batch.c \
             tools/walk.c tools/grep_stats.c tools/progress.c tools/grep_db.c tools/grep_match.c \
-            tools/cli_devices.c tools/like.c tools/fastq.c tools/reads.c tools/gz.c \
+            tools/cli_devices.c tools/like.c tools/line_records.c tools/fastq.c tools/reads.c tools/gz.c \
             tools/readahead.c
 # zlib (gzip input of the DNA mode, tools/gz.c) is the CLI's alone: the library has no zlib.
 $(B)/clmatch: $(CLI_SRC) $(patsubst %.c,%.h,$(filter-out tools/clmatch.c,$(CLI_SRC))) \

@@ -119,6 +119,26 @@ grep -z -x -E -e "$(like_re '%the%')" "$T/docz" >"$T/exp"
 "$CLM" -z --like '%the%' "$T/docz" >"$T/act" 2>"$T/err"
 same "-z" "$T/exp" "$T/act" "$T/err"
 
+# a file of several MB: read and split into records by several threads (line_records.c),
+# records straddling the parts' edges, empty ones, runs of them, with and without a final
+# terminator, lines and NUL-terminated
+awk 'BEGIN { srand(7); for (i = 0; i < 700000; i++) { n = int(rand() * rand() * 60);
+    s = ""; for (j = 0; j < n; j++) s = s substr("abcde ", int(rand() * 6) + 1, 1);
+    print s } }' >"$T/big"
+for pat in '%ab%' '%a%b%c%' '' '%' 'a%'; do
+    vs_grep "several MB: '$pat' -n" "$T/big" "-n" "-n" "$pat"
+done
+head -c -1 "$T/big" >"$T/big1" # the last record unterminated
+vs_grep "several MB, no final newline: -c" "$T/big1" "-c" "-c" '%e'
+vs_grep "several MB, no final newline: -v -n" "$T/big1" "-v -n" "-v -n" '%a%'
+tr '\n' '\0' <"$T/big" >"$T/bigz"
+grep -z -c -x -E -e "$(like_re '%dd%')" "$T/bigz" >"$T/exp"
+"$CLM" -z -c --like '%dd%' "$T/bigz" >"$T/act" 2>"$T/err"
+same "several MB, -z -c" "$T/exp" "$T/act" "$T/err"
+"$CLM" --like '%ab%' -n <"$T/big" >"$T/act" 2>"$T/err"
+"$CLM" --like '%ab%' -n "$T/big" >"$T/exp" 2>&1
+same "several MB, standard input" "$T/exp" "$T/act" "$T/err"
+
 # escapes: \% \_ \\ are the bytes themselves
 printf '50%% off\n50 off\na_b\naxb\na\\b\n' >"$T/e"
 printf '50%% off\n' >"$T/exp"

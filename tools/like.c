@@ -6,14 +6,15 @@
  *     clmatch --like PATTERN [--like PATTERN | --ilike PATTERN]... [OPTIONS] [FILE...]
  *     clmatch --contains PATTERN [-k K [--mismatches-only]] [OPTIONS] [FILE...]
  *
- * A file is read whole; its records become a column (offsets into the file's bytes, the
- * terminators left out) that the library sends to the device in slabs of whole records.
+ * A file is read whole; its records become a column (line_records.c: the bytes without the
+ * terminators, and offsets) that the library sends to the device in slabs of whole records.
  */
 #include "like.h"
 
 #include "clmatch.h"
 #include "cli_common.h"
 #include "cli_devices.h"
+#include "line_records.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -117,63 +118,6 @@ typedef struct {
     cli_device_opts dev;
 } like_config;
 
-/* The whole of fd into a malloc'd buffer. 0, or an errno. */
-static int read_all(int fd, unsigned char **out, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    for (int eof = 0; !eof;) {
-        if (!buf)
-            return ENOMEM;
-        if (n == cap) {
-            unsigned char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                return ENOMEM;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t got;
-        int err = read_block(fd, buf + n, cap - n, &got, &eof);
-        if (err) {
-            free(buf);
-            return err;
-        }
-        n += got;
-    }
-    *out = buf;
-    *len = n;
-    return 0;
-}
-
-/* The records of text[0, n) as a column's offsets: the terminators are dropped, moving each
- * record's bytes down in place, so that record i is text[off[i], off[i + 1]). A last record
- * without a terminator counts, as grep counts it. NULL when out of memory. */
-static int64_t *records_of(unsigned char *text, size_t n, int sep, uint64_t *rows)
-{
-    uint64_t count = 0;
-    for (const unsigned char *p = text; p < text + n; count++) {
-        const unsigned char *e = memchr(p, sep, (size_t)(text + n - p));
-        p = e ? e + 1 : text + n;
-    }
-    int64_t *off = malloc((count + 1) * sizeof *off);
-    if (!off)
-        return NULL;
-    size_t w = 0, r = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        const unsigned char *e = memchr(text + r, sep, n - r);
-        size_t len = e ? (size_t)(e - (text + r)) : n - r;
-        off[i] = (int64_t)w;
-        memmove(text + w, text + r, len);
-        w += len;
-        r += len + 1;
-    }
-    off[count] = (int64_t)w;
-    *rows = count;
-    return off;
-}
-
 /* The run's predicates, each on one device or (--devices) across the set. */
 typedef struct {
     clm_like *one[PREDS];
@@ -206,23 +150,17 @@ static int select_any(const predicates *P, const clm_column *col, uint64_t rows,
 static int64_t like_input(const like_config *c, clm_device *dev, const predicates *preds,
                           const char *name, int fd)
 {
-    unsigned char *text = NULL;
-    size_t n = 0;
-    int err = read_all(fd, &text, &n);
+    line_records recs;
+    int err = line_records_read(fd, c->nul ? '\0' : '\n', &recs);
     if (err) {
         errmsg("%s: %s", name, strerror(err));
         return -1;
     }
-    uint64_t rows = 0;
-    int64_t *off = records_of(text, n, c->nul ? '\0' : '\n', &rows);
-    uint8_t *bitmap = off ? calloc((size_t)(rows + 7) / 8 + 1, 1) : NULL;
-    uint8_t *more = off ? malloc((size_t)(rows + 7) / 8 + 1) : NULL;
+    uint64_t rows = recs.rows;
+    uint8_t *bitmap = calloc((size_t)(rows + 7) / 8 + 1, 1);
+    uint8_t *more = malloc((size_t)(rows + 7) / 8 + 1);
     int64_t result = -1;
     clm_column *col = NULL, *res = NULL;
-    /* 32-bit offsets where they do (half the offsets' bytes to send) */
-    int32_t *off32 = off && off[rows] <= INT32_MAX ? malloc((rows + 1) * sizeof *off32) : NULL;
-    for (uint64_t i = 0; off32 && i <= rows; i++)
-        off32[i] = (int32_t)off[i];
     if (!bitmap || !more) {
         errmsg("out of memory");
         goto out;
@@ -230,10 +168,10 @@ static int64_t like_input(const like_config *c, clm_device *dev, const predicate
     clm_column_desc d;
     clm_column_desc_init(&d, sizeof d);
     d.rows = rows;
-    d.offset_bits = off32 ? 32 : 64;
-    d.offsets = off32 ? (const void *)off32 : (const void *)off;
-    d.data = text;
-    d.data_bytes = (uint64_t)off[rows];
+    d.offset_bits = recs.offset_bits;
+    d.offsets = recs.offsets;
+    d.data = recs.bytes;
+    d.data_bytes = recs.data_bytes;
     int st = clm_column_wrap(&d, &col);
     clm_selection sel;
     clm_selection_init(&sel, sizeof sel);
@@ -286,7 +224,8 @@ static int64_t like_input(const like_config *c, clm_device *dev, const predicate
             out_u64(i + 1);
             out_char(':');
         }
-        out_bytes(text + off[i], (size_t)(off[i + 1] - off[i]));
+        uint64_t at = line_records_offset(&recs, i);
+        out_bytes(recs.bytes + at, (size_t)(line_records_offset(&recs, i + 1) - at));
         out_char(c->nul ? '\0' : '\n');
     }
     if (c->count_only && !c->quiet) {
@@ -301,11 +240,9 @@ static int64_t like_input(const like_config *c, clm_device *dev, const predicate
 out:
     clm_column_free(res);
     clm_column_free(col);
-    free(off32);
     free(bitmap);
     free(more);
-    free(off);
-    free(text);
+    line_records_free(&recs);
     return result;
 }
 

@@ -1,0 +1,214 @@
+/*
+ * line_records.c - an input's records (lines, or NUL-terminated) as a string column for the
+ * LIKE mode. A regular file is read by threads, each a part of it; the terminators are then
+ * counted per part and each part's record bytes are copied down past the terminators before
+ * it, again a thread per part: record k ends at its terminator's position less k, so no part
+ * waits for another.
+ */
+#define _XOPEN_SOURCE 700
+#include "line_records.h"
+
+#include "cli_common.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_PARTS 16
+/* Below this many bytes a part is not worth a thread. */
+#define MIN_PART ((size_t)4 << 20)
+
+struct part {
+    unsigned char *src, *dst;
+    size_t lo, hi;  /* bytes [lo, hi) of the input */
+    int fd, sep, err;
+    uint64_t seps, before; /* terminators in the part, and in the parts before it */
+    void *off;
+    unsigned bits;
+};
+
+static unsigned parts_for(size_t n)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t p = n / MIN_PART;
+    if (cpus < 1) cpus = 1;
+    if (p > (size_t)cpus) p = (size_t)cpus;
+    if (p > MAX_PARTS) p = MAX_PARTS;
+    return p ? (unsigned)p : 1u;
+}
+
+static void run(struct part *parts, unsigned n, void *(*fn)(void *))
+{
+    pthread_t th[MAX_PARTS];
+    unsigned started = 0;
+    for (unsigned i = 1; i < n; i++)
+        if (pthread_create(&th[i], NULL, fn, &parts[i]) == 0) started |= 1u << i;
+        else fn(&parts[i]);
+    fn(&parts[0]);
+    for (unsigned i = 1; i < n; i++)
+        if (started >> i & 1) pthread_join(th[i], NULL);
+}
+
+static void *read_part(void *arg)
+{
+    struct part *p = arg;
+    for (size_t at = p->lo; at < p->hi && !p->err;) {
+        ssize_t got = pread(p->fd, p->src + at, p->hi - at, (off_t)at);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) p->err = got < 0 ? errno : EIO; /* shorter than fstat said */
+        else at += (size_t)got;
+    }
+    return NULL;
+}
+
+static void *count_part(void *arg)
+{
+    struct part *p = arg;
+    p->seps = 0;
+    for (const unsigned char *s = p->src + p->lo, *end = p->src + p->hi;
+         (s = memchr(s, p->sep, (size_t)(end - s))) != NULL; s++)
+        p->seps++;
+    return NULL;
+}
+
+static void *split_part(void *arg)
+{
+    struct part *p = arg;
+    uint64_t k = p->before;
+    size_t at = p->lo;
+    for (const unsigned char *e;
+         (e = memchr(p->src + at, p->sep, p->hi - at)) != NULL; k++) {
+        size_t end = (size_t)(e - p->src);
+        memcpy(p->dst + at - k, p->src + at, end - at);
+        if (p->bits == 32) ((int32_t *)p->off)[k + 1] = (int32_t)(end - k);
+        else ((int64_t *)p->off)[k + 1] = (int64_t)(end - k);
+        at = end + 1;
+    }
+    memcpy(p->dst + at - k, p->src + at, p->hi - at);
+    return NULL;
+}
+
+/* The whole of fd, of unknown size, into a malloc'd buffer. 0, or an errno. */
+static int read_stream(int fd, unsigned char **out, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    for (int eof = 0; !eof;) {
+        if (!buf) return ENOMEM;
+        if (n == cap) {
+            unsigned char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            if (!bigger) {
+                free(buf);
+                return ENOMEM;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        size_t got;
+        int err = read_block(fd, buf + n, cap - n, &got, &eof);
+        if (err) {
+            free(buf);
+            return err;
+        }
+        n += got;
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int line_records_read(int fd, int sep, line_records *out)
+{
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    unsigned char *src = NULL;
+    size_t n = 0;
+    struct part parts[MAX_PARTS];
+    unsigned np = 1;
+    memset(parts, 0, sizeof parts);
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size <= SIZE_MAX) {
+        n = (size_t)st.st_size;
+        if (!(src = malloc(n))) return ENOMEM;
+        np = parts_for(n);
+        for (unsigned i = 0; i < np; i++)
+            parts[i] = (struct part){src, NULL, n / np * i, i + 1 == np ? n : n / np * (i + 1),
+                                     fd, sep, 0, 0, 0, NULL, 0};
+        run(parts, np, read_part);
+        for (unsigned i = 0; i < np; i++)
+            if (parts[i].err) {
+                int err = parts[i].err;
+                free(src);
+                return err;
+            }
+        /* a file that grew since fstat: the rest as a stream */
+        unsigned char probe;
+        if (pread(fd, &probe, 1, (off_t)n) == 1) {
+            free(src);
+            src = NULL;
+            if (lseek(fd, 0, SEEK_SET) != 0) return errno;
+        }
+    }
+    if (!src) {
+        int err = read_stream(fd, &src, &n);
+        if (err) return err;
+        np = parts_for(n);
+        for (unsigned i = 0; i < np; i++)
+            parts[i] = (struct part){src, NULL, n / np * i, i + 1 == np ? n : n / np * (i + 1),
+                                     fd, sep, 0, 0, 0, NULL, 0};
+    }
+    run(parts, np, count_part);
+    uint64_t seps = 0;
+    for (unsigned i = 0; i < np; i++) {
+        parts[i].before = seps;
+        seps += parts[i].seps;
+    }
+    uint64_t rows = seps + (n > 0 && src[n - 1] != sep); /* a last record without one */
+    uint64_t bytes = n - seps;
+    unsigned bits = bytes <= INT32_MAX ? 32 : 64; /* half the offsets' bytes to send */
+    unsigned char *dst = malloc(bytes ? bytes : 1);
+    void *off = malloc((rows + 1) * (bits / 8));
+    if (!dst || !off) {
+        free(src);
+        free(dst);
+        free(off);
+        return ENOMEM;
+    }
+    for (unsigned i = 0; i < np; i++) {
+        parts[i].dst = dst;
+        parts[i].off = off;
+        parts[i].bits = bits;
+    }
+    run(parts, np, split_part);
+    free(src);
+    if (bits == 32) {
+        ((int32_t *)off)[0] = 0;
+        ((int32_t *)off)[rows] = (int32_t)bytes;
+    } else {
+        ((int64_t *)off)[0] = 0;
+        ((int64_t *)off)[rows] = (int64_t)bytes;
+    }
+    out->bytes = dst;
+    out->offsets = off;
+    out->offset_bits = bits;
+    out->rows = rows;
+    out->data_bytes = bytes;
+    return 0;
+}
+
+uint64_t line_records_offset(const line_records *r, uint64_t i)
+{
+    return r->offset_bits == 32 ? (uint64_t)((const int32_t *)r->offsets)[i]
+                                : (uint64_t)((const int64_t *)r->offsets)[i];
+}
+
+void line_records_free(line_records *r)
+{
+    free(r->bytes);
+    free(r->offsets);
+    memset(r, 0, sizeof *r);
+}
