@@ -4,8 +4,7 @@
  * the selection bitmap into ascending row ids from each work-group's base, an exclusive
  * prefix sum of the per-group counts. A disjunction of contains may walk one Aho-Corasick
  * automaton per row instead (clm_like_aho_*). Build options: RECORDS (the offsets' width,
- * 32 or 64), WG (a multiple of 32) and LIKE_STAGE (bytes of local memory a work-group's
- * rows are copied to before a work-item per row matches them; 0 or unset: none). */
+ * 32 or 64) and WG (a multiple of 32). */
 
 #if RECORDS == 64
 #define OFF_T ulong
@@ -18,145 +17,136 @@
 
 uchar clm_like_fold(uchar c) { return c >= 'A' && c <= 'Z' ? (uchar)(c | 0x20) : c; }
 
-/* The row matchers over a row in SPACE: __global, and __local for rows a work-group has
- * staged (LIKE_STAGE). Their names end in SFX: none for __global, _local for __local. */
-#define CLM_LIKE_ROW_FUNCS(SFX, SPACE)                                                   \
-/* Whether the segment of `len` symbols at prog[sym] matches row[at, at + len). */       \
-int clm_like_seg_at##SFX(SPACE const uchar *row, ulong at, __global const uint *prog, uint sym, \
-                    uint len, int caseless)                                              \
-{                                                                                        \
-    for (uint j = 0; j < len; j++) {                                                     \
-        uint p = prog[sym + j];                                                          \
-        uchar c = row[at + j];                                                           \
-        if (caseless)                                                                    \
-            c = clm_like_fold(c);                                                        \
-        if (p != CLM_LIKE_ANY && c != p)                                                 \
-            return 0;                                                                    \
-    }                                                                                    \
-    return 1;                                                                            \
-}                                                                                        \
-                                                                                         \
-/* The leftmost place in [lo, hi - len] where the segment matches, or CLM_LIKE_NONE. Places \
- * are tried where the segment's first byte (not '_') is: a loop over the row's bytes that \
- * keeps only that byte in hand, not the whole segment. */                               \
-ulong clm_like_find##SFX(SPACE const uchar *row, ulong lo, ulong hi, __global const uint *prog, \
-                    uint sym, uint len, int caseless)                                    \
-{                                                                                        \
-    uint lead = 0;                                                                       \
-    while (lead < len && prog[sym + lead] == CLM_LIKE_ANY)                               \
-        lead++;                                                                          \
-    if (lo + len > hi)                                                                   \
-        return CLM_LIKE_NONE;                                                            \
-    if (lead == len) /* '_' alone: the first place */                                    \
-        return lo;                                                                       \
-    const uint first = prog[sym + lead];                                                 \
-    for (ulong at = lo; at + len <= hi; at++) {                                          \
-        uchar c = row[at + lead];                                                        \
-        if (caseless)                                                                    \
-            c = clm_like_fold(c);                                                        \
-        if (c == first && clm_like_seg_at##SFX(row, at, prog, sym, len, caseless))       \
-            return at;                                                                   \
-    }                                                                                    \
-    return CLM_LIKE_NONE;                                                                \
-}                                                                                        \
-                                                                                         \
-/* Whether the approximate pattern head (CLM_LIKE_F_APPROX) occurs in the row of n bytes, \
- * by the bit-parallel automaton of Wu and Manber: bit i of state d is set when the      \
- * pattern's first i + 1 bytes end here within d errors; an occurrence ends where state k's \
- * bit m - 1 is set, and *pos gets the first such end (exclusive). A substitution advances \
- * from state d - 1 over the byte; edits add an insertion (state d - 1, the byte skipped) and \
- * a deletion (the new state d - 1, a pattern byte skipped). The loops over the states have \
- * a constant bound, so that they unroll and the states stay in registers. clm_like_one has \
- * checked the row's length against MIN. */                                              \
-int clm_like_approx##SFX(SPACE const uchar *row, ulong n, __global const uint *prog, uint head, \
-                    ulong *pos)                                                          \
-{                                                                                        \
-    const uint flags = prog[head + CLM_LIKE_FLAGS], masks = prog[head + CLM_LIKE_SEG];   \
-    const uint k = flags >> CLM_LIKE_K_SHIFT;                                            \
-    const int edits = !(flags & CLM_LIKE_F_MISMATCHES);                                  \
-    const ulong end = (ulong)1 << (prog[head + CLM_LIKE_SEGS] - 1);                      \
-    ulong st[CLM_LIKE_APPROX_MAX_K + 1];                                                 \
-    for (uint d = 0; d <= CLM_LIKE_APPROX_MAX_K; d++) /* edits: d deletions before the row */ \
-        st[d] = edits ? ((ulong)1 << d) - 1 : 0;                                         \
-    for (ulong j = 0; j < n; j++) {                                                      \
-        const uint c = row[j];                                                           \
-        const ulong b = (ulong)prog[masks + 2 * c] | (ulong)prog[masks + 2 * c + 1] << 32; \
-        ulong before = st[0]; /* state d - 1 before this byte */                         \
-        st[0] = ((st[0] << 1) | 1) & b;                                                  \
-        ulong top = st[0];                                                               \
-        for (uint d = 1; d <= CLM_LIKE_APPROX_MAX_K; d++) {                              \
-            if (d > k)                                                                   \
-                continue;                                                                \
-            const ulong old = st[d];                                                     \
-            ulong next = (((old << 1) | 1) & b) | (before << 1) | 1;                     \
-            if (edits)                                                                   \
-                next |= before | (st[d - 1] << 1);                                       \
-            st[d] = next;                                                                \
-            before = old;                                                                \
-            top = next;                                                                  \
-        }                                                                                \
-        if (top & end) {                                                                 \
-            *pos = j + 1;                                                                \
-            return 1;                                                                    \
-        }                                                                                \
-    }                                                                                    \
-    return 0;                                                                            \
-}                                                                                        \
-                                                                                         \
-/* Whether pattern head (its header in prog) matches the whole row of n bytes (an        \
- * approximate one: occurs in it, clm_like_approx); *pos gets where its first segment went. \
- * Segments between '%' go to their leftmost place from the end of the one before: for runs \
- * of fixed length separated by '%' that placement finds a match whenever one exists. */ \
-int clm_like_one##SFX(SPACE const uchar *row, ulong n, __global const uint *prog, uint head, \
-                 ulong *pos)                                                             \
-{                                                                                        \
-    uint flags = prog[head + CLM_LIKE_FLAGS], segs = prog[head + CLM_LIKE_SEGS];         \
-    uint seg = prog[head + CLM_LIKE_SEG];                                                \
-    int caseless = (flags & CLM_LIKE_F_CASELESS) != 0;                                   \
-    if (n < prog[head + CLM_LIKE_MIN])                                                   \
-        return 0;                                                                        \
-    ulong lo = 0, hi = n;                                                                \
-    uint s = 0, e = segs;                                                                \
-    *pos = 0;                                                                            \
-    if (flags & CLM_LIKE_F_APPROX)                                                       \
-        return clm_like_approx##SFX(row, n, prog, head, pos);                            \
-    if (flags & CLM_LIKE_F_EXACT)                                                        \
-        return n == prog[seg + 1] && clm_like_seg_at##SFX(row, 0, prog, prog[seg], prog[seg + 1], \
-                                                     caseless);                          \
-    if ((flags & CLM_LIKE_F_START) && s < e) {                                           \
-        uint len = prog[seg + 1];                                                        \
-        if (!clm_like_seg_at##SFX(row, 0, prog, prog[seg], len, caseless))               \
-            return 0;                                                                    \
-        lo = len;                                                                        \
-        s++;                                                                             \
-    }                                                                                    \
-    if ((flags & CLM_LIKE_F_END) && s < e) {                                             \
-        uint len = prog[seg + 2 * (e - 1) + 1];                                          \
-        if (hi - lo < len || !clm_like_seg_at##SFX(row, hi - len, prog,                   \
-                                                   prog[seg + 2 * (e - 1)], len, caseless)) \
-            return 0;                                                                    \
-        hi -= len;                                                                       \
-        e--;                                                                             \
-        if (s == 0 && e == 0)                                                            \
-            *pos = hi;                                                                   \
-    }                                                                                    \
-    for (uint k = s; k < e; k++) {                                                       \
-        uint sym = prog[seg + 2 * k], len = prog[seg + 2 * k + 1];                       \
-        ulong at = clm_like_find##SFX(row, lo, hi, prog, sym, len, caseless);            \
-        if (at == CLM_LIKE_NONE)                                                         \
-            return 0;                                                                    \
-        if (k == 0)                                                                      \
-            *pos = at;                                                                   \
-        lo = at + len;                                                                   \
-    }                                                                                    \
-    return 1;                                                                            \
+/* Whether the segment of `len` symbols at prog[sym] matches row[at, at + len). */
+int clm_like_seg_at(__global const uchar *row, ulong at, __global const uint *prog, uint sym,
+                    uint len, int caseless)
+{
+    for (uint j = 0; j < len; j++) {
+        uint p = prog[sym + j];
+        uchar c = row[at + j];
+        if (caseless)
+            c = clm_like_fold(c);
+        if (p != CLM_LIKE_ANY && c != p)
+            return 0;
+    }
+    return 1;
 }
 
-CLM_LIKE_ROW_FUNCS(, __global)
-#if LIKE_STAGE
-CLM_LIKE_ROW_FUNCS(_local, __local)
-#endif
-#undef CLM_LIKE_ROW_FUNCS
+/* The leftmost place in [lo, hi - len] where the segment matches, or CLM_LIKE_NONE. Places
+ * are tried where the segment's first byte (not '_') is: a loop over the row's bytes that
+ * keeps only that byte in hand, not the whole segment. */
+ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global const uint *prog,
+                    uint sym, uint len, int caseless)
+{
+    uint lead = 0;
+    while (lead < len && prog[sym + lead] == CLM_LIKE_ANY)
+        lead++;
+    if (lo + len > hi)
+        return CLM_LIKE_NONE;
+    if (lead == len) /* '_' alone: the first place */
+        return lo;
+    const uint first = prog[sym + lead];
+    for (ulong at = lo; at + len <= hi; at++) {
+        uchar c = row[at + lead];
+        if (caseless)
+            c = clm_like_fold(c);
+        if (c == first && clm_like_seg_at(row, at, prog, sym, len, caseless))
+            return at;
+    }
+    return CLM_LIKE_NONE;
+}
+
+/* Whether the approximate pattern head (CLM_LIKE_F_APPROX) occurs in the row of n bytes,
+ * by the bit-parallel automaton of Wu and Manber: bit i of state d is set when the
+ * pattern's first i + 1 bytes end here within d errors; an occurrence ends where state k's
+ * bit m - 1 is set, and *pos gets the first such end (exclusive). A substitution advances
+ * from state d - 1 over the byte; edits add an insertion (state d - 1, the byte skipped) and
+ * a deletion (the new state d - 1, a pattern byte skipped). The loops over the states have
+ * a constant bound, so that they unroll and the states stay in registers. clm_like_one has
+ * checked the row's length against MIN. */
+int clm_like_approx(__global const uchar *row, ulong n, __global const uint *prog, uint head,
+                    ulong *pos)
+{
+    const uint flags = prog[head + CLM_LIKE_FLAGS], masks = prog[head + CLM_LIKE_SEG];
+    const uint k = flags >> CLM_LIKE_K_SHIFT;
+    const int edits = !(flags & CLM_LIKE_F_MISMATCHES);
+    const ulong end = (ulong)1 << (prog[head + CLM_LIKE_SEGS] - 1);
+    ulong st[CLM_LIKE_APPROX_MAX_K + 1];
+    for (uint d = 0; d <= CLM_LIKE_APPROX_MAX_K; d++) /* edits: d deletions before the row */
+        st[d] = edits ? ((ulong)1 << d) - 1 : 0;
+    for (ulong j = 0; j < n; j++) {
+        const uint c = row[j];
+        const ulong b = (ulong)prog[masks + 2 * c] | (ulong)prog[masks + 2 * c + 1] << 32;
+        ulong before = st[0]; /* state d - 1 before this byte */
+        st[0] = ((st[0] << 1) | 1) & b;
+        ulong top = st[0];
+        for (uint d = 1; d <= CLM_LIKE_APPROX_MAX_K; d++) {
+            if (d > k)
+                continue;
+            const ulong old = st[d];
+            ulong next = (((old << 1) | 1) & b) | (before << 1) | 1;
+            if (edits)
+                next |= before | (st[d - 1] << 1);
+            st[d] = next;
+            before = old;
+            top = next;
+        }
+        if (top & end) {
+            *pos = j + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether pattern head (its header in prog) matches the whole row of n bytes (an
+ * approximate one: occurs in it, clm_like_approx); *pos gets where its first segment went.
+ * Segments between '%' go to their leftmost place from the end of the one before: for runs
+ * of fixed length separated by '%' that placement finds a match whenever one exists. */
+int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, uint head,
+                 ulong *pos)
+{
+    uint flags = prog[head + CLM_LIKE_FLAGS], segs = prog[head + CLM_LIKE_SEGS];
+    uint seg = prog[head + CLM_LIKE_SEG];
+    int caseless = (flags & CLM_LIKE_F_CASELESS) != 0;
+    if (n < prog[head + CLM_LIKE_MIN])
+        return 0;
+    ulong lo = 0, hi = n;
+    uint s = 0, e = segs;
+    *pos = 0;
+    if (flags & CLM_LIKE_F_APPROX)
+        return clm_like_approx(row, n, prog, head, pos);
+    if (flags & CLM_LIKE_F_EXACT)
+        return n == prog[seg + 1] && clm_like_seg_at(row, 0, prog, prog[seg], prog[seg + 1],
+                                                     caseless);
+    if ((flags & CLM_LIKE_F_START) && s < e) {
+        uint len = prog[seg + 1];
+        if (!clm_like_seg_at(row, 0, prog, prog[seg], len, caseless))
+            return 0;
+        lo = len;
+        s++;
+    }
+    if ((flags & CLM_LIKE_F_END) && s < e) {
+        uint len = prog[seg + 2 * (e - 1) + 1];
+        if (hi - lo < len || !clm_like_seg_at(row, hi - len, prog, prog[seg + 2 * (e - 1)], len,
+                                              caseless))
+            return 0;
+        hi -= len;
+        e--;
+        if (s == 0 && e == 0)
+            *pos = hi;
+    }
+    for (uint k = s; k < e; k++) {
+        uint sym = prog[seg + 2 * k], len = prog[seg + 2 * k + 1];
+        ulong at = clm_like_find(row, lo, hi, prog, sym, len, caseless);
+        if (at == CLM_LIKE_NONE)
+            return 0;
+        if (k == 0)
+            *pos = at;
+        lo = at + len;
+    }
+    return 1;
+}
 
 /* Row r of the batch, when it is within ROWS and not NULL: its bytes [*start, *start + *n)
  * of data. */
@@ -193,10 +183,6 @@ void clm_like_publish(__local uint *words, int sel, uint rows, __global uchar *b
     }
 }
 
-/* A work-item per row. With LIKE_STAGE (bytes of local memory), a work-group whose rows'
- * bytes fit there copies them first, together: 16 bytes a load, the lanes' loads side by
- * side, where a lane reading its own row would read bytes of a row apart from its
- * neighbours'. Each work-item then reads its row from local memory. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
@@ -204,22 +190,6 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
     const uint lid = (uint)get_local_id(0), gid = (uint)get_global_id(0);
     if (lid < WG / 32)
         words[lid] = 0;
-#if LIKE_STAGE
-    __local uint4 stage[LIKE_STAGE / 16];
-    const uint r0 = (uint)get_group_id(0) * WG, r1 = min(rows, r0 + WG);
-    const ulong lo = (ulong)offsets[row_off + r0] - base, hi = (ulong)offsets[row_off + r1] - base;
-    const ulong a0 = lo & ~(ulong)15;
-    /* the same for every work-item of the group */
-    const int staged = hi - a0 <= LIKE_STAGE && ((size_t)data & 15) == 0;
-    if (staged) {
-        const uint whole = (uint)((hi - a0) / 16), end = (uint)(hi - a0);
-        __global const uint4 *src = (__global const uint4 *)(data + a0);
-        for (uint i = lid; i < whole; i += WG)
-            stage[i] = src[i];
-        for (uint i = whole * 16 + lid; i < end; i += WG)
-            ((__local uchar *)stage)[i] = data[a0 + i];
-    }
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     int sel = 0;
     ulong start, n, p = CLM_LIKE_NONE;
@@ -228,14 +198,7 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
         for (uint i = 0; i < count && !sel; i++) {
             uint head = 1 + i * CLM_LIKE_HEAD;
             ulong at;
-            int m;
-#if LIKE_STAGE
-            if (staged)
-                m = clm_like_one_local((__local const uchar *)stage + (start - a0), n, prog,
-                                       head, &at);
-            else
-#endif
-                m = clm_like_one(data + start, n, prog, head, &at);
+            int m = clm_like_one(data + start, n, prog, head, &at);
             if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)
                 sel = !m;
             else if ((sel = m))

@@ -105,12 +105,6 @@ static const struct clm_env_row {
                               "no part below 1 MiB); another value makes the search fail with "
                               "`CLM_E_INVALID`",
                               "`clm_host_compile`"},
-    [CLM_ENV_LIKE_STAGE] = {"CLMATCH_LIKE_STAGE",
-                            "whether `clm_like_select`'s work-item per row first copies a "
-                            "work-group's rows to local memory (default: on GPUs only)",
-                            "`on` (every device, so the tests run it on CPUs), `off`; anything "
-                            "else: the default",
-                            "[library.md](library.md)"},
 };
 
 const char *clm_env(enum clm_env_var var)

@@ -60,7 +60,6 @@ enum clm_env_var {
     CLM_ENV_TUNE,
     CLM_ENV_TEST_EARLY,
     CLM_ENV_HOST_THREADS,
-    CLM_ENV_LIKE_STAGE,
     CLM_ENV_COUNT
 };
 /* The variable's value as getenv gives it: NULL when unset. */
@@ -302,8 +301,6 @@ struct clm_kernel_shape {
                            left a candidate (cl/simd.cl SIMD_FAST) */
     unsigned records;  /* the LIKE kernels of cl/records.cl (host/records.c): the width of
                           the column's offsets, 32 or 64; 0 for the search kernels */
-    unsigned like_stage; /* records.cl: bytes of local memory a work-group's rows are copied
-                            to before a work-item per row matches them; 0: none */
     unsigned compact;  /* the line-break compaction of cl/compact.cl (host/compact.c): 1;
                           0 for the search kernels */
     unsigned emit_blocks; /* search kernels of LIKE's filter (records.c): matches set a bit

@@ -404,25 +404,6 @@ static int aho_open(const struct clm_like *like, struct query *Q)
     return set_arg(Q->match, CLM_LIKE_AHO_ARG_CACHE, cache, NULL);
 }
 
-/* Local memory the item kernel copies a work-group's rows to: room for rows of up to 96
- * bytes on average (TPC-H's comments are 49), small enough that a compute unit of an
- * H200 holds 8 work-groups of 256. GPUs only unless CLMATCH_LIKE_STAGE says: a CPU's local
- * memory is its cache, where a copy only costs. */
-#define LIKE_STAGE_BYTES 24576u
-
-static unsigned like_stage_bytes(const clm_device *dev)
-{
-    const char *env = clm_env(CLM_ENV_LIKE_STAGE);
-    int on = dev->info.type == CLM_DEVICE_GPU;
-    if (env && !strcmp(env, "on"))
-        on = 1;
-    else if (env && !strcmp(env, "off"))
-        on = 0;
-    uint64_t room = dev->info.local_mem_bytes > 1024 ? dev->info.local_mem_bytes - 1024 : 0;
-    unsigned bytes = room < LIKE_STAGE_BYTES ? (unsigned)room / 16 * 16 : LIKE_STAGE_BYTES;
-    return on && bytes >= 4096 ? bytes : 0;
-}
-
 static int query_open(const struct clm_like *like, const struct clm_column *c,
                       const clm_selection *s, struct query *Q)
 {
@@ -439,7 +420,6 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     memset(&shape, 0, sizeof shape);
     shape.records = c->offset_bits;
     shape.wg = Q->wg;
-    shape.like_stage = like_stage_bytes(dev);
     int hit, rc = clm_get_program(dev, &shape, &Q->program, &hit, NULL, 0);
     if (rc != CLM_OK)
         return rc;

@@ -1269,23 +1269,6 @@ static void test_kernel_args(const void *arg)
     }
 }
 
-/* The item kernel with a work-group's rows copied to local memory first (on by default on
- * GPUs only): random patterns, SQL's shapes, group edges and approximate patterns, on
- * columns whose groups' spans fall on both sides of the local memory's room. */
-static void test_staged(const void *arg)
-{
-    const char *was = getenv("CLMATCH_LIKE_STAGE");
-    char *keep = was ? strdup(was) : NULL;
-    setenv("CLMATCH_LIKE_STAGE", "on", 1);
-    test_random(arg);
-    test_shapes(arg);
-    test_edges(arg);
-    test_approx_random(arg);
-    if (keep) setenv("CLMATCH_LIKE_STAGE", keep, 1);
-    else unsetenv("CLMATCH_LIKE_STAGE");
-    free(keep);
-}
-
 void register_records_tests(void)
 {
     t_register("records.kernel_args", test_kernel_args, NULL, 1);
@@ -1310,5 +1293,4 @@ void register_records_tests(void)
     t_register("records.approx_disjunction", test_approx_disjunction, NULL, 1);
     t_register("records.approx_long_rows", test_approx_long_rows, NULL, 1);
     t_register("records.approx_misuse", test_approx_misuse, NULL, 1);
-    t_register("records.staged", test_staged, NULL, 1);
 }
