@@ -1269,6 +1269,32 @@ static void test_kernel_args(const void *arg)
     }
 }
 
+/* Literal segments of 1 to 12 bytes over a two-letter alphabet, so that each occurs at
+ * every alignment of rows up to 100 bytes, alone and in pairs, with '_' in them: a matcher
+ * that reads rows a word at a time must miss no place (bench/experiments/records-item.md). */
+static void test_words(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.words", 0);
+    tcol c;
+    tcol_make(&c, &r, 2000, 32, len_runs, "ab", 0);
+    unsigned cases = t_quick ? 16 : 48;
+    for (unsigned k = 0; k < cases && !t_failures(); k++) {
+        char pat[40];
+        size_t n = 0;
+        pat[n++] = '%';
+        for (unsigned seg = 0, segs = 1 + t_below(&r, 2); seg < segs; seg++) {
+            for (size_t j = 0, len = 1 + t_below(&r, 12); j < len; j++)
+                pat[n++] = t_below(&r, 10) == 0 ? '_' : "ab"[t_below(&r, 2)];
+            pat[n++] = '%';
+        }
+        pat[n] = '\0';
+        check_one(&c, pat, k % 3 == 0 ? CLM_LIKE_NOT : 0, CLM_LIKE_NO_ESCAPE, 0);
+    }
+    tcol_free(&c);
+}
+
 void register_records_tests(void)
 {
     t_register("records.kernel_args", test_kernel_args, NULL, 1);
@@ -1293,4 +1319,5 @@ void register_records_tests(void)
     t_register("records.approx_disjunction", test_approx_disjunction, NULL, 1);
     t_register("records.approx_long_rows", test_approx_long_rows, NULL, 1);
     t_register("records.approx_misuse", test_approx_misuse, NULL, 1);
+    t_register("records.words", test_words, NULL, 1);
 }
