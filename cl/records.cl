@@ -4,7 +4,8 @@
  * the selection bitmap into ascending row ids from each work-group's base, an exclusive
  * prefix sum of the per-group counts. A disjunction of contains may walk one Aho-Corasick
  * automaton per row instead (clm_like_aho_*). Build options: RECORDS (the offsets' width,
- * 32 or 64) and WG (a multiple of 32). */
+ * 32 or 64), WG (a multiple of 32) and LIKE_APPROX (1: the predicate has an approximate
+ * pattern; else its matcher, whose states take registers, is left out of every kernel). */
 
 #if RECORDS == 64
 #define OFF_T ulong
@@ -56,6 +57,7 @@ ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global cons
     return CLM_LIKE_NONE;
 }
 
+#if LIKE_APPROX
 /* Whether the approximate pattern head (CLM_LIKE_F_APPROX) occurs in the row of n bytes,
  * by the bit-parallel automaton of Wu and Manber: bit i of state d is set when the
  * pattern's first i + 1 bytes end here within d errors; an occurrence ends where state k's
@@ -98,6 +100,7 @@ int clm_like_approx(__global const uchar *row, ulong n, __global const uint *pro
     }
     return 0;
 }
+#endif
 
 /* Whether pattern head (its header in prog) matches the whole row of n bytes (an
  * approximate one: occurs in it, clm_like_approx); *pos gets where its first segment went.
@@ -114,8 +117,10 @@ int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, 
     ulong lo = 0, hi = n;
     uint s = 0, e = segs;
     *pos = 0;
+#if LIKE_APPROX
     if (flags & CLM_LIKE_F_APPROX)
         return clm_like_approx(row, n, prog, head, pos);
+#endif
     if (flags & CLM_LIKE_F_EXACT)
         return n == prog[seg + 1] && clm_like_seg_at(row, 0, prog, prog[seg], prog[seg + 1],
                                                      caseless);

@@ -301,6 +301,8 @@ struct clm_kernel_shape {
                            left a candidate (cl/simd.cl SIMD_FAST) */
     unsigned records;  /* the LIKE kernels of cl/records.cl (host/records.c): the width of
                           the column's offsets, 32 or 64; 0 for the search kernels */
+    unsigned like_approx; /* records.cl: 1 when the predicate has an approximate pattern
+                             (its matcher compiled in); 0: left out */
     unsigned compact;  /* the line-break compaction of cl/compact.cl (host/compact.c): 1;
                           0 for the search kernels */
     unsigned emit_blocks; /* search kernels of LIKE's filter (records.c): matches set a bit

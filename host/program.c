@@ -140,6 +140,8 @@ static const struct build_option {
      "simd alone: positions compared at every step, the rest only where they left a candidate"},
     {"RECORDS", SHAPE_IF_SET(records), 0,
      "records.cl (LIKE over string columns) alone: the offsets' width, 32 or 64"},
+    {"LIKE_APPROX", SHAPE_IF_SET(like_approx), 0,
+     "records.cl: 1 when the predicate has an approximate pattern (its matcher compiled in)"},
     {"COMPACT", SHAPE_IF_SET(compact), 0,
      "compact.cl (a stream's line breaks dropped on the device) alone: 1"},
     {"EMIT_BLOCKS", SHAPE_IF_SET(emit_blocks), 0,

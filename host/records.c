@@ -420,6 +420,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     memset(&shape, 0, sizeof shape);
     shape.records = c->offset_bits;
     shape.wg = Q->wg;
+    shape.like_approx = like->approx != 0; /* else the kernels need no room for its states */
     int hit, rc = clm_get_program(dev, &shape, &Q->program, &hit, NULL, 0);
     if (rc != CLM_OK)
         return rc;
