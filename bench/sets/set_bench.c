@@ -37,7 +37,6 @@
 #include <unistd.h>
 
 #define MAX_REPS 100
-#define MAX_SETS 16
 #define MAX_PATTERNS 200000
 
 static double now(void)
@@ -159,6 +158,18 @@ static void device_names(clm_device_set *set, char *out, size_t cap)
     }
 }
 
+/* Open a set and its speeds: measured when calibrate is not 0 (and the set has several
+ * devices), else those in force (profiles or equal shares). */
+static int open_set(const set_spec *ss, uint64_t calibrate, clm_device_set **set,
+                    double *speeds)
+{
+    int st = clm_device_set_open(ss->plat, ss->dev, ss->n, set);
+    if (st != CLM_OK) return st;
+    if (calibrate && ss->n > 1) st = clm_device_set_calibrate(*set, calibrate, speeds);
+    else st = clm_device_set_get_speeds(*set, speeds, ss->n);
+    return st;
+}
+
 /* One set: its row of the table. *first (hash and count of the first set) is set by the
  * first call and checked by the others. */
 static int run_set(const set_spec *ss, const job *j, digest *first, int *agree)
@@ -166,11 +177,8 @@ static int run_set(const set_spec *ss, const job *j, digest *first, int *agree)
     clm_device_set *set = NULL;
     clm_set_database *db = NULL;
     clm_set_scratch *s = NULL;
-    int st = clm_device_set_open(ss->plat, ss->dev, ss->n, &set);
-    if (st != CLM_OK) return fail(ss->spec, st);
     double speeds[CLM_MAX_SET_DEVICES] = {0};
-    if (j->calibrate && ss->n > 1) st = clm_device_set_calibrate(set, j->calibrate, speeds);
-    else st = clm_device_set_get_speeds(set, speeds, ss->n);
+    int st = open_set(ss, j->calibrate, &set, speeds);
     if (st == CLM_OK)
         st = clm_set_compile(set, j->pats, j->lens, NULL, j->npat, j->copts, &db);
     if (st == CLM_OK) st = clm_set_scratch_alloc(db, NULL, &s);
@@ -407,11 +415,8 @@ static int run_like_set(const set_spec *ss, const lines_column *c, const char *c
     clm_device_set *set = NULL;
     clm_set_like *like = NULL;
     clm_column *col = NULL;
-    int st = clm_device_set_open(ss->plat, ss->dev, ss->n, &set);
-    if (st != CLM_OK) return fail(ss->spec, st);
     double speeds[CLM_MAX_SET_DEVICES] = {0};
-    if (calibrate && ss->n > 1) st = clm_device_set_calibrate(set, calibrate, speeds);
-    else st = clm_device_set_get_speeds(set, speeds, ss->n);
+    int st = open_set(ss, calibrate, &set, speeds);
     if (st == CLM_OK) st = clm_set_like_compile(set, pats, NULL, NULL, npat, '\\', &like);
     if (st == CLM_OK) st = clm_column_wrap(&c->desc, &col);
     uint64_t count = 0;
