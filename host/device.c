@@ -411,6 +411,7 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
     dev->info.open_devices_seconds = t_devices - t_platforms;
     dev->info.open_context_seconds = clm_now() - t_devices;
     pthread_mutex_init(&dev->lock, NULL);
+    pthread_mutex_init(&dev->stage_lock, NULL);
     *out = dev;
     return CLM_OK;
 }
@@ -432,6 +433,7 @@ int clm_device_model(const clm_device_info *info, int little_endian, clm_device 
         return rc;
     }
     pthread_mutex_init(&dev->lock, NULL);
+    pthread_mutex_init(&dev->stage_lock, NULL);
     *out = dev;
     return CLM_OK;
 }
@@ -449,8 +451,10 @@ void clm_device_close(clm_device *dev)
     if (!dev)
         return;
     clm_release_programs(dev);
+    clm_like_stage_free(dev);
     if (dev->context)
         clReleaseContext(dev->context);
     pthread_mutex_destroy(&dev->lock);
+    pthread_mutex_destroy(&dev->stage_lock);
     free(dev);
 }

@@ -248,7 +248,19 @@ struct clm_device {
     pthread_mutex_t lock; /* guards the program cache */
     struct clm_program_entry *programs;
     int model; /* clm_device_model: no OpenCL device behind it; databases are planned only */
+    /* host columns on the copy path (records.c): two pinned staging buffers of stage_cap
+     * bytes, mapped on stage_q at stage_ptr, lent to one select at a time (stage_busy under
+     * stage_lock) and kept until the device closes: pinning costs more than a batch's
+     * transfer, and one pair a device bounds the pinned memory whatever the predicates */
+    pthread_mutex_t stage_lock;
+    int stage_busy;
+    size_t stage_cap;
+    cl_command_queue stage_q;
+    cl_mem stage_buf[2];
+    unsigned char *stage_ptr[2];
 };
+/* Release a device's LIKE staging buffers (records.c). */
+void clm_like_stage_free(struct clm_device *dev);
 
 /* A device described by `info` alone (no platform, device or context), tuned by its built-in
  * row only: clm_compile plans kernels for it (shapes, options, tables) but builds and uploads
@@ -511,18 +523,7 @@ struct clm_like {
      * (cl/contract.h CLM_LIKE_AHO_ARG_LIST), aho_words the automaton's; else NULL */
     cl_mem aho_buf;
     uint32_t aho_words;
-    /* host columns on the copy path (records.c): two pinned staging buffers of stage_cap
-     * bytes, mapped on stage_q at stage_ptr, lent to one select at a time (stage_busy under
-     * stage_lock) and kept between calls: pinning costs more than a batch's transfer */
-    pthread_mutex_t stage_lock;
-    int stage_busy;
-    size_t stage_cap;
-    cl_command_queue stage_q;
-    cl_mem stage_buf[2];
-    unsigned char *stage_ptr[2];
 };
-/* Release a predicate's staging buffers (records.c). */
-void clm_like_stage_free(struct clm_like *like);
 /* clm_compile for the anchors of LIKE's filter: engines whose matches set a bit per block
  * of `block` bytes (cl/common.cl EMIT_BLOCKS) instead of being appended. */
 int clm_compile_blocks(clm_device *dev, const char *const *patterns, const size_t *lengths,

@@ -332,7 +332,6 @@ int clm_like_new(clm_device *dev, uint32_t *prog, size_t words, unsigned count,
     l->prog_words = words;
     l->count = count;
     pthread_mutex_init(&l->anchor_lock, NULL);
-    pthread_mutex_init(&l->stage_lock, NULL);
     int rc = find_anchors(l);
     if (rc == CLM_OK)
         rc = build_automaton(l);
@@ -356,9 +355,7 @@ void clm_like_free(clm_like *like)
     if (!like)
         return;
     clm_database_free(like->anchors);
-    clm_like_stage_free(like);
     pthread_mutex_destroy(&like->anchor_lock);
-    pthread_mutex_destroy(&like->stage_lock);
     free(like->anchor_at);
     free(like->anchor_len);
     if (like->prog_buf)

@@ -133,7 +133,7 @@ static int host_buffer(clm_device *dev, const void *p, size_t n, cl_mem *out)
     return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clCreateBuffer (string column)");
 }
 
-/* ---- staging: a host column's batches through pinned memory (struct clm_like's stage_*) */
+/* ---- staging: a host column's batches through pinned memory (struct clm_device's stage_*) */
 
 /* Where a batch's parts lie in a staging buffer: its bytes, then its offsets, then its
  * validity bytes; 0 when the batch does not fit `cap`. */
@@ -165,69 +165,66 @@ static void stage_fill(const struct clm_column *c, unsigned char *dst, uint64_t 
     }
 }
 
-void clm_like_stage_free(struct clm_like *like)
+void clm_like_stage_free(struct clm_device *dev)
 {
     for (int k = 0; k < 2; k++) {
-        if (like->stage_ptr[k])
-            clEnqueueUnmapMemObject(like->stage_q, like->stage_buf[k], like->stage_ptr[k], 0,
+        if (dev->stage_ptr[k])
+            clEnqueueUnmapMemObject(dev->stage_q, dev->stage_buf[k], dev->stage_ptr[k], 0,
                                     NULL, NULL);
-        like->stage_ptr[k] = NULL;
+        dev->stage_ptr[k] = NULL;
     }
-    if (like->stage_q)
-        clFinish(like->stage_q);
+    if (dev->stage_q)
+        clFinish(dev->stage_q);
     for (int k = 0; k < 2; k++) {
-        if (like->stage_buf[k])
-            clReleaseMemObject(like->stage_buf[k]);
-        like->stage_buf[k] = NULL;
+        if (dev->stage_buf[k])
+            clReleaseMemObject(dev->stage_buf[k]);
+        dev->stage_buf[k] = NULL;
     }
-    if (like->stage_q)
-        clReleaseCommandQueue(like->stage_q);
-    like->stage_q = NULL;
-    like->stage_cap = 0;
+    if (dev->stage_q)
+        clReleaseCommandQueue(dev->stage_q);
+    dev->stage_q = NULL;
+    dev->stage_cap = 0;
 }
 
-/* Lend the predicate's staging buffers, of at least cap bytes, to this call: 1, or 0 when
+/* Lend the device's staging buffers, of at least cap bytes, to this call: 1, or 0 when
  * another call holds them or pinned memory cannot be had (the call then sends from the
  * column itself, as fast as the device takes pageable memory). */
-static int stage_take(const struct clm_like *cl, size_t cap)
+static int stage_take(clm_device *dev, size_t cap)
 {
-    struct clm_like *like = (struct clm_like *)cl; /* the staging is a cache, not the query */
-    pthread_mutex_lock(&like->stage_lock);
-    int mine = !like->stage_busy;
-    like->stage_busy = 1;
-    pthread_mutex_unlock(&like->stage_lock);
+    pthread_mutex_lock(&dev->stage_lock);
+    int mine = !dev->stage_busy;
+    dev->stage_busy = 1;
+    pthread_mutex_unlock(&dev->stage_lock);
     if (!mine)
         return 0;
-    if (like->stage_cap >= cap)
+    if (dev->stage_cap >= cap)
         return 1;
-    clm_like_stage_free(like);
+    clm_like_stage_free(dev);
     cl_int err;
-    clm_device *dev = like->dev;
-    like->stage_q = clCreateCommandQueue(dev->context, dev->device, 0, &err);
+    dev->stage_q = clCreateCommandQueue(dev->context, dev->device, 0, &err);
     for (int k = 0; k < 2 && err == CL_SUCCESS; k++) {
-        like->stage_buf[k] = clCreateBuffer(dev->context, CL_MEM_READ_ONLY |
-                                            CL_MEM_ALLOC_HOST_PTR, cap, NULL, &err);
+        dev->stage_buf[k] = clCreateBuffer(dev->context, CL_MEM_READ_ONLY |
+                                           CL_MEM_ALLOC_HOST_PTR, cap, NULL, &err);
         if (err == CL_SUCCESS)
-            like->stage_ptr[k] = clEnqueueMapBuffer(like->stage_q, like->stage_buf[k], CL_TRUE,
-                                                    CL_MAP_WRITE, 0, cap, 0, NULL, NULL, &err);
+            dev->stage_ptr[k] = clEnqueueMapBuffer(dev->stage_q, dev->stage_buf[k], CL_TRUE,
+                                                   CL_MAP_WRITE, 0, cap, 0, NULL, NULL, &err);
     }
     if (err == CL_SUCCESS) {
-        like->stage_cap = cap;
+        dev->stage_cap = cap;
         return 1;
     }
-    clm_like_stage_free(like);
-    pthread_mutex_lock(&like->stage_lock);
-    like->stage_busy = 0;
-    pthread_mutex_unlock(&like->stage_lock);
+    clm_like_stage_free(dev);
+    pthread_mutex_lock(&dev->stage_lock);
+    dev->stage_busy = 0;
+    pthread_mutex_unlock(&dev->stage_lock);
     return 0;
 }
 
-static void stage_give(const struct clm_like *cl)
+static void stage_give(clm_device *dev)
 {
-    struct clm_like *like = (struct clm_like *)cl;
-    pthread_mutex_lock(&like->stage_lock);
-    like->stage_busy = 0;
-    pthread_mutex_unlock(&like->stage_lock);
+    pthread_mutex_lock(&dev->stage_lock);
+    dev->stage_busy = 0;
+    pthread_mutex_unlock(&dev->stage_lock);
 }
 
 /* The next batch of a staged select, copied into its staging buffer while the device works
@@ -833,14 +830,14 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
     /* a host column on the copy path: batches through the pinned staging buffers, the next
      * one copied there while the device takes the current one */
     size_t cap = slab + (size_t)(BATCH_ROWS + 1) * 8 + (size_t)BATCH_ROWS / 8 + 16;
-    int staging = rc == CLM_OK && !col->dev && !Q.zero_copy && stage_take(like, cap);
+    int staging = rc == CLM_OK && !col->dev && !Q.zero_copy && stage_take(like->dev, cap);
     struct stage_next cur = {col, 0, 0, NULL, 0, 0};
     int k = 0; /* the staging buffer of the current batch; the next one takes the other */
     for (uint64_t r0 = 0, r1 = 0; rc == CLM_OK && r0 < col->rows; r0 = r1, k ^= 1) {
         r1 = col->dev ? (col->rows - r0 > Q.batch_rows ? r0 + Q.batch_rows : col->rows)
                       : batch_end(col, r0, slab);
         if (staging && r0 == 0 && stage_layout(col, r0, r1, cap, &cur.off_at, &cur.valid_at)) {
-            cur.dst = like->stage_ptr[0];
+            cur.dst = like->dev->stage_ptr[0];
             stage_fill(col, cur.dst, r0, r1, cur.off_at, cur.valid_at);
         }
         if (!col->dev)
@@ -849,14 +846,14 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
         if (staging && r1 < col->rows) {
             next.r1 = batch_end(col, r1, slab);
             if (stage_layout(col, next.r0, next.r1, cap, &next.off_at, &next.valid_at))
-                next.dst = like->stage_ptr[k ^ 1];
+                next.dst = like->dev->stage_ptr[k ^ 1];
         }
         if (rc == CLM_OK)
             rc = run_batch(like, col, &s, &Q, r0, r1, &done, &next);
         cur = next;
     }
     if (staging)
-        stage_give(like);
+        stage_give(like->dev);
     sel->kernel_used = Q.aho      ? CLM_ROWS_AUTOMATON
                        : Q.filter ? CLM_ROWS_FILTER
                        : Q.group  ? CLM_ROWS_GROUP
