@@ -238,43 +238,6 @@ static int parse_query(casoff *c, char *ln, size_t line)
     return 0;
 }
 
-static int read_all(const char *path, char **data, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    int err = 0;
-    if (!f) {
-        errmsg("%s: %s", path, strerror(errno));
-        return -1;
-    }
-    for (;;) {
-        size_t got;
-        if (cap - n < 65536 && grow((void **)&buf, &cap, n + 65536, 1) != 0) {
-            err = -1;
-            break;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                errmsg("%s: %s", path, strerror(errno));
-                err = -1;
-            }
-            break;
-        }
-    }
-    if (f != stdin)
-        fclose(f);
-    if (err) {
-        free(buf);
-        return -1;
-    }
-    *data = buf;
-    *len = n;
-    return 0;
-}
-
 /* The whole input file. Returns 0 or -1 after a message. */
 static int parse_input(casoff *c, const char *path)
 {
@@ -282,7 +245,7 @@ static int parse_input(casoff *c, const char *path)
     size_t len, line = 0, blank = 0;
     int rc = 0;
     c->input = strcmp(path, "-") == 0 ? "(standard input)" : path;
-    if (read_all(path, &data, &len) != 0)
+    if (read_path_all(path, &data, &len) != 0)
         return -1;
     {
         char *d = realloc(data, len + 1); /* room for the final NUL */
@@ -486,7 +449,7 @@ static int load_fasta(casoff *c, const char *path)
     char *data;
     size_t len;
     int st;
-    if (read_all(path, &data, &len) != 0)
+    if (read_path_all(path, &data, &len) != 0)
         return -1;
     if (len == 0 || data[0] != '>') {
         free(data);

@@ -3,6 +3,7 @@
  */
 #include "cli_common.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -383,6 +384,55 @@ int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof)
         }
         *got += (size_t)n;
     }
+    return 0;
+}
+
+int read_fd_all(int fd, unsigned char **out, size_t *len)
+{
+    size_t cap = 0, n = 0;
+    unsigned char *buf = NULL;
+    for (int eof = 0; !eof;) {
+        if (cap - n < 65536) { /* doubling: a large input is read in linear time */
+            size_t ncap = cap ? cap * 2 : 65536;
+            unsigned char *bigger = ncap < cap ? NULL : realloc(buf, ncap + 1);
+            if (!bigger) {
+                free(buf);
+                return ENOMEM;
+            }
+            buf = bigger;
+            cap = ncap;
+        }
+        size_t got;
+        int err = read_block(fd, buf + n, cap - n, &got, &eof);
+        if (err) {
+            free(buf);
+            return err;
+        }
+        n += got;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int read_path_all(const char *path, char **data, size_t *len)
+{
+    const int is_stdin = strcmp(path, "-") == 0;
+    const int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+    if (fd < 0) {
+        errmsg("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    unsigned char *buf;
+    int err = read_fd_all(fd, &buf, len);
+    if (!is_stdin)
+        close(fd);
+    if (err) {
+        errmsg("%s: %s", path, err == ENOMEM ? "out of memory" : strerror(err));
+        return -1;
+    }
+    *data = (char *)buf;
     return 0;
 }
 

@@ -211,6 +211,12 @@ double now_seconds(void);
 
 /* Read until buf is full or the input ends. Returns 0 or an errno; *eof set at the end. */
 int read_block(int fd, unsigned char *buf, size_t want, size_t *got, int *eof);
+/* The whole of fd into a malloc'd buffer, NUL-terminated after its *len bytes. 0, or an
+ * errno (ENOMEM, a read's). */
+int read_fd_all(int fd, unsigned char **out, size_t *len);
+/* The whole of the file at path ("-": standard input) into *data (malloc'd, NUL-terminated).
+ * 0, or -1 after a message. */
+int read_path_all(const char *path, char **data, size_t *len);
 
 /* The newlines in p[0, n). */
 size_t count_newlines(const unsigned char *p, size_t n);

@@ -157,48 +157,6 @@ static int pf_end(void *vctx)
     return 0;
 }
 
-static int read_whole_file(const char *path, char **data, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    if (!f) {
-        errmsg("%s: %s", path, strerror(errno));
-        return -1;
-    }
-    for (;;) {
-        size_t got;
-        if (cap - n < 65536) {
-            char *p = realloc(buf, cap ? cap * 2 : 65536);
-            if (!p) {
-                errmsg("%s: out of memory", path);
-                free(buf);
-                if (f != stdin)
-                    fclose(f);
-                return -1;
-            }
-            buf = p;
-            cap = cap ? cap * 2 : 65536;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror(f)) {
-        errmsg("%s: %s", path, strerror(errno));
-        free(buf);
-        if (f != stdin)
-            fclose(f);
-        return -1;
-    }
-    if (f != stdin)
-        fclose(f);
-    *data = buf;
-    *len = n;
-    return 0;
-}
-
 /* The text of a -f file (path names it in messages) into l: FASTA (first non-empty line
  * '>'), else lines "NAME<TAB>PATTERN" or "PATTERN". Returns 0 or -1 after a message. Apart
  * from the file reading, so that tests/fuzz/fuzz_pattern_file.c can feed it memory. */
@@ -273,7 +231,7 @@ static int load_pattern_file(const char *path, pattern_list *l)
     char *data;
     size_t len;
     int rc;
-    if (read_whole_file(path, &data, &len) != 0)
+    if (read_path_all(path, &data, &len) != 0)
         return -1;
     rc = parse_pattern_file(path, data, len, l);
     free(data);

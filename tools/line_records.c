@@ -41,6 +41,16 @@ static unsigned parts_for(size_t n)
     return p ? (unsigned)p : 1u;
 }
 
+/* Parts of src[0, n) for the threads: as many as parts_for says, the last to the end. */
+static unsigned split_parts(struct part *parts, unsigned char *src, size_t n, int fd, int sep)
+{
+    unsigned np = parts_for(n);
+    for (unsigned i = 0; i < np; i++)
+        parts[i] = (struct part){src, NULL, n / np * i, i + 1 == np ? n : n / np * (i + 1),
+                                 fd, sep, 0, 0, 0, NULL, 0};
+    return np;
+}
+
 static void run(struct part *parts, unsigned n, void *(*fn)(void *))
 {
     pthread_t th[MAX_PARTS];
@@ -92,35 +102,6 @@ static void *split_part(void *arg)
     return NULL;
 }
 
-/* The whole of fd, of unknown size, into a malloc'd buffer. 0, or an errno. */
-static int read_stream(int fd, unsigned char **out, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    for (int eof = 0; !eof;) {
-        if (!buf) return ENOMEM;
-        if (n == cap) {
-            unsigned char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                return ENOMEM;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t got;
-        int err = read_block(fd, buf + n, cap - n, &got, &eof);
-        if (err) {
-            free(buf);
-            return err;
-        }
-        n += got;
-    }
-    *out = buf;
-    *len = n;
-    return 0;
-}
-
 int line_records_read(int fd, int sep, line_records *out)
 {
     memset(out, 0, sizeof *out);
@@ -134,10 +115,7 @@ int line_records_read(int fd, int sep, line_records *out)
         (uint64_t)st.st_size <= SIZE_MAX) {
         n = (size_t)st.st_size;
         if (!(src = malloc(n))) return ENOMEM;
-        np = parts_for(n);
-        for (unsigned i = 0; i < np; i++)
-            parts[i] = (struct part){src, NULL, n / np * i, i + 1 == np ? n : n / np * (i + 1),
-                                     fd, sep, 0, 0, 0, NULL, 0};
+        np = split_parts(parts, src, n, fd, sep);
         run(parts, np, read_part);
         for (unsigned i = 0; i < np; i++)
             if (parts[i].err) {
@@ -154,12 +132,9 @@ int line_records_read(int fd, int sep, line_records *out)
         }
     }
     if (!src) {
-        int err = read_stream(fd, &src, &n);
+        int err = read_fd_all(fd, &src, &n);
         if (err) return err;
-        np = parts_for(n);
-        for (unsigned i = 0; i < np; i++)
-            parts[i] = (struct part){src, NULL, n / np * i, i + 1 == np ? n : n / np * (i + 1),
-                                     fd, sep, 0, 0, 0, NULL, 0};
+        np = split_parts(parts, src, n, fd, sep);
     }
     run(parts, np, count_part);
     uint64_t seps = 0;

@@ -61,29 +61,15 @@ int patterns_add_file(pattern_list *l, const char *path)
     const int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "(standard input)" : path;
     const int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY);
-    char *buf = NULL, **nf;
-    size_t len = 0, cap = 0;
-    int err = 0, eof = 0;
+    unsigned char *buf = NULL;
+    char **nf;
+    size_t len = 0;
 
     if (fd < 0) {
         errmsg("%s: %s", name, strerror(errno));
         return -1;
     }
-    while (!err && !eof) {
-        size_t got;
-        if (len == cap) { /* doubling: a file of millions of lines is read in linear time */
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *nb = ncap < cap ? NULL : realloc(buf, ncap);
-            if (!nb) {
-                err = ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        err = read_block(fd, (unsigned char *)buf + len, cap - len, &got, &eof);
-        len += got;
-    }
+    int err = read_fd_all(fd, &buf, &len);
     if (!is_stdin && close(fd) != 0 && !err)
         err = errno;
     nf = err ? NULL : realloc(l->files, (l->n_files + 1) * sizeof *nf);
@@ -93,8 +79,8 @@ int patterns_add_file(pattern_list *l, const char *path)
         return -1;
     }
     l->files = nf;
-    l->files[l->n_files++] = buf;
-    return add_lines(l, buf, buf + len);
+    l->files[l->n_files++] = (char *)buf;
+    return add_lines(l, (char *)buf, (char *)buf + len);
 }
 
 static int caseless_sort; /* qsort has no context argument */
