@@ -95,6 +95,7 @@ static int parse_size(const char *s, uint64_t *out)
 
 typedef struct {
     uint64_t hash, count;
+    uint64_t file_count; /* the first set's clm_set_count_fd (UINT64_MAX: none yet) */
 } digest;
 
 /* FNV-1a over every match's start, end and pattern, in delivery order. */
@@ -182,15 +183,9 @@ static int run_set(const set_spec *ss, const job *j, digest *first, int *agree)
     if (st == CLM_OK)
         st = clm_set_compile(set, j->pats, j->lens, NULL, j->npat, j->copts, &db);
     if (st == CLM_OK) st = clm_set_scratch_alloc(db, NULL, &s);
-    if (st != CLM_OK) {
-        int rc = fail(ss->spec, st);
-        clm_set_scratch_free(s);
-        clm_set_database_free(db);
-        clm_device_set_close(set);
-        return rc;
-    }
-    digest d = {1469598103934665603ull, 0};
-    st = clm_set_scan(db, s, j->text, j->len, on_match, &d); /* also the warm-up */
+    digest d = {1469598103934665603ull, 0, 0};
+    if (st == CLM_OK)
+        st = clm_set_scan(db, s, j->text, j->len, on_match, &d); /* also the warm-up */
     double wall[MAX_REPS], kern[MAX_REPS];
     uint64_t bytes[CLM_MAX_SET_DEVICES] = {0};
     double dev_kernel[CLM_MAX_SET_DEVICES] = {0};
@@ -242,8 +237,11 @@ static int run_set(const set_spec *ss, const job *j, digest *first, int *agree)
         clm_device_set_close(set);
         return rc;
     }
-    if (!first->count && !first->hash) *first = d;
-    else if (first->hash != d.hash || first->count != d.count) *agree = 0;
+    if (!first->count && !first->hash) {
+        *first = d;
+        first->file_count = UINT64_MAX;
+    } else if (first->hash != d.hash || first->count != d.count)
+        *agree = 0;
     char names[512], shares[256] = "", speeds_s[256] = "", kernels[256] = "";
     device_names(set, names, sizeof names);
     for (unsigned i = 0; i < ss->n; i++) {
@@ -258,12 +256,11 @@ static int run_set(const set_spec *ss, const job *j, digest *first, int *agree)
     char file_cell[96] = "";
     if (file_reps) {
         qsort(file_s, file_reps, sizeof *file_s, cmp_double);
-        static uint64_t first_file_count = UINT64_MAX;
-        if (first_file_count == UINT64_MAX) first_file_count = file_count;
-        else if (file_count != first_file_count) *agree = 0;
+        if (first->file_count == UINT64_MAX) first->file_count = file_count;
+        else if (file_count != first->file_count) *agree = 0;
         snprintf(file_cell, sizeof file_cell, "%.2f (%.3f s, %llu matches%s)",
                  gbs(file_bytes, file_s[0]), file_s[0], (unsigned long long)file_count,
-                 file_count == first_file_count ? "" : ", **differs**");
+                 file_count == first->file_count ? "" : ", **differs**");
     }
     printf("| %s | %s | %s | %s | %llu | %s | %.2f | %.2f | %.1f | %s | %s |\n", ss->spec, names,
            speeds_s[0] && speeds[0] > 0 ? speeds_s : "equal", shares,
@@ -584,7 +581,7 @@ int main(int argc, char **argv)
     printf("| set | devices | speeds GB/s | share GB | matches | same | memory GB/s best "
            "| median | kernel GB/s (set) | kernel GB/s per device | file GB/s |\n"
            "|---|---|---|---|---:|---|---:|---:|---:|---|---:|\n");
-    digest first = {0, 0};
+    digest first = {0, 0, 0};
     int agree = 1, rc = 0;
     for (int i = a + 1; i < argc && rc != 2; i++) {
         set_spec ss;
