@@ -84,6 +84,22 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
 #define CLM_AHO_HEADER 8u
 #define CLM_AHO_NONE 0xffffffffu
 
+/* The sampled k-mer filter (cl/kmer.cl, host/kmer.c; TAB): a header of CLM_KMER_HEADER uints,
+ * then the filter, 2^KMER_BITS bits (bit h of word h / 32), then per bucket b the first entry
+ * at BUCKETS + b (entries of one bucket consecutive, BUCKETS + b + 1 ending them), each entry
+ * two uints at ENTRIES + 2e: a q-gram's code and (pattern << 5 | offset of that q-gram in the
+ * pattern); pattern j's first byte in PAT (the byte table) at INFO + 2j, its length at
+ * INFO + 2j + 1. A q-gram's code: 2 bits per byte, (byte >> 1) & 3 (A0 C1 T2 G3 in either
+ * case), the first byte lowest; its bucket: (code * CLM_KMER_MUL1) >> SHIFT. */
+#define CLM_KMER_SHIFT 0
+#define CLM_KMER_BUCKETS 1
+#define CLM_KMER_ENTRIES 2
+#define CLM_KMER_INFO 3
+#define CLM_KMER_HEADER 8u
+#define CLM_KMER_MUL1 0x9e3779b1u
+#define CLM_KMER_MUL2 0x85ebca77u
+#define CLM_KMER_MAX_STEP 32u
+
 /* ---- records (cl/records.cl, host/records.c): SQL LIKE over a string column ------------ */
 
 /* A compiled LIKE disjunction (host/like.c), the PROG argument: uints. Word 0 holds the

@@ -392,24 +392,13 @@ int clm_aho_facts(const struct clm_symbols *sym, unsigned count, unsigned strand
     return CLM_OK;
 }
 
-/* Round up to three significant bits: sets of similar size share a kernel build (TAB_LEN
- * is one of its options), for at most 1/8 more table. */
-static size_t round_size(size_t x)
-{
-    size_t p = 64;
-    while (p * 2 <= x)
-        p *= 2;
-    size_t step = p / 8 > 64 ? p / 8 : 64;
-    return clm_round_up(x, step);
-}
-
 void clm_aho_shape(struct clm_kernel_shape *s, const clm_device *dev,
                    const struct clm_pattern_facts *f, size_t *chunk, int given)
 {
     (void)dev, (void)chunk, (void)given;
     s->pat_len = 256;
     s->tab_elem = 4;
-    s->tab_len = (unsigned)round_size(f->tab_words);
+    s->tab_len = (unsigned)clm_round_table(f->tab_words);
     s->aho_passes = (unsigned)(f->outputs < 0xffffffu ? f->outputs : 0xffffffu);
 }
 

@@ -303,6 +303,16 @@ static const struct clm_algo algos[CLM_ALGO_COUNT] = {
                           .facts = clm_hamming_facts, .shape = clm_hamming_shape,
                           .tables = clm_hamming_tables, .release = clm_hamming_release,
                           .loop_passes = clm_hamming_loop_passes},
+    [CLM_ALGO_KMER] = {.id = CLM_ALGO_KMER, .name = "kmer", .macro = "KMER",
+                       .source = "kmer.cl",
+                       .caps = CLM_CAP_ENDS | CLM_CAP_BLOCKS | CLM_CAP_WALK,
+                       .max_length = CLM_MAX_PATTERN_LENGTH, .group = CLM_MAX_SLOTS,
+                       .summary = "q-grams sampled every few bytes tested against a filter of "
+                                  "the patterns', candidates verified: one pass for many DNA "
+                                  "patterns",
+                       .facts = clm_kmer_facts, .shape = clm_kmer_shape,
+                       .tables = clm_kmer_tables, .release = clm_kmer_release,
+                       .loop_passes = clm_kmer_loop_passes},
     [CLM_ALGO_SIMD] = {.id = CLM_ALGO_SIMD, .name = "simd", .macro = "SIMD",
                        .source = "simd.cl", .max_length = CLM_SIMD_MAX_LENGTH, .group = 1,
                        .summary = "64 starts a step compared with the pattern's rarest bytes "
@@ -310,6 +320,15 @@ static const struct clm_algo algos[CLM_ALGO_COUNT] = {
                        .shape = clm_simd_shape, .tables = clm_simd_tables,
                        .loop_passes = clm_simd_loop_passes},
 };
+
+size_t clm_round_table(size_t x)
+{
+    size_t p = 64;
+    while (p * 2 <= x)
+        p *= 2;
+    size_t step = p / 8 > 64 ? p / 8 : 64;
+    return clm_round_up(x, step);
+}
 
 const struct clm_algo *clm_algo(clm_algorithm id)
 {

@@ -20,6 +20,9 @@ struct clm_pattern_facts {
     unsigned exact_head, exact_tail; /* hamming: symbols at each end that must match ... */
     unsigned rc_from;       /* ... at the other ends from this pattern of the engine on (the
                                reverse complements) */
+    unsigned kmer_q, kmer_s, kmer_bits; /* kmer: q-gram, sample step, log2 of filter bits */
+    size_t filter_words;    /* kmer: uints of its header and filter (the table's start) */
+    size_t verify_passes;   /* kmer: loop passes of one sample's verification, at most */
 };
 
 /* What an algorithm can do (struct clm_algo.caps). */
@@ -118,6 +121,20 @@ size_t clm_hamming_loop_passes(const struct clm_kernel_shape *s, size_t chunk, s
  * classes, and does a work-item fit the device's loop budget? */
 int clm_hamming_fits(const clm_device *dev, const struct clm_symbols *sym, unsigned count);
 
+/* The sampled k-mer filter's hooks (host/kmer.c). */
+int clm_kmer_facts(const struct clm_symbols *sym, unsigned count, unsigned strands, int caseless,
+                   struct clm_pattern_facts *f, void **built);
+void clm_kmer_shape(struct clm_kernel_shape *s, const clm_device *dev,
+                    const struct clm_pattern_facts *f, size_t *chunk, int given);
+int clm_kmer_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
+                    unsigned count, int caseless, unsigned char *bytes, void *tab, void *built);
+void clm_kmer_release(void *built);
+size_t clm_kmer_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
+                            unsigned lanes);
+/* Is kmer auto's choice for these literal patterns: DNA bases only, none shorter than the
+ * filter needs to skip bytes? */
+int clm_kmer_suits(const struct clm_symbols *sym, unsigned count, int caseless);
+
 /* SIMD-friendly exact search's hooks (host/simd.c). */
 void clm_simd_shape(struct clm_kernel_shape *s, const clm_device *dev,
                     const struct clm_pattern_facts *f, size_t *chunk, int given);
@@ -126,6 +143,9 @@ int clm_simd_tables(const struct clm_kernel_shape *s, const struct clm_symbols *
 size_t clm_simd_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                             unsigned lanes);
 
+/* Entries of a table of x, rounded up to three significant bits: sets of similar size share a
+ * kernel build (TAB_LEN is one of its options), for at most 1/8 more table. */
+size_t clm_round_table(size_t x);
 /* The descriptor of an algorithm; NULL for CLM_ALGO_AUTO and values out of range. */
 const struct clm_algo *clm_algo(clm_algorithm id);
 /* CLM_ALGO_COUNT, the number of clm_algorithm values, is in internal.h (the tuning's

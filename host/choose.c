@@ -378,6 +378,12 @@ static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
         snprintf(db->choice, sizeof db->choice, "auto: %s needs bitap",
                  (o->flags & CLM_DEGENERATE_TEXT) ? "CLM_DEGENERATE_TEXT"
                                                   : "a degenerate IUPAC code");
+    } else if (plan->literal && db->k == 0 && db->caller_count >= AHO_MIN_PATTERNS &&
+               clm_kmer_suits(plan->sym, plan->n_sym, (o->flags & CLM_CASELESS) != 0)) {
+        db->algorithm = CLM_ALGO_KMER;
+        snprintf(db->choice, sizeof db->choice,
+                 "auto: %u exact DNA patterns of %zu bases or more: kmer tests a sampled "
+                 "q-gram every few bytes", db->caller_count, db->min_len);
     } else if (plan->literal && db->k == 0 && db->caller_count >= AHO_MIN_PATTERNS) {
         db->algorithm = CLM_ALGO_AHO;
         snprintf(db->choice, sizeof db->choice,

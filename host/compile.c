@@ -498,7 +498,8 @@ int clm_database_get_info(const clm_database *db, clm_database_info *out, size_t
         const struct clm_kernel_shape *s = &db->engines[i].shape;
         uint64_t bytes = s->pat_len + (uint64_t)s->tab_len * s->tab_elem;
         uint64_t local = s->table_memory == CLM_TABLE_LOCAL ? bytes
-                         : s->aho_hot ? 256 + (uint64_t)s->aho_hot * 4 : 0;
+                         : s->aho_hot ? 256 + (uint64_t)s->aho_hot * 4
+                                      : (uint64_t)s->kmer_hot * 4;
         info->cache_hit &= db->engines[i].cache_hit;
         info->table_bytes += bytes;
         info->local_table_bytes = local > info->local_table_bytes ? local : info->local_table_bytes;

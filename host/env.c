@@ -105,6 +105,12 @@ static const struct clm_env_row {
                               "no part below 1 MiB); another value makes the search fail with "
                               "`CLM_E_INVALID`",
                               "`clm_host_compile`"},
+    [CLM_ENV_KMER_Q] = {"CLMATCH_KMER_Q",
+                        "the q-gram length of `CLM_ALGO_KMER`'s filter in databases compiled "
+                        "meanwhile (kernel development: the default is chosen from the "
+                        "patterns)",
+                        "`4` to `16`, at most the shortest pattern; anything else: ignored",
+                        "[performance.md](performance.md)"},
 };
 
 const char *clm_env(enum clm_env_var var)

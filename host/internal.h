@@ -60,6 +60,7 @@ enum clm_env_var {
     CLM_ENV_TUNE,
     CLM_ENV_TEST_EARLY,
     CLM_ENV_HOST_THREADS,
+    CLM_ENV_KMER_Q,
     CLM_ENV_COUNT
 };
 /* The variable's value as getenv gives it: NULL when unset. */
@@ -141,7 +142,7 @@ enum clm_knob {
 #define CLM_TUNE_ON 2u
 
 /* The number of clm_algorithm values (CLM_ALGO_AUTO included). */
-#define CLM_ALGO_COUNT 10u
+#define CLM_ALGO_COUNT 11u
 
 /* A device's resolved tuning. Values 0 in algo[][] fall back to value[]. */
 struct clm_tune {
@@ -317,6 +318,12 @@ struct clm_kernel_shape {
                              (its matcher compiled in); 0: left out */
     unsigned compact;  /* the line-break compaction of cl/compact.cl (host/compact.c): 1;
                           0 for the search kernels */
+    unsigned kmer_q;    /* kmer: bytes of a sampled q-gram (cl/kmer.cl KMER_Q), at most 16 */
+    unsigned kmer_s;    /* kmer: bytes between samples (KMER_S) */
+    unsigned kmer_bits; /* kmer: log2 of the filter's bits (KMER_BITS) */
+    unsigned kmer_hot;  /* kmer, tables in global memory: the header and filter's uints, also
+                           copied to local memory (KMER_HOT); 0: read from global memory */
+    unsigned kmer_passes; /* kmer: loop passes of the verification of one sample, at most */
     unsigned emit_blocks; /* search kernels of LIKE's filter (records.c): matches set a bit
                              per block of this many bytes (cl/common.cl clm_emit); 0: they
                              are appended */

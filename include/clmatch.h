@@ -226,10 +226,16 @@ typedef enum {
                                IUPAC codes), Hamming distance (CLM_MISMATCHES_ONLY) up to
                                CLM_HAMMING_MAX_ERRORS, patterns up to CLM_HAMMING_MAX_LENGTH
                                symbols */
-    CLM_ALGO_SIMD = 9     /**< literal patterns, exact search, on CPUs: 64 starts a step
+    CLM_ALGO_SIMD = 9,    /**< literal patterns, exact search, on CPUs: 64 starts a step
                                compared with a few of the pattern's rarest bytes as 16-byte
                                vectors, then the candidates verified (W. Mula's SIMD-friendly
                                substring search); patterns up to CLM_SIMD_MAX_LENGTH bytes */
+    CLM_ALGO_KMER = 10    /**< many literal patterns in one pass, filter and verify: a q-gram
+                               (q <= 16) sampled every s bytes, s + q - 1 the shortest
+                               pattern, tested against a filter of the patterns' q-grams, the
+                               patterns listed under a q-gram that passes compared. Made for
+                               DNA (2 bits a byte); any bytes are searched correctly, those
+                               that share their bits 1-2 only more slowly */
 } clm_algorithm;
 
 /** CLM_ALGO_HAMMING's limits: mismatches and pattern length. */

@@ -524,7 +524,7 @@ expect_error "unknown long option" 2 'unrecognized option.*--frobnicate' \
     "$CLM" --frobnicate needle "$X"
 expect_error "unknown short option" 2 "invalid option.*'j'" "$CLM" -j needle "$X"
 expect_error "bad algorithm name" 2 "unknown algorithm 'bogus'" "$CLM" --algorithm bogus needle "$X"
-expect_error "bad algorithm name lists the new ones" 2 "aho, hamming or simd" \
+expect_error "bad algorithm name lists the new ones" 2 "hamming, simd or kmer" \
     "$CLM" --algorithm bogus needle "$X"
 expect_error "bad variant name" 2 "unknown variant 'bogus'" "$CLM" --variant=bogus needle "$X"
 expect_error "-k not a number" 2 "invalid number of errors 'x'" "$CLM" -k x needle "$X"

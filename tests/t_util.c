@@ -263,6 +263,14 @@ uint64_t t_table_bytes(const t_patset *ps, clm_algorithm algo)
         }
         return 256 + 4096 + 4 * ((total + 1) * (distinct + 1) * 9 / 8 + 2 * total + 2 * ps->count);
     }
+    if (algo == CLM_ALGO_KMER) {
+        /* a q-gram at up to 32 offsets of each pattern: per entry two 32-bit words, a bucket
+         * word and at most 32 filter bits (or the filter's 512 bytes), and the patterns */
+        uint64_t total = 0;
+        for (i = 0; i < ps->count; i++) total += ps->lens[i];
+        uint64_t entries = 32 * (uint64_t)ps->count;
+        return (64 + 4 * (3 * entries + 2 * ps->count + 33) + 4 * entries + 512 + total + 4) * 9 / 8;
+    }
     for (i = 0; i < ps->count; i++) {
         uint64_t m = ps->lens[i], bytes = m;
         if (algo == CLM_ALGO_KMP) {

@@ -1,5 +1,5 @@
 /*
- * The multi-pattern engine (aho: every pattern of a database in one pass) against a CPU
+ * The multi-pattern engines (aho and kmer: every pattern of a database in one pass) against a CPU
  * reference built for many patterns: sets of 2 to 20 000 patterns of mixed lengths, drawn
  * from the text and at random, prefixes, suffixes and duplicates of each other (each id
  * reported), every byte value, case folding, DNA on both strands; texts random, periodic
@@ -110,8 +110,8 @@ static unsigned char *xdup(const unsigned char *s, size_t n)
 }
 
 /* `count` patterns of minl..maxl symbols: half of them windows of the text (they occur), the
- * rest random symbols, prefixes or suffixes of an earlier pattern, or copies of one (a
- * duplicate under another id). Ids are distinct and out of order. */
+ * rest random symbols, prefixes or suffixes of an earlier pattern (of minl symbols or more),
+ * or copies of one (a duplicate under another id). Ids are distinct and out of order. */
 static void make_set(pset *s, t_rng *r, const unsigned char *text, size_t n, unsigned alpha,
                      unsigned count, size_t minl, size_t maxl, int caseless)
 {
@@ -133,7 +133,7 @@ static void make_set(pset *s, t_rng *r, const unsigned char *text, size_t n, uns
             t_fill(r, s->p[i], L, alpha);
         } else {
             unsigned j = (unsigned)t_below(r, i);
-            size_t lj = s->lens[j], cut = lj > 1 ? 1 + t_below(r, lj - 1) : lj;
+            size_t lj = s->lens[j], cut = lj > minl ? minl + t_below(r, lj - minl) : lj;
             if (kind == 6) { L = lj; s->p[i] = xdup(s->p[j], lj); }           /* duplicate */
             else if (t_below(r, 2)) { L = cut; s->p[i] = xdup(s->p[j], cut); }  /* prefix */
             else { L = cut; s->p[i] = xdup(s->p[j] + lj - cut, cut); }          /* suffix */
@@ -194,22 +194,24 @@ static int check_stream(const clm_database *db, clm_scratch *s, const unsigned c
     return ok;
 }
 
-/* Compile the set with aho in table memory mem (and geometry wgs, bpi: 0 the defaults) and
- * check scan and count on slabs of `slab` bytes (0: default), and a stream when r is given.
- * A table too large for local or constant memory may be refused, naming what works. */
-static void check_set(const pset *set, const unsigned char *text, size_t n, unsigned flags,
-                      clm_table_memory mem, unsigned wgs, unsigned bpi, size_t slab,
-                      size_t capacity, t_rng *r, const char *what)
+/* Compile the set with algo (aho, kmer) in table memory mem (and geometry wgs, bpi: 0 the
+ * defaults) and check scan and count on slabs of `slab` bytes (0: default), and a stream when
+ * r is given. A table too large for local or constant memory may be refused, naming what
+ * works. */
+static void check_set_with(clm_algorithm algo, const pset *set, const unsigned char *text,
+                           size_t n, unsigned flags, clm_table_memory mem, unsigned wgs,
+                           unsigned bpi, size_t slab, size_t capacity, t_rng *r,
+                           const char *what)
 {
     clm_database *db = NULL;
     clm_scratch *s = NULL;
     t_matches want, got;
     char desc[256];
-    snprintf(desc, sizeof desc, "aho %s: %u patterns, mem=%s wgs=%u bpi=%u slab=%zu cap=%zu",
-             what, set->count, clm_table_memory_name(mem), wgs, bpi, slab, capacity);
-    int rc = t_compile(&set->ps, CLM_ALGO_AHO, mem, flags, wgs, bpi, &db);
+    snprintf(desc, sizeof desc, "%s %s: %u patterns, mem=%s wgs=%u bpi=%u slab=%zu cap=%zu",
+             clm_algorithm_name(algo), what, set->count, clm_table_memory_name(mem), wgs, bpi, slab, capacity);
+    int rc = t_compile(&set->ps, algo, mem, flags, wgs, bpi, &db);
     if (rc == CLM_E_UNSUPPORTED && mem != CLM_TABLE_GLOBAL && mem != CLM_TABLE_AUTO) {
-        uint64_t need = t_table_bytes(&set->ps, CLM_ALGO_AHO), limit = t_table_limit(mem);
+        uint64_t need = t_table_bytes(&set->ps, algo), limit = t_table_limit(mem);
         if (need <= limit)
             T_FAIL("%s: refused although the table (<= %llu bytes) fits in %llu: %s", desc,
                    (unsigned long long)need, (unsigned long long)limit, clm_last_error());
@@ -223,9 +225,9 @@ static void check_set(const pset *set, const unsigned char *text, size_t n, unsi
     }
     clm_database_info info;
     if (EXPECT_RC(clm_database_get_info(db, &info, sizeof info), CLM_OK)) {
-        EXPECT(info.algorithm == CLM_ALGO_AHO);
+        EXPECT(info.algorithm == algo);
         EXPECT(info.pattern_count == set->count);
-        uint64_t bound = t_table_bytes(&set->ps, CLM_ALGO_AHO);
+        uint64_t bound = t_table_bytes(&set->ps, algo);
         EXPECT(info.engines == 1);
         EXPECT(info.table_bytes > 0 && info.table_bytes <= bound);
         EXPECT(info.compile_seconds > 0);
@@ -256,6 +258,14 @@ static void check_set(const pset *set, const unsigned char *text, size_t n, unsi
     t_matches_free(&got);
 }
 
+/* The engine the running test checks: its argument's (see register_multi_tests). */
+typedef struct {
+    clm_table_memory mem;
+    clm_algorithm algo;
+} mem_arg;
+
+#define check_set(...) check_set_with(a->algo, __VA_ARGS__)
+
 /* ---- tests ------------------------------------------------------------------------------- */
 
 /* The reference itself, against the plain one (every pattern compared at every start). */
@@ -285,10 +295,6 @@ static void test_reference(const void *arg)
     }
 }
 
-typedef struct {
-    clm_table_memory mem;
-} mem_arg;
-
 /* 2 to 1000 patterns of 1..40 symbols over 4, 26 and 256 symbols. */
 static void test_sets(const void *arg)
 {
@@ -317,7 +323,7 @@ static void test_sets(const void *arg)
  * (and 100), a stream in random pieces, a match buffer that must grow from 16. */
 static void test_boundaries(const void *arg)
 {
-    (void)arg;
+    const mem_arg *a = arg;
     t_rng r;
     t_rng_init(&r, "multi.boundaries", 0);
     size_t n = 30000;
@@ -335,7 +341,7 @@ static void test_boundaries(const void *arg)
  * byte; (ab)^k patterns on (ab)* text. */
 static void test_periodic(const void *arg)
 {
-    (void)arg;
+    const mem_arg *a = arg;
     t_rng r;
     t_rng_init(&r, "multi.periodic", 0);
     size_t n = 20000, i;
@@ -374,7 +380,7 @@ static void test_periodic(const void *arg)
 /* Case folding: letters in both cases, patterns in random case. */
 static void test_caseless(const void *arg)
 {
-    (void)arg;
+    const mem_arg *a = arg;
     t_rng r;
     t_rng_init(&r, "multi.caseless", 0);
     size_t n = 50000;
@@ -392,7 +398,7 @@ static void test_caseless(const void *arg)
 /* Every byte value in the patterns (the class map has no "other" class left), NUL bytes. */
 static void test_allbytes(const void *arg)
 {
-    (void)arg;
+    const mem_arg *a = arg;
     t_rng r;
     t_rng_init(&r, "multi.allbytes", 0);
     size_t n = 60000;
@@ -414,7 +420,7 @@ static void test_allbytes(const void *arg)
 /* Many patterns: 20 000 DNA patterns of 8..32 bases drawn from 1 MB (3 000 in quick runs). */
 static void test_large(const void *arg)
 {
-    (void)arg;
+    const mem_arg *a = arg;
     t_rng r;
     t_rng_init(&r, "multi.large", 0);
     size_t n = (size_t)1 << 20;
@@ -430,7 +436,7 @@ static void test_large(const void *arg)
  * shallowest states), the rest stays global, and the walk crosses between them. */
 static void test_split(const void *arg)
 {
-    (void)arg;
+    const mem_arg *a = arg;
     t_rng r;
     t_rng_init(&r, "multi.split", 0);
     size_t n = (size_t)1 << 19;
@@ -470,7 +476,7 @@ static int collect_all(const clm_match *m, void *ctx)
 
 static void test_dna(const void *arg)
 {
-    (void)arg;
+    const mem_arg *ma = arg;
     t_rng r;
     t_rng_init(&r, "multi.dna", 0);
     size_t n = 80000;
@@ -494,7 +500,7 @@ static void test_dna(const void *arg)
         for (int pass = 0; pass < 2; pass++) {
             clm_database *db = NULL;
             clm_scratch *s = NULL;
-            clm_algorithm algo = pass ? CLM_ALGO_BITAP : CLM_ALGO_AHO;
+            clm_algorithm algo = pass ? CLM_ALGO_BITAP : ma->algo;
             if (!EXPECT_RC(t_compile(&set.ps, algo, CLM_TABLE_AUTO, flag_sets[f], 0, 0, &db),
                            CLM_OK)) {
                 t_note("flags 0x%x %s: %s", flag_sets[f], clm_algorithm_name(algo),
@@ -507,13 +513,14 @@ static void test_dna(const void *arg)
             clm_database_free(db);
         }
         if (!EXPECT(got[0].n == got[1].n))
-            t_note("flags 0x%x: aho %zu matches, bitap %zu", flag_sets[f], got[0].n, got[1].n);
+            t_note("flags 0x%x: %s %zu matches, bitap %zu", flag_sets[f],
+                   clm_algorithm_name(ma->algo), got[0].n, got[1].n);
         for (size_t i = 0; i < got[0].n && i < got[1].n; i++) {
             const clm_match *a = &got[0].v[i], *b = &got[1].v[i];
             if (a->start != b->start || a->end != b->end || a->id != b->id ||
                 a->strand != b->strand) {
-                T_FAIL("flags 0x%x: match %zu: aho [%llu,%llu) id %u strand %d, bitap "
-                       "[%llu,%llu) id %u strand %d", flag_sets[f], i,
+                T_FAIL("flags 0x%x: match %zu: %s [%llu,%llu) id %u strand %d, bitap "
+                       "[%llu,%llu) id %u strand %d", flag_sets[f], i, clm_algorithm_name(ma->algo),
                        (unsigned long long)a->start, (unsigned long long)a->end, a->id,
                        a->strand, (unsigned long long)b->start, (unsigned long long)b->end,
                        b->id, b->strand);
@@ -526,6 +533,40 @@ static void test_dna(const void *arg)
     }
     pset_free(&set);
     free(text);
+}
+
+/* kmer's sample step s = shortest - q + 1 (q <= 16) and its cap of 32: sets whose shortest
+ * pattern is 12 to 50 bytes, occurrences planted at every phase of the step, ranges of 16
+ * bytes shorter than the step, slabs of 101 and 4099 bytes, streams; DNA and any bytes. */
+static void test_steps(const void *arg)
+{
+    const mem_arg *a = arg;
+    static const struct {
+        size_t minl, maxl;
+        unsigned alpha, count;
+        int caseless;
+    } sets[] = {{20, 20, 4, 300, 0}, {12, 13, 4, 50, 0}, {13, 40, 4, 200, 1},
+                {50, 70, 4, 100, 0}, {16, 30, 256, 100, 0}, {24, 24, 26, 500, 1}};
+    t_rng r;
+    t_rng_init(&r, "multi.steps", 0);
+    size_t n = 50000;
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+        unsigned char *text = random_text(&r, n, sets[k].alpha);
+        pset set;
+        char what[64];
+        make_set(&set, &r, text, n, sets[k].alpha, sets[k].count, sets[k].minl, sets[k].maxl,
+                 sets[k].caseless);
+        for (size_t at = 7; at + 80 < n; at += 997) /* pattern 0 at every phase */
+            memcpy(text + at, set.p[0], set.lens[0]);
+        snprintf(what, sizeof what, "steps %zu..%zu alpha=%u", sets[k].minl, sets[k].maxl,
+                 sets[k].alpha);
+        unsigned flags = sets[k].caseless ? CLM_CASELESS : 0;
+        check_set(&set, text, n, flags, CLM_TABLE_AUTO, 0, 0, 0, 0, &r, what);
+        check_set(&set, text, n, flags, CLM_TABLE_GLOBAL, 8, 16, 101, 16, NULL, what);
+        check_set(&set, text, n, flags, CLM_TABLE_LOCAL, 8, 16, 4099, 0, &r, what);
+        pset_free(&set);
+        free(text);
+    }
 }
 
 /* auto takes aho for two or more exact patterns, classes included while their literal
@@ -575,19 +616,32 @@ static void test_choice(const void *arg)
 
 void register_multi_tests(void)
 {
-    static const mem_arg mems[] = {{CLM_TABLE_GLOBAL}, {CLM_TABLE_LOCAL}, {CLM_TABLE_AUTO}};
+    static const clm_algorithm algos[] = {CLM_ALGO_AHO, CLM_ALGO_KMER};
+    static const clm_table_memory mems[] = {CLM_TABLE_GLOBAL, CLM_TABLE_LOCAL, CLM_TABLE_AUTO};
+    static mem_arg args[2][3];
+    static const struct {
+        const char *name;
+        t_fn fn;
+        int quick;
+    } each[] = {{"boundaries", test_boundaries, 1}, {"periodic", test_periodic, 1},
+                {"caseless", test_caseless, 1},     {"allbytes", test_allbytes, 0},
+                {"large", test_large, 0},           {"dna", test_dna, 1}};
+    char name[64];
     t_register("multi.reference", test_reference, NULL, 1);
-    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "multi.sets.%s", clm_table_memory_name(mems[i].mem));
-        t_register(name, test_sets, &mems[i], mems[i].mem == CLM_TABLE_GLOBAL);
+    for (size_t g = 0; g < 2; g++) {
+        /* aho keeps its old names; kmer's have its name after "multi." */
+        const char *tag = g ? "kmer." : "";
+        for (size_t i = 0; i < 3; i++) {
+            args[g][i] = (mem_arg){mems[i], algos[g]};
+            snprintf(name, sizeof name, "multi.%ssets.%s", tag, clm_table_memory_name(mems[i]));
+            t_register(name, test_sets, &args[g][i], mems[i] == CLM_TABLE_GLOBAL);
+        }
+        for (size_t i = 0; i < sizeof each / sizeof each[0]; i++) {
+            snprintf(name, sizeof name, "multi.%s%s", tag, each[i].name);
+            t_register(name, each[i].fn, &args[g][2], each[i].quick);
+        }
     }
-    t_register("multi.boundaries", test_boundaries, NULL, 1);
-    t_register("multi.periodic", test_periodic, NULL, 1);
-    t_register("multi.caseless", test_caseless, NULL, 1);
-    t_register("multi.allbytes", test_allbytes, NULL, 0);
-    t_register("multi.large", test_large, NULL, 0);
-    t_register("multi.split", test_split, NULL, 1);
-    t_register("multi.dna", test_dna, NULL, 1);
+    t_register("multi.split", test_split, &args[0][2], 1);
+    t_register("multi.kmer.steps", test_steps, &args[1][2], 1);
     t_register("multi.choice", test_choice, NULL, 1);
 }
