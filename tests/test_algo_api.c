@@ -21,14 +21,14 @@ static unsigned char *xmalloc(size_t n)
 static void test_names(const void *arg)
 {
     static const char *const anames[] = {"auto", "naive", "kmp", "dfa", "bitap", "bmh", "witness",
-                                         "aho", "hamming", "simd"};
+                                         "aho", "hamming", "simd", "kmer"};
     static const char *const vnames[] = {"auto", "item", "reduce", "subgroup"};
     clm_algorithm a;
     clm_variant v;
     int i;
     clm_compile_options o;
     (void)arg;
-    for (i = 0; i < 10; i++) {
+    for (i = 0; i < 11; i++) {
         const char *name = clm_algorithm_name((clm_algorithm)i);
         if (!EXPECT(name && strcmp(name, anames[i]) == 0))
             t_note("clm_algorithm_name(%d) = \"%s\", expected \"%s\"", i, name ? name : "(null)",
@@ -46,9 +46,9 @@ static void test_names(const void *arg)
         if (EXPECT_RC(clm_variant_from_name(vnames[i], &v), CLM_OK) && !EXPECT(v == (clm_variant)i))
             t_note("clm_variant_from_name(\"%s\") gave %d", vnames[i], (int)v);
     }
-    EXPECT(clm_algorithm_count() == 10);
+    EXPECT(clm_algorithm_count() == 11);
     /* every algorithm has the item kernel; only bitap the reduce (and reserved subgroup) */
-    for (i = 0; i < 10; i++) {
+    for (i = 0; i < 11; i++) {
         unsigned want = i == 0 ? 0 : 1u << CLM_VARIANT_ITEM;
         if (i == CLM_ALGO_BITAP)
             want |= 1u << CLM_VARIANT_REDUCE | 1u << CLM_VARIANT_SUBGROUP;
@@ -56,8 +56,8 @@ static void test_names(const void *arg)
             t_note("clm_algorithm_variants(%s) = %#x, expected %#x", anames[i],
                    clm_algorithm_variants((clm_algorithm)i), want);
     }
-    EXPECT(clm_algorithm_variants((clm_algorithm)10) == 0);
-    EXPECT(strcmp(clm_algorithm_name((clm_algorithm)10), "?") == 0);
+    EXPECT(clm_algorithm_variants((clm_algorithm)11) == 0);
+    EXPECT(strcmp(clm_algorithm_name((clm_algorithm)11), "?") == 0);
     EXPECT(strcmp(clm_algorithm_name((clm_algorithm)-1), "?") == 0);
     EXPECT(strcmp(clm_variant_name((clm_variant)4), "?") == 0);
     EXPECT(strcmp(clm_variant_name((clm_variant)99), "?") == 0);
