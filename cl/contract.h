@@ -165,8 +165,7 @@ enum clm_like_match_arg {
 };
 
 /* clm_like_aho_local / clm_like_aho_global's (CLM_ROWS_AUTOMATON: a disjunction of contains
- * as one Aho-Corasick walk per row, host/like.c): clm_like_match's (PROG unread, POS unwritten:
- * the host asks no positions of them), then
+ * as one Aho-Corasick walk per row, host/like.c): clm_like_match's (PROG unread), then
  *   AHO       CLM_LIKE_AHO_MAP uints of class map (byte b of them: text byte b's class), then
  *             the automaton of every pattern's literal (CLM_AHO_*: row offsets from there)
  *   AHO_WORDS the automaton's uints

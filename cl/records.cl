@@ -260,8 +260,38 @@ CLM_LIKE_AHO_WALK(clm_like_aho_walk_local, __local)
 CLM_LIKE_AHO_WALK(clm_like_aho_walk_global, __global)
 #undef CLM_LIKE_AHO_WALK
 
+/* With positions: the walk goes on past the first output state, to the row's end or until
+ * pattern 0 is found; of the patterns it meets, the lowest-numbered one's first occurrence
+ * (the leftmost, as its first end is) gives the start, CLM_LIKE_NONE if none ends here. */
+#define CLM_LIKE_AHO_FIRST(NAME, SPACE)                                                     \
+    ulong NAME(__global const uchar *row, ulong n, __local const uchar *map,                \
+               SPACE const uint *tab)                                                       \
+    {                                                                                       \
+        const uint out_min = tab[CLM_AHO_OUT_MIN], classes = tab[CLM_AHO_CLASSES];          \
+        const uint head = tab[CLM_AHO_HEAD], link = tab[CLM_AHO_LINK];                      \
+        const uint dup = tab[CLM_AHO_DUP], id = tab[CLM_AHO_ID], len = tab[CLM_AHO_LEN];    \
+        uint state = CLM_AHO_HEADER, best = CLM_AHO_NONE;                                   \
+        ulong at = CLM_LIKE_NONE;                                                           \
+        for (ulong j = 0; j < n && best; j++) {                                             \
+            if ((state = tab[state + map[row[j]]]) < out_min)                               \
+                continue;                                                                   \
+            for (uint o = (state - out_min) / classes; o != CLM_AHO_NONE; o = tab[link + o]) \
+                for (uint v = tab[head + o]; v != CLM_AHO_NONE; v = tab[dup + v]) {         \
+                    const uint p = tab[id + v];                                             \
+                    if (p < best) {                                                         \
+                        best = p;                                                           \
+                        at = j + 1 - tab[len + p];                                          \
+                    }                                                                       \
+                }                                                                           \
+        }                                                                                   \
+        return at;                                                                          \
+    }
+CLM_LIKE_AHO_FIRST(clm_like_aho_first_local, __local)
+CLM_LIKE_AHO_FIRST(clm_like_aho_first_global, __global)
+#undef CLM_LIKE_AHO_FIRST
+
 /* A work-item per row, the class map (and for _local the automaton) copied to CACHE. */
-#define CLM_LIKE_AHO_KERNEL(NAME, WALK, TAB, COPY)                                          \
+#define CLM_LIKE_AHO_KERNEL(NAME, WALK, FIRST, TAB, COPY)                                   \
     __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void NAME(                     \
         CLM_LIKE_AHO_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))                               \
     {                                                                                       \
@@ -272,18 +302,25 @@ CLM_LIKE_AHO_WALK(clm_like_aho_walk_global, __global)
         for (uint i = lid; i < (COPY); i += WG)                                             \
             cache[i] = aho[i];                                                              \
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-        ulong start, n;                                                                     \
-        (void)prog, (void)pos, (void)want_pos, (void)aho_words;                             \
+        ulong start, n, p = CLM_LIKE_NONE;                                                  \
+        (void)prog, (void)aho_words;                                                        \
         int sel = clm_like_row(offsets, valid, vbit, has_valid, rows, row_off, base, gid,   \
-                               &start, &n) &&                                               \
-                  WALK(data + start, n, (__local const uchar *)cache,                       \
-                       (TAB) + CLM_LIKE_AHO_MAP);                                           \
+                               &start, &n);                                                 \
+        __local const uchar *map_ = (__local const uchar *)cache;                           \
+        if (sel && want_pos)                                                                \
+            sel = (p = FIRST(data + start, n, map_, (TAB) + CLM_LIKE_AHO_MAP)) !=           \
+                  CLM_LIKE_NONE;                                                            \
+        else if (sel)                                                                       \
+            sel = WALK(data + start, n, map_, (TAB) + CLM_LIKE_AHO_MAP);                    \
+        if (want_pos && gid < rows)                                                         \
+            pos[gid] = p;                                                                   \
         clm_like_publish(words, sel, rows, bitmap, groups);                                 \
     }
 
-CLM_LIKE_AHO_KERNEL(clm_like_aho_local, clm_like_aho_walk_local, cache,
-                    CLM_LIKE_AHO_MAP + aho_words)
-CLM_LIKE_AHO_KERNEL(clm_like_aho_global, clm_like_aho_walk_global, aho, CLM_LIKE_AHO_MAP)
+CLM_LIKE_AHO_KERNEL(clm_like_aho_local, clm_like_aho_walk_local, clm_like_aho_first_local,
+                    cache, CLM_LIKE_AHO_MAP + aho_words)
+CLM_LIKE_AHO_KERNEL(clm_like_aho_global, clm_like_aho_walk_global, clm_like_aho_first_global,
+                    aho, CLM_LIKE_AHO_MAP)
 #undef CLM_LIKE_AHO_KERNEL
 
 /* ---- a work-group per row (seed 004's Split): for long rows, every work-item of the group

@@ -199,14 +199,16 @@ int clm_kmer_tables(const struct clm_kernel_shape *s, const struct clm_symbols *
     return CLM_OK;
 }
 
-/* The walk: a block of 16 bytes a pass and a pass per sample, the tail's byte-wise q-grams,
- * and per sample its verification at worst (all-match text). */
+/* The walk: a block of 16 bytes a pass, and its samples' loop a pass more than it has
+ * samples; the tail's byte-wise q-grams, and per sample its verification at worst (all-match
+ * text). */
 size_t clm_kmer_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                             unsigned lanes)
 {
     (void)lanes;
     size_t samples = (chunk + s->kmer_s - 1) / s->kmer_s + 1;
-    return bytes / 16 + 4 + samples * (s->kmer_q + 2 + (s->kmer_passes ? s->kmer_passes : 1));
+    size_t verify = s->kmer_passes ? s->kmer_passes : 1;
+    return 2 * (bytes / 16 + 4) + samples * (s->kmer_q + 2 + verify);
 }
 
 int clm_kmer_suits(const struct clm_symbols *sym, unsigned count, int caseless)

@@ -432,8 +432,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     Q->pos_wanted = s->positions != NULL;
     Q->dense = dev->info.type == CLM_DEVICE_CPU ? DENSE_CPU : DENSE;
     uint64_t batch = c->rows < Q->batch_rows ? c->rows : Q->batch_rows;
-    /* positions are those of the first pattern that selects a row: a pass per pattern */
-    Q->aho = like->aho_buf && !s->positions &&
+    Q->aho = like->aho_buf &&
              (s->kernel == CLM_ROWS_AUTOMATON ||
               (s->kernel == CLM_ROWS_AUTO && auto_automaton(like, c)));
     /* zero-copy batches start at the aligned address before their first row (send_batch),

@@ -1343,8 +1343,8 @@ CLM_API void clm_like_free(clm_like *like);
 typedef enum {
     CLM_ROWS_AUTO = 0,  /**< by the column's mean row length: CLM_ROWS_GROUP from
                              CLM_ROWS_GROUP_MEAN bytes on; below, CLM_ROWS_AUTOMATON for a
-                             disjunction of 2 or more contains that it serves (without
-                             positions), CLM_ROWS_FILTER for one LIKE or NOT LIKE that it
+                             disjunction of 2 or more contains that it serves,
+                             CLM_ROWS_FILTER for one LIKE or NOT LIKE that it
                              serves and that is no prefix or equality (no leading '%'),
                              when the search finds its anchor in at most one 64-byte
                              block in 16 of the first piece (in 4 on CPU devices); else
@@ -1366,9 +1366,11 @@ typedef enum {
                              ILIKE) in one pass over each row: a work-item per row walks
                              one Aho-Corasick automaton of every literal (in local memory
                              when it fits) and the row is selected where any literal
-                             ends. A predicate it cannot serve (or whose automaton could
-                             pass 64 MiB), or a selection asking for positions, runs
-                             CLM_ROWS_ITEM instead: kernel_used says which ran */
+                             ends; asked for positions, the walk goes on to the row's end
+                             (or to pattern 0) and the lowest-numbered pattern found gives
+                             its leftmost start. A predicate it cannot serve (or whose
+                             automaton could pass 64 MiB) runs CLM_ROWS_ITEM instead:
+                             kernel_used says which ran */
 } clm_rows_kernel;
 /** The mean row length from which CLM_ROWS_AUTO takes a work-group per row. */
 #define CLM_ROWS_GROUP_MEAN 1024u

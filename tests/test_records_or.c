@@ -4,7 +4,7 @@
  * patterns (prefixes, suffixes and duplicates of each other), ILIKE, NULLs, empty rows,
  * rows at work-group edges, small slabs, host (copied and in place) and resident columns,
  * 32- and 64-bit offsets and ids, an automaton too large for local memory (and one too
- * large to build), auto's choice, and the fallbacks to a work-item per row (positions, NOT
+ * large to build), positions, auto's choice, and the fallbacks to a work-item per row (NOT
  * LIKE, other shapes, LIKE beside ILIKE) with kernel_used saying which ran.
  */
 #include <stdio.h>
@@ -70,7 +70,7 @@ static void or_check(const clm_like *like, const clm_column *col, const tcol *c,
 
 /* q over c every way the automaton runs: host columns copied (small slabs too) and in
  * place, resident, 32- and 64-bit ids, the count alone, and auto (`auto_used`: what auto
- * should take); then with positions, which a work-item per row gives. */
+ * should take); then with positions, the lowest-numbered pattern's leftmost start. */
 static void or_check_all(const tcol *c, const orq *q, size_t slab, clm_rows_kernel auto_used,
                          const char *what)
 {
@@ -94,8 +94,10 @@ static void or_check_all(const tcol *c, const orq *q, size_t slab, clm_rows_kern
         snprintf(label, sizeof label, "%s, host, auto", what);
         or_check(like, host, c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTO, CLM_PATH_AUTO,
                  auto_used, label);
-        snprintf(label, sizeof label, "%s, host, positions: a work-item per row", what);
-        or_check(like, host, c, want, want_pos, n, 32, 1, slab, A, CLM_PATH_COPY,
+        snprintf(label, sizeof label, "%s, host, positions", what);
+        or_check(like, host, c, want, want_pos, n, 32, 1, slab, A, CLM_PATH_COPY, A, label);
+        snprintf(label, sizeof label, "%s, host, positions, a work-item per row", what);
+        or_check(like, host, c, want, want_pos, n, 32, 1, slab, CLM_ROWS_ITEM, CLM_PATH_COPY,
                  CLM_ROWS_ITEM, label);
         if (EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK)) {
             snprintf(label, sizeof label, "%s, resident, 64-bit ids", what);
@@ -107,7 +109,7 @@ static void or_check_all(const tcol *c, const orq *q, size_t slab, clm_rows_kern
                      auto_used, label);
             snprintf(label, sizeof label, "%s, resident, positions", what);
             or_check(like, res, c, want, want_pos, n, 64, 1, 0, CLM_ROWS_AUTO, CLM_PATH_AUTO,
-                     auto_used == A ? CLM_ROWS_ITEM : auto_used, label);
+                     auto_used, label);
         }
     }
     clm_column_free(res);

@@ -80,6 +80,7 @@ static const struct patset sets[] = {
     {"text", {"hello world"}, 0, 0},
     {"caseless", {"Hello World"}, CLM_CASELESS, 0},
     {"mixed", {"GATTACA", "ACGTTGCAACGTTGCAGATTACAG", "TTT"}, 0, 0},
+    {"dna20-set", {"GATTACAGATTACAGATTAC", "ACGTTGCAACGTTGCAGATT", "TTTGACCAGTTTGACCAGTA"}, 0, 0},
     {"classes", {"[ab]c.d\\d"}, CLM_CLASSES, 0},
     {"edits2", {"GATTACAGATTACAG"}, 0, 2},
     {"mismatch2", {"GATTACAGATTACAG"}, CLM_MISMATCHES_ONLY, 2},
@@ -182,9 +183,16 @@ static void print_algorithms(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr,
-                "usage: clmatch-kernels DIR | --options | --algorithms | --environment\n");
+    static const char usage[] =
+        "usage: clmatch-kernels DIR | --options | --algorithms | --environment\n";
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    /* an unknown option is refused, not taken for the directory to write */
+    if (argc != 2 || (argv[1][0] == '-' && strcmp(argv[1], "--options") &&
+                      strcmp(argv[1], "--algorithms") && strcmp(argv[1], "--environment"))) {
+        fputs(usage, stderr);
         return 1;
     }
     if (!strcmp(argv[1], "--options")) {
