@@ -350,6 +350,51 @@ int clm_like_new(clm_device *dev, uint32_t *prog, size_t words, unsigned count,
     return CLM_OK;
 }
 
+int clm_like_or(const clm_like *const *parts, unsigned count, clm_like **out)
+{
+    if (!out)
+        return clm_fail(CLM_E_INVALID, "clm_like_or: out is NULL");
+    *out = NULL;
+    if (!parts || count == 0)
+        return clm_fail(CLM_E_INVALID, "clm_like_or: %s", !parts ? "parts is NULL" : "count is 0");
+    uint64_t patterns = 0, words = 1;
+    for (unsigned i = 0; i < count; i++) {
+        if (!parts[i])
+            return clm_fail(CLM_E_INVALID, "clm_like_or: part %u is NULL", i);
+        if (parts[i]->dev != parts[0]->dev)
+            return clm_fail(CLM_E_INVALID, "clm_like_or: part %u was compiled for another "
+                                           "device than part 0", i);
+        patterns += parts[i]->count;
+        words += parts[i]->prog_words - 1;
+    }
+    if (words > UINT32_MAX)
+        return clm_fail(CLM_E_INVALID, "clm_like_or: %llu words of patterns, more than 2^32",
+                        (unsigned long long)words);
+    uint32_t *prog = malloc(words * sizeof *prog);
+    if (!prog)
+        return clm_fail(CLM_E_NOMEM, "out of memory");
+    /* the headers side by side, then each part's segments, symbols and masks, whose word
+     * offsets (SEG, and a LIKE's segment records) move by where its data lands */
+    prog[0] = (uint32_t)patterns;
+    size_t head = 1, data = 1 + (size_t)patterns * CLM_LIKE_HEAD;
+    for (unsigned i = 0; i < count; i++) {
+        const struct clm_like *p = parts[i];
+        const size_t from = 1 + (size_t)p->count * CLM_LIKE_HEAD;
+        const uint32_t move = (uint32_t)(data - from);
+        memcpy(prog + head, p->prog + 1, (size_t)p->count * CLM_LIKE_HEAD * sizeof *prog);
+        memcpy(prog + data, p->prog + from, (p->prog_words - from) * sizeof *prog);
+        for (unsigned j = 0; j < p->count; j++, head += CLM_LIKE_HEAD) {
+            uint32_t *h = prog + head;
+            h[CLM_LIKE_SEG] += move;
+            if (!(h[CLM_LIKE_FLAGS] & CLM_LIKE_F_APPROX))
+                for (uint32_t s = 0; s < h[CLM_LIKE_SEGS]; s++)
+                    prog[h[CLM_LIKE_SEG] + 2 * s] += move;
+        }
+        data += p->prog_words - from;
+    }
+    return clm_like_new(parts[0]->dev, prog, words, (unsigned)patterns, out);
+}
+
 void clm_like_free(clm_like *like)
 {
     if (!like)

@@ -1322,8 +1322,8 @@ typedef enum {
  * least e such that some row[s, e) is within max_errors of the pattern (for mismatches,
  * the occurrence starts at e - length). Such a predicate always runs a work-item per row
  * (kernel_used CLM_ROWS_ITEM whatever clm_selection.kernel asks: a bit-parallel automaton
- * per row, which stops at the first occurrence). To OR with LIKE patterns, select with
- * each predicate and OR the bitmaps.
+ * per row, which stops at the first occurrence). To OR with LIKE patterns in one pass:
+ * clm_like_or.
  * Errors: CLM_E_INVALID (NULL, count 0, an unknown flag or mode, max_errors above
  * CLM_APPROX_MAX_ERRORS or not below a pattern's length), CLM_E_EMPTY_PATTERN,
  * CLM_E_PATTERN_TOO_LONG (above CLM_APPROX_MAX_PATTERN), CLM_E_OPENCL, CLM_E_DEVICE_MEMORY,
@@ -1332,6 +1332,17 @@ typedef enum {
 CLM_API int clm_approx_compile(clm_device *dev, const char *const *patterns,
                                const size_t *lengths, const unsigned *flags, unsigned count,
                                unsigned max_errors, clm_approx_mode mode, clm_like **out);
+
+/**
+ * One predicate that ORs `count` compiled ones (clm_like_compile's, clm_approx_compile's or
+ * this function's) of one device: LIKE patterns and approximate contains searched in one
+ * pass over the rows instead of a select per predicate. Its patterns are parts[0]'s, then
+ * parts[1]'s, and so on, so a selected row's position is that of the first of them that
+ * selects it. The parts stay the caller's: free them when they are no longer used.
+ * Errors: CLM_E_INVALID (NULL, count 0, a NULL part, parts of different devices, more than
+ * 2^32 words of patterns in all), CLM_E_OPENCL, CLM_E_DEVICE_MEMORY, CLM_E_NOMEM.
+ */
+CLM_API int clm_like_or(const clm_like *const *parts, unsigned count, clm_like **out);
 
 /** Release a compiled predicate (clm_like_compile or clm_approx_compile). NULL is ignored. */
 CLM_API void clm_like_free(clm_like *like);

@@ -240,6 +240,8 @@ if command -v python3 >/dev/null 2>&1; then
     vs_contains "--contains on prose, -k 2" n "-k 2" "-k 2" "$T/doc" 'approximate' 'Levenstein'
     vs_contains "--contains -k 1 --like: an OR" lines "-k 1 --like=A%" "-k 1 --like A%" \
         "$T/abc" cbcb
+    vs_contains "--contains -k 1 -i -v -c with two --like: one predicate" c \
+        "-k 1 -i -v --like=%ab% --like=c%" "-k 1 -i -v --like %ab% --like c%" "$T/abc" cbcb aaa
     tr '\n' '\0' <"$T/abc" >"$T/abcz"
     vs_contains "--contains -z -k 1" lines "-z -k 1" "-z -k 1" "$T/abcz" baca
 else

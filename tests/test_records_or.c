@@ -413,6 +413,108 @@ static void test_auto(const void *arg)
     tcol_free(&c);
 }
 
+/* The rows the parts select one by one, each with the position of the first part that
+ * selects it (64-bit ids and positions of one select per part, a work-item per row): what
+ * clm_like_or's predicate must give. Returns the count. */
+static uint64_t parts_ref(clm_like *const *parts, unsigned n, const clm_column *col,
+                          const tcol *c, unsigned char *want, uint64_t *want_pos)
+{
+    uint64_t count = 0;
+    memset(want, 0, c->rows);
+    for (uint64_t i = 0; i < c->rows; i++) want_pos[i] = CLM_NO_POSITION;
+    for (unsigned p = 0; p < n; p++) {
+        tsel t;
+        tsel_open(&t, c, 64, 1);
+        t.s.kernel = CLM_ROWS_ITEM;
+        if (EXPECT_RC(clm_like_select(parts[p], col, &t.s), CLM_OK))
+            for (uint64_t k = 0; k < t.s.count; k++) {
+                uint64_t row = ((const uint64_t *)t.ids)[k];
+                if (want[row]) continue;
+                want[row] = 1;
+                want_pos[row] = t.pos[k];
+                count++;
+            }
+        tsel_close(&t);
+    }
+    return count;
+}
+
+/* clm_like_or: LIKE, NOT LIKE, ILIKE and approximate contains (edits, and caseless
+ * mismatches) in one predicate select what the parts select one by one, each row with the
+ * first selecting part's position, on a host column and a resident one; misuse refused. */
+static void test_mixed(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records_or.mixed", 0);
+    tcol c;
+    tcol_make(&c, &r, 3000, 32, len_short, "abcxABC", 29);
+    const char *lk[] = {"%abca%", "%a%", "%b_c%a", "c\\%%"};
+    const unsigned lf[] = {0, CLM_LIKE_NOT, CLM_LIKE_CASELESS, 0};
+    const char *ed[] = {"abcabc", "ccxxa"}, *mm[] = {"axbxc"};
+    const unsigned mf[] = {CLM_LIKE_CASELESS};
+    clm_like *parts[3] = {NULL, NULL, NULL}, *both = NULL;
+    clm_column *host = NULL, *res = NULL;
+    unsigned char *want = malloc(c.rows);
+    uint64_t *want_pos = malloc(c.rows * sizeof *want_pos);
+    if (!want || !want_pos) abort();
+    if (EXPECT_RC(clm_like_compile(t_dev, lk, NULL, lf, 4, '\\', &parts[0]), CLM_OK) &&
+        EXPECT_RC(clm_approx_compile(t_dev, ed, NULL, NULL, 2, 2, CLM_APPROX_EDITS, &parts[1]),
+                  CLM_OK) &&
+        EXPECT_RC(clm_approx_compile(t_dev, mm, NULL, mf, 1, 1, CLM_APPROX_MISMATCHES,
+                                     &parts[2]), CLM_OK) &&
+        EXPECT_RC(clm_like_or((const clm_like *const *)parts, 3, &both), CLM_OK) &&
+        EXPECT_RC(tcol_wrap(&c, &host), CLM_OK)) {
+        uint64_t n = parts_ref(parts, 3, host, &c, want, want_pos);
+        EXPECT(n > 0 && n < c.rows);
+        or_check(both, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_ITEM, CLM_PATH_COPY,
+                 CLM_ROWS_ITEM, "LIKE, NOT LIKE and approximate contains, host");
+        or_check(both, host, &c, want, NULL, n, 32, 0, 4096, CLM_ROWS_AUTO, CLM_PATH_AUTO,
+                 CLM_ROWS_ITEM, "the same, auto, small slabs");
+        if (EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK))
+            or_check(both, res, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_AUTO, CLM_PATH_AUTO,
+                     CLM_ROWS_ITEM, "the same, resident");
+        /* the parts in the other order: another first part gives some rows' positions */
+        clm_like *rev[3] = {parts[2], parts[1], parts[0]}, *back = NULL;
+        if (EXPECT_RC(clm_like_or((const clm_like *const *)rev, 3, &back), CLM_OK)) {
+            n = parts_ref(rev, 3, host, &c, want, want_pos);
+            or_check(back, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_ITEM, CLM_PATH_COPY,
+                     CLM_ROWS_ITEM, "the parts reversed");
+        }
+        clm_like_free(back);
+        /* an OR of contains alone, ORed again: the automaton still serves it */
+        const char *cs[] = {"%abc%", "%xa%"}, *cs2[] = {"%cab%"};
+        clm_like *c1 = NULL, *c2 = NULL, *cc = NULL;
+        if (EXPECT_RC(clm_like_compile(t_dev, cs, NULL, NULL, 2, -1, &c1), CLM_OK) &&
+            EXPECT_RC(clm_like_compile(t_dev, cs2, NULL, NULL, 1, -1, &c2), CLM_OK)) {
+            clm_like *pair[2] = {c1, c2};
+            if (EXPECT_RC(clm_like_or((const clm_like *const *)pair, 2, &cc), CLM_OK)) {
+                n = parts_ref(pair, 2, host, &c, want, want_pos);
+                or_check(cc, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_AUTOMATON,
+                         CLM_PATH_COPY, CLM_ROWS_AUTOMATON, "contains ORed: the automaton");
+            }
+        }
+        clm_like_free(cc);
+        clm_like_free(c2);
+        clm_like_free(c1);
+    }
+    /* misuse */
+    clm_like *out = (clm_like *)&r, *none[2] = {parts[0], NULL};
+    EXPECT_RC(clm_like_or((const clm_like *const *)parts, 3, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_like_or(NULL, 3, &out), CLM_E_INVALID);
+    EXPECT(out == NULL);
+    EXPECT_RC(clm_like_or((const clm_like *const *)parts, 0, &out), CLM_E_INVALID);
+    EXPECT_RC(clm_like_or((const clm_like *const *)none, 2, &out), CLM_E_INVALID);
+    EXPECT(strstr(clm_last_error(), "part 1") != NULL);
+    clm_column_free(res);
+    clm_column_free(host);
+    clm_like_free(both);
+    for (int i = 0; i < 3; i++) clm_like_free(parts[i]);
+    free(want);
+    free(want_pos);
+    tcol_free(&c);
+}
+
 void register_records_or_tests(void)
 {
     t_register("records_or.random", test_random, NULL, 1);
@@ -421,4 +523,5 @@ void register_records_or_tests(void)
     t_register("records_or.too_large", test_too_large, NULL, 0);
     t_register("records_or.fallbacks", test_fallbacks, NULL, 1);
     t_register("records_or.auto", test_auto, NULL, 1);
+    t_register("records_or.mixed", test_mixed, NULL, 1);
 }

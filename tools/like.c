@@ -247,7 +247,8 @@ out:
 }
 
 /* Compile the run's LIKE patterns and its --contains, each set that has a pattern, into
- * preds. 0, or -1 after a message. */
+ * preds; both ORed into preds[PRED_LIKE] (one pass over the records) when both are there.
+ * 0, or -1 after a message. */
 static int compile_predicates(like_config *c, clm_device *dev, clm_like **preds)
 {
     for (int p = 0; p < PREDS; p++)
@@ -269,6 +270,18 @@ static int compile_predicates(like_config *c, clm_device *dev, clm_like **preds)
     if (st != CLM_OK) {
         report_clm("bad --contains pattern", st);
         return -1;
+    }
+    if (preds[PRED_LIKE] && preds[PRED_CONTAINS]) {
+        clm_like *both = NULL;
+        st = clm_like_or((const clm_like *const *)preds, 2, &both);
+        if (st != CLM_OK) {
+            report_clm("--like with --contains", st);
+            return -1;
+        }
+        clm_like_free(preds[PRED_LIKE]);
+        clm_like_free(preds[PRED_CONTAINS]);
+        preds[PRED_LIKE] = both;
+        preds[PRED_CONTAINS] = NULL;
     }
     return 0;
 }

@@ -314,6 +314,32 @@ class Predicate(_Handle):
         self._handle = handle
         device._adopt(self._own(free, handle))
 
+    @classmethod
+    def any_of(cls, *predicates):
+        """One predicate that ORs these Predicates of one Device (LIKE and approximate
+        alike): a row is selected when any of them selects it, in one pass over the rows
+        (clm_like_or). The predicates stay usable."""
+        if not predicates:
+            raise ValueError("clmatch: any_of needs a predicate")
+        dev = predicates[0].device if isinstance(predicates[0], Predicate) else None
+        for p in predicates:
+            if not isinstance(p, Predicate):
+                raise TypeError("clmatch: any_of takes Predicates, not %r" % (p,))
+            if p._on_set or p.device is not dev:
+                raise ValueError("clmatch: any_of takes Predicates of one Device")
+            if p.closed:
+                raise ValueError("clmatch: the predicate is closed")
+        handles = (ctypes.c_void_p * len(predicates))(*[p._handle for p in predicates])
+        handle = ctypes.c_void_p()
+        _check(lib.clm_like_or(handles, len(predicates), ctypes.byref(handle)), "clm_like_or")
+        self = cls.__new__(cls)
+        self._on_set = False
+        self.device = dev
+        self.patterns = [x for p in predicates for x in p.patterns]
+        self._handle = handle
+        dev._adopt(self._own(lib.clm_like_free, handle))
+        return self
+
     @staticmethod
     def _compile_set(dset, compile_for):
         """The predicate compiled for each device of the set, wrapped (clm_set_like_wrap)."""

@@ -157,6 +157,7 @@ _SIGNATURES = {
                                           ctypes.POINTER(ctypes.c_size_t),
                                           ctypes.POINTER(ctypes.c_uint), ctypes.c_uint,
                                           ctypes.c_uint, ctypes.c_int, _PP]),
+    "clm_like_or": (ctypes.c_int, [_PP, ctypes.c_uint, _PP]),
     "clm_like_free": (None, [_P]),
     "clm_selection_init": (ctypes.c_int, [ctypes.POINTER(Selection), ctypes.c_size_t]),
     "clm_like_select": (ctypes.c_int, [_P, _P, ctypes.POINTER(Selection)]),

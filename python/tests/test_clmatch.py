@@ -277,6 +277,31 @@ class Like(unittest.TestCase):
             self.assertEqual(res.contains("aaab", 1).to_pylist(),
                              approx_reference(values, ["aaab"], 1))
 
+    def test_any_of(self):
+        rng = random.Random(SEED + 23)
+        values = [None if rng.random() < 0.1 else
+                  "".join(rng.choice("abcA") for _ in range(rng.randrange(30)))
+                  for _ in range(500)]
+        col = pa.array(values)
+        parts = [clmatch.Predicate(self.dev, ["%abca%", "c%"]),
+                 clmatch.Predicate(self.dev, "cbcb", errors=1),
+                 clmatch.Predicate(self.dev, "aaab", errors=1, mismatches_only=True,
+                                   ilike=True)]
+        want = [any(bits) for bits in zip(*(p.select(col).to_pylist() for p in parts))]
+        both = clmatch.Predicate.any_of(*parts)
+        self.assertEqual(both.select(col).to_pylist(), want)
+        self.assertEqual(both.count(col), sum(want))
+        self.assertTrue(0 < sum(want) < len(values))
+        self.assertEqual(len(both.patterns), 4)
+        parts[0].close()  # the OR keeps its own copy
+        self.assertEqual(both.count(col), sum(want))
+        with self.assertRaises(ValueError):
+            clmatch.Predicate.any_of()
+        with self.assertRaises(ValueError):
+            clmatch.Predicate.any_of(parts[1], parts[0])  # closed
+        with self.assertRaises(TypeError):
+            clmatch.Predicate.any_of(parts[1], "abc")
+
     def test_contains_approx_known(self):
         col = pa.array(["kitten", "sitting", "mitten", None, "KITTEN", ""])
         self.assertEqual(clmatch.contains(col, "kitten", 1, ids=True).tolist(), [0, 2])
