@@ -238,6 +238,13 @@ static int fit_loop_budget(const clm_device *dev, struct clm_kernel_shape *s, si
     if (!budget || s->variant != CLM_VARIANT_ITEM || s->stage ||
         loop_passes(dev, s, s->chunk) <= budget)
         return CLM_OK;
+    if (!loop_budget_fits(dev, s) && s->algorithm == CLM_ALGO_KMER)
+        return clm_fail(CLM_E_UNSUPPORTED,
+                        "kmer: verifying one sample of these patterns (many share a q-gram) "
+                        "takes up to %u loop passes, past the %zu a work-item makes on %s "
+                        "(Mesa's llvmpipe leaves every loop past them); aho can "
+                        "(CLM_ALGO_AHO, --algorithm aho)",
+                        s->kmer_passes, budget, dev->info.name);
     if (!loop_budget_fits(dev, s)) {
         struct clm_kernel_shape shorter = *s;
         while (shorter.m > 1 && !loop_budget_fits(dev, &shorter))
@@ -379,6 +386,7 @@ static void choose_algorithm(clm_database *db, const struct clm_plan *plan)
                  (o->flags & CLM_DEGENERATE_TEXT) ? "CLM_DEGENERATE_TEXT"
                                                   : "a degenerate IUPAC code");
     } else if (plan->literal && db->k == 0 && db->caller_count >= AHO_MIN_PATTERNS &&
+               !db->dev->loop_budget &&
                clm_kmer_suits(plan->sym, plan->n_sym, (o->flags & CLM_CASELESS) != 0)) {
         db->algorithm = CLM_ALGO_KMER;
         snprintf(db->choice, sizeof db->choice,

@@ -219,6 +219,12 @@ static void check_set_with(clm_algorithm algo, const pset *set, const unsigned c
             EXPECT(strstr(clm_last_error(), "global") != NULL);
         return;
     }
+    if (rc == CLM_E_UNSUPPORTED && algo == CLM_ALGO_KMER &&
+        strstr(clm_last_error(), "loop passes")) { /* llvmpipe: a bucket too long to verify */
+        EXPECT(strstr(clm_last_error(), "aho") != NULL);
+        t_note("%s: refused: %s", desc, clm_last_error());
+        return;
+    }
     if (!EXPECT_RC(rc, CLM_OK)) {
         t_note("%s: %s", desc, clm_last_error());
         return;
