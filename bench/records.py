@@ -168,6 +168,8 @@ def run_clmatch(args, device, column_path, query_ids, qfile, kernels):
            "--max-time", str(args.max_time), column_path, qfile]
     if kernels:
         cmd.insert(1, "--kernels")
+    for w in args.pivot or []:
+        cmd[1:1] = ["--pivot", str(w)]
     print("records: %s on %s" % (os.path.basename(column_path), device), file=sys.stderr)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True)
@@ -299,6 +301,8 @@ def main():
     ap.add_argument("--sf", required=True)
     ap.add_argument("--device", action="append", default=[], help="P:D (repeatable)")
     ap.add_argument("--mode", default="both", choices=["resident", "host", "both"])
+    ap.add_argument("--pivot", type=int, action="append", choices=[4, 8, 16],
+                    help="also a resident column pivoted in pieces of W bytes (mode pivotW)")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--max-time", type=float, default=10.0)
     ap.add_argument("--kernels", default="long", choices=["none", "long", "all"],

@@ -34,6 +34,8 @@ usage: sh bench/records.sh [OPTIONS]
   --mode M           clmatch's column: resident, host or both (default)
   --kernels K        also force each kernel (item, group, filter, automaton): on none,
                      long (the synthesized columns, default) or all columns
+  --pivot W          also a resident column pivoted in pieces of W bytes (4, 8, 16;
+                     repeatable): mode pivotW
   --column NAME      only columns whose name starts with NAME (repeatable; e.g. orders)
   --query ID         only query ID (repeatable; q13 special not-q13 or10 ...)
   --self-test        SF 0.01 on the first device, report under a temporary directory
@@ -59,7 +61,7 @@ while [ $# -gt 0 ]; do
         --tpchgen) need "$@"; tpchgen=$2; shift ;;
         --python-path) need "$@"; PYTHONPATH="$2${PYTHONPATH:+:$PYTHONPATH}"; shift ;;
         --python) need "$@"; python=$2; shift ;;
-        --threads|--reps|--max-time|--duckdb-reps|--mode|--kernels) need "$@"; set_extra "$1" "$2"; shift ;;
+        --threads|--reps|--max-time|--duckdb-reps|--mode|--kernels|--pivot) need "$@"; set_extra "$1" "$2"; shift ;;
         --column) need "$@"; set_extra "$1" "$2"; partial=-partial; only="$only $2"; shift ;;
         --query) need "$@"; set_extra "$1" "$2"; partial=-partial; shift ;;
         --self-test) self_test=1 ;;

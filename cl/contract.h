@@ -128,6 +128,10 @@ enum clm_kernel_arg { CLM_KERNEL_ARG_LIST(CLM_ARG_INDEX, CLM_ARG_INDEX) CLM_ARG_
 #define CLM_LIKE_APPROX_MAX_K 8u /* clmatch.h CLM_APPROX_MAX_ERRORS */
 #define CLM_LIKE_APPROX_WORDS 512u
 #define CLM_LIKE_NONE 0xffffffffffffffffUL /* no position (clmatch.h CLM_NO_POSITION) */
+/* A pivoted column (PIVOT, clmatch.h clm_column_pivot): DATA starts with a ulong per group of
+ * CLM_PIVOT_GROUP rows, the byte where the group's block starts; in it piece p (PIVOT bytes)
+ * of the group's row l is at p * CLM_PIVOT_GROUP * PIVOT + l * PIVOT. */
+#define CLM_PIVOT_GROUP 32u
 
 /* clm_like_match's arguments: a work-item per row of a batch of ROWS rows (and
  * clm_like_match_group's: a work-group per row, 8 rows per group; GROUPS unwritten).

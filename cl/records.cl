@@ -13,6 +13,17 @@
 #define OFF_T uint
 #endif
 
+#ifndef PIVOT
+#define PIVOT 0
+#endif
+/* Byte j of the row whose first byte is *row: in a pivoted column (PIVOT: its piece width,
+ * clm_column_pivot) the row's pieces are CLM_PIVOT_GROUP pieces apart. */
+#if PIVOT
+#define ROW_AT(row, j) ((row)[(j) / PIVOT * (CLM_PIVOT_GROUP * PIVOT) + (j) % PIVOT])
+#else
+#define ROW_AT(row, j) ((row)[j])
+#endif
+
 #define CLM_LIKE_DECL0(NAME, TYPE, VAR) TYPE VAR
 #define CLM_LIKE_DECL(NAME, TYPE, VAR) , TYPE VAR
 
@@ -24,7 +35,7 @@ int clm_like_seg_at(__global const uchar *row, ulong at, __global const uint *pr
 {
     for (uint j = 0; j < len; j++) {
         uint p = prog[sym + j];
-        uchar c = row[at + j];
+        uchar c = ROW_AT(row, at + j);
         if (caseless)
             c = clm_like_fold(c);
         if (p != CLM_LIKE_ANY && c != p)
@@ -48,7 +59,7 @@ ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global cons
         return lo;
     const uint first = prog[sym + lead];
     for (ulong at = lo; at + len <= hi; at++) {
-        uchar c = row[at + lead];
+        uchar c = ROW_AT(row, at + lead);
         if (caseless)
             c = clm_like_fold(c);
         if (c == first && clm_like_seg_at(row, at, prog, sym, len, caseless))
@@ -77,7 +88,7 @@ int clm_like_approx(__global const uchar *row, ulong n, __global const uint *pro
     for (uint d = 0; d <= CLM_LIKE_APPROX_MAX_K; d++) /* edits: d deletions before the row */
         st[d] = edits ? ((ulong)1 << d) - 1 : 0;
     for (ulong j = 0; j < n; j++) {
-        const uint c = row[j];
+        const uint c = ROW_AT(row, j);
         const ulong b = (ulong)prog[masks + 2 * c] | (ulong)prog[masks + 2 * c + 1] << 32;
         ulong before = st[0]; /* state d - 1 before this byte */
         st[0] = ((st[0] << 1) | 1) & b;
@@ -154,16 +165,22 @@ int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, 
 }
 
 /* Row r of the batch, when it is within ROWS and not NULL: its bytes [*start, *start + *n)
- * of data. */
-int clm_like_row(__global const OFF_T *offsets, __global const uchar *valid, ulong vbit,
-                 uint has_valid, uint rows, ulong row_off, ulong base, uint r, ulong *start,
-                 ulong *n)
+ * of data (pivoted: *start is its first byte, ROW_AT finds the others). */
+int clm_like_row(__global const uchar *data, __global const OFF_T *offsets,
+                 __global const uchar *valid, ulong vbit, uint has_valid, uint rows,
+                 ulong row_off, ulong base, uint r, ulong *start, ulong *n)
 {
     ulong b = vbit + r;
     if (r >= rows || (has_valid && !(valid[b >> 3] >> (b & 7) & 1)))
         return 0;
+    *n = (ulong)offsets[row_off + r + 1] - (ulong)offsets[row_off + r];
+#if PIVOT
+    const ulong i = row_off + r;
+    *start = ((__global const ulong *)data)[i / CLM_PIVOT_GROUP] + i % CLM_PIVOT_GROUP * PIVOT;
+    (void)base;
+#else
     *start = (ulong)offsets[row_off + r] - base;
-    *n = (ulong)offsets[row_off + r + 1] - base - *start;
+#endif
     return 1;
 }
 
@@ -198,7 +215,8 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
     barrier(CLK_LOCAL_MEM_FENCE);
     int sel = 0;
     ulong start, n, p = CLM_LIKE_NONE;
-    if (clm_like_row(offsets, valid, vbit, has_valid, rows, row_off, base, gid, &start, &n)) {
+    if (clm_like_row(data, offsets, valid, vbit, has_valid, rows, row_off, base, gid, &start,
+                     &n)) {
         uint count = prog[0];
         for (uint i = 0; i < count && !sel; i++) {
             uint head = 1 + i * CLM_LIKE_HEAD;
@@ -225,7 +243,7 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
  * uint at a time from its first 4-byte boundary (a GPU's lanes read rows apart, one load
  * each: a quarter of the loads of a byte at a time), bytes at both ends; output states are
  * numbered last, so the greatest of a word's 4 states tells whether one was reached. */
-#ifdef __ENDIAN_LITTLE__
+#if defined(__ENDIAN_LITTLE__) && !PIVOT
 #define CLM_LIKE_AHO_WORDS 1
 #else
 #define CLM_LIKE_AHO_WORDS 0
@@ -240,7 +258,7 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
         if (!CLM_LIKE_AHO_WORDS || head > n)                                                \
             head = n;                                                                       \
         for (; j < head; j++)                                                               \
-            if ((state = tab[state + map[row[j]]]) >= out_min)                              \
+            if ((state = tab[state + map[ROW_AT(row, j)]]) >= out_min)                      \
                 return 1;                                                                   \
         for (; j + 4 <= n; j += 4) {                                                        \
             const uint w = *(__global const uint *)(row + j);                               \
@@ -252,7 +270,7 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
                 return 1;                                                                   \
         }                                                                                   \
         for (; j < n; j++)                                                                  \
-            if ((state = tab[state + map[row[j]]]) >= out_min)                              \
+            if ((state = tab[state + map[ROW_AT(row, j)]]) >= out_min)                      \
                 return 1;                                                                   \
         return 0;                                                                           \
     }
@@ -273,7 +291,7 @@ CLM_LIKE_AHO_WALK(clm_like_aho_walk_global, __global)
         uint state = CLM_AHO_HEADER, best = CLM_AHO_NONE;                                   \
         ulong at = CLM_LIKE_NONE;                                                           \
         for (ulong j = 0; j < n && best; j++) {                                             \
-            if ((state = tab[state + map[row[j]]]) < out_min)                               \
+            if ((state = tab[state + map[ROW_AT(row, j)]]) < out_min)                       \
                 continue;                                                                   \
             for (uint o = (state - out_min) / classes; o != CLM_AHO_NONE; o = tab[link + o]) \
                 for (uint v = tab[head + o]; v != CLM_AHO_NONE; v = tab[dup + v]) {         \
@@ -304,8 +322,8 @@ CLM_LIKE_AHO_FIRST(clm_like_aho_first_global, __global)
         barrier(CLK_LOCAL_MEM_FENCE);                                                       \
         ulong start, n, p = CLM_LIKE_NONE;                                                  \
         (void)prog, (void)aho_words;                                                        \
-        int sel = clm_like_row(offsets, valid, vbit, has_valid, rows, row_off, base, gid,   \
-                               &start, &n);                                                 \
+        int sel = clm_like_row(data, offsets, valid, vbit, has_valid, rows, row_off, base,  \
+                               gid, &start, &n);                                            \
         __local const uchar *map_ = (__local const uchar *)cache;                           \
         if (sel && want_pos)                                                                \
             sel = (p = FIRST(data + start, n, map_, (TAB) + CLM_LIKE_AHO_MAP)) !=           \

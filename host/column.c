@@ -248,21 +248,69 @@ static int upload(clm_device *dev, const void *src, size_t n, cl_mem *buf)
     return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clCreateBuffer (string column)");
 }
 
-int clm_column_upload(clm_device *dev, const clm_column *host, clm_column **out)
+_Static_assert(CLM_PIVOT_ROWS == CLM_PIVOT_GROUP, "clmatch.h's group is the kernels'");
+
+/* The pivoted bytes of host (cl/contract.h CLM_PIVOT_*): the groups' starts, then their
+ * blocks. *bytes gets their size; NULL when out of memory or past `limit` bytes. */
+static unsigned char *pivot_bytes(const clm_column *host, unsigned width, uint64_t limit,
+                                  uint64_t *bytes)
+{
+    const uint64_t G = CLM_PIVOT_ROWS, groups = (host->rows + G - 1) / G;
+    uint64_t at = 8 * (groups + 1);
+    for (uint64_t g = 0; g < groups; g++) { /* each group padded to its longest row */
+        uint64_t longest = 0;
+        for (uint64_t r = g * G; r < host->rows && r < (g + 1) * G; r++) {
+            uint64_t n = clm_column_offset(host, r + 1) - clm_column_offset(host, r);
+            longest = n > longest ? n : longest;
+        }
+        at += G * ((longest + width - 1) / width * width);
+    }
+    *bytes = at;
+    if (at > limit || at > SIZE_MAX)
+        return NULL;
+    unsigned char *out = calloc((size_t)at, 1);
+    if (!out)
+        return NULL;
+    at = 8 * (groups + 1);
+    for (uint64_t g = 0; g < groups; g++) {
+        uint64_t longest = 0;
+        memcpy(out + 8 * g, &at, 8); /* the device reads it as a little- or big-endian ulong:
+                                        the host's order, which an OpenCL device shares */
+        for (uint64_t r = g * G; r < host->rows && r < (g + 1) * G; r++) {
+            uint64_t a = clm_column_offset(host, r), n = clm_column_offset(host, r + 1) - a;
+            for (uint64_t j = 0; j < n; j++)
+                out[at + j / width * G * width + (r - g * G) * width + j % width] =
+                    host->data[a + j];
+            longest = n > longest ? n : longest;
+        }
+        at += G * ((longest + width - 1) / width * width);
+    }
+    memcpy(out + 8 * groups, &at, 8);
+    return out;
+}
+
+/* clm_column_upload, and with width > 0 clm_column_pivot: the offsets and validity as the
+ * host has them, the bytes one after the other or pivoted. */
+static int resident(clm_device *dev, const clm_column *host, unsigned width, clm_column **out,
+                    const char *fn)
 {
     if (!out)
-        return clm_fail(CLM_E_INVALID, "clm_column_upload: out is NULL");
+        return clm_fail(CLM_E_INVALID, "%s: out is NULL", fn);
     *out = NULL;
     if (!dev || !host)
-        return clm_fail(CLM_E_INVALID, "clm_column_upload: dev or column is NULL");
+        return clm_fail(CLM_E_INVALID, "%s: dev or column is NULL", fn);
     if (host->dev)
-        return clm_fail(CLM_E_INVALID, "clm_column_upload: the column is already resident");
+        return clm_fail(CLM_E_INVALID, "%s: the column is already resident", fn);
     if (dev->model)
-        return clm_fail(CLM_E_INVALID, "clm_column_upload: a model device holds no memory");
+        return clm_fail(CLM_E_INVALID, "%s: a model device holds no memory", fn);
     uint64_t base = clm_column_offset(host, 0), end = clm_column_offset(host, host->rows);
     uint64_t obytes = (host->rows + 1) * (host->offset_bits / 8), dbytes = end - base;
     uint64_t v0 = host->validity_bit >> 3;
     uint64_t vbytes = host->validity ? ((host->validity_bit + host->rows + 7) >> 3) - v0 : 0;
+    unsigned char *piv = NULL;
+    if (width && !(piv = pivot_bytes(host, width, dev->info.max_alloc_bytes, &dbytes)) &&
+        dbytes <= dev->info.max_alloc_bytes)
+        return clm_fail(CLM_E_NOMEM, "out of memory");
     uint64_t largest = obytes > dbytes ? obytes : dbytes;
     if (largest > dev->info.max_alloc_bytes || largest > SIZE_MAX)
         return clm_fail(CLM_E_DEVICE_MEMORY,
@@ -271,8 +319,10 @@ int clm_column_upload(clm_device *dev, const clm_column *host, clm_column **out)
                         (unsigned long long)largest, dev->info.name,
                         (unsigned long long)dev->info.max_alloc_bytes);
     struct clm_column *c = calloc(1, sizeof *c);
-    if (!c)
+    if (!c) {
+        free(piv);
         return clm_fail(CLM_E_NOMEM, "out of memory");
+    }
     *c = *host;
     c->owned = NULL;
     c->offsets = NULL;
@@ -281,17 +331,36 @@ int clm_column_upload(clm_device *dev, const clm_column *host, clm_column **out)
     c->dev = dev;
     c->dev_base = base;
     c->dev_vbit = host->validity_bit & 7;
+    c->pivot = width;
     int rc = upload(dev, host->offsets, (size_t)obytes, &c->off_buf);
     if (rc == CLM_OK)
-        rc = upload(dev, dbytes ? host->data + base : NULL, (size_t)dbytes, &c->data_buf);
+        rc = upload(dev, piv ? piv : dbytes ? host->data + base : NULL, (size_t)dbytes,
+                    &c->data_buf);
     if (rc == CLM_OK && host->validity)
         rc = upload(dev, host->validity + v0, (size_t)vbytes, &c->valid_buf);
+    free(piv);
     if (rc != CLM_OK) {
         clm_column_free(c);
         return rc;
     }
     *out = c;
     return CLM_OK;
+}
+
+int clm_column_upload(clm_device *dev, const clm_column *host, clm_column **out)
+{
+    return resident(dev, host, 0, out, "clm_column_upload");
+}
+
+int clm_column_pivot(clm_device *dev, const clm_column *host, unsigned width,
+                     clm_column **out)
+{
+    if (width != 4 && width != 8 && width != 16) {
+        if (out)
+            *out = NULL;
+        return clm_fail(CLM_E_INVALID, "clm_column_pivot: width %u: 4, 8 or 16", width);
+    }
+    return resident(dev, host, width, out, "clm_column_pivot");
 }
 
 void clm_column_free(clm_column *col)
@@ -318,6 +387,7 @@ int clm_column_get_info(const clm_column *col, clm_column_info *info, size_t siz
     i.nulls = col->nulls;
     i.offset_bits = col->offset_bits;
     i.resident = col->dev != NULL;
+    i.pivot = col->pivot;
     i.data_bytes = col->bytes;
     return clm_copy_out(info, size, &i, sizeof i, CLM_COLUMN_INFO_V1, "clm_column_info");
 }

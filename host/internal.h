@@ -316,6 +316,8 @@ struct clm_kernel_shape {
                           the column's offsets, 32 or 64; 0 for the search kernels */
     unsigned like_approx; /* records.cl: 1 when the predicate has an approximate pattern
                              (its matcher compiled in); 0: left out */
+    unsigned pivot;    /* records.cl: the piece width of a pivoted column (clm_column_pivot);
+                          0: rows one after the other */
     unsigned compact;  /* the line-break compaction of cl/compact.cl (host/compact.c): 1;
                           0 for the search kernels */
     unsigned kmer_q;    /* kmer: bytes of a sampled q-gram (cl/kmer.cl KMER_Q), at most 16 */
@@ -500,6 +502,8 @@ struct clm_column {
     clm_device *dev;              /* resident: the device holding the buffers */
     cl_mem off_buf, data_buf, valid_buf; /* valid_buf NULL: no NULL */
     uint64_t dev_base, dev_vbit;
+    unsigned pivot;               /* resident, pivoted (clm_column_pivot): the piece width;
+                                     data_buf is cl/contract.h's CLM_PIVOT_* layout */
 };
 /* Offset i of a column's offsets (32- or 64-bit). */
 uint64_t clm_column_offset(const struct clm_column *col, uint64_t i);

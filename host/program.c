@@ -142,6 +142,8 @@ static const struct build_option {
      "records.cl (LIKE over string columns) alone: the offsets' width, 32 or 64"},
     {"LIKE_APPROX", SHAPE_IF_SET(like_approx), 0,
      "records.cl: 1 when the predicate has an approximate pattern (its matcher compiled in)"},
+    {"PIVOT", SHAPE_IF_SET(pivot), 0,
+     "records.cl: the piece width of a pivoted column (clm_column_pivot); 0: contiguous rows"},
     {"COMPACT", SHAPE_IF_SET(compact), 0,
      "compact.cl (a stream's line breaks dropped on the device) alone: 1"},
     {"KMER_Q", SHAPE_IF_SET(kmer_q), 0, "kmer alone: bytes of a sampled q-gram, at most 16"},

@@ -418,6 +418,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     shape.records = c->offset_bits;
     shape.wg = Q->wg;
     shape.like_approx = like->approx != 0; /* else the kernels need no room for its states */
+    shape.pivot = c->pivot;
     int hit, rc = clm_get_program(dev, &shape, &Q->program, &hit, NULL, 0);
     if (rc != CLM_OK)
         return rc;
@@ -437,14 +438,16 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
               (s->kernel == CLM_ROWS_AUTO && auto_automaton(like, c)));
     /* zero-copy batches start at the aligned address before their first row (send_batch),
      * which a column whose memory is not aligned lacks: the search kernels want aligned text */
-    Q->filter = !Q->aho && like->filterable &&
+    /* a pivoted column's rows are read through its pieces: no search over its bytes in
+     * order, no work-group per row */
+    Q->filter = !Q->aho && like->filterable && !c->pivot &&
                 (!Q->zero_copy || (uintptr_t)c->data % TEXT_ALIGN == 0) &&
                 (s->kernel == CLM_ROWS_FILTER ||
                  (Q->probe = s->kernel == CLM_ROWS_AUTO && auto_filter(like, c)));
     /* an approximate pattern's automaton reads the row in order: a work-item per row */
-    Q->group = !Q->filter && !Q->aho && !like->approx && (s->kernel == CLM_ROWS_GROUP ||
-                              (s->kernel == CLM_ROWS_AUTO &&
-                               c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN));
+    Q->group = !Q->filter && !Q->aho && !like->approx && !c->pivot &&
+               (s->kernel == CLM_ROWS_GROUP ||
+                (s->kernel == CLM_ROWS_AUTO && c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN));
     if (Q->aho && (rc = aho_open(like, Q)) != CLM_OK)
         return rc;
     if (!Q->aho)

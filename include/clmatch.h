@@ -1252,6 +1252,23 @@ CLM_API int clm_column_from_arrow(const struct ArrowSchema *schema,
  */
 CLM_API int clm_column_upload(clm_device *dev, const clm_column *host, clm_column **out);
 
+/** Rows of a group of the pivoted layout (clm_column_pivot). */
+#define CLM_PIVOT_ROWS 32u
+
+/**
+ * clm_column_upload in seed 004's pivoted layout: the rows in groups of CLM_PIVOT_ROWS, each
+ * row cut into pieces of `width` bytes (4, 8 or 16), a group's first pieces side by side,
+ * then their second pieces, and so on (a group pads its rows to its longest). Work-items of
+ * neighbouring rows then read neighbouring bytes while they move through their rows at
+ * similar paces. Selections on it run a work-item per row (CLM_ROWS_ITEM) or the
+ * automaton (CLM_ROWS_AUTOMATON); CLM_ROWS_GROUP and CLM_ROWS_FILTER, which read a row's
+ * bytes in order, run CLM_ROWS_ITEM instead (kernel_used says). The layout is made on the
+ * host, once per upload.
+ * Errors: as clm_column_upload, and CLM_E_INVALID for another width.
+ */
+CLM_API int clm_column_pivot(clm_device *dev, const clm_column *host, unsigned width,
+                             clm_column **out);
+
 /** Release a column (a resident one's device memory too). NULL is ignored. */
 CLM_API void clm_column_free(clm_column *col);
 
@@ -1262,6 +1279,8 @@ typedef struct clm_column_info {
     uint64_t data_bytes;  /**< bytes of the rows: last offset - first offset */
     unsigned offset_bits; /**< 32 or 64 */
     int resident;         /**< 1: uploaded to a device (clm_column_upload) */
+    unsigned pivot;       /**< the piece width of a pivoted column (clm_column_pivot); 0:
+                               the rows' bytes one after the other */
 } clm_column_info;
 
 /** Describe a column (copies into *info, of size bytes: sizeof *info). */

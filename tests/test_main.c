@@ -299,6 +299,7 @@ int main(int argc, char **argv)
     register_early_tests();
     register_records_tests();
     register_records_or_tests();
+    register_records_pivot_tests();
     register_like_set_tests();
     register_hamming_tests();
     register_host_tests();

@@ -208,7 +208,8 @@ static void check_set_with(clm_algorithm algo, const pset *set, const unsigned c
     t_matches want, got;
     char desc[256];
     snprintf(desc, sizeof desc, "%s %s: %u patterns, mem=%s wgs=%u bpi=%u slab=%zu cap=%zu",
-             clm_algorithm_name(algo), what, set->count, clm_table_memory_name(mem), wgs, bpi, slab, capacity);
+             clm_algorithm_name(algo), what, set->count, clm_table_memory_name(mem), wgs, bpi,
+             slab, capacity);
     int rc = t_compile(&set->ps, algo, mem, flags, wgs, bpi, &db);
     if (rc == CLM_E_UNSUPPORTED && mem != CLM_TABLE_GLOBAL && mem != CLM_TABLE_AUTO) {
         uint64_t need = t_table_bytes(&set->ps, algo), limit = t_table_limit(mem);

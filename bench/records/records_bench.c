@@ -280,8 +280,9 @@ static int usage(void)
 {
     fputs("usage: records_bench --list\n"
           "       records_bench -d P:D [--mode resident|host|both] [--kernels[=LIST]]"
-          " [--reps N] [--max-time S] COLUMN QUERIES\n"
-          "       (LIST: comma-separated item, group, filter, automaton; default all)\n",
+          " [--pivot W]... [--reps N] [--max-time S] COLUMN QUERIES\n"
+          "       (LIST: comma-separated item, group, filter, automaton; default all;\n"
+          "        --pivot W: also the column pivoted in pieces of W bytes, mode pivotW)\n",
           stderr);
     return 2;
 }
@@ -290,6 +291,7 @@ int main(int argc, char **argv)
 {
     int plat = -1, devi = -1, resident = 1, host = 1;
     unsigned kernels = 0; /* bit k: time kernel k forced */
+    unsigned pivots[3], npivots = 0; /* --pivot widths */
     timing t = {10, 10.0};
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {
@@ -323,6 +325,10 @@ int main(int argc, char **argv)
             host = strcmp(val, "resident") != 0;
             if (strcmp(val, "host") && strcmp(val, "resident") && strcmp(val, "both"))
                 return usage();
+        } else if (!strcmp(argv[a], "--pivot")) {
+            if (npivots == 3)
+                return usage();
+            pivots[npivots++] = (unsigned)atoi(val);
         } else if (!strcmp(argv[a], "--reps")) {
             t.reps = atoi(val);
             if (t.reps < 1 || t.reps > MAX_REPS)
@@ -363,6 +369,14 @@ int main(int argc, char **argv)
             return fail("uploading the column", st);
         printf("upload\t%.9f\n", now() - t0);
     }
+    clm_column *piv[3] = {NULL, NULL, NULL};
+    for (unsigned i = 0; i < npivots; i++) { /* seed 004's Pivot-k, made on the host */
+        double t0 = now();
+        st = clm_column_pivot(dev, col, pivots[i], &piv[i]);
+        if (st != CLM_OK)
+            return fail("pivoting the column", st);
+        printf("pivot%u\t%.9f\n", pivots[i], now() - t0);
+    }
 
     FILE *qf = fopen(argv[a + 1], "r");
     if (!qf) {
@@ -385,6 +399,12 @@ int main(int argc, char **argv)
             return st;
         if (host && (st = run_query(like, col, q.id, "host", CLM_ROWS_AUTO, &t)))
             return st;
+        for (unsigned i = 0; i < npivots; i++) {
+            char mode[32];
+            snprintf(mode, sizeof mode, "pivot%u", pivots[i]);
+            if ((st = run_query(like, piv[i], q.id, mode, CLM_ROWS_AUTO, &t)))
+                return st;
+        }
         /* Seed 004's question: a work-item or a work-group per row, filter and verify, or
          * an automaton walk per row (issue 19), whichever auto took. */
         for (int k = CLM_ROWS_ITEM; k <= CLM_ROWS_AUTOMATON; k++) {
@@ -400,6 +420,8 @@ int main(int argc, char **argv)
         clm_like_free(like);
     }
     fclose(qf);
+    for (unsigned i = 0; i < npivots; i++)
+        clm_column_free(piv[i]);
     clm_column_free(res);
     clm_column_free(col);
     clm_device_close(dev);

@@ -171,9 +171,11 @@ class Device(_Owner):
                                                self.info["name"],
                                                " closed" if self.closed else "")
 
-    def upload(self, column):
-        """column copied once to this device: a ResidentColumn for many queries."""
-        return ResidentColumn(self, column)
+    def upload(self, column, *, pivot=None):
+        """column copied once to this device: a ResidentColumn for many queries. pivot: None
+        (the rows' bytes one after the other) or 4, 8, 16: seed 004's pivoted layout in
+        pieces of that many bytes (clm_column_pivot)."""
+        return ResidentColumn(self, column, pivot=pivot)
 
 
 class DeviceSet(_Owner):
@@ -432,15 +434,21 @@ class ResidentColumn(_Handle):
     """A column uploaded once to a device (clm_column_upload, one per chunk) for any number
     of queries on that device; close() (or a with block) frees its device memory."""
 
-    def __init__(self, device, column):
+    def __init__(self, device, column, *, pivot=None):
         dev = device._live()
+        if pivot is not None and (isinstance(pivot, bool) or not isinstance(pivot, int)):
+            raise ValueError("clmatch: pivot is None, 4, 8 or 16, not %r" % (pivot,))
         host = HostChunks(column)
         handles = []
         try:
             for h in host.handles:
                 out = ctypes.c_void_p()
-                _check(lib.clm_column_upload(dev, h, ctypes.byref(out)),
-                       "clm_column_upload")
+                if pivot is None:
+                    _check(lib.clm_column_upload(dev, h, ctypes.byref(out)),
+                           "clm_column_upload")
+                else:
+                    _check(lib.clm_column_pivot(dev, h, pivot, ctypes.byref(out)),
+                           "clm_column_pivot")
                 handles.append(out)
         except BaseException:
             _free_columns(handles)

@@ -302,6 +302,22 @@ class Like(unittest.TestCase):
         with self.assertRaises(TypeError):
             clmatch.Predicate.any_of(parts[1], "abc")
 
+    def test_pivot(self):
+        rng = random.Random(SEED + 29)
+        values = [None if rng.random() < 0.1 else
+                  "".join(rng.choice("abcA") for _ in range(rng.randrange(60)))
+                  for _ in range(300)]
+        col = pa.array(values)
+        want = clmatch.like(col, "%ab%ca%", ids=True).tolist()
+        for w in (4, 8, 16):
+            with self.dev.upload(col, pivot=w) as res:
+                self.assertEqual(res.like("%ab%ca%", ids=True).tolist(), want)
+        with self.assertRaises(clmatch.Error) as e:
+            self.dev.upload(col, pivot=3)
+        self.assertIn("4, 8 or 16", e.exception.detail)
+        with self.assertRaises(ValueError):
+            self.dev.upload(col, pivot="8")
+
     def test_contains_approx_known(self):
         col = pa.array(["kitten", "sitting", "mitten", None, "KITTEN", ""])
         self.assertEqual(clmatch.contains(col, "kitten", 1, ids=True).tolist(), [0, 2])
