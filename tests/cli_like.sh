@@ -75,6 +75,17 @@ if grep -q '^clmatch: stats: .*records.*upload .*select .*resident column' "$T/e
 else
     fail "--stats --resident" "$(head -n 3 "$T/err")"
 fi
+# --pivot W: the same records from a pivoted column
+for w in 4 16; do
+    "$CLM" --like '%the%' -n --pivot "$w" "$T/doc" >"$T/act" 2>"$T/err"
+    same "--pivot $w" "$T/exp" "$T/act" "$T/err"
+done
+"$CLM" --like '%the%' -c --pivot 8 --stats "$T/doc" >"$T/act" 2>"$T/err"
+if grep -q '^clmatch: stats: .*resident column, pivoted' "$T/err"; then
+    pass "--stats --pivot"
+else
+    fail "--stats --pivot" "$(head -n 3 "$T/err")"
+fi
 
 # several --like: an OR, each record once, in order
 grep -x -E -e "$(like_re '%the%')" -e "$(like_re '#%')" "$T/doc" >"$T/exp"
@@ -298,6 +309,8 @@ done
 expect_error "--devices auto" 2 "takes P:D" "$CLM" --like '%' --devices auto "$T/t"
 expect_error "--devices with --resident" 2 "exclude each other" "$CLM" --like '%' \
     --devices all --resident "$T/t"
+expect_error "--pivot 3" 2 "4, 8 or 16" "$CLM" --like '%' --pivot 3 "$T/t"
+expect_error "--pivot x" 2 "invalid --pivot" "$CLM" --like '%' --pivot x "$T/t"
 expect_error "--devices with -p" 2 "exclude each other" "$CLM" --like '%' --devices all -p 0 "$T/t"
 expect_error "--devices with an unknown device" 2 "" "$CLM" --like '%' --devices 0:99 "$T/t"
 

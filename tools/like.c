@@ -54,6 +54,8 @@ static void print_help(void)
           "                            per line, ascending\n"
           "      --resident            upload each file's column to the device first, then\n"
           "                            select (as a resident column; --stats times both)\n"
+          "      --pivot=W             --resident in seed 004's pivoted layout, pieces of W\n"
+          "                            bytes (4, 8 or 16)\n"
           "      --stats               print records, bytes, the select's time and rate, the\n"
           "                            kernel and data path to stderr\n"
           "  -H, --with-filename       prefix each output with the file name\n"
@@ -75,6 +77,7 @@ enum {
     OPT_MISMATCHES_ONLY,
     OPT_ROW_IDS,
     OPT_RESIDENT,
+    OPT_PIVOT,
     OPT_STATS,
     OPT_DEVICES,
     OPT_HELP
@@ -95,6 +98,7 @@ static const struct option long_options[] = {
     {"count", no_argument, NULL, 'c'},
     {"row-ids", no_argument, NULL, OPT_ROW_IDS},
     {"resident", no_argument, NULL, OPT_RESIDENT},
+    {"pivot", required_argument, NULL, OPT_PIVOT},
     {"stats", no_argument, NULL, OPT_STATS},
     {"with-filename", no_argument, NULL, 'H'},
     {"no-filename", no_argument, NULL, 'h'},
@@ -114,6 +118,7 @@ typedef struct {
     int mismatches_only, errors_given;
     int invert, nul, numbers, count_only, row_ids, with_filename, caseless, quiet;
     int resident, stats;
+    unsigned pivot; /* --pivot W: the resident column pivoted (clm_column_pivot); 0: not */
     const char *devices; /* --devices LIST; NULL: one device */
     cli_device_opts dev;
 } like_config;
@@ -177,7 +182,8 @@ static int64_t like_input(const like_config *c, clm_device *dev, const predicate
     clm_selection_init(&sel, sizeof sel);
     double t0 = now_seconds(), t_upload = 0.0;
     if (st == CLM_OK && c->resident) {
-        st = clm_column_upload(dev, col, &res);
+        st = c->pivot ? clm_column_pivot(dev, col, c->pivot, &res)
+                      : clm_column_upload(dev, col, &res);
         t_upload = now_seconds() - t0;
     }
     double t1 = now_seconds();
@@ -199,7 +205,7 @@ static int64_t like_input(const like_config *c, clm_device *dev, const predicate
                : sel.kernel_used == CLM_ROWS_GROUP     ? "a work-group per record"
                : sel.kernel_used == CLM_ROWS_AUTOMATON ? "an automaton walk per record"
                                                        : "a work-item per record",
-               res ? "resident column"
+               res ? (c->pivot ? "resident column, pivoted" : "resident column")
                    : clm_data_path_name(sel.data_path_used));
     }
     uint64_t selected = 0;
@@ -409,6 +415,14 @@ int like_main(int argc, char **argv)
         case 'h': c.with_filename = 0; break;
         case OPT_ROW_IDS: c.row_ids = 1; break;
         case OPT_RESIDENT: c.resident = 1; break;
+        case OPT_PIVOT: /* the width's range is the library's to check */
+            if (cli_parse_index(optarg, &k) != 0 || k == 0 || k > 64) {
+                errmsg("invalid --pivot '%s' (expected 4, 8 or 16)", optarg);
+                goto done;
+            }
+            c.pivot = (unsigned)k;
+            c.resident = 1;
+            break;
         case OPT_STATS: c.stats = 1; break;
         case OPT_DEVICES: c.devices = optarg; break;
         case OPT_HELP:
