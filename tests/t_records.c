@@ -196,3 +196,26 @@ void tsel_close(tsel *t)
     free(t->ids);
     free(t->pos);
 }
+
+/* One select of col: count, bitmap, ids (id_bits 0: none; with_pos: and positions) against
+ * the reference, and kernel_used against `used`. */
+void tsel_select_check(const clm_like *like, const clm_column *col, const tcol *c,
+                       const unsigned char *want, const uint64_t *want_pos, uint64_t want_n,
+                       unsigned id_bits, int with_pos, size_t slab, clm_rows_kernel kernel,
+                       clm_data_path path, clm_rows_kernel used, const char *what)
+{
+    tsel t;
+    tsel_open(&t, c, id_bits, with_pos);
+    t.s.slab_bytes = slab;
+    t.s.kernel = kernel;
+    t.s.data_path = path;
+    int rc = clm_like_select(like, col, &t.s);
+    if (rc != CLM_OK)
+        T_FAIL("%s: clm_like_select: %s (%s)", what, clm_strerror(rc), clm_last_error());
+    else {
+        if (t.s.kernel_used != used)
+            T_FAIL("%s: kernel_used %d, want %d", what, (int)t.s.kernel_used, (int)used);
+        tsel_check(&t, c, want, want_pos, want_n, what);
+    }
+    tsel_close(&t);
+}

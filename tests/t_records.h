@@ -58,5 +58,11 @@ void tsel_open(tsel *t, const tcol *c, unsigned id_bits, int with_pos);
 void tsel_check(const tsel *t, const tcol *c, const unsigned char *want,
                 const uint64_t *want_pos, uint64_t want_n, const char *what);
 void tsel_close(tsel *t);
+/* One select of col with the options given (slab 0: the default) against want[], its
+ * positions and count (tsel_check), and kernel_used against `used`. */
+void tsel_select_check(const clm_like *like, const clm_column *col, const tcol *c,
+                       const unsigned char *want, const uint64_t *want_pos, uint64_t want_n,
+                       unsigned id_bits, int with_pos, size_t slab, clm_rows_kernel kernel,
+                       clm_data_path path, clm_rows_kernel used, const char *what);
 
 #endif

@@ -45,29 +45,6 @@ static uint64_t or_ref(const tcol *c, const orq *q, unsigned char *want, uint64_
     return count;
 }
 
-/* One select of col: count, bitmap, ids (id_bits 0: none; with_pos: and positions) against
- * the reference, and kernel_used against `used`. */
-static void or_check(const clm_like *like, const clm_column *col, const tcol *c,
-                     const unsigned char *want, const uint64_t *want_pos, uint64_t want_n,
-                     unsigned id_bits, int with_pos, size_t slab, clm_rows_kernel kernel,
-                     clm_data_path path, clm_rows_kernel used, const char *what)
-{
-    tsel t;
-    tsel_open(&t, c, id_bits, with_pos);
-    t.s.slab_bytes = slab;
-    t.s.kernel = kernel;
-    t.s.data_path = path;
-    int rc = clm_like_select(like, col, &t.s);
-    if (rc != CLM_OK)
-        T_FAIL("%s: clm_like_select: %s (%s)", what, clm_strerror(rc), clm_last_error());
-    else {
-        if (t.s.kernel_used != used)
-            T_FAIL("%s: kernel_used %d, want %d", what, (int)t.s.kernel_used, (int)used);
-        tsel_check(&t, c, want, want_pos, want_n, what);
-    }
-    tsel_close(&t);
-}
-
 /* q over c every way the automaton runs: host columns copied (small slabs too) and in
  * place, resident, 32- and 64-bit ids, the count alone, and auto (`auto_used`: what auto
  * should take); then with positions, the lowest-numbered pattern's leftmost start. */
@@ -86,30 +63,34 @@ static void or_check_all(const tcol *c, const orq *q, size_t slab, clm_rows_kern
                   CLM_OK) &&
         EXPECT_RC(tcol_wrap(c, &host), CLM_OK)) {
         snprintf(label, sizeof label, "%s, host copied, 32-bit ids", what);
-        or_check(like, host, c, want, NULL, n, 32, 0, 0, A, CLM_PATH_COPY, A, label);
+        tsel_select_check(like, host, c, want, NULL, n, 32, 0, 0, A, CLM_PATH_COPY, A, label);
         snprintf(label, sizeof label, "%s, host copied, slabs of %zu bytes", what, slab);
-        or_check(like, host, c, want, NULL, n, 64, 0, slab, A, CLM_PATH_COPY, A, label);
+        tsel_select_check(like, host, c, want, NULL, n, 64, 0, slab, A, CLM_PATH_COPY, A,
+                          label);
         snprintf(label, sizeof label, "%s, host in place, 64-bit ids", what);
-        or_check(like, host, c, want, NULL, n, 64, 0, slab, A, CLM_PATH_ZERO_COPY, A, label);
+        tsel_select_check(like, host, c, want, NULL, n, 64, 0, slab, A, CLM_PATH_ZERO_COPY, A,
+                          label);
         snprintf(label, sizeof label, "%s, host, auto", what);
-        or_check(like, host, c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTO, CLM_PATH_AUTO,
-                 auto_used, label);
+        tsel_select_check(like, host, c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTO, CLM_PATH_AUTO,
+                          auto_used, label);
         snprintf(label, sizeof label, "%s, host, positions", what);
-        or_check(like, host, c, want, want_pos, n, 32, 1, slab, A, CLM_PATH_COPY, A, label);
+        tsel_select_check(like, host, c, want, want_pos, n, 32, 1, slab, A, CLM_PATH_COPY, A,
+                          label);
         snprintf(label, sizeof label, "%s, host, positions, a work-item per row", what);
-        or_check(like, host, c, want, want_pos, n, 32, 1, slab, CLM_ROWS_ITEM, CLM_PATH_COPY,
-                 CLM_ROWS_ITEM, label);
+        tsel_select_check(like, host, c, want, want_pos, n, 32, 1, slab, CLM_ROWS_ITEM,
+                          CLM_PATH_COPY, CLM_ROWS_ITEM, label);
         if (EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK)) {
             snprintf(label, sizeof label, "%s, resident, 64-bit ids", what);
-            or_check(like, res, c, want, NULL, n, 64, 0, 0, A, CLM_PATH_AUTO, A, label);
+            tsel_select_check(like, res, c, want, NULL, n, 64, 0, 0, A, CLM_PATH_AUTO, A,
+                              label);
             snprintf(label, sizeof label, "%s, resident, the count alone", what);
-            or_check(like, res, c, want, NULL, n, 0, 0, 0, A, CLM_PATH_AUTO, A, label);
+            tsel_select_check(like, res, c, want, NULL, n, 0, 0, 0, A, CLM_PATH_AUTO, A, label);
             snprintf(label, sizeof label, "%s, resident, auto", what);
-            or_check(like, res, c, want, NULL, n, 0, 0, 0, CLM_ROWS_AUTO, CLM_PATH_AUTO,
-                     auto_used, label);
+            tsel_select_check(like, res, c, want, NULL, n, 0, 0, 0, CLM_ROWS_AUTO,
+                              CLM_PATH_AUTO, auto_used, label);
             snprintf(label, sizeof label, "%s, resident, positions", what);
-            or_check(like, res, c, want, want_pos, n, 64, 1, 0, CLM_ROWS_AUTO, CLM_PATH_AUTO,
-                     auto_used, label);
+            tsel_select_check(like, res, c, want, want_pos, n, 64, 1, 0, CLM_ROWS_AUTO,
+                              CLM_PATH_AUTO, auto_used, label);
         }
     }
     clm_column_free(res);
@@ -303,8 +284,8 @@ static void test_too_large(const void *arg)
     if (EXPECT_RC(clm_like_compile(t_dev, pats, NULL, NULL, N, -1, &like), CLM_OK) &&
         EXPECT_RC(tcol_wrap(&c, &col), CLM_OK)) {
         EXPECT(like->aho_buf == NULL);
-        or_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTOMATON, CLM_PATH_AUTO,
-                 CLM_ROWS_ITEM, "an automaton too large to build");
+        tsel_select_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTOMATON,
+                          CLM_PATH_AUTO, CLM_ROWS_ITEM, "an automaton too large to build");
     }
     clm_column_free(col);
     clm_like_free(like);
@@ -349,8 +330,8 @@ static void test_fallbacks(const void *arg)
                        CLM_OK))
             continue;
         EXPECT(like->aho_buf == NULL);
-        or_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTOMATON, CLM_PATH_AUTO,
-                 CLM_ROWS_ITEM, cases[k].what);
+        tsel_select_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTOMATON,
+                          CLM_PATH_AUTO, CLM_ROWS_ITEM, cases[k].what);
         clm_like_free(like);
     }
     /* one contains: the automaton when asked; auto keeps its rule for one pattern */
@@ -359,10 +340,10 @@ static void test_fallbacks(const void *arg)
     uint64_t n = or_ref(&c, &q1, want, NULL);
     clm_like *like = NULL;
     if (EXPECT_RC(clm_like_compile(t_dev, &one, NULL, NULL, 1, -1, &like), CLM_OK)) {
-        or_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTOMATON, CLM_PATH_AUTO,
-                 CLM_ROWS_AUTOMATON, "one contains, asked for");
-        or_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_ITEM, CLM_PATH_AUTO,
-                 CLM_ROWS_ITEM, "one contains, a work-item per row asked for");
+        tsel_select_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTOMATON,
+                          CLM_PATH_AUTO, CLM_ROWS_AUTOMATON, "one contains, asked for");
+        tsel_select_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_ITEM, CLM_PATH_AUTO,
+                          CLM_ROWS_ITEM, "one contains, a work-item per row asked for");
         clm_selection s;
         clm_selection_init(&s, sizeof s);
         if (EXPECT_RC(clm_like_select(like, col, &s), CLM_OK))
@@ -376,8 +357,8 @@ static void test_fallbacks(const void *arg)
         const char *same = "%abab%";
         orq qa = {&same, NULL, 1};
         n = or_ref(&c, &qa, want, NULL);
-        or_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTOMATON, CLM_PATH_AUTO,
-                 CLM_ROWS_ITEM, "approximate contains");
+        tsel_select_check(like, col, &c, want, NULL, n, 32, 0, 0, CLM_ROWS_AUTOMATON,
+                          CLM_PATH_AUTO, CLM_ROWS_ITEM, "approximate contains");
         clm_like_free(like);
     }
     /* an unknown kernel past the automaton */
@@ -467,19 +448,20 @@ static void test_mixed(const void *arg)
         EXPECT_RC(tcol_wrap(&c, &host), CLM_OK)) {
         uint64_t n = parts_ref(parts, 3, host, &c, want, want_pos);
         EXPECT(n > 0 && n < c.rows);
-        or_check(both, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_ITEM, CLM_PATH_COPY,
-                 CLM_ROWS_ITEM, "LIKE, NOT LIKE and approximate contains, host");
-        or_check(both, host, &c, want, NULL, n, 32, 0, 4096, CLM_ROWS_AUTO, CLM_PATH_AUTO,
-                 CLM_ROWS_ITEM, "the same, auto, small slabs");
+        tsel_select_check(both, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_ITEM,
+                          CLM_PATH_COPY, CLM_ROWS_ITEM,
+                          "LIKE, NOT LIKE and approximate contains, host");
+        tsel_select_check(both, host, &c, want, NULL, n, 32, 0, 4096, CLM_ROWS_AUTO,
+                          CLM_PATH_AUTO, CLM_ROWS_ITEM, "the same, auto, small slabs");
         if (EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK))
-            or_check(both, res, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_AUTO, CLM_PATH_AUTO,
-                     CLM_ROWS_ITEM, "the same, resident");
+            tsel_select_check(both, res, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_AUTO,
+                              CLM_PATH_AUTO, CLM_ROWS_ITEM, "the same, resident");
         /* the parts in the other order: another first part gives some rows' positions */
         clm_like *rev[3] = {parts[2], parts[1], parts[0]}, *back = NULL;
         if (EXPECT_RC(clm_like_or((const clm_like *const *)rev, 3, &back), CLM_OK)) {
             n = parts_ref(rev, 3, host, &c, want, want_pos);
-            or_check(back, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_ITEM, CLM_PATH_COPY,
-                     CLM_ROWS_ITEM, "the parts reversed");
+            tsel_select_check(back, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_ITEM,
+                              CLM_PATH_COPY, CLM_ROWS_ITEM, "the parts reversed");
         }
         clm_like_free(back);
         /* an OR of contains alone, ORed again: the automaton still serves it */
@@ -490,8 +472,9 @@ static void test_mixed(const void *arg)
             clm_like *pair[2] = {c1, c2};
             if (EXPECT_RC(clm_like_or((const clm_like *const *)pair, 2, &cc), CLM_OK)) {
                 n = parts_ref(pair, 2, host, &c, want, want_pos);
-                or_check(cc, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_AUTOMATON,
-                         CLM_PATH_COPY, CLM_ROWS_AUTOMATON, "contains ORed: the automaton");
+                tsel_select_check(cc, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_AUTOMATON,
+                                  CLM_PATH_COPY, CLM_ROWS_AUTOMATON,
+                                  "contains ORed: the automaton");
             }
         }
         clm_like_free(cc);

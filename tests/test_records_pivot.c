@@ -43,24 +43,9 @@ static uint64_t plain_ref(const clm_like *like, const clm_column *plain, const t
 }
 
 /* One select of the pivoted column against want[]: kernel asked, kernel_used expected. */
-static void pivot_check(const clm_like *like, const clm_column *piv, const tcol *c,
-                        const unsigned char *want, const uint64_t *want_pos, uint64_t n,
-                        unsigned id_bits, int with_pos, clm_rows_kernel kernel,
-                        clm_rows_kernel used, const char *what)
-{
-    tsel t;
-    tsel_open(&t, c, id_bits, with_pos);
-    t.s.kernel = kernel;
-    int rc = clm_like_select(like, piv, &t.s);
-    if (rc != CLM_OK)
-        T_FAIL("%s: clm_like_select: %s (%s)", what, clm_strerror(rc), clm_last_error());
-    else {
-        if (t.s.kernel_used != used)
-            T_FAIL("%s: kernel_used %d, want %d", what, (int)t.s.kernel_used, (int)used);
-        tsel_check(&t, c, want, want_pos, n, what);
-    }
-    tsel_close(&t);
-}
+#define pivot_check(like, piv, c, want, want_pos, n, id_bits, with_pos, kernel, used, what) \
+    tsel_select_check(like, piv, c, want, want_pos, n, id_bits, with_pos, 0, kernel,        \
+                      CLM_PATH_AUTO, used, what)
 
 typedef struct {
     const char *pats[3];
