@@ -24,6 +24,13 @@ SEED = int(os.environ.get("CLMATCH_TEST_SEED") or random.randrange(1 << 30))
 ALPHABET = ["a", "b", "c", "A", "%", "_", "\\", " ", "\u00e9"]
 
 
+def small_values(rng, rows, longest):
+    """rows strings of up to longest - 1 bytes over "abcA", one in ten None (NULL)."""
+    return [None if rng.random() < 0.1 else
+            "".join(rng.choice("abcA") for _ in range(rng.randrange(longest)))
+            for _ in range(rows)]
+
+
 def like_regex(pattern, escape=None, ilike=False):
     """The compiled regex of a LIKE pattern (bytes): '%' any run, '_' one byte, the escape
     byte makes the next one literal."""
@@ -261,9 +268,7 @@ class Like(unittest.TestCase):
 
     def test_contains_approx(self):
         rng = random.Random(SEED + 19)
-        values = [None if rng.random() < 0.1 else
-                  "".join(rng.choice("abcA") for _ in range(rng.randrange(30)))
-                  for _ in range(400)]
+        values = small_values(rng, 400, 30)
         col = pa.array(values)
         for k in range(4):
             for mism in (False, True):
@@ -279,9 +284,7 @@ class Like(unittest.TestCase):
 
     def test_any_of(self):
         rng = random.Random(SEED + 23)
-        values = [None if rng.random() < 0.1 else
-                  "".join(rng.choice("abcA") for _ in range(rng.randrange(30)))
-                  for _ in range(500)]
+        values = small_values(rng, 500, 30)
         col = pa.array(values)
         parts = [clmatch.Predicate(self.dev, ["%abca%", "c%"]),
                  clmatch.Predicate(self.dev, "cbcb", errors=1),
@@ -304,9 +307,7 @@ class Like(unittest.TestCase):
 
     def test_pivot(self):
         rng = random.Random(SEED + 29)
-        values = [None if rng.random() < 0.1 else
-                  "".join(rng.choice("abcA") for _ in range(rng.randrange(60)))
-                  for _ in range(300)]
+        values = small_values(rng, 300, 60)
         col = pa.array(values)
         want = clmatch.like(col, "%ab%ca%", ids=True).tolist()
         for w in (4, 8, 16):
