@@ -12,16 +12,14 @@
 #include "contract.h"
 
 #define Q_MAX 16u         /* a q-gram's 2-bit codes fill a uint */
-#define Q_DEFAULT 16u     /* H200, 1 GiB of genome, DNA 20-mers: q = 16 (a sample every 5
-                             bytes) ran 1008 and 217 GB/s for 1 000 and 100 000 patterns
-                             where q = 12 (every 9 bytes) ran 935 and 109, as fast for 10 to
-                             100 (bench/experiments/kmer.md) */
+#define STEP_MIN 5u       /* a step of 5 with q = 16 beat 9 with q = 12 for DNA 20-mers on the
+                             H200 (bench/experiments/kmer.md): a longer q hits less often */
 #define FILTER_LOAD 32u   /* filter bits per entry: two hashes then let ~0.4 % through */
 #define FILTER_MIN 12u    /* 512 bytes */
 #define FILTER_MAX 28u    /* 32 MiB */
 #define FILTER_LOCAL 18u  /* 32 KiB, which most GPUs' local memory holds: taken while it gives
                              at least 8 bits per entry (~2 % through) */
-#define AUTO_MIN_LENGTH 16u /* auto's shortest pattern: q = 12 and a step of at least 5 */
+#define AUTO_MIN_LENGTH 16u /* auto's shortest pattern: q = 12 and a step of 5 */
 
 struct kmer {
     unsigned q, s, bits, bucket_bits;
@@ -50,10 +48,13 @@ static uint32_t bucket_of(uint32_t code, unsigned bucket_bits)
     return (uint32_t)(code * CLM_KMER_MUL1) >> (32 - bucket_bits);
 }
 
-/* q from the shortest pattern (CLMATCH_KMER_Q for experiments), then the step. */
+/* q from the shortest pattern: 16, or shorter to keep a step of STEP_MIN (not below 8);
+ * CLMATCH_KMER_Q for experiments. */
 static unsigned choose_q(size_t shortest)
 {
-    unsigned q = Q_DEFAULT;
+    unsigned q = Q_MAX;
+    if (shortest < Q_MAX + STEP_MIN - 1)
+        q = shortest >= 8 + STEP_MIN - 1 ? (unsigned)shortest - (STEP_MIN - 1) : 8;
     const char *v = clm_env(CLM_ENV_KMER_Q);
     if (v && *v) {
         char *end;
