@@ -25,6 +25,7 @@ struct kmer {
     unsigned q, s, bits, bucket_bits;
     size_t entries, filter_words, bucket_at, entry_at, info_at, bytes_at, words;
     size_t verify_passes;
+    uint32_t *code; /* entry j * s + o: pattern j's q-gram at offset o */
 };
 
 static uint32_t qgram_code(const unsigned char *p, unsigned q)
@@ -107,13 +108,16 @@ int clm_kmer_facts(const struct clm_symbols *sym, unsigned count, unsigned stran
     /* the most loop passes one sample's verification makes: every entry of its bucket, each
      * compared whole, and the pass that leaves each loop */
     size_t *cost = calloc((size_t)1 << k->bucket_bits, sizeof *cost);
-    if (!cost) {
-        free(k);
+    k->code = malloc(k->entries * sizeof *k->code);
+    if (!cost || !k->code) {
+        free(cost);
+        clm_kmer_release(k);
         return clm_fail(CLM_E_NOMEM, "out of memory building the k-mer filter");
     }
     for (unsigned j = 0; j < count; j++)
         for (unsigned o = 0; o < k->s; o++) {
-            size_t *c = &cost[bucket_of(qgram_code(sym[j].bytes + o, k->q), k->bucket_bits)];
+            uint32_t code = k->code[(size_t)j * k->s + o] = qgram_code(sym[j].bytes + o, k->q);
+            size_t *c = &cost[bucket_of(code, k->bucket_bits)];
             *c += sym[j].m + 2;
             k->verify_passes = *c > k->verify_passes ? *c : k->verify_passes;
         }
@@ -130,6 +134,8 @@ int clm_kmer_facts(const struct clm_symbols *sym, unsigned count, unsigned stran
 
 void clm_kmer_release(void *built)
 {
+    if (built)
+        free(((struct kmer *)built)->code);
     free(built);
 }
 
@@ -168,7 +174,7 @@ int clm_kmer_tables(const struct clm_kernel_shape *s, const struct clm_symbols *
     /* entries by bucket: a count per bucket, its prefix sums, then each placed */
     for (unsigned j = 0; j < count; j++)
         for (unsigned o = 0; o < k->s; o++) {
-            uint32_t code = qgram_code(sym[j].bytes + o, k->q);
+            uint32_t code = k->code[(size_t)j * k->s + o];
             uint32_t h1 = (uint32_t)(code * CLM_KMER_MUL1) >> (32 - k->bits);
             uint32_t h2 = (uint32_t)(code * CLM_KMER_MUL2) >> (32 - k->bits);
             filter[h1 >> 5] |= 1u << (h1 & 31);
@@ -186,7 +192,7 @@ int clm_kmer_tables(const struct clm_kernel_shape *s, const struct clm_symbols *
     size_t at = 0;
     for (unsigned j = 0; j < count; j++) {
         for (unsigned o = 0; o < k->s; o++) {
-            uint32_t code = qgram_code(sym[j].bytes + o, k->q);
+            uint32_t code = k->code[(size_t)j * k->s + o];
             uint32_t *e = tab + k->entry_at + 2 * (size_t)fill[bucket_of(code, k->bucket_bits)]++;
             e[0] = code;
             e[1] = (uint32_t)j << 5 | o;

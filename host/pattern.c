@@ -216,12 +216,15 @@ static int finish_symbol(uint8_t set[32], int caseless, unsigned char *byte)
     if (caseless)
         fold_set(set);
     unsigned count = 0, first = 256;
-    for (unsigned b = 0; b < 256; b++)
-        if (set_has(set, b)) {
-            count++;
-            if (first == 256)
-                first = b;
-        }
+    /* a byte of the set at a time, and no further than a third member: a million patterns'
+     * symbols went through here (41 % of a 1M-pattern compile when every bit was tested) */
+    for (unsigned w = 0; w < 32 && count <= 2; w++)
+        for (unsigned b = 8 * w; set[w] && b < 8 * w + 8; b++)
+            if (set_has(set, b)) {
+                count++;
+                if (first == 256)
+                    first = b;
+            }
     int pair = caseless && count == 2 && first >= 'A' && first <= 'Z' && set_has(set, first + 32);
     if (count == 1 || pair) {
         *byte = caseless ? clm_fold((unsigned char)first) : (unsigned char)first;
