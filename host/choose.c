@@ -238,17 +238,21 @@ static int fit_loop_budget(const clm_device *dev, struct clm_kernel_shape *s, si
     if (!budget || s->variant != CLM_VARIANT_ITEM || s->stage ||
         loop_passes(dev, s, s->chunk) <= budget)
         return CLM_OK;
-    if (!loop_budget_fits(dev, s) && s->algorithm == CLM_ALGO_KMER)
-        return clm_fail(CLM_E_UNSUPPORTED,
-                        "kmer: verifying one sample of these patterns (many share a q-gram) "
-                        "takes up to %u loop passes, past the %zu a work-item makes on %s "
-                        "(Mesa's llvmpipe leaves every loop past them); aho can "
-                        "(CLM_ALGO_AHO, --algorithm aho)",
-                        s->kmer_passes, budget, dev->info.name);
     if (!loop_budget_fits(dev, s)) {
         struct clm_kernel_shape shorter = *s;
         while (shorter.m > 1 && !loop_budget_fits(dev, &shorter))
             --shorter.m;
+        /* not even one symbol fits: the length is not the cause, the work at one place is
+         * (kmer: a bucket of many patterns sharing a q-gram, each verified) */
+        if (!loop_budget_fits(dev, &shorter))
+            return clm_fail(CLM_E_UNSUPPORTED,
+                            "%s: the work one place of the text may take with these patterns "
+                            "passes the %zu loop passes a work-item makes on %s (Mesa's "
+                            "llvmpipe leaves every loop past them); %s",
+                            clm_algorithm_name(s->algorithm), budget, dev->info.name,
+                            s->algorithm != CLM_ALGO_AHO && clm_algo(s->algorithm)->group > 1
+                                ? "aho can (CLM_ALGO_AHO, --algorithm aho)"
+                                : "search fewer patterns per database");
         return clm_fail(CLM_E_PATTERN_TOO_LONG,
                         "%s handles patterns up to %u symbols on %s, where a work-item makes "
                         "at most %zu loop passes (Mesa's llvmpipe leaves every loop past "
