@@ -256,36 +256,34 @@ static unsigned char *pivot_bytes(const clm_column *host, unsigned width, uint64
                                   uint64_t *bytes)
 {
     const uint64_t G = CLM_PIVOT_ROWS, groups = (host->rows + G - 1) / G;
-    uint64_t at = 8 * (groups + 1);
+    uint64_t *start = malloc((size_t)(groups + 1) * sizeof *start);
+    if (!start) {
+        *bytes = 0;
+        return NULL;
+    }
+    start[0] = 8 * (groups + 1);
     for (uint64_t g = 0; g < groups; g++) { /* each group padded to its longest row */
         uint64_t longest = 0;
         for (uint64_t r = g * G; r < host->rows && r < (g + 1) * G; r++) {
             uint64_t n = clm_column_offset(host, r + 1) - clm_column_offset(host, r);
             longest = n > longest ? n : longest;
         }
-        at += G * ((longest + width - 1) / width * width);
+        start[g + 1] = start[g] + G * ((longest + width - 1) / width * width);
     }
-    *bytes = at;
-    if (at > limit || at > SIZE_MAX)
-        return NULL;
-    unsigned char *out = calloc((size_t)at, 1);
-    if (!out)
-        return NULL;
-    at = 8 * (groups + 1);
-    for (uint64_t g = 0; g < groups; g++) {
-        uint64_t longest = 0;
-        memcpy(out + 8 * g, &at, 8); /* the device reads it as a little- or big-endian ulong:
-                                        the host's order, which an OpenCL device shares */
-        for (uint64_t r = g * G; r < host->rows && r < (g + 1) * G; r++) {
+    *bytes = start[groups];
+    unsigned char *out = *bytes <= limit && *bytes <= SIZE_MAX ? calloc((size_t)*bytes, 1) : NULL;
+    if (out) {
+        /* the device reads the starts as ulongs in the host's byte order, which an OpenCL
+         * device shares */
+        memcpy(out, start, (size_t)(groups + 1) * sizeof *start);
+        for (uint64_t r = 0; r < host->rows; r++) {
             uint64_t a = clm_column_offset(host, r), n = clm_column_offset(host, r + 1) - a;
+            unsigned char *row = out + start[r / G] + (r % G) * width;
             for (uint64_t j = 0; j < n; j++)
-                out[at + j / width * G * width + (r - g * G) * width + j % width] =
-                    host->data[a + j];
-            longest = n > longest ? n : longest;
+                row[j / width * G * width + j % width] = host->data[a + j];
         }
-        at += G * ((longest + width - 1) / width * width);
     }
-    memcpy(out + 8 * groups, &at, 8);
+    free(start);
     return out;
 }
 
