@@ -219,3 +219,29 @@ void tsel_select_check(const clm_like *like, const clm_column *col, const tcol *
     }
     tsel_close(&t);
 }
+
+/* The rows the parts select one by one, each with the position of the first part that
+ * selects it (64-bit ids and positions of one select per part, a work-item per row): what
+ * clm_like_or's predicate must give. Returns the count. */
+uint64_t tsel_parts_ref(const clm_like *const *parts, unsigned n, const clm_column *col,
+                        const tcol *c, unsigned char *want, uint64_t *want_pos)
+{
+    uint64_t count = 0;
+    memset(want, 0, c->rows);
+    for (uint64_t i = 0; i < c->rows; i++) want_pos[i] = CLM_NO_POSITION;
+    for (unsigned p = 0; p < n; p++) {
+        tsel t;
+        tsel_open(&t, c, 64, 1);
+        t.s.kernel = CLM_ROWS_ITEM;
+        if (EXPECT_RC(clm_like_select(parts[p], col, &t.s), CLM_OK))
+            for (uint64_t k = 0; k < t.s.count; k++) {
+                uint64_t row = ((const uint64_t *)t.ids)[k];
+                if (want[row]) continue;
+                want[row] = 1;
+                want_pos[row] = t.pos[k];
+                count++;
+            }
+        tsel_close(&t);
+    }
+    return count;
+}

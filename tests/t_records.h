@@ -60,6 +60,11 @@ void tsel_check(const tsel *t, const tcol *c, const unsigned char *want,
 void tsel_close(tsel *t);
 /* One select of col with the options given (slab 0: the default) against want[], its
  * positions and count (tsel_check), and kernel_used against `used`. */
+/* What the predicates select one by one on col (a work-item per row, ids and positions)
+ * into want[] and want_pos[], each row with the position of the first part that selects it:
+ * what an OR of them must give. Returns the count. */
+uint64_t tsel_parts_ref(const clm_like *const *parts, unsigned n, const clm_column *col,
+                        const tcol *c, unsigned char *want, uint64_t *want_pos);
 void tsel_select_check(const clm_like *like, const clm_column *col, const tcol *c,
                        const unsigned char *want, const uint64_t *want_pos, uint64_t want_n,
                        unsigned id_bits, int with_pos, size_t slab, clm_rows_kernel kernel,

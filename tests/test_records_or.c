@@ -394,32 +394,6 @@ static void test_auto(const void *arg)
     tcol_free(&c);
 }
 
-/* The rows the parts select one by one, each with the position of the first part that
- * selects it (64-bit ids and positions of one select per part, a work-item per row): what
- * clm_like_or's predicate must give. Returns the count. */
-static uint64_t parts_ref(clm_like *const *parts, unsigned n, const clm_column *col,
-                          const tcol *c, unsigned char *want, uint64_t *want_pos)
-{
-    uint64_t count = 0;
-    memset(want, 0, c->rows);
-    for (uint64_t i = 0; i < c->rows; i++) want_pos[i] = CLM_NO_POSITION;
-    for (unsigned p = 0; p < n; p++) {
-        tsel t;
-        tsel_open(&t, c, 64, 1);
-        t.s.kernel = CLM_ROWS_ITEM;
-        if (EXPECT_RC(clm_like_select(parts[p], col, &t.s), CLM_OK))
-            for (uint64_t k = 0; k < t.s.count; k++) {
-                uint64_t row = ((const uint64_t *)t.ids)[k];
-                if (want[row]) continue;
-                want[row] = 1;
-                want_pos[row] = t.pos[k];
-                count++;
-            }
-        tsel_close(&t);
-    }
-    return count;
-}
-
 /* clm_like_or: LIKE, NOT LIKE, ILIKE and approximate contains (edits, and caseless
  * mismatches) in one predicate select what the parts select one by one, each row with the
  * first selecting part's position, on a host column and a resident one; misuse refused. */
@@ -446,7 +420,7 @@ static void test_mixed(const void *arg)
                                      &parts[2]), CLM_OK) &&
         EXPECT_RC(clm_like_or((const clm_like *const *)parts, 3, &both), CLM_OK) &&
         EXPECT_RC(tcol_wrap(&c, &host), CLM_OK)) {
-        uint64_t n = parts_ref(parts, 3, host, &c, want, want_pos);
+        uint64_t n = tsel_parts_ref((const clm_like *const *)parts, 3, host, &c, want, want_pos);
         EXPECT(n > 0 && n < c.rows);
         tsel_select_check(both, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_ITEM,
                           CLM_PATH_COPY, CLM_ROWS_ITEM,
@@ -459,7 +433,7 @@ static void test_mixed(const void *arg)
         /* the parts in the other order: another first part gives some rows' positions */
         clm_like *rev[3] = {parts[2], parts[1], parts[0]}, *back = NULL;
         if (EXPECT_RC(clm_like_or((const clm_like *const *)rev, 3, &back), CLM_OK)) {
-            n = parts_ref(rev, 3, host, &c, want, want_pos);
+            n = tsel_parts_ref((const clm_like *const *)rev, 3, host, &c, want, want_pos);
             tsel_select_check(back, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_ITEM,
                               CLM_PATH_COPY, CLM_ROWS_ITEM, "the parts reversed");
         }
@@ -471,7 +445,7 @@ static void test_mixed(const void *arg)
             EXPECT_RC(clm_like_compile(t_dev, cs2, NULL, NULL, 1, -1, &c2), CLM_OK)) {
             clm_like *pair[2] = {c1, c2};
             if (EXPECT_RC(clm_like_or((const clm_like *const *)pair, 2, &cc), CLM_OK)) {
-                n = parts_ref(pair, 2, host, &c, want, want_pos);
+                n = tsel_parts_ref((const clm_like *const *)pair, 2, host, &c, want, want_pos);
                 tsel_select_check(cc, host, &c, want, want_pos, n, 64, 1, 0, CLM_ROWS_AUTOMATON,
                                   CLM_PATH_COPY, CLM_ROWS_AUTOMATON,
                                   "contains ORed: the automaton");

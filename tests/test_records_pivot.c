@@ -21,27 +21,6 @@ static size_t len_mixed(t_rng *r, uint64_t i)
     return k == 0 ? 0 : k < 6 ? t_below(r, 40) : 40 + t_below(r, 300);
 }
 
-/* What the predicate selects on the contiguous resident column `plain` (a work-item per row,
- * ids and positions) into want[] and want_pos[]; returns the count. */
-static uint64_t plain_ref(const clm_like *like, const clm_column *plain, const tcol *c,
-                          unsigned char *want, uint64_t *want_pos)
-{
-    tsel t;
-    tsel_open(&t, c, 64, 1);
-    t.s.kernel = CLM_ROWS_ITEM;
-    memset(want, 0, c->rows);
-    for (uint64_t i = 0; i < c->rows; i++) want_pos[i] = CLM_NO_POSITION;
-    uint64_t n = 0;
-    if (EXPECT_RC(clm_like_select(like, plain, &t.s), CLM_OK))
-        for (n = 0; n < t.s.count; n++) {
-            uint64_t row = ((const uint64_t *)t.ids)[n];
-            want[row] = 1;
-            want_pos[row] = t.pos[n];
-        }
-    tsel_close(&t);
-    return n;
-}
-
 /* One select of the pivoted column against want[]: kernel asked, kernel_used expected. */
 #define pivot_check(like, piv, c, want, want_pos, n, id_bits, with_pos, kernel, used, what) \
     tsel_select_check(like, piv, c, want, want_pos, n, id_bits, with_pos, 0, kernel,        \
@@ -98,7 +77,8 @@ static void test_layouts(const void *arg)
                                    : clm_like_compile(t_dev, q->pats, NULL, q->flags, q->count,
                                                       -1, &like);
                 if (!EXPECT_RC(rc, CLM_OK)) continue;
-                uint64_t n = plain_ref(like, plain, &c, want, want_pos);
+                uint64_t n = tsel_parts_ref((const clm_like *const *)&like, 1, plain, &c, want,
+                                            want_pos);
                 snprintf(what, sizeof what, "%u-bit offsets, pivot %u, query %zu (%s)", bits,
                          widths[w], k, q->pats[0]);
                 pivot_check(like, piv, &c, want, want_pos, n, 64, 1, CLM_ROWS_ITEM,
