@@ -79,9 +79,9 @@ CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/dna_args.c \
 $(B)/clmatch: $(CLI_SRC) $(patsubst %.c,%.h,$(filter-out tools/clmatch.c,$(CLI_SRC))) \
               $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CLI_SRC) $(B)/libclmatch.a $(LDFLAGS) -lz $(LDLIBS)
-CASOFF_SRC := tools/clmatch-cas-offinder.c tools/casoff.c tools/cli_common.c tools/fasta.c \
-              tools/crispr.c
-$(B)/clmatch-cas-offinder: $(CASOFF_SRC) tools/casoff.h tools/cli_common.h tools/fasta.h \
+CASOFF_SRC := tools/clmatch-cas-offinder.c tools/casoff.c tools/cli_common.c \
+              tools/line_records.c tools/crispr.c
+$(B)/clmatch-cas-offinder: $(CASOFF_SRC) tools/casoff.h tools/cli_common.h tools/line_records.h \
                            tools/crispr.h $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CASOFF_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)
 MPI_SRC  := tools/clmatch_mpi.c tools/cli_common.c tools/grep_args.c tools/patterns.c \

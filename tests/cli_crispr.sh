@@ -228,6 +228,13 @@ PYEOF
             "$T/exp" "$T/act" "$T/err"
         else fail "cas-offinder: random input $i: the reference found no row"; fi
     done
+    # The same genome with CRLF line ends and a header before a blank line: the same rows
+    # (CRs dropped from sequence lines, a header's trailing CR from its name).
+    { sed 's/$/\r/' "$T/r1.fa"; printf '>empty\r\n\r\n'; } >"$T/r1crlf.fa"
+    sed "1s|.*|$T/r1crlf.fa|" "$T/rin1" >"$T/rin1crlf"
+    python3 "$ROOT/tests/ref_casoff.py" "$T/rin1" >"$T/exp"
+    "$CO" "$T/rin1crlf" C - >"$T/act" 2>"$T/err"
+    same "cas-offinder: CRLF genome" "$T/exp" "$T/act" "$T/err"
 fi
 
 # ---- the front end: bad input ------------------------------------------------------------

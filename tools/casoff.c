@@ -32,15 +32,18 @@
 #include "clmatch.h"
 #include "cli_common.h"
 #include "crispr.h"
-#include "fasta.h"
+#include "line_records.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_LIMIT 65535u /* 2.4.1 keeps the limit in 16 bits */
 
@@ -78,7 +81,7 @@ typedef struct {
     unsigned max_limit;
     /* One genome file. */
     unsigned char *text; /* upper case */
-    size_t text_len, text_cap;
+    size_t text_len;
     record *rec;
     size_t nrec, rec_cap;
     site *hits;
@@ -400,72 +403,109 @@ static int build_patterns(casoff *c)
 
 /* ---- one genome file --------------------------------------------------------------------- */
 
-static int on_record(void *vctx, const char *header, size_t len, uint64_t line)
+#define MAX_THREADS 16
+
+struct upper_part {
+    unsigned char *p;
+    size_t n;
+};
+
+static void *upper_part(void *arg)
 {
-    casoff *c = vctx;
-    record *r;
-    (void)line;
-    if (grow((void **)&c->rec, &c->rec_cap, c->nrec + 1, sizeof *c->rec) != 0)
-        return 1;
-    r = &c->rec[c->nrec];
-    /* 2.4.1 names a sequence after its whole header line, not its first word. */
-    if (!(r->name = dup_n(header, len))) {
-        errmsg("out of memory");
-        return 1;
-    }
-    r->start = c->text_len;
-    r->len = 0;
-    c->nrec++;
-    return 0;
+    struct upper_part *u = arg;
+    for (size_t i = 0; i < u->n; i++)
+        if (u->p[i] >= 'a' && u->p[i] <= 'z')
+            u->p[i] = (unsigned char)(u->p[i] - 'a' + 'A');
+    return NULL;
 }
 
-static int on_sequence(void *vctx, const unsigned char *seq, size_t n)
+/* Upper-case p[0, n), a part a thread. */
+static void upper_all(unsigned char *p, size_t n)
 {
-    casoff *c = vctx;
-    size_t i;
-    if (grow((void **)&c->text, &c->text_cap, c->text_len + n, 1) != 0)
-        return 1;
-    for (i = 0; i < n; i++) {
-        unsigned char b = seq[i];
-        c->text[c->text_len + i] = (b >= 'a' && b <= 'z') ? (unsigned char)(b - 'a' + 'A') : b;
-    }
-    c->text_len += n;
-    c->rec[c->nrec - 1].len += n;
-    return 0;
+    pthread_t th[MAX_THREADS];
+    struct upper_part parts[MAX_THREADS];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned np = (unsigned)(n >> 22) + 1, started = 0;
+    if (cpus >= 1 && np > (unsigned long)cpus)
+        np = (unsigned)cpus;
+    if (np > MAX_THREADS)
+        np = MAX_THREADS;
+    for (unsigned i = 0; i < np; i++)
+        parts[i] = (struct upper_part){p + n / np * i, i + 1 == np ? n - n / np * i : n / np};
+    for (unsigned i = 1; i < np; i++)
+        if (pthread_create(&th[i], NULL, upper_part, &parts[i]) == 0)
+            started |= 1u << i;
+        else
+            upper_part(&parts[i]);
+    upper_part(&parts[0]);
+    for (unsigned i = 1; i < np; i++)
+        if (started >> i & 1)
+            pthread_join(th[i], NULL);
 }
 
-static int on_record_end(void *vctx)
+/* Drop the CRs of record r's bytes (ragged "\r\n" files), the freed tail as N. */
+static void drop_crs(casoff *c, record *r)
 {
-    (void)vctx;
-    return 0;
+    unsigned char *p = c->text + r->start;
+    size_t k = 0;
+    for (size_t i = 0; i < r->len; i++)
+        if (p[i] != '\r')
+            p[k++] = p[i];
+    memset(p + k, 'N', r->len - k);
+    r->len = k;
 }
 
-/* Read a FASTA file whole (2.4.1 does too). Returns 1 when it is not FASTA (its first byte
- * is not '>'), 0 when read, -1 after a message. */
+/* Read a FASTA file whole (2.4.1 does too) by threads, as lines (line_records.h): a record's
+ * sequence lines are then contiguous, from the line after its header to its next header, so
+ * the text is that buffer as it is, headers left between records (no site crosses a record's
+ * end: on_match). Returns 1 when it is not FASTA (its first byte is not '>'), 0 when read, -1
+ * after a message. */
 static int load_fasta(casoff *c, const char *path)
 {
-    static const fasta_callbacks cb = {on_record, on_sequence, on_record_end};
-    fasta_reader fr;
-    char *data;
-    size_t len;
-    int st;
-    if (read_path_all(path, &data, &len) != 0)
+    line_records lr;
+    int fd = open(path, O_RDONLY), err;
+    if (fd < 0) {
+        errmsg("%s: %s", path, strerror(errno));
         return -1;
-    if (len == 0 || data[0] != '>') {
-        free(data);
+    }
+    err = line_records_read(fd, '\n', &lr);
+    close(fd);
+    if (err) {
+        errmsg("%s: %s", path, err == ENOMEM ? "out of memory" : strerror(err));
+        return -1;
+    }
+    if (lr.rows == 0 || line_records_offset(&lr, 1) == 0 || lr.bytes[0] != '>') {
+        line_records_free(&lr);
         return 1;
     }
-    fasta_init(&fr, FASTA_FORCE, path);
-    st = fasta_feed(&fr, data, len, &cb, c);
-    if (st == FASTA_OK)
-        st = fasta_finish(&fr, &cb, c);
-    if (st == FASTA_ERR_FORMAT)
-        errmsg("%s", fr.error);
-    else if (st == FASTA_ERR_NOMEM)
-        errmsg("%s: out of memory", path);
-    fasta_free(&fr);
-    free(data);
-    return st == FASTA_OK ? 0 : -1;
+    for (uint64_t i = 0; i < lr.rows; i++) {
+        uint64_t at = line_records_offset(&lr, i), end = line_records_offset(&lr, i + 1);
+        if (end == at || lr.bytes[at] != '>')
+            continue;
+        if (c->nrec)
+            c->rec[c->nrec - 1].len = at - c->rec[c->nrec - 1].start;
+        size_t len = (size_t)(end - at - 1);
+        while (len && lr.bytes[at + len] == '\r') /* the header's trailing CRs */
+            len--;
+        if (grow((void **)&c->rec, &c->rec_cap, c->nrec + 1, sizeof *c->rec) != 0 ||
+            !(c->rec[c->nrec].name = dup_n((const char *)lr.bytes + at + 1, len))) {
+            errmsg("out of memory");
+            line_records_free(&lr);
+            return -1;
+        }
+        c->rec[c->nrec].start = end;
+        c->rec[c->nrec].len = 0;
+        c->nrec++;
+    }
+    c->rec[c->nrec - 1].len = lr.data_bytes - c->rec[c->nrec - 1].start;
+    free(lr.offsets);
+    c->text = lr.bytes;
+    c->text_len = (size_t)lr.data_bytes;
+    for (size_t r = 0; r < c->nrec; r++)
+        if (memchr(c->text + c->rec[r].start, '\r', c->rec[r].len))
+            drop_crs(c, &c->rec[r]);
+    upper_all(c->text, c->text_len);
+    return 0;
 }
 
 /* The record holding text offset pos (records are in text order). */
@@ -506,8 +546,8 @@ static int on_match(const clm_match *m, void *vctx)
     if (m->id >= c->npat)
         return 1;
     r = &c->rec[record_of(c, m->start)];
-    if (m->end > r->start + r->len)
-        return 0; /* crosses into the next record */
+    if (m->start < r->start || m->end > r->start + r->len)
+        return 0; /* in a header, or crosses into the next record */
     for (qi = c->first_q[m->id]; qi != SIZE_MAX; qi = c->next_q[qi]) {
         unsigned mm = count_mismatches(c, &c->q[qi], m->start, m->strand);
         site *h;
@@ -586,31 +626,22 @@ static void print_sites(casoff *c)
     free(buf);
 }
 
-/* Search the text of one file: its bytes other than A/C/G/T become N on the way to the
- * library, in blocks. Returns 0 or -1 after a message. */
+/* Search the text of one file. Bytes other than A/C/G/T (N, other codes, headers between
+ * records) are in none of the patterns' classes: each mismatches every pattern symbol, as
+ * 2.4.1's N does under a plain code (CLM_DEGENERATE_TEXT is off; see the top). */
 static int search_text(casoff *c, const clm_database *db, clm_scratch *scratch, size_t block)
 {
-    unsigned char *buf = malloc(block);
     clm_stream *s = NULL;
-    uint64_t off;
-    int st;
-    if (!buf) {
-        errmsg("out of memory");
-        return -1;
-    }
-    st = clm_stream_open(db, scratch, 0u, &s);
-    for (off = 0; st == CLM_OK && off < c->text_len; off += block) {
-        size_t n = (size_t)(c->text_len - off < block ? c->text_len - off : block), i;
-        for (i = 0; i < n; i++)
-            buf[i] = is_acgt(c->text[off + i]) ? c->text[off + i] : 'N';
-        st = clm_stream_write(s, buf, n, on_match, c);
+    int st = clm_stream_open(db, scratch, 0u, &s);
+    for (uint64_t off = 0; st == CLM_OK && off < c->text_len; off += block) {
+        size_t n = (size_t)(c->text_len - off < block ? c->text_len - off : block);
+        st = clm_stream_write(s, c->text + off, n, on_match, c);
     }
     if (s) {
         int cst = clm_stream_close(s, st == CLM_OK ? on_match : on_ignore, c, NULL);
         if (st == CLM_OK)
             st = cst;
     }
-    free(buf);
     if (st != CLM_OK && !c->failed)
         report_clm("search", st);
     return st == CLM_OK && !c->failed ? 0 : -1;
@@ -622,6 +653,8 @@ static void free_file(casoff *c)
     for (i = 0; i < c->nrec; i++)
         free(c->rec[i].name);
     c->nrec = 0;
+    free(c->text);
+    c->text = NULL;
     c->text_len = 0;
     c->nhits = 0;
 }
