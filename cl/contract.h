@@ -266,5 +266,9 @@ enum clm_like_invert_arg {
 /* Entries per work-item of a work-group's queue of candidate starts (cl/hamming.cl): a group
  * with more candidates for a run goes through them in rounds. */
 #define CLM_HAMMING_QUEUE 4u
+/* Patterns of up to CLM_HAMMING_PLANES_MAX symbols are compared as bit planes, each
+ * work-item holding CLM_HAMMING_HELD patterns of a run in registers. */
+#define CLM_HAMMING_PLANES_MAX 32u
+#define CLM_HAMMING_HELD 4u
 
 #endif

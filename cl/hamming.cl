@@ -1,12 +1,14 @@
 /* hamming.cl - every pattern of a group with at most K mismatches (Hamming distance) in one
- * pass: the text at a start as one-hot nibbles (pat maps a byte to its class's bit) is
- * compared with every pattern of the table (contract.h CLM_HAMMING_*), 8 symbols a uint: a
- * symbol matches where text and pattern nibbles share a bit. The patterns come in runs that
- * share exact ends (a CRISPR PAM): the work-group first queues the starts where a run's ends
- * pass, then compares the queued starts with the run's patterns, every lane at the same
- * pattern (clm_scan_group); a pattern's compare stops at the first uint that puts it past K
- * mismatches (in random DNA, its first). Matches are reported by their start and the
- * pattern's slot (info + j), with their mismatches beside it. */
+ * pass. The patterns come in runs that share exact ends (a CRISPR PAM): the work-group first
+ * queues the starts where a run's ends pass, then compares the queued starts with the run's
+ * patterns (clm_scan_group). The text's bytes map to class nibbles (pat: a bit per class of
+ * the patterns' symbol sets, 0 in none); a symbol matches where text and pattern share a bit.
+ * Patterns of up to CLM_HAMMING_PLANES_MAX symbols are compared as four bit planes, each
+ * work-item holding CLM_HAMMING_HELD of them in registers against the queued windows
+ * (H200, 1 000 guides + NGG over 1 GB: 0.08 s against 0.41 s for the nibble compare,
+ * bench/results/h200-r3-2026-11-28-crispr.md); longer ones as nibbles, 8 symbols a uint,
+ * every lane at the same pattern, stopping at the first uint past K. Matches are reported
+ * by their start and the pattern's slot (info + j), with their mismatches beside it. */
 
 #define MH_W ((M + 7u) / 8u) /* uints of nibbles of the longest pattern and of the window */
 /* the nibble carried into the top of a window uint. NO_FUNNEL_SHIFT (host's choice for
@@ -26,14 +28,28 @@ uint clm_mh_carry(uint x)
 #define MH_FOLD(x) ((x) | ((x) >> 1) | ((x) >> 2) | ((x) >> 3))
 
 /* The work-group works together (kernels.cl GROUP_KERNEL): a queue of candidate starts in
- * local memory, CLM_HAMMING_QUEUE entries per work-item, and its fill count. */
+ * local memory, CLM_HAMMING_QUEUE entries per work-item, and its fill count; patterns of up
+ * to 32 symbols also a tile of the run's patterns as bit planes, and the class map. */
 #define GROUP_KERNEL
+#define MH_QUEUE_LEN (CLM_HAMMING_QUEUE * WG)
+#if M <= CLM_HAMMING_PLANES_MAX
+#define MH_PLANES 1
+#define MP_HELD CLM_HAMMING_HELD
 #define GROUP_LOCALS                                                                       \
-    __local uint mh_queue[CLM_HAMMING_QUEUE * WG];                                         \
+    __local uint4 mp_win[MH_QUEUE_LEN];                                                    \
+    __local uint mh_queue[MH_QUEUE_LEN];                                                   \
+    __local uint mh_queued[1];                                                             \
+    __local uchar mp_nib[256]
+#define GROUP_LOCAL_ARGS , mh_queue, mh_queued, mp_win, mp_nib
+#else
+#define MH_PLANES 0
+#define GROUP_LOCALS                                                                       \
+    __local uint mh_queue[MH_QUEUE_LEN];                                                   \
     __local uint mh_queued[1]
 #define GROUP_LOCAL_ARGS , mh_queue, mh_queued
-#define MH_QUEUE_LEN (CLM_HAMMING_QUEUE * WG)
+#endif
 
+#if !MH_PLANES
 /* Compare patterns q0, q0 + step, ... of a run (its records from p0, in_run of them) with
  * the text at s, every lane of the group at the same pattern where it can (its table reads
  * are broadcasts). */
@@ -149,3 +165,114 @@ uint clm_scan_group(__global const uchar *text, uint n, uint owned, uint first,
 #undef MH_PUSH
     return found;
 }
+#else
+/* Patterns of up to 32 symbols, as four bit planes: bit i of plane c is 1 where symbol i
+ * has class c (the text's symbol s + i, a pattern's symbols' sets). A symbol matches where
+ * text and pattern share a plane; a pattern's mismatches are its length less the popcount
+ * of the OR of its planes ANDed with the window's. Each work-item holds MP_HELD patterns of
+ * a tile in registers, and the queue holds the candidates' windows: one broadcast read of
+ * local memory serves MP_HELD comparisons of a few instructions each. */
+
+/* the planes of nibble words p (symbols past the pattern's length are 0 there) */
+uint4 clm_mp_planes(TABLE_SPACE const TAB_T *p)
+{
+    uint4 pl = (uint4)(0u);
+#pragma unroll
+    for (uint i = 0; i < M; ++i) {
+        const uint x = (p[i / 8u] >> (4u * (i % 8u))) & 15u;
+        pl |= ((((uint4)(x)) >> (uint4)(0u, 1u, 2u, 3u)) & 1u) << i;
+    }
+    return pl;
+}
+
+/* the window's planes moved one symbol on, class nibble x entering at symbol M - 1 */
+#define MP_PUSH(w, x)                                                                      \
+    ((w) = ((w) >> 1u) | (((((uint4)(x)) >> (uint4)(0u, 1u, 2u, 3u)) & 1u) << (M - 1u)))
+
+/* Per run of patterns, per tile of MP_HELD * WG of its patterns, in rounds: phase 1, each
+ * work-item walks its own starts and queues those where the run's exact ends pass, with
+ * their windows; phase 2, each work-item compares the patterns it holds with the queued
+ * windows. A tile of u < WG patterns is held by WG / u replicas of u work-items, each
+ * replica comparing every (WG / u)-th candidate. Rounds as the nibble kernel's. */
+uint clm_scan_group(__global const uchar *text, uint n, uint owned, uint first,
+                    TABLE_SPACE const uchar *pat, TABLE_SPACE const TAB_T *tab,
+                    __global uint *counter, __global uint *out, uint cap, uint info,
+                    const int count_only, __local uint *queue, __local uint *queued,
+                    __local uint4 *wins, __local uchar *nib)
+{
+    uint found = 0;
+    const uint l = (uint)get_local_id(0);
+    const uint runs = tab[CLM_HAMMING_RUNS], stride = tab[CLM_HAMMING_STRIDE];
+    const uint begin = first + (uint)get_global_id(0) * CHUNK;
+    const uint end = begin < owned ? min(min(begin + CHUNK, owned), n) : begin;
+    for (uint i = l; i < 256u; i += WG)
+        nib[i] = pat[i];
+    if (l == 0u)
+        *queued = 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint r = 0, at = CLM_HAMMING_HEADER; r < runs; ++r) {
+        const uint in_run = tab[at], p0 = at + 1u + 2u * MH_W;
+        /* the run's exact ends: symbols of kmask must meet the key's planes */
+        const uint4 key = clm_mp_planes(tab + at + 1u + MH_W);
+        const uint kmask = clm_mp_planes(tab + at + 1u).x;
+        for (uint t0 = 0; t0 < in_run; t0 += MP_HELD * WG) {
+            const uint tn = min(in_run - t0, MP_HELD * WG), u = min(tn, (uint)WG);
+            const uint share = WG / u, part = l / u, base = l - part * u;
+            /* this work-item's patterns t0 + base + j u; none: a length no count meets */
+            uint4 held[MP_HELD];
+            uint len[MP_HELD];
+#pragma unroll
+            for (uint j = 0; j < MP_HELD; ++j) {
+                const uint q = base + j * u, a = p0 + (t0 + q) * stride;
+                held[j] = q < tn && part < share ? clm_mp_planes(tab + a + 2u) : (uint4)(0u);
+                len[j] = q < tn && part < share ? tab[a + 1u] : 0xffffffffu;
+            }
+            uint s = begin, more = 1u;
+            while (more) {
+                /* phase 1: the window is rebuilt at s each round (none kept across
+                 * barriers); symbols past n in no class */
+                uint4 w = (uint4)(0u);
+                if (s < end)
+                    for (uint i = s; i < s + M; ++i)
+                        MP_PUSH(w, i < n ? (uint)nib[text[i]] : 0u);
+                for (; s < end; ++s) {
+                    const uint met =
+                        (w.x & key.x) | (w.y & key.y) | (w.z & key.z) | (w.w & key.w);
+                    if ((met & kmask) == kmask) {
+                        const uint slot = atomic_inc(queued);
+                        if (slot >= MH_QUEUE_LEN)
+                            break; /* the queue is full: this start again next round */
+                        queue[slot] = s;
+                        wins[slot] = w;
+                    }
+                    MP_PUSH(w, s + M < n ? (uint)nib[text[s + M]] : 0u);
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                const uint total = *queued, c = min(total, (uint)MH_QUEUE_LEN);
+                /* phase 2 */
+                for (uint i = part; i < c && part < share; i += share) {
+                    const uint4 x = wins[i];
+                    const uint room = n - queue[i];
+#pragma unroll
+                    for (uint j = 0; j < MP_HELD; ++j) {
+                        const uint bad = len[j] - popcount((x.x & held[j].x) |
+                                                           (x.y & held[j].y) |
+                                                           (x.z & held[j].z) |
+                                                           (x.w & held[j].w));
+                        if (bad <= K && len[j] <= room)
+                            FOUND(queue[i], (info + tab[p0 + (t0 + base + j * u) * stride]) |
+                                                (bad << CLM_INFO_EDITS_SHIFT));
+                    }
+                }
+                more = total > MH_QUEUE_LEN; /* some slot fell past the queue */
+                barrier(CLK_LOCAL_MEM_FENCE); /* every lane has read the queue and its count */
+                if (l == 0u)
+                    *queued = 0u;
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }
+        at = p0 + in_run * stride;
+    }
+    return found;
+}
+#endif

@@ -17,6 +17,7 @@ struct clm_pattern_facts {
     size_t tab_words;       /* aho, hamming: entries of its table (cl/aho.cl, cl/hamming.cl) */
     size_t outputs;         /* aho: loop passes of the most matches ending at one byte */
     unsigned count;         /* hamming: patterns of the engine */
+    unsigned runs;          /* hamming: runs of patterns with the same exact ends */
     unsigned exact_head, exact_tail; /* hamming: symbols at each end that must match ... */
     unsigned rc_from;       /* ... at the other ends from this pattern of the engine on (the
                                reverse complements) */

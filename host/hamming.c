@@ -55,14 +55,26 @@ static unsigned hamming_classes(const struct clm_symbols *sym, unsigned count,
     return classes;
 }
 
-/* Loop passes of a work-item over `chunk` starts (all-match text: every start a candidate of
- * every run): per run, its walk of the starts with the window's first bytes again each round
- * of the group's queue (a round per CLM_HAMMING_QUEUE starts of the item, and one more), and
- * as many candidates verified, each with its window's words and per pattern its words and
- * the pass that leaves their loop; `entries` bounds runs and patterns together. */
-static size_t passes(size_t m, size_t entries, size_t chunk)
+/* Loop passes of a work-item of a wg-item group over `chunk` starts (all-match text: every
+ * start a candidate of every run), for `patterns` in `runs`. Nibble kernel: per run, its walk
+ * of the starts with the window's first bytes again each round of the group's queue (a round
+ * per CLM_HAMMING_QUEUE starts of the item, and one more), and as many candidates verified,
+ * each with its window's words and per pattern its words and the pass that leaves their loop.
+ * Planes kernel: per pattern, the candidates a work-item takes for it (the group's wg * chunk
+ * over the replicas, at most twice chunk a pattern) times the held patterns and the pass that
+ * leaves their loop; per tile of a run (MP_HELD * wg patterns), the walk, each round's window
+ * and the held patterns' symbols; and the class map's copy. */
+static size_t passes(size_t m, size_t patterns, size_t runs, size_t chunk, size_t wg)
 {
     size_t words = (m + 7) / 8, rounds = chunk / CLM_HAMMING_QUEUE + 1;
+    if (m <= CLM_HAMMING_PLANES_MAX) {
+        size_t tiles = runs + patterns / (CLM_HAMMING_HELD * wg) + 1;
+        return 2 * patterns * (chunk + 1) * (CLM_HAMMING_HELD + 1) +
+               tiles * (rounds * (m + CLM_HAMMING_HELD + 3) + chunk +
+                        CLM_HAMMING_HELD * (m + 1) + 3) +
+               256 / wg + 1;
+    }
+    size_t entries = patterns + runs;
     return entries * (chunk * (2 + words) + rounds * (8 * words + 2) + chunk * (words + 2));
 }
 
@@ -75,7 +87,8 @@ int clm_hamming_fits(const clm_device *dev, const struct clm_symbols *sym, unsig
     /* a device with a loop budget (llvmpipe) must fit the smallest range, 16 starts, with
      * every pattern in a run of its own (and the tables' copy: 64 passes spare) */
     return hamming_classes(sym, count, nib) <= MAX_CLASSES &&
-           (!dev->loop_budget || passes(longest, 2 * (size_t)count, 16) + 64 <= dev->loop_budget);
+           (!dev->loop_budget ||
+            passes(longest, 2 * (size_t)count, 2 * (size_t)count, 16, 16) + 64 <= dev->loop_budget);
 }
 
 /* What the facts hook builds: the class map and the whole table. */
@@ -186,6 +199,7 @@ int clm_hamming_facts(const struct clm_symbols *sym, unsigned count, unsigned st
     }
     f->classes = classes;
     f->count = count;
+    f->runs = h->tab[CLM_HAMMING_RUNS];
     f->tab_words = h->words;
     *built = h;
     return CLM_OK;
@@ -199,6 +213,8 @@ void clm_hamming_shape(struct clm_kernel_shape *s, const clm_device *dev,
     s->tab_elem = 4;
     /* the counts are in the table: sets of similar size share a kernel build */
     s->tab_len = (unsigned)clm_round_up(f->tab_words, 256);
+    s->ham_count = f->count;
+    s->ham_runs = f->runs;
 }
 
 int clm_hamming_tables(const struct clm_kernel_shape *s, const struct clm_symbols *sym,
@@ -218,5 +234,5 @@ size_t clm_hamming_loop_passes(const struct clm_kernel_shape *s, size_t chunk, s
                                unsigned lanes)
 {
     (void)bytes, (void)lanes;
-    return passes(s->m, s->tab_len / (2 + (s->m + 7) / 8), chunk);
+    return passes(s->m, s->ham_count, s->ham_runs, chunk, s->wg);
 }

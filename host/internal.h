@@ -322,6 +322,8 @@ struct clm_kernel_shape {
                           0 for the search kernels */
     unsigned kmer_q;    /* kmer: bytes of a sampled q-gram (cl/kmer.cl KMER_Q), at most 16 */
     unsigned kmer_s;    /* kmer: bytes between samples (KMER_S) */
+    unsigned ham_count, ham_runs; /* hamming: patterns, and runs of them with the same exact
+                                     ends (its loop passes, for a device's loop budget) */
     unsigned kmer_bits; /* kmer: log2 of the filter's bits (KMER_BITS) */
     unsigned kmer_hot;  /* kmer, tables in global memory: the header and filter's uints, also
                            copied to local memory (KMER_HOT); 0: read from global memory */

@@ -84,9 +84,12 @@ static const struct knob knobs[CLM_KNOB_COUNT] = {
  * chunks), not for the dfa (2.47-2.50 vs 2.68: its 80 registers let 3 groups in instead of
  * 5), bench/results/h200-k. GPU
  * slabs of 256 MiB: kernels of 64 MiB ran at 0.7x on the H200 (launch and tail-wave cost;
- * bench/results/h200-h); files are read in slabs of at most 64 MiB anyway (host/scan.c). */
+ * bench/results/h200-h); files are read in slabs of at most 64 MiB anyway (host/scan.c).
+ * hamming: 128-byte chunks, twice the work-groups of 256 (H200, 1 000 guides + NGG over
+ * 1 GB: 0.079 vs 0.095 s, bench/results/h200-r3-2026-11-28-crispr.md). */
 #define GPU_VALUES                                                                         \
-    "wg=256,chunk=256,slab=256M,stage=on,vec=16,groups=8,prefetch=off,bitap.prefetch=on"
+    "wg=256,chunk=256,slab=256M,stage=on,vec=16,groups=8,prefetch=off,bitap.prefetch=on,"  \
+    "hamming.chunk=128"
 #define CPU_VALUES "wg=16,chunk=4096,slab=64M,stage=off,vec=16,groups=8,prefetch=off"
 #define GENERIC_VALUES CPU_VALUES
 
