@@ -659,11 +659,12 @@ static void free_file(casoff *c)
     c->nhits = 0;
 }
 
-/* Returns 0 (searched, or skipped when not FASTA and skip_other), or -1 after a message. */
-static int search_file(casoff *c, const char *path, int skip_other, const clm_database *db,
-                       clm_scratch *scratch, size_t block)
+/* Search a file load_fasta read (st its result). Returns 0 (searched, or skipped when not
+ * FASTA and skip_other), or -1 after a message. */
+static int search_loaded(casoff *c, const char *path, int st, int skip_other,
+                         const clm_database *db, clm_scratch *scratch, size_t block)
 {
-    int st = load_fasta(c, path), rc = 0;
+    int rc = 0;
     if (st == 1) {
         if (skip_other) {
             fprintf(stderr, "clmatch: skipping %s: not FASTA (2bit is not supported)\n", path);
@@ -681,6 +682,39 @@ static int search_file(casoff *c, const char *path, int skip_other, const clm_da
     }
     free_file(c);
     return rc;
+}
+
+/* The first genome file read while the device opens and the queries compile. */
+struct preload {
+    casoff *c;
+    const char *path;
+    int st, started;
+    pthread_t th;
+};
+
+static void *preload_run(void *arg)
+{
+    struct preload *p = arg;
+    p->st = load_fasta(p->c, p->path);
+    return NULL;
+}
+
+static void preload_start(struct preload *p, casoff *c, const char *path)
+{
+    memset(p, 0, sizeof *p);
+    p->c = c;
+    p->path = path;
+    p->started = pthread_create(&p->th, NULL, preload_run, p) == 0;
+}
+
+/* load_fasta's result for the file: the thread's, joined, or read now. */
+static int preload_wait(struct preload *p)
+{
+    if (!p->started)
+        return load_fasta(p->c, p->path);
+    pthread_join(p->th, NULL);
+    p->started = 0;
+    return p->st;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -884,6 +918,7 @@ int casoff_main(int argc, char **argv)
     unsigned *ids = NULL;
     int status = EXIT_TROUBLE, is_dir = 0, st;
     const size_t block = DEFAULT_BLOCK_BYTES;
+    struct preload pre = {0};
 
     memset(&c, 0, sizeof c);
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -901,7 +936,11 @@ int casoff_main(int argc, char **argv)
         errmsg("%s: %s", argv[3], strerror(errno));
         goto done;
     }
-    if (cli_output_init() != 0 || build_patterns(&c) != 0 || open_device(argv[2], &dev) != 0)
+    if (cli_output_init() != 0 || build_patterns(&c) != 0)
+        goto done;
+    if (n_files)
+        preload_start(&pre, &c, files[0]);
+    if (open_device(argv[2], &dev) != 0)
         goto done;
 
     lens = malloc(c.npat * sizeof *lens);
@@ -940,7 +979,8 @@ int casoff_main(int argc, char **argv)
         goto done;
     status = 0;
     for (i = 0; i < n_files && status == 0 && !cli_out.failed; i++)
-        if (search_file(&c, files[i], is_dir, db, scratch, block) != 0)
+        if (search_loaded(&c, files[i], i ? load_fasta(&c, files[i]) : preload_wait(&pre),
+                          is_dir, db, scratch, block) != 0)
             status = EXIT_TROUBLE;
     out_flush();
     if (cli_out.failed) {
@@ -949,7 +989,10 @@ int casoff_main(int argc, char **argv)
     }
 
 done:
+    if (pre.started) /* setup failed while the first file was read */
+        preload_wait(&pre);
     status = cli_output_finish(status);
+    cli_exit_early(status, 0); /* the output is written: the device's teardown is the OS's */
     clm_scratch_free(scratch);
     clm_database_free(db);
     clm_device_close(dev);
