@@ -298,7 +298,8 @@ static const struct clm_algo algos[CLM_ALGO_COUNT] = {
                                   CLM_CAP_EXACT_ENDS,
                           .max_length = CLM_HAMMING_MAX_LENGTH,
                           .max_errors = CLM_HAMMING_MAX_ERRORS, .group = CLM_MAX_SLOTS,
-                          .summary = "every pattern compared at every start, symbols as one-hot "
+                          .summary = "every pattern compared at every start where its exact "
+                                     "ends pass, symbols as bit planes (to 32) or one-hot "
                                      "nibbles: one pass for many patterns with mismatches",
                           .facts = clm_hamming_facts, .shape = clm_hamming_shape,
                           .tables = clm_hamming_tables, .release = clm_hamming_release,
