@@ -690,12 +690,15 @@ struct preload {
     const char *path;
     int st, started;
     pthread_t th;
+    double seconds; /* the read's, on its thread */
 };
 
 static void *preload_run(void *arg)
 {
     struct preload *p = arg;
+    double t0 = now_seconds();
     p->st = load_fasta(p->c, p->path);
+    p->seconds = now_seconds() - t0;
     return NULL;
 }
 
@@ -919,8 +922,15 @@ int casoff_main(int argc, char **argv)
     int status = EXIT_TROUBLE, is_dir = 0, st;
     const size_t block = DEFAULT_BLOCK_BYTES;
     struct preload pre = {0};
+    /* CLMATCH_STATS=1: where the time went, on stderr (the arguments are 2.4.1's: no
+     * --stats) */
+    const char *stats_env = getenv("CLMATCH_STATS");
+    const int stats = stats_env && strcmp(stats_env, "1") == 0;
+    double t_open = 0, t_compile = 0, t_search = 0, t_wait = 0;
 
     memset(&c, 0, sizeof c);
+    if (!cli_time.start) /* clmatch's main sets it before handing its arguments over */
+        cli_time.start = now_seconds();
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
         return 0;
@@ -940,8 +950,10 @@ int casoff_main(int argc, char **argv)
         goto done;
     if (n_files)
         preload_start(&pre, &c, files[0]);
+    t_open = now_seconds();
     if (open_device(argv[2], &dev) != 0)
         goto done;
+    t_compile = now_seconds();
 
     lens = malloc(c.npat * sizeof *lens);
     ids = malloc(c.npat * sizeof *ids);
@@ -978,10 +990,14 @@ int casoff_main(int argc, char **argv)
     if (cli_alloc_scratch(db, &dev_opts, &scratch) != 0)
         goto done;
     status = 0;
-    for (i = 0; i < n_files && status == 0 && !cli_out.failed; i++)
-        if (search_loaded(&c, files[i], i ? load_fasta(&c, files[i]) : preload_wait(&pre),
-                          is_dir, db, scratch, block) != 0)
+    t_search = now_seconds();
+    for (i = 0; i < n_files && status == 0 && !cli_out.failed; i++) {
+        int loaded = i ? load_fasta(&c, files[i]) : preload_wait(&pre);
+        if (i == 0)
+            t_wait = now_seconds() - t_search;
+        if (search_loaded(&c, files[i], loaded, is_dir, db, scratch, block) != 0)
             status = EXIT_TROUBLE;
+    }
     out_flush();
     if (cli_out.failed) {
         errmsg("write error: %s", strerror(cli_out.failed));
@@ -992,6 +1008,21 @@ done:
     if (pre.started) /* setup failed while the first file was read */
         preload_wait(&pre);
     status = cli_output_finish(status);
+    if (stats && scratch) {
+        double end = now_seconds();
+        clm_stats st;
+        fprintf(stderr, "clmatch: process %.4f s: arguments %.4f s, device open %.4f s, "
+                        "compile and scratch %.4f s, first genome file read %.4f s on a thread "
+                        "(then waited %.4f s), files searched and written %.4f s\n",
+                end - cli_time.start, t_open - cli_time.start, t_compile - t_open,
+                t_search - t_compile, pre.seconds, t_wait, end - t_search - t_wait);
+        if (clm_scratch_get_stats(scratch, &st, sizeof st) == CLM_OK) {
+            fprintf(stderr, "clmatch: read %.4f s, buffers %.4f s, device waits %.4f s, ",
+                    st.read_seconds, st.alloc_seconds, st.wait_seconds);
+            cli_stats_kernel(&st);
+        }
+        cli_stats_scratch(scratch);
+    }
     cli_exit_early(status, 0); /* the output is written: the device's teardown is the OS's */
     clm_scratch_free(scratch);
     clm_database_free(db);
