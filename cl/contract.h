@@ -217,8 +217,9 @@ enum clm_like_ids_arg {
 /* clm_like_verify's (CLM_ROWS_FILTER: filter and verify): the search kernels, built with
  * EMIT_BLOCKS=CLM_LIKE_BLOCK (cl/common.cl clm_emit), set bit b of BLOCKS when a match's
  * position in a piece of the batch's bytes that starts at DATA[ORIGIN] is in block b of
- * CLM_LIKE_BLOCK bytes. A work-item per block of NBLOCKS matches the rows holding the
- * block's bytes (and the byte before it when ENDS: positions are exclusive ends) and sets
+ * CLM_LIKE_BLOCK bytes. A work-item per uint of BLOCKS (32 blocks of NBLOCKS) matches, for
+ * each block marked there, the rows holding the block's bytes (and the byte before it when
+ * ENDS: positions are exclusive ends) and sets
  * their bits in BITMAP (uint words, a bit per row) when one of PROG's patterns matches,
  * NOT ignored (clm_like_invert turns NOT LIKE's matches into its selection).
  *   DATA ... BASE  as clm_like_match's

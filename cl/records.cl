@@ -513,37 +513,49 @@ void clm_like_verify_row(__global const uchar *data, __global const OFF_T *offse
     }
 }
 
-/* A work-item per block: nothing to do unless a match was there; else the rows that hold
- * the block's bytes [lo, hi), the first found by a binary search of the offsets. */
+/* A work-item per uint of the blocks' bitmap, its marked blocks in order: the rows that hold
+ * a block's bytes [lo, hi), the first found by a binary search of the offsets (from the last
+ * block's), each row matched once. (A work-item per block left most lanes of a warp idle
+ * beside the few marked blocks: H200, TPC-H Q13, 3.6 ms verifying after a 0.9 ms search.) */
 __kernel void clm_like_verify(CLM_LIKE_VERIFY_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
-    const uint blk = (uint)get_global_id(0);
-    if (blk >= nblocks || !(blocks[blk / 32] >> (blk % 32) & 1))
+    const uint w = (uint)get_global_id(0);
+    if (w >= (nblocks + 31u) / 32u)
         return;
-    ulong lo = origin + (ulong)blk * CLM_LIKE_BLOCK, hi = lo + CLM_LIKE_BLOCK;
-    if (ends) { /* an exclusive end: the match's last byte is the one before */
-        lo = lo ? lo - 1 : 0;
-        hi--;
-    }
+    uint bits = blocks[w];
+    if (nblocks - w * 32u < 32u)
+        bits &= (1u << (nblocks - w * 32u)) - 1u;
     const ulong first = (ulong)offsets[row_off] - base, last = (ulong)offsets[row_off + rows] - base;
-    if (lo < first) /* an aligned piece starts before the batch */
-        lo = first;
-    if (hi > last)
-        hi = last;
-    if (lo >= hi)
-        return;
-    /* the last row starting at or before lo: offsets never decrease, so it ends past lo */
-    uint a = 0, z = rows - 1;
-    while (a < z) {
-        uint mid = a + (z - a + 1) / 2;
-        if ((ulong)offsets[row_off + mid] - base <= lo)
-            a = mid;
-        else
-            z = mid - 1;
+    uint a = 0, next = 0; /* the search's lower bound; the first row not yet matched */
+    while (bits) {
+        const uint blk = w * 32u + (31u - clz(bits & (0u - bits))); /* its lowest marked */
+        bits &= bits - 1u;
+        ulong lo = origin + (ulong)blk * CLM_LIKE_BLOCK, hi = lo + CLM_LIKE_BLOCK;
+        if (ends) { /* an exclusive end: the match's last byte is the one before */
+            lo = lo ? lo - 1 : 0;
+            hi--;
+        }
+        if (lo < first) /* an aligned piece starts before the batch */
+            lo = first;
+        if (hi > last)
+            hi = last;
+        if (lo >= hi)
+            continue;
+        /* the last row starting at or before lo: offsets never decrease, so it ends past lo */
+        uint z = rows - 1;
+        while (a < z) {
+            uint mid = a + (z - a + 1) / 2;
+            if ((ulong)offsets[row_off + mid] - base <= lo)
+                a = mid;
+            else
+                z = mid - 1;
+        }
+        for (uint r = max(a, next); r < rows && (ulong)offsets[row_off + r] - base < hi; r++) {
+            clm_like_verify_row(data, offsets, valid, vbit, has_valid, row_off, base, prog, r,
+                                bitmap, pos, want_pos);
+            next = r + 1;
+        }
     }
-    for (uint r = a; r < rows && (ulong)offsets[row_off + r] - base < hi; r++)
-        clm_like_verify_row(data, offsets, valid, vbit, has_valid, row_off, base, prog, r,
-                            bitmap, pos, want_pos);
 }
 
 /* MARKED gets the bits set in WORDS words of the blocks' bitmap: how often the anchors

@@ -10,12 +10,15 @@
 /* The search kernels read their text in 16-byte words (cl/common.cl LOAD16). */
 #define TEXT_ALIGN 16u
 /* auto's look at the first piece: anchors in more than one block in DENSE leave too many
- * rows to verify (H200, TPC-H comments: 'requests' in about a row in eight made filter and
- * verify slower than a work-item per row; an anchor in no row made it 2.4x faster). A CPU
- * verifies more cheaply beside its work-item per row: 2-core PoCL, TPC-H SF 1 comments,
- * filter and verify was 1.7-3.3x faster with 'special' (about a block in eight marked),
- * NOT LIKE Q13 and '%s_ecial%', and even with Q13 ('requests'). */
-#define DENSE 16u
+ * rows to verify. H200, TPC-H SF 10 comments, with the verify kernel walking a bitmap word's
+ * marked blocks: Q13's 'requests' (a block in 5.1) 237 GB/s against 197 for a work-item per
+ * row, '%special%' (a block in 8.3) 323 against 244, the verify's share growing with the
+ * marked blocks (0.9 ms of search and row lookup, 2.2 ms of verify at Q13), so about even
+ * at a block in four (bench/experiments/records-item.md). A CPU verifies more cheaply beside its
+ * work-item per row: 2-core PoCL, TPC-H SF 1 comments, filter and verify was 1.7-3.3x
+ * faster with 'special' (about a block in eight marked), NOT LIKE Q13 and '%s_ecial%', and
+ * even with Q13 ('requests'). */
+#define DENSE 5u
 #define DENSE_CPU 4u
 /* Rows per launch at most (a multiple of every work-group size): bounds the per-row device
  * buffers (positions, ids) whatever the column. */
@@ -639,7 +642,8 @@ static int filter_piece(const struct clm_like *like, struct query *Q, const stru
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ORIGIN, sizeof origin, &origin)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ENDS, sizeof ends, &ends)))
         return rc;
-    size_t local = Q->wg, global = (nblocks + local - 1) / local * local;
+    size_t local = Q->wg, words = (nblocks + 31) / 32;
+    size_t global = (words + local - 1) / local * local;
     err = clEnqueueNDRangeKernel(Q->q, Q->verify, 1, NULL, &global, &local, 0, NULL, NULL);
     return err == CL_SUCCESS ? CLM_OK
                              : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_verify)");
