@@ -217,10 +217,13 @@ enum clm_like_ids_arg {
 /* clm_like_verify's (CLM_ROWS_FILTER: filter and verify): the search kernels, built with
  * EMIT_BLOCKS=CLM_LIKE_BLOCK (cl/common.cl clm_emit), set bit b of BLOCKS when a match's
  * position in a piece of the batch's bytes that starts at DATA[ORIGIN] is in block b of
- * CLM_LIKE_BLOCK bytes. A work-item per uint of BLOCKS (32 blocks of NBLOCKS) matches, for
- * each block marked there, the rows holding the block's bytes (and the byte before it when
- * ENDS: positions are exclusive ends) and sets
- * their bits in BITMAP (uint words, a bit per row) when one of PROG's patterns matches,
+ * CLM_LIKE_BLOCK bytes. Launched twice per piece: STAGE 0, a work-item per uint of BLOCKS
+ * (32 blocks of NBLOCKS) lists the rows holding its marked blocks' bytes (and the byte
+ * before each when ENDS: positions are exclusive ends), each once, in LIST (at most LIST_CAP
+ * entries: the batch's rows and a row more per uint of BLOCKS), counting them in LISTED
+ * (zeroed before); STAGE 1, work-items taking LIST's entries in turn (the grid's size
+ * apart) set
+ * the row's bit in BITMAP (uint words, a bit per row) when one of PROG's patterns matches,
  * NOT ignored (clm_like_invert turns NOT LIKE's matches into its selection).
  *   DATA ... BASE  as clm_like_match's
  *   POS       out when WANT_POS: the matched rows' first match positions */
@@ -233,7 +236,11 @@ enum clm_like_ids_arg {
     X(ENDS, uint, ends)                                                                    \
     X(BITMAP, __global uint *, bitmap)                                                     \
     X(POS, __global ulong *, pos)                                                          \
-    X(WANT_POS, uint, want_pos)
+    X(WANT_POS, uint, want_pos)                                                            \
+    X(LIST, __global uint *, list)                                                         \
+    X(LISTED, __global uint *, listed)                                                     \
+    X(LIST_CAP, uint, list_cap)                                                            \
+    X(STAGE, uint, stage)
 #define CLM_LIKE_VERIFY_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_VERIFY_ARG_##NAME,
 enum clm_like_verify_arg {
     CLM_LIKE_VERIFY_ARG_LIST(CLM_LIKE_VERIFY_ARG_INDEX, CLM_LIKE_VERIFY_ARG_INDEX)

@@ -65,8 +65,9 @@ struct query {
     unsigned dense; /* ... leaving it for a work-item per row past one block in dense */
     const clm_database *anchors;
     cl_kernel *find, verify, invert, marked;
-    cl_mem counter, blocks, marked_buf;
+    cl_mem counter, blocks, marked_buf, list, listed; /* list: the candidate rows to match */
     size_t block_words, piece;
+    cl_uint list_cap;
     void *zeros;
 };
 
@@ -74,7 +75,8 @@ static void query_release(struct query *Q)
 {
     cl_mem *bufs[] = {&Q->off,    &Q->data,    &Q->valid,   &Q->bitmap,
                       &Q->groups, &Q->bases,   &Q->pos,     &Q->ids_buf,
-                      &Q->pos_out, &Q->counter, &Q->blocks, &Q->marked_buf};
+                      &Q->pos_out, &Q->counter, &Q->blocks, &Q->marked_buf,
+                      &Q->list,   &Q->listed};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);
@@ -326,8 +328,10 @@ static size_t piece_blocks(const struct query *Q, const clm_device *dev)
     return (size_t)(most / CLM_LIKE_BLOCK + 1);
 }
 
-/* The anchors' search kernels and their buffers (CLM_ROWS_FILTER). */
-static int filter_open(const struct clm_like *like, const clm_selection *s, struct query *Q)
+/* The anchors' search kernels and their buffers (CLM_ROWS_FILTER), for batches of up to
+ * `batch` rows. */
+static int filter_open(const struct clm_like *like, const clm_selection *s, struct query *Q,
+                       uint64_t batch)
 {
     clm_device *dev = like->dev;
     int rc = clm_like_anchors(like, &Q->anchors);
@@ -354,9 +358,23 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
     Q->piece = s->slab_bytes && s->slab_bytes < MAX_PIECE_BYTES ? s->slab_bytes
                                                                 : MAX_PIECE_BYTES;
     Q->block_words = piece_blocks(Q, dev) / 32 + 1;
+    /* a piece lists each of its rows once per uint of blocks it reaches into: at most its
+     * rows and one more per uint */
+    uint64_t cap = batch + Q->block_words;
+    if (cap > UINT32_MAX)
+        return clm_fail(CLM_E_UNSUPPORTED, "LIKE filter: %llu candidate rows in a batch",
+                        (unsigned long long)cap);
+    Q->list_cap = (cl_uint)cap;
     if ((rc = buffer(dev, CL_MEM_READ_WRITE, counter_bytes, &Q->counter)) ||
         (rc = buffer(dev, CL_MEM_READ_WRITE, Q->block_words * sizeof(cl_uint), &Q->blocks)) ||
-        (rc = buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->marked_buf)))
+        (rc = buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->marked_buf)) ||
+        (rc = buffer(dev, CL_MEM_READ_WRITE, (size_t)cap * sizeof(cl_uint), &Q->list)) ||
+        (rc = buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->listed)))
+        return rc;
+    if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LIST, sizeof Q->list, &Q->list)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LISTED, sizeof Q->listed, &Q->listed)) ||
+        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LIST_CAP, sizeof Q->list_cap,
+                      &Q->list_cap)))
         return rc;
     return CLM_OK;
 }
@@ -475,7 +493,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
                      s->row_ids ? (size_t)batch * (s->row_id_bits / 8) : 8, &Q->ids_buf)) ||
         (rc = buffer(dev, CL_MEM_WRITE_ONLY, want_pos ? (size_t)batch * 8 : 8, &Q->pos_out)))
         return rc;
-    if (Q->filter && (rc = filter_open(like, s, Q)) != CLM_OK) {
+    if (Q->filter && (rc = filter_open(like, s, Q, batch)) != CLM_OK) {
         if (!Q->probe) /* asked for: its failure is the call's */
             return rc;
         Q->filter = Q->probe = 0; /* auto: anchors that do not build leave a row per item */
@@ -642,9 +660,22 @@ static int filter_piece(const struct clm_like *like, struct query *Q, const stru
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ORIGIN, sizeof origin, &origin)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ENDS, sizeof ends, &ends)))
         return rc;
+    /* stage 0 lists the marked blocks' rows, stage 1 matches them: with enough work-items to
+     * fill the device, each taking entries a grid apart (a device with a loop budget, an
+     * entry each), never one per possible entry for each small piece */
     size_t local = Q->wg, words = (nblocks + 31) / 32;
-    size_t global = (words + local - 1) / local * local;
-    err = clEnqueueNDRangeKernel(Q->q, Q->verify, 1, NULL, &global, &local, 0, NULL, NULL);
+    size_t most = ((size_t)Q->list_cap + local - 1) / local * local;
+    size_t fill = (size_t)(dev->info.compute_units ? dev->info.compute_units : 1) * 8 * local;
+    size_t global[2] = {(words + local - 1) / local * local,
+                        dev->loop_budget || most < fill ? most : fill};
+    err = clEnqueueFillBuffer(Q->q, Q->listed, &zero, sizeof zero, 0, sizeof zero, 0, NULL,
+                              NULL);
+    for (cl_uint stage = 0; stage < 2 && err == CL_SUCCESS; stage++) {
+        if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_STAGE, sizeof stage, &stage)))
+            return rc;
+        err = clEnqueueNDRangeKernel(Q->q, Q->verify, 1, NULL, &global[stage], &local, 0, NULL,
+                                     NULL);
+    }
     return err == CL_SUCCESS ? CLM_OK
                              : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_verify)");
 }
