@@ -676,7 +676,7 @@ int clm_set_stream_open(const clm_set_database *db, clm_set_scratch *s, unsigned
 {
     if (!out) return clm_fail(CLM_E_INVALID, "clm_set_stream_open: out is NULL");
     *out = NULL;
-    if (flags & ~CLM_STREAM_COUNT_ONLY)
+    if (flags & ~(CLM_STREAM_COUNT_ONLY | CLM_STREAM_SKIP_LINE_BREAKS))
         return clm_fail(CLM_E_INVALID, "clm_set_stream_open: unknown flags 0x%x", flags);
     int st = set_take(db, s, 1, "clm_set_stream_open");
     if (st != CLM_OK) return st;
@@ -742,10 +742,17 @@ int clm_set_stream_write(clm_set_stream *t, const void *data, size_t len, clm_ma
                                "failed earlier: close it");
     else if (!data && len) st = clm_fail(CLM_E_INVALID, "clm_set_stream_write: data is NULL");
     const unsigned char *p = data;
+    const unsigned threads = clm_io_threads(NULL);
     while (st == CLM_OK && len) {
+        /* line breaks dropped here, on the host's threads: the devices' shares are cut in
+         * text offsets */
         size_t k = t->block - t->fill < len ? t->block - t->fill : len;
-        memcpy(t->buf + t->fill, p, k);
-        t->fill += k;
+        if (t->flags & CLM_STREAM_SKIP_LINE_BREAKS)
+            t->fill += clm_parallel_copy_drop_breaks(t->buf + t->fill, p, k, threads);
+        else {
+            memcpy(t->buf + t->fill, p, k);
+            t->fill += k;
+        }
         p += k;
         len -= k;
         if (t->fill == t->block)
@@ -765,6 +772,21 @@ int clm_set_stream_flush(clm_set_stream *t, clm_match_cb cb, void *ctx)
         st = stream_advance(t, t->base + t->fill - t->db->tail, cb, ctx);
     set_give(t->s);
     return st;
+}
+
+int clm_set_stream_text_offset(clm_set_stream *t, uint64_t *offset)
+{
+    if (offset)
+        *offset = 0;
+    if (!t || !offset)
+        return clm_fail(CLM_E_INVALID, "clm_set_stream_text_offset: %s is NULL",
+                        !t ? "stream" : "offset");
+    int st = set_take(t->db, t->s, 1, "clm_set_stream_text_offset");
+    if (st != CLM_OK)
+        return st;
+    *offset = t->base + t->fill;
+    set_give(t->s);
+    return CLM_OK;
 }
 
 int clm_set_stream_close(clm_set_stream *t, clm_match_cb cb, void *ctx, uint64_t *total)

@@ -187,6 +187,9 @@ void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads);
 /* clm_parallel_copy that returns how many of the bytes are '\n' or '\r' (counted as they are
  * copied, while they are in the cache). */
 size_t clm_parallel_copy_breaks(void *dst, const void *src, size_t n, unsigned threads);
+/* The bytes of src[0, n) other than '\n' and '\r' to dst, in order, over up to `threads`
+ * threads (dst and src do not overlap); returns how many. */
+size_t clm_parallel_copy_drop_breaks(void *dst, const void *src, size_t n, unsigned threads);
 
 /* Files are read in slabs of at most this many MiB, whatever the scratch's slab (the bench
  * reads its host-read yardstick so too). Pinning the staging costs time that nothing overlaps

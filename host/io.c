@@ -47,6 +47,7 @@ struct part {
     const unsigned char *src;
     size_t n;
     size_t breaks; /* clm_parallel_copy_breaks: '\n' and '\r' bytes of the part */
+    size_t shift;  /* clm_parallel_copy_drop_breaks: those of the parts before it */
 };
 
 static void *copy_part(void *arg)
@@ -56,20 +57,12 @@ static void *copy_part(void *arg)
     return NULL;
 }
 
-/* Run fn over `threads` contiguous parts of [0, n): parts 1.. on their own threads, part 0
- * on the caller's (and any part whose thread could not start, too). */
-static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn)(void *))
+/* Run fn over parts already placed: parts 1.. on their own threads, part 0 on the caller's
+ * (and any part whose thread could not start, too). */
+static void run_placed(struct part *parts, unsigned threads, void *(*fn)(void *))
 {
     pthread_t tid[MAX_THREADS];
     int started[MAX_THREADS] = {0};
-    size_t step = clm_round_up((n + threads - 1) / threads, 4096); /* page-aligned parts */
-    for (unsigned i = 0; i < threads; i++) {
-        size_t a = (size_t)i * step < n ? (size_t)i * step : n;
-        size_t b = a + step < n ? a + step : n;
-        parts[i].dst += a;
-        parts[i].src += a;
-        parts[i].n = b - a;
-    }
     for (unsigned i = 1; i < threads; i++)
         started[i] = parts[i].n && pthread_create(&tid[i], NULL, fn, &parts[i]) == 0;
     fn(&parts[0]);
@@ -79,6 +72,20 @@ static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn
         else if (parts[i].n)
             fn(&parts[i]);
     }
+}
+
+/* Run fn over `threads` contiguous parts of [0, n), each part's pointers moved to it. */
+static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn)(void *))
+{
+    size_t step = clm_round_up((n + threads - 1) / threads, 4096); /* page-aligned parts */
+    for (unsigned i = 0; i < threads; i++) {
+        size_t a = (size_t)i * step < n ? (size_t)i * step : n;
+        size_t b = a + step < n ? a + step : n;
+        parts[i].dst += a;
+        parts[i].src += a;
+        parts[i].n = b - a;
+    }
+    run_placed(parts, threads, fn);
 }
 
 /* '\n' and '\r' bytes of p[0, n): W byte counters, each of at most 255 hits, in a loop the
@@ -166,6 +173,59 @@ size_t clm_parallel_copy_breaks(void *dst, const void *src, size_t n, unsigned t
     for (unsigned i = 0; i < threads; i++)
         sum += parts[i].breaks;
     return sum;
+}
+
+static void *count_part(void *arg)
+{
+    struct part *p = arg;
+    p->breaks = count_breaks(p->src, p->n);
+    return NULL;
+}
+
+/* The part's bytes other than '\n' and '\r', to dst less the breaks before the part. */
+static void *drop_part(void *arg)
+{
+    struct part *p = arg;
+    unsigned char *out = p->dst - p->shift;
+    const unsigned char *s = p->src, *end = p->src + p->n;
+    while (s < end) {
+        const unsigned char *nl = memchr(s, '\n', (size_t)(end - s));
+        const unsigned char *stop = nl ? nl : end;
+        for (const unsigned char *cr; (cr = memchr(s, '\r', (size_t)(stop - s))) != NULL;
+             s = cr + 1) {
+            memmove(out, s, (size_t)(cr - s));
+            out += cr - s;
+        }
+        memmove(out, s, (size_t)(stop - s));
+        out += stop - s;
+        s = nl ? nl + 1 : end;
+    }
+    return NULL;
+}
+
+size_t clm_parallel_copy_drop_breaks(void *dst, const void *src, size_t n, unsigned threads)
+{
+    threads = threads_for(n, threads);
+    struct part parts[MAX_THREADS];
+    memset(parts, 0, sizeof parts);
+    for (unsigned i = 0; i < threads; i++) {
+        parts[i].dst = dst;
+        parts[i].src = src;
+    }
+    if (threads == 1) {
+        parts[0].n = n;
+        count_part(&parts[0]);
+        drop_part(&parts[0]);
+        return n - parts[0].breaks;
+    }
+    run_parts(parts, threads, n, count_part);
+    size_t before = 0;
+    for (unsigned i = 0; i < threads; i++) { /* run_parts left each part at its place */
+        parts[i].shift = before;
+        before += parts[i].breaks;
+    }
+    run_placed(parts, threads, drop_part);
+    return n - before;
 }
 
 /* ---- a reader pool: one file scan's reads, piece by piece ---------------------------------

@@ -1084,10 +1084,12 @@ CLM_API int clm_device_set_state(const clm_device_set *set, unsigned i);
 
 typedef struct clm_set_stream clm_set_stream;
 
-/** A stream across the set (as clm_stream_open; flags CLM_STREAM_COUNT_ONLY): the input is
- *  gathered on the host in blocks of 32 MiB per device, each block split across the devices.
- *  Matches arrive in text order, each once later input cannot change it. One open stream per
- *  set scratch. */
+/** A stream across the set (as clm_stream_open; flags CLM_STREAM_COUNT_ONLY and
+ *  CLM_STREAM_SKIP_LINE_BREAKS): the input is gathered on the host in blocks of 32 MiB per
+ *  device, each block split across the devices. With CLM_STREAM_SKIP_LINE_BREAKS the
+ *  library's host threads drop the '\n' and '\r' bytes as they gather them (the devices'
+ *  shares are cut in text offsets). Matches arrive in text order, each once later input
+ *  cannot change it. One open stream per set scratch. */
 CLM_API int clm_set_stream_open(const clm_set_database *db, clm_set_scratch *scratch,
                                 unsigned flags, clm_set_stream **out);
 /** As clm_stream_write. */
@@ -1095,6 +1097,9 @@ CLM_API int clm_set_stream_write(clm_set_stream *stream, const void *data, size_
                                  clm_match_cb cb, void *ctx);
 /** As clm_stream_flush. */
 CLM_API int clm_set_stream_flush(clm_set_stream *stream, clm_match_cb cb, void *ctx);
+/** As clm_stream_text_offset: the text bytes written so far (line breaks not counted with
+ *  CLM_STREAM_SKIP_LINE_BREAKS). */
+CLM_API int clm_set_stream_text_offset(clm_set_stream *stream, uint64_t *offset);
 /** As clm_stream_close: the remaining matches, the total, and the stream freed. */
 CLM_API int clm_set_stream_close(clm_set_stream *stream, clm_match_cb cb, void *ctx,
                                  uint64_t *total);

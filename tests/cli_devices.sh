@@ -64,14 +64,19 @@ if [ -n "$pair" ]; then
                  for (l = 0; l < 12000; l++) { s = ""
                      for (i = 0; i < 60; i++) s = s substr("ACGT", int(rand() * 4) + 1, 1)
                      print s } } }' >"$T/fa"
-    for opts in "-m 1" "-k 1" "-i"; do
+    # (sets take the FASTA device path by default, their streams dropping the line breaks;
+    # --line-breaks=host the host's FASTA reader; -m 1 with CRLF lines too)
+    sed 's/$/\r/' "$T/fa" >"$T/fa-crlf"
+    for opts in "-m 1" "-k 1" "-i" "--line-breaks=host -m 1" "-m 1 CRLF"; do
+        f=$T/fa
+        case $opts in *CRLF) opts=${opts% CRLF}; f=$T/fa-crlf ;; esac
         # shellcheck disable=SC2086 # $opts: several options
         "$CLM" --dna -p "${pair%%:*}" -d 0 $opts ACGTTGCAAG "$T/fa" >"$T/exp" 2>"$T/err"
         echo "exit $?" >>"$T/exp"
         # shellcheck disable=SC2086
-        "$CLM" --dna --devices "$pair" $opts ACGTTGCAAG "$T/fa" >"$T/act" 2>"$T/err"
+        "$CLM" --dna --devices "$pair" $opts ACGTTGCAAG "$f" >"$T/act" 2>"$T/err"
         echo "exit $?" >>"$T/act"
-        same "--dna $opts" "$T/exp" "$T/act" "$T/err"
+        same "--dna $opts ${f##*/}" "$T/exp" "$T/act" "$T/err"
     done
     "$CLM" --devices all --count-matches -F 'the' "$T/big" >"$T/act" 2>"$T/err"
     "$CLM" -p "${pair%%:*}" -d 0 --count-matches -F 'the' "$T/big" >"$T/exp" 2>>"$T/err"

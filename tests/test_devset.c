@@ -173,6 +173,55 @@ static int stream_pieces(struct dcase *c, const unsigned char *text, size_t n, u
     return rc != CLM_OK ? rc : rc2;
 }
 
+/* Stream text[0, n) with line breaks ("\n", now and then "\r\n" or a blank line) put in
+ * every 1 to 120 bytes, through CLM_STREAM_SKIP_LINE_BREAKS in random pieces: the matches of
+ * the text, and the text offset after each write the text bytes written. */
+static int stream_lined(struct dcase *c, const unsigned char *text, size_t n, t_rng *r,
+                        uint64_t *total, const char *desc)
+{
+    unsigned char *lined = malloc(2 * n + 8);
+    size_t *text_at = malloc((2 * n + 9) * sizeof *text_at); /* text bytes before lined[i] */
+    if (!lined || !text_at) abort();
+    size_t m = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = 1 + t_below(r, 120);
+        if (k > n - i) k = n - i;
+        for (size_t j = 0; j < k; j++) text_at[m] = i + j, lined[m++] = text[i + j];
+        i += k;
+        unsigned what = (unsigned)t_below(r, 10);
+        if (what == 0) text_at[m] = i, lined[m++] = '\r';
+        text_at[m] = i, lined[m++] = '\n';
+        if (what == 1) text_at[m] = i, lined[m++] = '\n';
+    }
+    text_at[m] = n;
+    clm_set_stream *st;
+    int rc = clm_set_stream_open(c->db, c->s, CLM_STREAM_SKIP_LINE_BREAKS, &st);
+    if (rc != CLM_OK) {
+        free(lined);
+        free(text_at);
+        return rc;
+    }
+    t_matches_clear(&c->got);
+    c->got.written = 0;
+    for (size_t at = 0; at < m && rc == CLM_OK;) {
+        size_t k = 1 + t_below(r, 3000);
+        if (k > m - at) k = m - at;
+        c->got.written = text_at[at + k]; /* matches may end up to here */
+        rc = clm_set_stream_write(st, lined + at, k, t_collect, &c->got);
+        at += k;
+        uint64_t off = 0;
+        if (rc == CLM_OK && EXPECT_RC(clm_set_stream_text_offset(st, &off), CLM_OK) &&
+            off != text_at[at])
+            T_FAIL("%s: text offset %llu after %zu bytes, want %zu", desc,
+                   (unsigned long long)off, at, text_at[at]);
+        if (rc == CLM_OK && t_below(r, 8) == 0) rc = clm_set_stream_flush(st, t_collect, &c->got);
+    }
+    int rc2 = clm_set_stream_close(st, t_collect, &c->got, total);
+    free(lined);
+    free(text_at);
+    return rc != CLM_OK ? rc : rc2;
+}
+
 void dcase_check(struct dcase *c, const unsigned char *text, size_t n, const char *desc)
 {
     const clm_database *db0 = clm_set_database_get(c->db, 0);
@@ -227,6 +276,12 @@ void dcase_check(struct dcase *c, const unsigned char *text, size_t n, const cha
         total != c->want.n)
         T_FAIL("%s: count-only stream total %llu, the reference %zu", desc,
                (unsigned long long)total, c->want.n);
+    if (EXPECT_RC(stream_lined(c, text, n, &r, &total, desc), CLM_OK)) {
+        same(&c->got, &c->want, desc, "a set stream skipping line breaks");
+        if (c->got.causality_errors) T_FAIL("%s: a stream match came before its bytes", desc);
+        if (total != c->want.n) T_FAIL("%s: line-broken stream total %llu", desc,
+                                       (unsigned long long)total);
+    }
 }
 
 /* The shares that every text is checked with: equal, and very unequal both ways. */

@@ -489,11 +489,8 @@ int cli_stream_write(cli_stream *s, const void *data, size_t len, clm_match_cb c
 
 int cli_stream_text_offset(cli_stream *s, uint64_t *offset)
 {
-    if (s->set) { /* set streams take no CLM_STREAM_SKIP_LINE_BREAKS */
-        *offset = 0;
-        return CLM_E_UNSUPPORTED;
-    }
-    return clm_stream_text_offset(s->one, offset);
+    return s->set ? clm_set_stream_text_offset(s->set, offset)
+                  : clm_stream_text_offset(s->one, offset);
 }
 
 int cli_stream_flush(cli_stream *s, clm_match_cb cb, void *ctx)

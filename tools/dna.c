@@ -706,14 +706,15 @@ done:
     return st == CLM_OK ? 0 : -1;
 }
 
-/* --line-breaks: does FASTA input take the device path? Not on a device set: its streams
- * take no CLM_STREAM_SKIP_LINE_BREAKS. */
+/* --line-breaks: does FASTA input take the device path? On a device set (auto) too: the
+ * set stream drops the line breaks on the library's threads, where the host path parses
+ * every line on one. */
 static int fasta_on_device(const dna_run *r)
 {
     clm_device_info di;
-    if (r->set || r->cfg.line_breaks == LINE_BREAKS_HOST)
+    if (r->cfg.line_breaks == LINE_BREAKS_HOST)
         return 0;
-    if (r->cfg.line_breaks == LINE_BREAKS_DEVICE)
+    if (r->set || r->cfg.line_breaks == LINE_BREAKS_DEVICE)
         return 1;
     return clm_device_get_info(r->dev, &di, sizeof di) == CLM_OK && di.type != CLM_DEVICE_CPU;
 }
