@@ -301,6 +301,27 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     return CLM_OK;
 }
 
+int clm_scratch_reserve(clm_scratch *s, size_t bytes)
+{
+    if (!s)
+        return clm_fail(CLM_E_INVALID, "clm_scratch_reserve: scratch is NULL");
+    int rc = clm_scratch_enter(s->db, s, "", 0, "clm_scratch_reserve");
+    if (rc)
+        return rc;
+    /* as a scan of `bytes` sizes them: one slot below a slab, else both at a whole slab */
+    size_t need = bytes >= s->slab ? s->text_bytes : bytes + s->lead + s->overlap;
+    for (unsigned i = 0; i < s->lanes && rc == CLM_OK; i++) {
+        struct clm_lane *ln = &s->lane[i];
+        for (unsigned j = 0; j < (bytes > s->slab ? SLOTS : 1u) && rc == CLM_OK; j++) {
+            rc = clm_slot_reserve(ln, &ln->slot[j], need, &ln->stats.alloc_seconds);
+            if (rc == CLM_OK) /* a packed database's 2-bit text too */
+                rc = clm_slot_reserve_packed(ln, &ln->slot[j], need);
+        }
+    }
+    clm_scratch_give(s);
+    return rc;
+}
+
 int clm_scratch_get_info(const clm_scratch *s, clm_scratch_info *info, size_t size)
 {
     if (!s || !info)

@@ -702,6 +702,16 @@ CLM_API int clm_scratch_options_init(clm_scratch_options *opts, size_t size);
 CLM_API int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
                               clm_scratch **out);
 
+/** Allocate now the slot buffers (device text, host staging) that calls over `bytes` bytes
+ *  of input would allocate on first use: SIZE_MAX (or a stream's input) takes whole slabs,
+ *  as streams do. On a GPU pinned staging costs a good part of a second for 256 MiB slabs:
+ *  done here while the caller reads its input, it no longer delays the first search. Later
+ *  calls reuse the buffers (a larger input grows them as before; the copy path's heap
+ *  staging of streams and fd scans, a malloc, still comes with them). Errors: as clm_scan's
+ *  allocations (CLM_E_DEVICE_MEMORY, CLM_E_OPENCL, CLM_E_NOMEM), CLM_E_INVALID (NULL, a
+ *  freed database, a stream open on the scratch), CLM_E_BUSY. */
+CLM_API int clm_scratch_reserve(clm_scratch *scratch, size_t bytes);
+
 /** Release a scratch (waits for its device work). NULL is ignored. It may follow the
  *  clm_database_free of its database (the database is not read); not from a match callback
  *  of a call on the scratch, nor while another thread's call on it runs. */

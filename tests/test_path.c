@@ -722,9 +722,44 @@ static void test_grow(const void *arg)
                        allocated[1], allocated[2], sizes[0], sizes[1], sizes[2], slab);
             snprintf(desc, sizeof desc, "grown%s", packed ? ", packed DNA" : "");
             pcase_check(&c, text, big, desc);
+            /* clm_scratch_reserve: a small input's buffers, then both whole slots before any
+             * scan, which no scan grows afterwards */
+            clm_scratch *rs = NULL;
+            size_t held[3] = {0, 0, 0};
+            if (EXPECT_RC(clm_scratch_alloc(c.db, &so, &rs), CLM_OK) &&
+                EXPECT_RC(clm_scratch_reserve(rs, 3000), CLM_OK) &&
+                EXPECT_RC(clm_scratch_get_info(rs, &info, sizeof info), CLM_OK) &&
+                (held[0] = info.allocated_bytes, 1) &&
+                EXPECT_RC(clm_scratch_reserve(rs, SIZE_MAX), CLM_OK) &&
+                EXPECT_RC(clm_scratch_get_info(rs, &info, sizeof info), CLM_OK)) {
+                held[1] = info.allocated_bytes;
+                clm_scratch_free(c.s);
+                c.s = rs;
+                rs = NULL;
+                snprintf(desc, sizeof desc, "reserved%s", packed ? ", packed DNA" : "");
+                pcase_check(&c, text, big, desc);
+                if (EXPECT_RC(clm_scratch_get_info(c.s, &info, sizeof info), CLM_OK))
+                    held[2] = info.allocated_bytes;
+                /* (no slot grown: less than a slab more, the match buffers grown by the
+                 * scans' many matches; the copy path's heap staging of streams and fd
+                 * scans, two slabs, comes with them) */
+                const size_t more = paths[pi] == CLM_PATH_COPY ? 3 * slab : slab;
+                if (!EXPECT(held[0] < slab / 4) || !EXPECT(held[1] >= 2 * slab) ||
+                    !EXPECT(held[2] < held[1] + more))
+                    t_note("path %s%s: reserved %zu, %zu, then %zu after the scans",
+                           clm_data_path_name(paths[pi]), packed ? ", packed" : "", held[0],
+                           held[1], held[2]);
+                clm_stream *st = NULL;
+                if (EXPECT_RC(clm_stream_open(c.db, c.s, 0, &st), CLM_OK)) {
+                    EXPECT_RC(clm_scratch_reserve(c.s, 1), CLM_E_INVALID); /* a stream open */
+                    EXPECT_RC(clm_stream_close(st, t_collect, &c.got, NULL), CLM_OK);
+                }
+            }
+            clm_scratch_free(rs);
         }
         pcase_free(&c);
     }
+    EXPECT_RC(clm_scratch_reserve(NULL, 1), CLM_E_INVALID);
     free(text);
     if (dir) t_rmtree(dir);
     free(dir);
