@@ -138,37 +138,41 @@ static unsigned threads_for(size_t n, unsigned threads)
     return t ? t : 1u;
 }
 
-void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads)
+/* Parts for a copy of n bytes from src to dst over up to `threads` threads: how many. */
+static unsigned parts_init(struct part *parts, size_t n, unsigned threads, void *dst,
+                           const void *src)
 {
     threads = threads_for(n, threads);
-    if (threads == 1) {
-        memcpy(dst, src, n);
-        return;
-    }
-    struct part parts[MAX_THREADS];
-    memset(parts, 0, sizeof parts);
+    memset(parts, 0, MAX_THREADS * sizeof *parts);
     for (unsigned i = 0; i < threads; i++) {
         parts[i].dst = dst;
         parts[i].src = src;
     }
-    run_parts(parts, threads, n, copy_part);
+    return threads;
+}
+
+/* run_parts, or fn on the caller's thread alone for one part. */
+static void run_all(struct part *parts, unsigned threads, size_t n, void *(*fn)(void *))
+{
+    if (threads == 1) {
+        parts[0].n = n;
+        fn(&parts[0]);
+    } else {
+        run_parts(parts, threads, n, fn);
+    }
+}
+
+void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads)
+{
+    struct part parts[MAX_THREADS];
+    run_all(parts, parts_init(parts, n, threads, dst, src), n, copy_part);
 }
 
 size_t clm_parallel_copy_breaks(void *dst, const void *src, size_t n, unsigned threads)
 {
-    threads = threads_for(n, threads);
     struct part parts[MAX_THREADS];
-    memset(parts, 0, sizeof parts);
-    for (unsigned i = 0; i < threads; i++) {
-        parts[i].dst = dst;
-        parts[i].src = src;
-    }
-    if (threads == 1) {
-        parts[0].n = n;
-        copy_count_part(&parts[0]);
-    } else {
-        run_parts(parts, threads, n, copy_count_part);
-    }
+    threads = parts_init(parts, n, threads, dst, src);
+    run_all(parts, threads, n, copy_count_part);
     size_t sum = 0;
     for (unsigned i = 0; i < threads; i++)
         sum += parts[i].breaks;
@@ -205,22 +209,11 @@ static void *drop_part(void *arg)
 
 size_t clm_parallel_copy_drop_breaks(void *dst, const void *src, size_t n, unsigned threads)
 {
-    threads = threads_for(n, threads);
     struct part parts[MAX_THREADS];
-    memset(parts, 0, sizeof parts);
-    for (unsigned i = 0; i < threads; i++) {
-        parts[i].dst = dst;
-        parts[i].src = src;
-    }
-    if (threads == 1) {
-        parts[0].n = n;
-        count_part(&parts[0]);
-        drop_part(&parts[0]);
-        return n - parts[0].breaks;
-    }
-    run_parts(parts, threads, n, count_part);
+    threads = parts_init(parts, n, threads, dst, src);
+    run_all(parts, threads, n, count_part);
     size_t before = 0;
-    for (unsigned i = 0; i < threads; i++) { /* run_parts left each part at its place */
+    for (unsigned i = 0; i < threads; i++) { /* each part is at its place already */
         parts[i].shift = before;
         before += parts[i].breaks;
     }
