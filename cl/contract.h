@@ -217,14 +217,15 @@ enum clm_like_ids_arg {
 /* clm_like_verify's (CLM_ROWS_FILTER: filter and verify): the search kernels, built with
  * EMIT_BLOCKS=CLM_LIKE_BLOCK (cl/common.cl clm_emit), set bit b of BLOCKS when a match's
  * position in a piece of the batch's bytes that starts at DATA[ORIGIN] is in block b of
- * CLM_LIKE_BLOCK bytes. Launched twice per piece: STAGE 0, a work-item per uint of BLOCKS
- * (32 blocks of NBLOCKS) lists the rows holding its marked blocks' bytes (and the byte
- * before each when ENDS: positions are exclusive ends), each once, in LIST (at most LIST_CAP
- * entries: the batch's rows and a row more per uint of BLOCKS), counting them in LISTED
- * (zeroed before); STAGE 1, work-items taking LIST's entries in turn (the grid's size
- * apart) set
- * the row's bit in BITMAP (uint words, a bit per row) when one of PROG's patterns matches,
- * NOT ignored (clm_like_invert turns NOT LIKE's matches into its selection).
+ * CLM_LIKE_BLOCK bytes; the rows holding a marked block's bytes (and the byte before each
+ * when ENDS: positions are exclusive ends) are matched, each row's bit in BITMAP (uint words,
+ * a bit per row) set when one of PROG's patterns matches, NOT ignored (clm_like_invert turns
+ * NOT LIKE's matches into its selection). On GPUs in two launches a piece: STAGE 0, a
+ * work-item per uint of BLOCKS (32 blocks of NBLOCKS) lists its blocks' rows, each once, in
+ * LIST (at most LIST_CAP entries: the batch's rows and a row more per uint of BLOCKS),
+ * counting them in LISTED (zeroed before); STAGE 1, work-items taking LIST's entries in turn
+ * (the grid's size apart) match them. On CPUs in one: STAGE 2, a work-item per uint of
+ * BLOCKS matches its blocks' rows itself.
  *   DATA ... BASE  as clm_like_match's
  *   POS       out when WANT_POS: the matched rows' first match positions */
 #define CLM_LIKE_BLOCK 64u
@@ -271,12 +272,21 @@ enum clm_like_invert_arg {
 #define CLM_HAMMING_RUNS 0
 #define CLM_HAMMING_STRIDE 1
 #define CLM_HAMMING_HEADER 4u
-/* Entries per work-item of a work-group's queue of candidate starts (cl/hamming.cl): a group
+/* A work-group's queue of candidate starts (cl/hamming.cl): CLM_HAMMING_QUEUE entries per
+ * work-item, and CLM_HAMMING_QUEUE_GROUP at least (small CPU groups: fewer rounds); a group
  * with more candidates for a run goes through them in rounds. */
 #define CLM_HAMMING_QUEUE 4u
+#define CLM_HAMMING_QUEUE_GROUP 1024u
+#define CLM_HAMMING_QUEUE_LEN(wg)                                                           \
+    (CLM_HAMMING_QUEUE * (wg) > CLM_HAMMING_QUEUE_GROUP ? CLM_HAMMING_QUEUE * (wg)          \
+                                                         : CLM_HAMMING_QUEUE_GROUP)
 /* Patterns of up to CLM_HAMMING_PLANES_MAX symbols are compared as bit planes, each
- * work-item holding CLM_HAMMING_HELD patterns of a run in registers. */
+ * work-item holding CLM_HAMMING_HELD patterns of a run in registers, and a group
+ * CLM_HAMMING_TILE at least (small CPU groups: each walk of the text serves more). */
 #define CLM_HAMMING_PLANES_MAX 32u
 #define CLM_HAMMING_HELD 4u
+#define CLM_HAMMING_TILE 1024u
+#define CLM_HAMMING_HELD_BY(wg)                                                             \
+    (CLM_HAMMING_TILE / (wg) > CLM_HAMMING_HELD ? CLM_HAMMING_TILE / (wg) : CLM_HAMMING_HELD)
 
 #endif

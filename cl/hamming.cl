@@ -28,13 +28,19 @@ uint clm_mh_carry(uint x)
 #define MH_FOLD(x) ((x) | ((x) >> 1) | ((x) >> 2) | ((x) >> 3))
 
 /* The work-group works together (kernels.cl GROUP_KERNEL): a queue of candidate starts in
- * local memory, CLM_HAMMING_QUEUE entries per work-item, and its fill count; patterns of up
- * to 32 symbols also a tile of the run's patterns as bit planes, and the class map. */
+ * local memory and its fill count; patterns of up to 32 symbols also the queued starts'
+ * windows as bit planes, and the class map. */
 #define GROUP_KERNEL
-#define MH_QUEUE_LEN (CLM_HAMMING_QUEUE * WG)
+#define MH_QUEUE_LEN CLM_HAMMING_QUEUE_LEN(WG)
 #if M <= CLM_HAMMING_PLANES_MAX
 #define MH_PLANES 1
-#define MP_HELD CLM_HAMMING_HELD
+#define MP_HELD CLM_HAMMING_HELD_BY(WG)
+/* the held patterns' loops unrolled where they are few (GPUs: registers), else loops */
+#if MP_HELD <= 8
+#define MP_UNROLL _Pragma("unroll")
+#else
+#define MP_UNROLL
+#endif
 #define GROUP_LOCALS                                                                       \
     __local uint4 mp_win[MH_QUEUE_LEN];                                                    \
     __local uint mh_queue[MH_QUEUE_LEN];                                                   \
@@ -189,7 +195,8 @@ uint4 clm_mp_planes(TABLE_SPACE const TAB_T *p)
 #define MP_PUSH(w, x)                                                                      \
     ((w) = ((w) >> 1u) | (((((uint4)(x)) >> (uint4)(0u, 1u, 2u, 3u)) & 1u) << (M - 1u)))
 
-/* Per run of patterns, per tile of MP_HELD * WG of its patterns, in rounds: phase 1, each
+/* Per run of patterns, per tile of MP_HELD * WG of its patterns (MP_HELD: 4 on GPUs, more
+ * in the small groups of CPUs, so that a tile is 1 024 patterns at least), in rounds: phase 1, each
  * work-item walks its own starts and queues those where the run's exact ends pass, with
  * their windows; phase 2, each work-item compares the patterns it holds with the queued
  * windows. A tile of u < WG patterns is held by WG / u replicas of u work-items, each
@@ -218,14 +225,16 @@ uint clm_scan_group(__global const uchar *text, uint n, uint owned, uint first,
         for (uint t0 = 0; t0 < in_run; t0 += MP_HELD * WG) {
             const uint tn = min(in_run - t0, MP_HELD * WG), u = min(tn, (uint)WG);
             const uint share = WG / u, part = l / u, base = l - part * u;
-            /* this work-item's patterns t0 + base + j u; none: a length no count meets */
+            /* this work-item's patterns t0 + base + j u, nheld of them */
+            const uint nheld =
+                part < share && base < tn ? min((tn - base + u - 1u) / u, (uint)MP_HELD) : 0u;
             uint4 held[MP_HELD];
             uint len[MP_HELD];
-#pragma unroll
-            for (uint j = 0; j < MP_HELD; ++j) {
-                const uint q = base + j * u, a = p0 + (t0 + q) * stride;
-                held[j] = q < tn && part < share ? clm_mp_planes(tab + a + 2u) : (uint4)(0u);
-                len[j] = q < tn && part < share ? tab[a + 1u] : 0xffffffffu;
+            MP_UNROLL for (uint j = 0; j < MP_HELD && j < nheld; ++j)
+            {
+                const uint a = p0 + (t0 + base + j * u) * stride;
+                held[j] = clm_mp_planes(tab + a + 2u);
+                len[j] = tab[a + 1u];
             }
             uint s = begin, more = 1u;
             while (more) {
@@ -253,8 +262,8 @@ uint clm_scan_group(__global const uchar *text, uint n, uint owned, uint first,
                 for (uint i = part; i < c && part < share; i += share) {
                     const uint4 x = wins[i];
                     const uint room = n - queue[i];
-#pragma unroll
-                    for (uint j = 0; j < MP_HELD; ++j) {
+                    MP_UNROLL for (uint j = 0; j < MP_HELD && j < nheld; ++j)
+                    {
                         const uint bad = len[j] - popcount((x.x & held[j].x) |
                                                            (x.y & held[j].y) |
                                                            (x.z & held[j].z) |

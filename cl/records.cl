@@ -514,17 +514,21 @@ void clm_like_verify_row(__global const uchar *data, __global const OFF_T *offse
 }
 
 /* The rows holding the marked blocks of uint w of the blocks' bitmap, in order, each once:
- * counted, and with list written to list[at ...] (at most cap - at of them). Per block
- * [lo, hi), the first row by a binary search of the offsets from the last block's. */
-uint clm_like_marked_rows(__global const OFF_T *offsets, uint rows, ulong row_off, ulong base,
+ * counted; with list, written to list[at ...] (at most cap - at of them); with match,
+ * matched (clm_like_verify_row). Per block [lo, hi), the first row by a binary search of the
+ * offsets from the last block's. */
+uint clm_like_marked_rows(__global const uchar *data, __global const OFF_T *offsets,
+                          __global const uchar *valid, ulong vbit, uint has_valid, uint rows,
+                          ulong row_off, ulong base, __global const uint *prog,
                           __global const uint *blocks, uint nblocks, ulong origin, uint ends,
-                          uint w, __global uint *list, uint at, uint cap)
+                          uint w, __global uint *list, uint at, uint cap, int match,
+                          __global uint *bitmap, __global ulong *pos, uint want_pos)
 {
     uint bits = blocks[w], k = 0;
     if (nblocks - w * 32u < 32u)
         bits &= (1u << (nblocks - w * 32u)) - 1u;
     const ulong first = (ulong)offsets[row_off] - base, last = (ulong)offsets[row_off + rows] - base;
-    uint a = 0, next = 0; /* the search's lower bound; the first row not yet listed */
+    uint a = 0, next = 0; /* the search's lower bound; the first row not yet taken */
     while (bits) {
         const uint blk = w * 32u + (31u - clz(bits & (0u - bits))); /* its lowest marked */
         bits &= bits - 1u;
@@ -549,7 +553,10 @@ uint clm_like_marked_rows(__global const OFF_T *offsets, uint rows, ulong row_of
                 z = mid - 1;
         }
         for (uint r = max(a, next); r < rows && (ulong)offsets[row_off + r] - base < hi; r++) {
-            if (list && at + k < cap)
+            if (match)
+                clm_like_verify_row(data, offsets, valid, vbit, has_valid, row_off, base, prog,
+                                    r, bitmap, pos, want_pos);
+            else if (list && at + k < cap)
                 list[at + k] = r;
             k++;
             next = r + 1;
@@ -558,36 +565,27 @@ uint clm_like_marked_rows(__global const OFF_T *offsets, uint rows, ulong row_of
     return k;
 }
 
-/* Stage 0 lists the candidate rows, a work-group's in one run of the list (an exclusive scan
- * of its work-items' counts, one atomic add); stage 1 matches them, neighbouring rows in
- * neighbouring work-items. (A work-item per block, each matching its own rows, left most
- * lanes of a warp idle beside a few marked blocks: H200, TPC-H Q13, 3.5 ms verifying after
- * a 0.9 ms search; a work-item per uint matching its blocks' rows, 2.2 ms.) */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-clm_like_verify(CLM_LIKE_VERIFY_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+/* GPUs: stage 0 lists the candidate rows, a work-item's in one run of the list (one atomic
+ * add); stage 1 matches them, neighbouring rows in neighbouring work-items. (A work-item per
+ * block, each matching its own rows, left most lanes of a warp idle beside a few marked
+ * blocks: H200, TPC-H Q13, 3.5 ms verifying after a 0.9 ms search; a work-item per uint
+ * matching its blocks' rows, 2.2 ms; listed, 1.9 ms.) CPUs: stage 2, a work-item per uint
+ * matches its blocks' rows, one launch a piece (two launches and a fill a piece doubled the
+ * 2-core PoCL's time on small pieces). */
+__kernel void clm_like_verify(CLM_LIKE_VERIFY_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
-    __local uint sums[WG];
-    __local uint at[1];
-    const uint l = (uint)get_local_id(0), g = (uint)get_global_id(0);
-    if (stage == 0u) {
-        const uint words = (nblocks + 31u) / 32u;
-        const uint c = g < words ? clm_like_marked_rows(offsets, rows, row_off, base, blocks,
-                                                        nblocks, origin, ends, g, 0, 0, 0)
-                                 : 0u;
-        sums[l] = c;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint d = 1; d < WG; d <<= 1) { /* inclusive scan */
-            const uint v = l >= d ? sums[l - d] : 0u;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            sums[l] += v;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (l == WG - 1u)
-            at[0] = sums[l] ? atomic_add(listed, sums[l]) : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (c)
-            clm_like_marked_rows(offsets, rows, row_off, base, blocks, nblocks, origin, ends, g,
-                                 list, at[0] + sums[l] - c, list_cap);
+    const uint g = (uint)get_global_id(0);
+    if (stage != 1u) {
+        if (g >= (nblocks + 31u) / 32u)
+            return;
+        const int match = stage == 2u;
+        const uint c = clm_like_marked_rows(data, offsets, valid, vbit, has_valid, rows, row_off,
+                                            base, prog, blocks, nblocks, origin, ends, g, 0, 0,
+                                            0, match, bitmap, pos, want_pos);
+        if (c && !match)
+            clm_like_marked_rows(data, offsets, valid, vbit, has_valid, rows, row_off, base,
+                                 prog, blocks, nblocks, origin, ends, g, list,
+                                 atomic_add(listed, c), list_cap, 0, bitmap, pos, want_pos);
         return;
     }
     const uint n = min(*listed, list_cap);

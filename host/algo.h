@@ -86,6 +86,9 @@ struct clm_algo {
      * tables are refused); may raise the chunk unless chunk_given. */
     void (*split)(struct clm_kernel_shape *s, const struct clm_pattern_facts *f, size_t budget,
                   int chunk_given);
+    /* Local memory its work-group kernel takes beside the tables (queues; may be NULL: none):
+     * counted where the tables would go to local memory too. */
+    size_t (*group_bytes)(const struct clm_kernel_shape *s);
     /* CLM_CAP_STAGE: local memory of the staged walk's tables, and its own shape fields. */
     size_t (*stage_bytes)(const struct clm_kernel_shape *s);
     void (*stage_shape)(struct clm_kernel_shape *s);
@@ -118,6 +121,7 @@ int clm_hamming_tables(const struct clm_kernel_shape *s, const struct clm_symbol
 void clm_hamming_release(void *built);
 size_t clm_hamming_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,
                                unsigned lanes);
+size_t clm_hamming_group_bytes(const struct clm_kernel_shape *s);
 /* Should auto take hamming for these patterns: are their symbol sets over at most 4 byte
  * classes, and does a work-item fit the device's loop budget? */
 int clm_hamming_fits(const clm_device *dev, const struct clm_symbols *sym, unsigned count);

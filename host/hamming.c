@@ -60,18 +60,18 @@ static unsigned hamming_classes(const struct clm_symbols *sym, unsigned count,
  * of the starts with the window's first bytes again each round of the group's queue (a round
  * per CLM_HAMMING_QUEUE starts of the item, and one more), and as many candidates verified,
  * each with its window's words and per pattern its words and the pass that leaves their loop.
- * Planes kernel: per pattern, the candidates a work-item takes for it (the group's wg * chunk
- * over the replicas, at most twice chunk a pattern) times the held patterns and the pass that
- * leaves their loop; per tile of a run (MP_HELD * wg patterns), the walk, each round's window
- * and the held patterns' symbols; and the class map's copy. */
+ * Planes kernel: per tile of a run (MP_HELD * wg patterns), the compares (below), the walk,
+ * each round's window and the held patterns' symbols; and the class map's copy. */
 static size_t passes(size_t m, size_t patterns, size_t runs, size_t chunk, size_t wg)
 {
     size_t words = (m + 7) / 8, rounds = chunk / CLM_HAMMING_QUEUE + 1;
     if (m <= CLM_HAMMING_PLANES_MAX) {
-        size_t tiles = runs + patterns / (CLM_HAMMING_HELD * wg) + 1;
-        return 2 * patterns * (chunk + 1) * (CLM_HAMMING_HELD + 1) +
-               tiles * (rounds * (m + CLM_HAMMING_HELD + 3) + chunk +
-                        CLM_HAMMING_HELD * (m + 1) + 3) +
+        /* a tile of tn patterns over u = min(tn, wg) work-items a replica: each takes at most
+         * 2 u chunk candidates (and a pass a round) times ceil(tn / u) held patterns */
+        size_t held = CLM_HAMMING_HELD_BY(wg), tiles = runs + patterns / (held * wg) + 1;
+        return 2 * patterns * (chunk + 1) +
+               tiles * (4 * wg * (chunk + 1) + rounds * (2 * held + m + 5) + chunk +
+                        held * (m + 1) + 3) +
                256 / wg + 1;
     }
     size_t entries = patterns + runs;
@@ -228,6 +228,14 @@ int clm_hamming_tables(const struct clm_kernel_shape *s, const struct clm_symbol
     memcpy(bytes, h->nib, 256);
     memcpy(tab, h->tab, h->words * sizeof *h->tab);
     return CLM_OK;
+}
+
+/* cl/hamming.cl's GROUP_LOCALS: the queue of starts and its count, and for the planes
+ * kernel the queued windows and the class map. */
+size_t clm_hamming_group_bytes(const struct clm_kernel_shape *s)
+{
+    size_t queue = CLM_HAMMING_QUEUE_LEN((size_t)s->wg);
+    return queue * 4 + 4 + (s->m <= CLM_HAMMING_PLANES_MAX ? queue * 16 + 256 : 0);
 }
 
 size_t clm_hamming_loop_passes(const struct clm_kernel_shape *s, size_t chunk, size_t bytes,

@@ -359,8 +359,8 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
                                                                 : MAX_PIECE_BYTES;
     Q->block_words = piece_blocks(Q, dev) / 32 + 1;
     /* a piece lists each of its rows once per uint of blocks it reaches into: at most its
-     * rows and one more per uint */
-    uint64_t cap = batch + Q->block_words;
+     * rows and one more per uint (GPUs only: CPUs match the rows where they find them) */
+    uint64_t cap = dev->info.type == CLM_DEVICE_CPU ? 1 : batch + Q->block_words;
     if (cap > UINT32_MAX)
         return clm_fail(CLM_E_UNSUPPORTED, "LIKE filter: %llu candidate rows in a batch",
                         (unsigned long long)cap);
@@ -660,20 +660,24 @@ static int filter_piece(const struct clm_like *like, struct query *Q, const stru
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ORIGIN, sizeof origin, &origin)) ||
         (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ENDS, sizeof ends, &ends)))
         return rc;
-    /* stage 0 lists the marked blocks' rows, stage 1 matches them: with enough work-items to
-     * fill the device, each taking entries a grid apart (a device with a loop budget, an
-     * entry each), never one per possible entry for each small piece */
+    /* GPUs: stage 0 lists the marked blocks' rows, stage 1 matches them, with enough
+     * work-items to fill the device, each taking entries a grid apart (a device with a loop
+     * budget, an entry each), never one per possible entry for each small piece. CPUs:
+     * stage 2 matches them where it finds them, one launch a piece. */
     size_t local = Q->wg, words = (nblocks + 31) / 32;
     size_t most = ((size_t)Q->list_cap + local - 1) / local * local;
     size_t fill = (size_t)(dev->info.compute_units ? dev->info.compute_units : 1) * 8 * local;
     size_t global[2] = {(words + local - 1) / local * local,
                         dev->loop_budget || most < fill ? most : fill};
-    err = clEnqueueFillBuffer(Q->q, Q->listed, &zero, sizeof zero, 0, sizeof zero, 0, NULL,
-                              NULL);
-    for (cl_uint stage = 0; stage < 2 && err == CL_SUCCESS; stage++) {
+    const int listing = dev->info.type != CLM_DEVICE_CPU;
+    if (listing)
+        err = clEnqueueFillBuffer(Q->q, Q->listed, &zero, sizeof zero, 0, sizeof zero, 0, NULL,
+                                  NULL);
+    for (cl_uint step = 0; step < (listing ? 2u : 1u) && err == CL_SUCCESS; step++) {
+        cl_uint stage = listing ? step : 2u;
         if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_STAGE, sizeof stage, &stage)))
             return rc;
-        err = clEnqueueNDRangeKernel(Q->q, Q->verify, 1, NULL, &global[stage], &local, 0, NULL,
+        err = clEnqueueNDRangeKernel(Q->q, Q->verify, 1, NULL, &global[step], &local, 0, NULL,
                                      NULL);
     }
     return err == CL_SUCCESS ? CLM_OK
