@@ -29,21 +29,19 @@
  */
 #include "casoff.h"
 
+#include "casoff_genome.h"
 #include "clmatch.h"
 #include "cli_common.h"
 #include "crispr.h"
-#include "line_records.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define MAX_LIMIT 65535u /* 2.4.1 keeps the limit in 16 bits */
 
@@ -54,11 +52,6 @@ typedef struct {
     unsigned limit;
     unsigned pattern; /* index of its library pattern */
 } query;
-
-typedef struct {
-    char *name;
-    uint64_t start, len; /* in the genome text */
-} record;
 
 typedef struct {
     uint64_t pos; /* in the genome text */
@@ -79,11 +72,7 @@ typedef struct {
     size_t npat;
     size_t *first_q, *next_q; /* the queries of pattern p: first_q[p], next_q[q] ... */
     unsigned max_limit;
-    /* One genome file. */
-    unsigned char *text; /* upper case */
-    size_t text_len;
-    record *rec;
-    size_t nrec, rec_cap;
+    casoff_genome g; /* one genome file */
     site *hits;
     size_t nhits, hits_cap;
     int failed;
@@ -403,131 +392,12 @@ static int build_patterns(casoff *c)
 
 /* ---- one genome file --------------------------------------------------------------------- */
 
-#define MAX_THREADS 16
-
-struct upper_part {
-    unsigned char *p;
-    size_t n;
-};
-
-static void *upper_part(void *arg)
-{
-    struct upper_part *u = arg;
-    for (size_t i = 0; i < u->n; i++)
-        if (u->p[i] >= 'a' && u->p[i] <= 'z')
-            u->p[i] = (unsigned char)(u->p[i] - 'a' + 'A');
-    return NULL;
-}
-
-/* Upper-case p[0, n), a part a thread. */
-static void upper_all(unsigned char *p, size_t n)
-{
-    pthread_t th[MAX_THREADS];
-    struct upper_part parts[MAX_THREADS];
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned np = (unsigned)(n >> 22) + 1, started = 0;
-    if (cpus >= 1 && np > (unsigned long)cpus)
-        np = (unsigned)cpus;
-    if (np > MAX_THREADS)
-        np = MAX_THREADS;
-    for (unsigned i = 0; i < np; i++)
-        parts[i] = (struct upper_part){p + n / np * i, i + 1 == np ? n - n / np * i : n / np};
-    for (unsigned i = 1; i < np; i++)
-        if (pthread_create(&th[i], NULL, upper_part, &parts[i]) == 0)
-            started |= 1u << i;
-        else
-            upper_part(&parts[i]);
-    upper_part(&parts[0]);
-    for (unsigned i = 1; i < np; i++)
-        if (started >> i & 1)
-            pthread_join(th[i], NULL);
-}
-
-/* Drop the CRs of record r's bytes (ragged "\r\n" files), the freed tail as N. */
-static void drop_crs(casoff *c, record *r)
-{
-    unsigned char *p = c->text + r->start;
-    size_t k = 0;
-    for (size_t i = 0; i < r->len; i++)
-        if (p[i] != '\r')
-            p[k++] = p[i];
-    memset(p + k, 'N', r->len - k);
-    r->len = k;
-}
-
-/* Read a FASTA file whole (2.4.1 does too) by threads, as lines (line_records.h): a record's
- * sequence lines are then contiguous, from the line after its header to its next header, so
- * the text is that buffer as it is, headers left between records (no site crosses a record's
- * end: on_match). Returns 1 when it is not FASTA (its first byte is not '>'), 0 when read, -1
- * after a message. */
-static int load_fasta(casoff *c, const char *path)
-{
-    line_records lr;
-    int fd = open(path, O_RDONLY), err;
-    if (fd < 0) {
-        errmsg("%s: %s", path, strerror(errno));
-        return -1;
-    }
-    err = line_records_read(fd, '\n', &lr);
-    close(fd);
-    if (err) {
-        errmsg("%s: %s", path, err == ENOMEM ? "out of memory" : strerror(err));
-        return -1;
-    }
-    if (lr.rows == 0 || line_records_offset(&lr, 1) == 0 || lr.bytes[0] != '>') {
-        line_records_free(&lr);
-        return 1;
-    }
-    for (uint64_t i = 0; i < lr.rows; i++) {
-        uint64_t at = line_records_offset(&lr, i), end = line_records_offset(&lr, i + 1);
-        if (end == at || lr.bytes[at] != '>')
-            continue;
-        if (c->nrec)
-            c->rec[c->nrec - 1].len = at - c->rec[c->nrec - 1].start;
-        size_t len = (size_t)(end - at - 1);
-        while (len && lr.bytes[at + len] == '\r') /* the header's trailing CRs */
-            len--;
-        if (grow((void **)&c->rec, &c->rec_cap, c->nrec + 1, sizeof *c->rec) != 0 ||
-            !(c->rec[c->nrec].name = dup_n((const char *)lr.bytes + at + 1, len))) {
-            errmsg("out of memory");
-            line_records_free(&lr);
-            return -1;
-        }
-        c->rec[c->nrec].start = end;
-        c->rec[c->nrec].len = 0;
-        c->nrec++;
-    }
-    c->rec[c->nrec - 1].len = lr.data_bytes - c->rec[c->nrec - 1].start;
-    free(lr.offsets);
-    c->text = lr.bytes;
-    c->text_len = (size_t)lr.data_bytes;
-    for (size_t r = 0; r < c->nrec; r++)
-        if (memchr(c->text + c->rec[r].start, '\r', c->rec[r].len))
-            drop_crs(c, &c->rec[r]);
-    upper_all(c->text, c->text_len);
-    return 0;
-}
-
-/* The record holding text offset pos (records are in text order). */
-static size_t record_of(const casoff *c, uint64_t pos)
-{
-    size_t lo = 0, hi = c->nrec;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->rec[mid].start <= pos)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* 2.4.1's count of query mismatches at text offset pos, or UINT_MAX when the template
  * mismatches (strand < 0: the reverse complements against the text). */
 static unsigned count_mismatches(const casoff *c, const query *q, uint64_t pos, int strand)
 {
     const char *t = strand > 0 ? c->tmpl : c->tmpl_rc, *s = strand > 0 ? q->seq : q->rc;
-    const unsigned char *g = c->text + pos;
+    const unsigned char *g = c->g.text + pos;
     unsigned mm = 0;
     size_t j;
     for (j = 0; j < c->len; j++) {
@@ -541,11 +411,11 @@ static unsigned count_mismatches(const casoff *c, const query *q, uint64_t pos, 
 static int on_match(const clm_match *m, void *vctx)
 {
     casoff *c = vctx;
-    const record *r;
+    const casoff_record *r;
     size_t qi;
     if (m->id >= c->npat)
         return 1;
-    r = &c->rec[record_of(c, m->start)];
+    r = &c->g.rec[casoff_genome_record_of(&c->g, m->start)];
     if (m->start < r->start || m->end > r->start + r->len)
         return 0; /* in a header, or crosses into the next record */
     for (qi = c->first_q[m->id]; qi != SIZE_MAX; qi = c->next_q[qi]) {
@@ -596,11 +466,11 @@ static void print_sites(casoff *c)
     for (i = 0; i < c->nhits; i++) {
         const site *h = &c->hits[i];
         const query *q = &c->q[h->q];
-        const record *r = &c->rec[record_of(c, h->pos)];
+        const casoff_record *r = &c->g.rec[casoff_genome_record_of(&c->g, h->pos)];
         if (h->strand > 0)
-            memcpy(buf, c->text + h->pos, c->len);
+            memcpy(buf, c->g.text + h->pos, c->len);
         else
-            revcomp(buf, (const char *)c->text + h->pos, c->len);
+            revcomp(buf, (const char *)c->g.text + h->pos, c->len);
         /* Mismatched bases in lower case. */
         for (j = 0; j < c->len; j++)
             if (mismatch((unsigned char)q->seq[j], (unsigned char)buf[j]) && buf[j] >= 'A' &&
@@ -633,9 +503,9 @@ static int search_text(casoff *c, const clm_database *db, clm_scratch *scratch, 
 {
     clm_stream *s = NULL;
     int st = clm_stream_open(db, scratch, 0u, &s);
-    for (uint64_t off = 0; st == CLM_OK && off < c->text_len; off += block) {
-        size_t n = (size_t)(c->text_len - off < block ? c->text_len - off : block);
-        st = clm_stream_write(s, c->text + off, n, on_match, c);
+    for (uint64_t off = 0; st == CLM_OK && off < c->g.text_len; off += block) {
+        size_t n = (size_t)(c->g.text_len - off < block ? c->g.text_len - off : block);
+        st = clm_stream_write(s, c->g.text + off, n, on_match, c);
     }
     if (s) {
         int cst = clm_stream_close(s, st == CLM_OK ? on_match : on_ignore, c, NULL);
@@ -649,18 +519,12 @@ static int search_text(casoff *c, const clm_database *db, clm_scratch *scratch, 
 
 static void free_file(casoff *c)
 {
-    size_t i;
-    for (i = 0; i < c->nrec; i++)
-        free(c->rec[i].name);
-    c->nrec = 0;
-    free(c->text);
-    c->text = NULL;
-    c->text_len = 0;
+    casoff_genome_free(&c->g);
     c->nhits = 0;
 }
 
-/* Search a file load_fasta read (st its result). Returns 0 (searched, or skipped when not
- * FASTA and skip_other), or -1 after a message. */
+/* Search a file casoff_genome_load read (st its result). Returns 0 (searched, or skipped
+ * when not FASTA and skip_other), or -1 after a message. */
 static int search_loaded(casoff *c, const char *path, int st, int skip_other,
                          const clm_database *db, clm_scratch *scratch, size_t block)
 {
@@ -675,7 +539,7 @@ static int search_loaded(casoff *c, const char *path, int st, int skip_other,
         }
     } else if (st < 0) {
         rc = -1;
-    } else if (c->text_len >= c->len) {
+    } else if (c->g.text_len >= c->len) {
         rc = search_text(c, db, scratch, block);
         if (rc == 0)
             print_sites(c);
@@ -697,7 +561,7 @@ static void *preload_run(void *arg)
 {
     struct preload *p = arg;
     double t0 = now_seconds();
-    p->st = load_fasta(p->c, p->path);
+    p->st = casoff_genome_load(&p->c->g, p->path);
     p->seconds = now_seconds() - t0;
     return NULL;
 }
@@ -710,11 +574,11 @@ static void preload_start(struct preload *p, casoff *c, const char *path)
     p->started = pthread_create(&p->th, NULL, preload_run, p) == 0;
 }
 
-/* load_fasta's result for the file: the thread's, joined, or read now. */
+/* casoff_genome_load's result for the file: the thread's, joined, or read now. */
 static int preload_wait(struct preload *p)
 {
     if (!p->started)
-        return load_fasta(p->c, p->path);
+        return casoff_genome_load(&p->c->g, p->path);
     pthread_join(p->th, NULL);
     p->started = 0;
     return p->st;
@@ -998,7 +862,7 @@ int casoff_main(int argc, char **argv)
     status = 0;
     t_search = now_seconds();
     for (i = 0; i < n_files && status == 0 && !cli_out.failed; i++) {
-        int loaded = i ? load_fasta(&c, files[i]) : preload_wait(&pre);
+        int loaded = i ? casoff_genome_load(&c.g, files[i]) : preload_wait(&pre);
         if (i == 0)
             t_wait = now_seconds() - t_search;
         if (search_loaded(&c, files[i], loaded, is_dir, db, scratch, block) != 0)
@@ -1050,8 +914,7 @@ done:
     free(c.genome);
     free(c.tmpl);
     free(c.tmpl_rc);
-    free(c.text);
-    free(c.rec);
+    casoff_genome_free(&c.g);
     free(c.hits);
     free(lens);
     free(ids);

@@ -1,0 +1,152 @@
+/*
+ * casoff_genome.c - one genome file of the Cas-OFFinder front end, read whole by threads as
+ * lines (line_records.h): a record's sequence lines are then contiguous, from the line after
+ * its header to its next header, so the text is that buffer as it is.
+ */
+#include "casoff_genome.h"
+
+#include "cli_common.h"
+#include "line_records.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_THREADS 16
+
+struct upper_part {
+    unsigned char *p;
+    size_t n;
+};
+
+static void *upper_part(void *arg)
+{
+    struct upper_part *u = arg;
+    for (size_t i = 0; i < u->n; i++)
+        if (u->p[i] >= 'a' && u->p[i] <= 'z')
+            u->p[i] = (unsigned char)(u->p[i] - 'a' + 'A');
+    return NULL;
+}
+
+/* Upper-case p[0, n), a part a thread. */
+static void upper_all(unsigned char *p, size_t n)
+{
+    pthread_t th[MAX_THREADS];
+    struct upper_part parts[MAX_THREADS];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned np = (unsigned)(n >> 22) + 1, started = 0;
+    if (cpus >= 1 && np > (unsigned long)cpus)
+        np = (unsigned)cpus;
+    if (np > MAX_THREADS)
+        np = MAX_THREADS;
+    for (unsigned i = 0; i < np; i++)
+        parts[i] = (struct upper_part){p + n / np * i, i + 1 == np ? n - n / np * i : n / np};
+    for (unsigned i = 1; i < np; i++)
+        if (pthread_create(&th[i], NULL, upper_part, &parts[i]) == 0)
+            started |= 1u << i;
+        else
+            upper_part(&parts[i]);
+    upper_part(&parts[0]);
+    for (unsigned i = 1; i < np; i++)
+        if (started >> i & 1)
+            pthread_join(th[i], NULL);
+}
+
+/* Drop the CRs of record r's bytes (ragged "\r\n" files), the freed tail as N. */
+static void drop_crs(casoff_genome *g, casoff_record *r)
+{
+    unsigned char *p = g->text + r->start;
+    size_t k = 0;
+    for (size_t i = 0; i < r->len; i++)
+        if (p[i] != '\r')
+            p[k++] = p[i];
+    memset(p + k, 'N', r->len - k);
+    r->len = k;
+}
+
+/* Read a FASTA file whole (2.4.1 does too) by threads, as lines (line_records.h): a record's
+ * sequence lines are then contiguous, from the line after its header to its next header, so
+ * the text is that buffer as it is, headers left between records (no site crosses a record's
+ * end: on_match). Returns 1 when it is not FASTA (its first byte is not '>'), 0 when read, -1
+ * after a message. */
+int casoff_genome_load(casoff_genome *g, const char *path)
+{
+    line_records lr;
+    int fd = open(path, O_RDONLY), err;
+    if (fd < 0) {
+        errmsg("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    err = line_records_read(fd, '\n', &lr);
+    close(fd);
+    if (err) {
+        errmsg("%s: %s", path, err == ENOMEM ? "out of memory" : strerror(err));
+        return -1;
+    }
+    if (lr.rows == 0 || line_records_offset(&lr, 1) == 0 || lr.bytes[0] != '>') {
+        line_records_free(&lr);
+        return 1;
+    }
+    for (uint64_t i = 0; i < lr.rows; i++) {
+        uint64_t at = line_records_offset(&lr, i), end = line_records_offset(&lr, i + 1);
+        if (end == at || lr.bytes[at] != '>')
+            continue;
+        if (g->nrec)
+            g->rec[g->nrec - 1].len = at - g->rec[g->nrec - 1].start;
+        size_t len = (size_t)(end - at - 1);
+        while (len && lr.bytes[at + len] == '\r') /* the header's trailing CRs */
+            len--;
+        if (g->nrec == g->rec_cap) {
+            size_t cap = g->rec_cap ? 2 * g->rec_cap : 64;
+            casoff_record *more = realloc(g->rec, cap * sizeof *more);
+            if (more) {
+                g->rec = more;
+                g->rec_cap = cap;
+            }
+        }
+        if (g->nrec == g->rec_cap ||
+            !(g->rec[g->nrec].name = strndup((const char *)lr.bytes + at + 1, len))) {
+            errmsg("out of memory");
+            line_records_free(&lr);
+            return -1;
+        }
+        g->rec[g->nrec].start = end;
+        g->rec[g->nrec].len = 0;
+        g->nrec++;
+    }
+    g->rec[g->nrec - 1].len = lr.data_bytes - g->rec[g->nrec - 1].start;
+    free(lr.offsets);
+    g->text = lr.bytes;
+    g->text_len = (size_t)lr.data_bytes;
+    for (size_t r = 0; r < g->nrec; r++)
+        if (memchr(g->text + g->rec[r].start, '\r', g->rec[r].len))
+            drop_crs(g, &g->rec[r]);
+    upper_all(g->text, g->text_len);
+    return 0;
+}
+
+/* The record holding text offset pos (records are in text order). */
+size_t casoff_genome_record_of(const casoff_genome *g, uint64_t pos)
+{
+    size_t lo = 0, hi = g->nrec;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->rec[mid].start <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void casoff_genome_free(casoff_genome *g)
+{
+    for (size_t i = 0; i < g->nrec; i++)
+        free(g->rec[i].name);
+    free(g->rec);
+    free(g->text);
+    memset(g, 0, sizeof *g);
+}
