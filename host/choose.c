@@ -23,13 +23,19 @@ static size_t local_budget(const clm_device *dev)
     return local > 1024 ? local - 1024 : 0;
 }
 
+/* Bytes of mem the shape needs: its tables, and in local memory what its work-group kernel
+ * keeps there itself. */
+static size_t mem_need(const struct clm_kernel_shape *s, clm_table_memory mem)
+{
+    const struct clm_algo *a = clm_algo(s->algorithm);
+    return table_bytes(s) + (mem == CLM_TABLE_LOCAL && a->group_bytes ? a->group_bytes(s) : 0);
+}
+
 static int fits(const clm_device *dev, const struct clm_kernel_shape *s, clm_table_memory mem)
 {
-    size_t bytes = table_bytes(s);
-    const struct clm_algo *a = clm_algo(s->algorithm);
+    size_t bytes = mem_need(s, mem);
     switch (mem) {
-    case CLM_TABLE_LOCAL: /* beside what the work-group kernel keeps there itself */
-        return bytes + (a->group_bytes ? a->group_bytes(s) : 0) <= local_budget(dev);
+    case CLM_TABLE_LOCAL: return bytes <= local_budget(dev);
     case CLM_TABLE_CONSTANT: return bytes <= dev->info.constant_mem_bytes;
     default: return 1;
     }
@@ -39,14 +45,11 @@ static int unsupported_table(const clm_device *dev, const struct clm_kernel_shap
                              clm_table_memory mem, size_t index)
 {
     size_t limit = mem == CLM_TABLE_LOCAL ? local_budget(dev) : dev->info.constant_mem_bytes;
-    const struct clm_algo *a = clm_algo(s->algorithm);
-    size_t need = table_bytes(s) +
-                  (mem == CLM_TABLE_LOCAL && a->group_bytes ? a->group_bytes(s) : 0);
     return clm_fail(CLM_E_UNSUPPORTED,
                     "%s tables for pattern %zu (%u symbols) need %zu bytes (with the kernel's "
                     "own), more than the %zu bytes of %s memory %s offers; use table memory "
                     "global (CLM_TABLE_GLOBAL, --table-memory global)%s",
-                    clm_algorithm_name(s->algorithm), index, s->m, need, limit,
+                    clm_algorithm_name(s->algorithm), index, s->m, mem_need(s, mem), limit,
                     clm_table_memory_name(mem), dev->info.name,
                     s->algorithm == CLM_ALGO_DFA
                         ? " or algorithm kmp (CLM_ALGO_KMP, --algorithm kmp)"
