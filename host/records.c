@@ -14,8 +14,8 @@
  * marked blocks: Q13's 'requests' (a block in 5.1) 237 GB/s against 197 for a work-item per
  * row, '%special%' (a block in 8.3) 323 against 244, the verify's share growing with the
  * marked blocks (0.9 ms of search and row lookup, 2.2 ms of verify at Q13), so about even
- * at a block in four (bench/experiments/records-item.md). A CPU verifies more cheaply beside its
- * work-item per row: 2-core PoCL, TPC-H SF 1 comments, filter and verify was 1.7-3.3x
+ * at a block in four (bench/experiments/records-item.md). A CPU verifies more cheaply beside
+ * its work-item per row: 2-core PoCL, TPC-H SF 1 comments, filter and verify was 1.7-3.3x
  * faster with 'special' (about a block in eight marked), NOT LIKE Q13 and '%s_ecial%', and
  * even with Q13 ('requests'). */
 #define DENSE 5u
@@ -67,6 +67,7 @@ struct query {
     cl_kernel *find, verify, invert, marked;
     cl_mem counter, blocks, marked_buf, list, listed; /* list: the candidate rows to match */
     size_t block_words, piece;
+    int listing;     /* GPUs: the verify lists the candidate rows, then matches the list */
     cl_uint list_cap;
     void *zeros;
 };
@@ -360,7 +361,8 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
     Q->block_words = piece_blocks(Q, dev) / 32 + 1;
     /* a piece lists each of its rows once per uint of blocks it reaches into: at most its
      * rows and one more per uint (GPUs only: CPUs match the rows where they find them) */
-    uint64_t cap = dev->info.type == CLM_DEVICE_CPU ? 1 : batch + Q->block_words;
+    Q->listing = dev->info.type != CLM_DEVICE_CPU;
+    uint64_t cap = Q->listing ? batch + Q->block_words : 1;
     if (cap > UINT32_MAX)
         return clm_fail(CLM_E_UNSUPPORTED, "LIKE filter: %llu candidate rows in a batch",
                         (unsigned long long)cap);
@@ -669,12 +671,11 @@ static int filter_piece(const struct clm_like *like, struct query *Q, const stru
     size_t fill = (size_t)(dev->info.compute_units ? dev->info.compute_units : 1) * 8 * local;
     size_t global[2] = {(words + local - 1) / local * local,
                         dev->loop_budget || most < fill ? most : fill};
-    const int listing = dev->info.type != CLM_DEVICE_CPU;
-    if (listing)
+    if (Q->listing)
         err = clEnqueueFillBuffer(Q->q, Q->listed, &zero, sizeof zero, 0, sizeof zero, 0, NULL,
                                   NULL);
-    for (cl_uint step = 0; step < (listing ? 2u : 1u) && err == CL_SUCCESS; step++) {
-        cl_uint stage = listing ? step : 2u;
+    for (cl_uint step = 0; step < (Q->listing ? 2u : 1u) && err == CL_SUCCESS; step++) {
+        cl_uint stage = Q->listing ? step : 2u;
         if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_STAGE, sizeof stage, &stage)))
             return rc;
         err = clEnqueueNDRangeKernel(Q->q, Q->verify, 1, NULL, &global[step], &local, 0, NULL,
