@@ -22,6 +22,7 @@ struct clm_set_stream {
     unsigned flags;
     unsigned char *buf; /* absolute bytes [base, base + fill) of the input */
     size_t fill, block; /* a block of input is searched once `block` bytes are held */
+    unsigned threads;   /* that drop line breaks (CLM_STREAM_SKIP_LINE_BREAKS) */
     uint64_t base, own; /* own: the first start not searched yet */
     int dead;
     uint64_t total;
@@ -698,6 +699,7 @@ int clm_set_stream_open(const clm_set_database *db, clm_set_scratch *s, unsigned
     t->flags = flags;
     t->buf = buf;
     t->block = block;
+    t->threads = clm_io_threads(NULL);
     s->stream_open = 1;
     set_give(s);
     *out = t;
@@ -742,13 +744,12 @@ int clm_set_stream_write(clm_set_stream *t, const void *data, size_t len, clm_ma
                                "failed earlier: close it");
     else if (!data && len) st = clm_fail(CLM_E_INVALID, "clm_set_stream_write: data is NULL");
     const unsigned char *p = data;
-    const unsigned threads = clm_io_threads(NULL);
     while (st == CLM_OK && len) {
         /* line breaks dropped here, on the host's threads: the devices' shares are cut in
          * text offsets */
         size_t k = t->block - t->fill < len ? t->block - t->fill : len;
         if (t->flags & CLM_STREAM_SKIP_LINE_BREAKS)
-            t->fill += clm_parallel_copy_drop_breaks(t->buf + t->fill, p, k, threads);
+            t->fill += clm_parallel_copy_drop_breaks(t->buf + t->fill, p, k, t->threads);
         else {
             memcpy(t->buf + t->fill, p, k);
             t->fill += k;
