@@ -19,20 +19,22 @@
 
 struct upper_part {
     unsigned char *p;
-    size_t n;
+    size_t n, crs;
 };
 
 static void *upper_part(void *arg)
 {
     struct upper_part *u = arg;
-    for (size_t i = 0; i < u->n; i++)
+    for (size_t i = 0; i < u->n; i++) {
         if (u->p[i] >= 'a' && u->p[i] <= 'z')
             u->p[i] = (unsigned char)(u->p[i] - 'a' + 'A');
+        u->crs += u->p[i] == '\r';
+    }
     return NULL;
 }
 
-/* Upper-case p[0, n), a part a thread. */
-static void upper_all(unsigned char *p, size_t n)
+/* Upper-case p[0, n), a part a thread; whether it holds a CR. */
+static int upper_all(unsigned char *p, size_t n)
 {
     pthread_t th[MAX_THREADS];
     struct upper_part parts[MAX_THREADS];
@@ -43,16 +45,20 @@ static void upper_all(unsigned char *p, size_t n)
     if (np > MAX_THREADS)
         np = MAX_THREADS;
     for (unsigned i = 0; i < np; i++)
-        parts[i] = (struct upper_part){p + n / np * i, i + 1 == np ? n - n / np * i : n / np};
+        parts[i] = (struct upper_part){p + n / np * i, i + 1 == np ? n - n / np * i : n / np, 0};
     for (unsigned i = 1; i < np; i++)
         if (pthread_create(&th[i], NULL, upper_part, &parts[i]) == 0)
             started |= 1u << i;
         else
             upper_part(&parts[i]);
     upper_part(&parts[0]);
-    for (unsigned i = 1; i < np; i++)
-        if (started >> i & 1)
+    size_t crs = 0;
+    for (unsigned i = 0; i < np; i++) {
+        if (i && started >> i & 1)
             pthread_join(th[i], NULL);
+        crs += parts[i].crs;
+    }
+    return crs != 0;
 }
 
 /* Drop the CRs of record r's bytes (ragged "\r\n" files), the freed tail as N. */
@@ -121,10 +127,10 @@ int casoff_genome_load(casoff_genome *g, const char *path)
     free(lr.offsets);
     g->text = lr.bytes;
     g->text_len = (size_t)lr.data_bytes;
-    for (size_t r = 0; r < g->nrec; r++)
-        if (memchr(g->text + g->rec[r].start, '\r', g->rec[r].len))
-            drop_crs(g, &g->rec[r]);
-    upper_all(g->text, g->text_len);
+    if (upper_all(g->text, g->text_len)) /* CRs ("\r\n" lines): rare, looked for then */
+        for (size_t r = 0; r < g->nrec; r++)
+            if (memchr(g->text + g->rec[r].start, '\r', g->rec[r].len))
+                drop_crs(g, &g->rec[r]);
     return 0;
 }
 
