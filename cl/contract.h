@@ -262,6 +262,49 @@ enum clm_like_invert_arg {
         CLM_LIKE_INVERT_ARG_COUNT
 };
 
+/* clm_like_text's (CLM_ROWS_FILTER for one LIKE or NOT LIKE whose segments are one or two
+ * literals between '%'s, '%a%' or '%a%b%': cl/like_text.cl, host/records_text.c), the rows'
+ * arguments, then
+ *   INDEX   the row holding byte B0 + k CLM_LIKE_TEXT_GRAIN of DATA, for each k before the
+ *           batch's end (stage 0 writes it)
+ *   B0      where the batch's bytes start in DATA, aligned down to 16
+ *   ORIGIN  the piece's first start (16-aligned); OWNED: the starts before it are the piece's
+ *   AVAIL   the batch's end in DATA: bytes before it may be read
+ *   SEGS    s0 segment a's first symbol word in PROG, s1 its length, s2-s4 its first three
+ *           bytes each replicated 4 times, s5-s6 all-ones where it has a second and a third;
+ *           s7 the pattern's flags; s8-sd segment b's length (0: no b) and words as s1-s6;
+ *           se b's first symbol word
+ *   FIRST   per row, the end of a's first place in it (from the row's start; 0xffffffff:
+ *           none); LAST, two segments: 1 + the start of b's last place (0: none)
+ *   BITMAP, GROUPS, POS, WANT_POS  as clm_like_match's, written by stage 2
+ *   PLACES  stage 3: the places found are added to it
+ *   STAGE   0 the index (a work-item per row), 1 the search (a work-item per
+ *           CLM_LIKE_TEXT_CHUNK bytes), 2 the selection (a work-item per row), 3 the search
+ *           counting its places (auto's probe) */
+#define CLM_LIKE_TEXT_GRAIN 128u
+#define CLM_LIKE_TEXT_CHUNK 64u
+#define CLM_LIKE_TEXT_ARG_LIST(X0, X)                                                       \
+    CLM_LIKE_ROW_ARG_LIST(X0, X)                                                           \
+    X(INDEX, __global uint *, index)                                                       \
+    X(B0, ulong, b0)                                                                       \
+    X(ORIGIN, ulong, origin)                                                               \
+    X(OWNED, ulong, owned)                                                                 \
+    X(AVAIL, ulong, avail)                                                                 \
+    X(SEGS, uint16, segs)                                                                  \
+    X(FIRST, __global uint *, first)                                                       \
+    X(LAST, __global uint *, last)                                                         \
+    X(BITMAP, __global uchar *, bitmap)                                                    \
+    X(GROUPS, __global uint *, groups)                                                     \
+    X(POS, __global ulong *, pos)                                                          \
+    X(WANT_POS, uint, want_pos)                                                            \
+    X(PLACES, __global uint *, places)                                                     \
+    X(STAGE, uint, stage)
+#define CLM_LIKE_TEXT_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_TEXT_ARG_##NAME,
+enum clm_like_text_arg {
+    CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_TEXT_ARG_INDEX, CLM_LIKE_TEXT_ARG_INDEX)
+        CLM_LIKE_TEXT_ARG_COUNT
+};
+
 /* The Hamming table (cl/hamming.cl, TAB): a header of CLM_HAMMING_HEADER uints, then RUNS
  * runs of patterns whose exact ends are the same bases at the same places. A run: its
  * pattern count, W = (M + 7) / 8 masks of those places (bit 4 (i % 8) of mask i / 8 for

@@ -111,6 +111,13 @@ static const struct clm_env_row {
                         "patterns)",
                         "`4` to `16`, at most the shortest pattern; anything else: ignored",
                         "[performance.md](performance.md)"},
+    [CLM_ENV_LIKE_TEXT] = {"CLMATCH_LIKE_TEXT",
+                           "whether `CLM_ROWS_FILTER` finds a LIKE of one or two literal "
+                           "segments (`'%a%'`, `'%a%b%'`) over the column's bytes and pairs "
+                           "the places per row, or searches an anchor and verifies its rows "
+                           "(kernel development: the default pairs them)",
+                           "`off`: anchor and verify; anything else: ignored",
+                           "[performance.md](performance.md)"},
 };
 
 const char *clm_env(enum clm_env_var var)

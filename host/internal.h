@@ -61,6 +61,7 @@ enum clm_env_var {
     CLM_ENV_TEST_EARLY,
     CLM_ENV_HOST_THREADS,
     CLM_ENV_KMER_Q,
+    CLM_ENV_LIKE_TEXT,
     CLM_ENV_COUNT
 };
 /* The variable's value as getenv gives it: NULL when unset. */

@@ -213,17 +213,18 @@ static int load_source(const char *name, char **out)
 
 /* contract.h + common.cl + <algorithm>.cl + kernels.cl: what host and kernels agree on,
  * helpers, the algorithm's range scan, entry points. The LIKE kernels: contract.h +
- * records.cl. */
+ * records.cl + like_text.cl. */
 #define PROGRAM_FILES 4
 int clm_program_source(const struct clm_kernel_shape *shape, char **out)
 {
     const char *files[PROGRAM_FILES] = {"contract.h", "common.cl", algorithm_file(shape),
                                         "kernels.cl"};
-    const char *alone[PROGRAM_FILES] = {"contract.h", algorithm_file(shape)};
+    const char *alone[PROGRAM_FILES] = {"contract.h", algorithm_file(shape), "like_text.cl"};
     char *parts[PROGRAM_FILES] = {NULL};
     size_t total = 1;
-    int rc = CLM_OK, nfiles = shape->records || shape->compact ? 2 : PROGRAM_FILES;
-    if (nfiles == 2) /* records.cl, compact.cl: programs of their own */
+    int rc = CLM_OK, nfiles = shape->records ? 3 : shape->compact ? 2 : PROGRAM_FILES;
+    if (nfiles < PROGRAM_FILES) /* records.cl (and like_text.cl), compact.cl: programs of
+                                   their own */
         memcpy(files, alone, sizeof files);
     for (int i = 0; i < nfiles && rc == CLM_OK; i++) {
         rc = load_source(files[i], &parts[i]);

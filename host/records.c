@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "records.h"
 
 #define DEFAULT_SLAB_BYTES ((size_t)64 << 20)
 /* The search kernels read their text in 16-byte words (cl/common.cl LOAD16). */
@@ -41,47 +41,18 @@ int clm_selection_init(clm_selection *sel, size_t size)
     return CLM_OK;
 }
 
-/* Everything one clm_like_select call holds on the device. */
-struct query {
-    cl_command_queue q;
-    cl_program program;
-    cl_kernel match, count, ids; /* count: after a work-group per row and filter only */
-    int group;                   /* a work-group per row (CLM_ROWS_GROUP) */
-    int aho;                     /* an automaton walk per row (CLM_ROWS_AUTOMATON) */
-    cl_mem off, data, valid, bitmap, groups, bases, pos, ids_buf, pos_out;
-    size_t data_cap; /* host columns: bytes data holds */
-    cl_uint pos_wanted;
-    int zero_copy;   /* host columns: each batch's buffers are the caller's memory itself */
-    uint64_t lead;   /* zero-copy: bytes before the batch's first row in its data buffer,
-                        which then starts TEXT_ALIGN-aligned */
-    unsigned wg;
-    uint32_t *counts;
-    uint64_t batch_rows; /* rows per launch at most */
-    /* filter and verify (CLM_ROWS_FILTER): the anchors' search kernels (one per engine),
-     * their counters and the blocks their matches were in (a bit per CLM_LIKE_BLOCK bytes
-     * of a piece, block_words uints) */
-    int filter;
-    int probe; /* auto: the first piece's marked blocks decide whether to filter at all */
-    unsigned dense; /* ... leaving it for a work-item per row past one block in dense */
-    const clm_database *anchors;
-    cl_kernel *find, verify, invert, marked;
-    cl_mem counter, blocks, marked_buf, list, listed; /* list: the candidate rows to match */
-    size_t block_words, piece;
-    int listing;     /* GPUs: the verify lists the candidate rows, then matches the list */
-    cl_uint list_cap;
-    void *zeros;
-};
-
 static void query_release(struct query *Q)
 {
     cl_mem *bufs[] = {&Q->off,    &Q->data,    &Q->valid,   &Q->bitmap,
                       &Q->groups, &Q->bases,   &Q->pos,     &Q->ids_buf,
                       &Q->pos_out, &Q->counter, &Q->blocks, &Q->marked_buf,
-                      &Q->list,   &Q->listed};
+                      &Q->list,   &Q->listed,  &Q->index,  &Q->first,
+                      &Q->last,   &Q->places};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (*bufs[i])
             clReleaseMemObject(*bufs[i]);
-    cl_kernel *kernels[] = {&Q->match, &Q->ids, &Q->count, &Q->verify, &Q->invert, &Q->marked};
+    cl_kernel *kernels[] = {&Q->match,  &Q->ids,    &Q->count, &Q->verify,
+                            &Q->invert, &Q->marked, &Q->text_k};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (*kernels[i])
             clReleaseKernel(*kernels[i]);
@@ -97,7 +68,7 @@ static void query_release(struct query *Q)
     free(Q->counts);
 }
 
-static int buffer(clm_device *dev, cl_mem_flags flags, size_t n, cl_mem *out)
+int clm_rq_buffer(clm_device *dev, cl_mem_flags flags, size_t n, cl_mem *out)
 {
     cl_int err;
     *out = clCreateBuffer(dev->context, flags, n ? n : 1, NULL, &err);
@@ -275,7 +246,7 @@ static int send_batch(clm_device *dev, struct query *Q, const struct clm_column 
                             (unsigned long long)bytes, dev->info.name);
         clReleaseMemObject(Q->data);
         Q->data = NULL;
-        if ((rc = buffer(dev, CL_MEM_READ_ONLY, (size_t)bytes, &Q->data)) != CLM_OK)
+        if ((rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, (size_t)bytes, &Q->data)) != CLM_OK)
             return rc;
         Q->data_cap = (size_t)bytes;
     }
@@ -295,7 +266,7 @@ static int send_batch(clm_device *dev, struct query *Q, const struct clm_column 
     return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clEnqueueWriteBuffer (string column)");
 }
 
-static int set_arg(cl_kernel k, unsigned i, size_t n, const void *v)
+int clm_rq_arg(cl_kernel k, unsigned i, size_t n, const void *v)
 {
     cl_int err = clSetKernelArg(k, i, n, v);
     return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clSetKernelArg (LIKE)");
@@ -306,9 +277,9 @@ static int count_rows(struct query *Q, cl_uint rows)
 {
     size_t groups = (rows + Q->wg - 1) / Q->wg;
     int rc;
-    if ((rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
-        (rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_ROWS, sizeof rows, &rows)) ||
-        (rc = set_arg(Q->count, CLM_LIKE_COUNT_ARG_GROUPS, sizeof Q->groups, &Q->groups)))
+    if ((rc = clm_rq_arg(Q->count, CLM_LIKE_COUNT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+        (rc = clm_rq_arg(Q->count, CLM_LIKE_COUNT_ARG_ROWS, sizeof rows, &rows)) ||
+        (rc = clm_rq_arg(Q->count, CLM_LIKE_COUNT_ARG_GROUPS, sizeof Q->groups, &Q->groups)))
         return rc;
     cl_int err = clEnqueueNDRangeKernel(Q->q, Q->count, 1, NULL, &groups, NULL, 0, NULL, NULL);
     return err == CL_SUCCESS ? CLM_OK
@@ -367,15 +338,15 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
         return clm_fail(CLM_E_UNSUPPORTED, "LIKE filter: %llu candidate rows in a batch",
                         (unsigned long long)cap);
     Q->list_cap = (cl_uint)cap;
-    if ((rc = buffer(dev, CL_MEM_READ_WRITE, counter_bytes, &Q->counter)) ||
-        (rc = buffer(dev, CL_MEM_READ_WRITE, Q->block_words * sizeof(cl_uint), &Q->blocks)) ||
-        (rc = buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->marked_buf)) ||
-        (rc = buffer(dev, CL_MEM_READ_WRITE, (size_t)cap * sizeof(cl_uint), &Q->list)) ||
-        (rc = buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->listed)))
+    if ((rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, counter_bytes, &Q->counter)) ||
+        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, Q->block_words * sizeof(cl_uint), &Q->blocks)) ||
+        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->marked_buf)) ||
+        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, (size_t)cap * sizeof(cl_uint), &Q->list)) ||
+        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->listed)))
         return rc;
-    if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LIST, sizeof Q->list, &Q->list)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LISTED, sizeof Q->listed, &Q->listed)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LIST_CAP, sizeof Q->list_cap,
+    if ((rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LIST, sizeof Q->list, &Q->list)) ||
+        (rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LISTED, sizeof Q->listed, &Q->listed)) ||
+        (rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LIST_CAP, sizeof Q->list_cap,
                       &Q->list_cap)))
         return rc;
     return CLM_OK;
@@ -418,10 +389,10 @@ static int aho_open(const struct clm_like *like, struct query *Q)
     cl_uint words = like->aho_words;
     size_t cache = in_local ? local : CLM_LIKE_AHO_MAP * 4;
     int rc;
-    if ((rc = set_arg(Q->match, CLM_LIKE_AHO_ARG_AHO, sizeof like->aho_buf, &like->aho_buf)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_AHO_ARG_AHO_WORDS, sizeof words, &words)))
+    if ((rc = clm_rq_arg(Q->match, CLM_LIKE_AHO_ARG_AHO, sizeof like->aho_buf, &like->aho_buf)) ||
+        (rc = clm_rq_arg(Q->match, CLM_LIKE_AHO_ARG_AHO_WORDS, sizeof words, &words)))
         return rc;
-    return set_arg(Q->match, CLM_LIKE_AHO_ARG_CACHE, cache, NULL);
+    return clm_rq_arg(Q->match, CLM_LIKE_AHO_ARG_CACHE, cache, NULL);
 }
 
 static int query_open(const struct clm_like *like, const struct clm_column *c,
@@ -487,42 +458,46 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     if (!(Q->counts = malloc(groups * sizeof *Q->counts)))
         return clm_fail(CLM_E_NOMEM, "out of memory");
     /* the bitmap in whole uint words: the filter's kernels set bits atomically */
-    if ((rc = buffer(dev, CL_MEM_READ_WRITE, (size_t)(batch + 31) / 32 * 4, &Q->bitmap)) ||
-        (rc = buffer(dev, CL_MEM_READ_WRITE, groups * 4, &Q->groups)) ||
-        (rc = buffer(dev, CL_MEM_READ_ONLY, groups * 4, &Q->bases)) ||
-        (rc = buffer(dev, CL_MEM_READ_WRITE, want_pos ? (size_t)batch * 8 : 8, &Q->pos)) ||
-        (rc = buffer(dev, CL_MEM_WRITE_ONLY,
+    if ((rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, (size_t)(batch + 31) / 32 * 4, &Q->bitmap)) ||
+        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, groups * 4, &Q->groups)) ||
+        (rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, groups * 4, &Q->bases)) ||
+        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, want_pos ? (size_t)batch * 8 : 8, &Q->pos)) ||
+        (rc = clm_rq_buffer(dev, CL_MEM_WRITE_ONLY,
                      s->row_ids ? (size_t)batch * (s->row_id_bits / 8) : 8, &Q->ids_buf)) ||
-        (rc = buffer(dev, CL_MEM_WRITE_ONLY, want_pos ? (size_t)batch * 8 : 8, &Q->pos_out)))
+        (rc = clm_rq_buffer(dev, CL_MEM_WRITE_ONLY, want_pos ? (size_t)batch * 8 : 8, &Q->pos_out)))
         return rc;
-    if (Q->filter && (rc = filter_open(like, s, Q, batch)) != CLM_OK) {
+    /* one or two literal segments: found over the bytes and paired per row, no anchor
+     * compiled; batches of 4 GiB and more (a row's places are uints) go the anchor's way */
+    const char *text_env = clm_env(CLM_ENV_LIKE_TEXT);
+    Q->text = Q->filter && !(text_env && strcmp(text_env, "off") == 0) &&
+              (c->dev ? c->bytes : (uint64_t)(s->slab_bytes ? s->slab_bytes
+                                                            : DEFAULT_SLAB_BYTES)) <
+                  ((uint64_t)1 << 32) &&
+              clm_like_text_plan(like, &Q->segs);
+    if (Q->text) {
+        if ((rc = clm_like_text_open(like, Q, batch)) != CLM_OK)
+            return rc;
+    } else if (Q->filter && (rc = filter_open(like, s, Q, batch)) != CLM_OK) {
         if (!Q->probe) /* asked for: its failure is the call's */
             return rc;
         Q->filter = Q->probe = 0; /* auto: anchors that do not build leave a row per item */
     }
     if (Q->zero_copy) { /* send_batch makes the buffers; a NULL-free column gets a dummy */
-        if (!c->validity && (rc = buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
+        if (!c->validity && (rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
             return rc;
     } else if (!c->dev) { /* a host column's batches go through buffers of the query's own */
         size_t slab = s->slab_bytes ? s->slab_bytes : DEFAULT_SLAB_BYTES;
         uint64_t bytes = c->bytes < slab ? c->bytes : slab;
-        if ((rc = buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 1) * (c->offset_bits / 8),
+        if ((rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 1) * (c->offset_bits / 8),
                          &Q->off)) ||
-            (rc = buffer(dev, CL_MEM_READ_ONLY, (size_t)bytes, &Q->data)) ||
-            (rc = buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 7) / 8 + 1, &Q->valid)))
+            (rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, (size_t)bytes, &Q->data)) ||
+            (rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 7) / 8 + 1, &Q->valid)))
             return rc;
         Q->data_cap = (size_t)bytes;
-    } else if (!c->valid_buf && (rc = buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
+    } else if (!c->valid_buf && (rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
         return rc;
     return CLM_OK;
 }
-
-/* What the kernels of one batch read: rows [r0, r1) of the column, already on the device. */
-struct batch {
-    cl_uint rows, has_valid;
-    cl_ulong row_off, base, vbit, row0;
-    cl_mem data, off, valid;
-};
 
 static void batch_args(const struct clm_column *c, const struct query *Q, uint64_t r0,
                        uint64_t r1, struct batch *b)
@@ -540,19 +515,19 @@ static void batch_args(const struct clm_column *c, const struct query *Q, uint64
 
 /* The batch's rows and the predicate: the first arguments of the match and verify kernels
  * (cl/contract.h CLM_LIKE_ROW_ARG_LIST). */
-static int row_args(const struct clm_like *like, cl_kernel k, const struct batch *b)
+int clm_rq_row_args(const struct clm_like *like, cl_kernel k, const struct batch *b)
 {
     int rc;
-    if ((rc = set_arg(k, CLM_LIKE_ROW_ARG_DATA, sizeof b->data, &b->data)) ||
-        (rc = set_arg(k, CLM_LIKE_ROW_ARG_OFFSETS, sizeof b->off, &b->off)) ||
-        (rc = set_arg(k, CLM_LIKE_ROW_ARG_VALID, sizeof b->valid, &b->valid)) ||
-        (rc = set_arg(k, CLM_LIKE_ROW_ARG_VBIT, sizeof b->vbit, &b->vbit)) ||
-        (rc = set_arg(k, CLM_LIKE_ROW_ARG_HAS_VALID, sizeof b->has_valid, &b->has_valid)) ||
-        (rc = set_arg(k, CLM_LIKE_ROW_ARG_ROWS, sizeof b->rows, &b->rows)) ||
-        (rc = set_arg(k, CLM_LIKE_ROW_ARG_ROW_OFF, sizeof b->row_off, &b->row_off)) ||
-        (rc = set_arg(k, CLM_LIKE_ROW_ARG_BASE, sizeof b->base, &b->base)))
+    if ((rc = clm_rq_arg(k, CLM_LIKE_ROW_ARG_DATA, sizeof b->data, &b->data)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_ROW_ARG_OFFSETS, sizeof b->off, &b->off)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_ROW_ARG_VALID, sizeof b->valid, &b->valid)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_ROW_ARG_VBIT, sizeof b->vbit, &b->vbit)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_ROW_ARG_HAS_VALID, sizeof b->has_valid, &b->has_valid)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_ROW_ARG_ROWS, sizeof b->rows, &b->rows)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_ROW_ARG_ROW_OFF, sizeof b->row_off, &b->row_off)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_ROW_ARG_BASE, sizeof b->base, &b->base)))
         return rc;
-    return set_arg(k, CLM_LIKE_ROW_ARG_PROG, sizeof like->prog_buf, &like->prog_buf);
+    return clm_rq_arg(k, CLM_LIKE_ROW_ARG_PROG, sizeof like->prog_buf, &like->prog_buf);
 }
 
 /* A work-item (or a work-group) per row: the batch's bitmap and its counts per group. */
@@ -563,11 +538,11 @@ static int match_rows(const struct clm_like *like, struct query *Q, const struct
     /* a work-group per row: a group per bitmap byte, 8 rows one after the other */
     size_t match_global = Q->group ? (b->rows + 7) / 8 * Q->wg : global;
     int rc;
-    if ((rc = row_args(like, Q->match, b)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_POS, sizeof Q->pos, &Q->pos)) ||
-        (rc = set_arg(Q->match, CLM_LIKE_MATCH_ARG_WANT_POS, sizeof want_pos, &want_pos)))
+    if ((rc = clm_rq_row_args(like, Q->match, b)) ||
+        (rc = clm_rq_arg(Q->match, CLM_LIKE_MATCH_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+        (rc = clm_rq_arg(Q->match, CLM_LIKE_MATCH_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
+        (rc = clm_rq_arg(Q->match, CLM_LIKE_MATCH_ARG_POS, sizeof Q->pos, &Q->pos)) ||
+        (rc = clm_rq_arg(Q->match, CLM_LIKE_MATCH_ARG_WANT_POS, sizeof want_pos, &want_pos)))
         return rc;
     cl_int err = clEnqueueNDRangeKernel(Q->q, Q->match, 1, NULL, &match_global, &local, 0, NULL,
                                         NULL);
@@ -583,6 +558,10 @@ static int resident_offset(struct query *Q, const struct clm_column *c, uint64_t
     size_t ob = c->offset_bits / 8;
     uint64_t v64 = 0;
     uint32_t v32 = 0;
+    if (r == 0 || r == c->rows) { /* the column's ends: no round trip */
+        *out = r ? c->bytes : 0;
+        return CLM_OK;
+    }
     cl_int err = clEnqueueReadBuffer(Q->q, c->off_buf, CL_TRUE, (size_t)r * ob, ob,
                                      ob == 8 ? (void *)&v64 : (void *)&v32, 0, NULL, NULL);
     if (err != CL_SUCCESS)
@@ -591,7 +570,6 @@ static int resident_offset(struct query *Q, const struct clm_column *c, uint64_t
     return CLM_OK;
 }
 
-#define PROBE_BYTES ((uint64_t)32 << 20)
 static int probe(struct query *Q, cl_uint nblocks)
 {
     cl_uint words = nblocks / 32 + 1, marked = 0;
@@ -657,10 +635,10 @@ static int filter_piece(const struct clm_like *like, struct query *Q, const stru
     cl_ulong origin = a;
     cl_uint ends = (cl_uint)db->ends;
     int rc;
-    if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BLOCKS, sizeof Q->blocks, &Q->blocks)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_NBLOCKS, sizeof nblocks, &nblocks)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ORIGIN, sizeof origin, &origin)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ENDS, sizeof ends, &ends)))
+    if ((rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BLOCKS, sizeof Q->blocks, &Q->blocks)) ||
+        (rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_NBLOCKS, sizeof nblocks, &nblocks)) ||
+        (rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ORIGIN, sizeof origin, &origin)) ||
+        (rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_ENDS, sizeof ends, &ends)))
         return rc;
     /* GPUs: stage 0 lists the marked blocks' rows, stage 1 matches them, with enough
      * work-items to fill the device, each taking entries a grid apart (a device with a loop
@@ -676,13 +654,30 @@ static int filter_piece(const struct clm_like *like, struct query *Q, const stru
                                   NULL);
     for (cl_uint step = 0; step < (Q->listing ? 2u : 1u) && err == CL_SUCCESS; step++) {
         cl_uint stage = Q->listing ? step : 2u;
-        if ((rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_STAGE, sizeof stage, &stage)))
+        if ((rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_STAGE, sizeof stage, &stage)))
             return rc;
         err = clEnqueueNDRangeKernel(Q->q, Q->verify, 1, NULL, &global[step], &local, 0, NULL,
                                      NULL);
     }
     return err == CL_SUCCESS ? CLM_OK
                              : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_verify)");
+}
+
+/* NOT LIKE's selection from the rows matched: not matched and not NULL. */
+static int invert_rows(struct query *Q, const struct batch *b)
+{
+    size_t global = ((size_t)b->rows + 31) / 32;
+    int rc;
+    if ((rc = clm_rq_arg(Q->invert, CLM_LIKE_INVERT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+        (rc = clm_rq_arg(Q->invert, CLM_LIKE_INVERT_ARG_ROWS, sizeof b->rows, &b->rows)) ||
+        (rc = clm_rq_arg(Q->invert, CLM_LIKE_INVERT_ARG_VALID, sizeof b->valid, &b->valid)) ||
+        (rc = clm_rq_arg(Q->invert, CLM_LIKE_INVERT_ARG_VBIT, sizeof b->vbit, &b->vbit)) ||
+        (rc = clm_rq_arg(Q->invert, CLM_LIKE_INVERT_ARG_HAS_VALID, sizeof b->has_valid,
+                         &b->has_valid)))
+        return rc;
+    cl_int err = clEnqueueNDRangeKernel(Q->q, Q->invert, 1, NULL, &global, NULL, 0, NULL, NULL);
+    return err == CL_SUCCESS ? CLM_OK
+                             : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_invert)");
 }
 
 /* Filter and verify: the batch's bitmap and counts per group from its bytes [b0, b1) of the
@@ -704,34 +699,22 @@ static int filter_rows(const struct clm_like *like, const struct clm_column *c,
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clear (LIKE filter)");
     int rc;
-    if ((rc = row_args(like, Q->verify, b)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_POS, sizeof Q->pos, &Q->pos)) ||
-        (rc = set_arg(Q->verify, CLM_LIKE_VERIFY_ARG_WANT_POS, sizeof want_pos, &want_pos)))
+    if ((rc = clm_rq_row_args(like, Q->verify, b)) ||
+        (rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+        (rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_POS, sizeof Q->pos, &Q->pos)) ||
+        (rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_WANT_POS, sizeof want_pos, &want_pos)))
         return rc;
     uint64_t align = piece_align(dev), reach = Q->anchors->max_len - 1;
     for (uint64_t p0 = b0, p1; p0 < b1 && rc == CLM_OK && Q->filter; p0 = p1) {
         /* auto's probe reads a smaller first piece: a common anchor costs little then */
-        uint64_t size = Q->probe && Q->piece > PROBE_BYTES ? PROBE_BYTES : Q->piece;
+        uint64_t size = Q->probe && Q->piece > CLM_RQ_PROBE_BYTES ? CLM_RQ_PROBE_BYTES : Q->piece;
         p1 = b1 - p0 > size ? p0 + size : b1;
         rc = filter_piece(like, Q, b, p0 / align * align, b1 - p1 > reach ? p1 + reach : b1);
     }
     if (rc != CLM_OK || !Q->filter)
         return rc;
-    if (like->prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT) {
-        size_t global = words;
-        if ((rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_BITMAP, sizeof Q->bitmap,
-                          &Q->bitmap)) ||
-            (rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_ROWS, sizeof b->rows, &b->rows)) ||
-            (rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_VALID, sizeof b->valid, &b->valid)) ||
-            (rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_VBIT, sizeof b->vbit, &b->vbit)) ||
-            (rc = set_arg(Q->invert, CLM_LIKE_INVERT_ARG_HAS_VALID, sizeof b->has_valid,
-                          &b->has_valid)))
-            return rc;
-        err = clEnqueueNDRangeKernel(Q->q, Q->invert, 1, NULL, &global, NULL, 0, NULL, NULL);
-        if (err != CL_SUCCESS)
-            return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_invert)");
-    }
+    if ((like->prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT) && (rc = invert_rows(Q, b)))
+        return rc;
     (void)c;
     return rc == CLM_OK ? count_rows(Q, b->rows) : rc;
 }
@@ -764,14 +747,14 @@ static int collect(struct query *Q, const clm_selection *s, const struct batch *
         if ((err = clEnqueueWriteBuffer(Q->q, Q->bases, CL_FALSE, 0, groups * 4, Q->counts, 0,
                                         NULL, NULL)) != CL_SUCCESS)
             return clm_fail_cl(err, "clEnqueueWriteBuffer (LIKE bases)");
-        if ((rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
-            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_ROWS, sizeof rows, &rows)) ||
-            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_BASES, sizeof Q->bases, &Q->bases)) ||
-            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_ROW0, sizeof b->row0, &b->row0)) ||
-            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_IDS, sizeof Q->ids_buf, &Q->ids_buf)) ||
-            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_POS, sizeof Q->pos, &Q->pos)) ||
-            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_POS_OUT, sizeof Q->pos_out, &Q->pos_out)) ||
-            (rc = set_arg(Q->ids, CLM_LIKE_IDS_ARG_WANT_POS, sizeof want_pos, &want_pos)))
+        if ((rc = clm_rq_arg(Q->ids, CLM_LIKE_IDS_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+            (rc = clm_rq_arg(Q->ids, CLM_LIKE_IDS_ARG_ROWS, sizeof rows, &rows)) ||
+            (rc = clm_rq_arg(Q->ids, CLM_LIKE_IDS_ARG_BASES, sizeof Q->bases, &Q->bases)) ||
+            (rc = clm_rq_arg(Q->ids, CLM_LIKE_IDS_ARG_ROW0, sizeof b->row0, &b->row0)) ||
+            (rc = clm_rq_arg(Q->ids, CLM_LIKE_IDS_ARG_IDS, sizeof Q->ids_buf, &Q->ids_buf)) ||
+            (rc = clm_rq_arg(Q->ids, CLM_LIKE_IDS_ARG_POS, sizeof Q->pos, &Q->pos)) ||
+            (rc = clm_rq_arg(Q->ids, CLM_LIKE_IDS_ARG_POS_OUT, sizeof Q->pos_out, &Q->pos_out)) ||
+            (rc = clm_rq_arg(Q->ids, CLM_LIKE_IDS_ARG_WANT_POS, sizeof want_pos, &want_pos)))
             return rc;
         err = clEnqueueNDRangeKernel(Q->q, Q->ids, 1, NULL, &global, &local, 0, NULL, NULL);
         if (err != CL_SUCCESS)
@@ -804,7 +787,8 @@ static int filter_batch(const struct clm_like *like, const struct clm_column *c,
         b0 = Q->lead;
         b1 = b0 + clm_column_offset(c, r1) - clm_column_offset(c, r0);
     }
-    return filter_rows(like, c, Q, b, b0, b1, Q->pos_wanted);
+    return Q->text ? clm_like_text_rows(like, Q, b, b0, b1)
+                   : filter_rows(like, c, Q, b, b0, b1, Q->pos_wanted);
 }
 
 /* Rows [r0, r1) of the column, already on the device: the bitmap's bytes, the count, and

@@ -449,9 +449,45 @@ static void test_filter(const void *arg)
     free(data);
 }
 
+/* One or two literal segments ('%a%', '%a%b%'), found over the bytes and paired per row
+ * (cl/like_text.cl) under CLM_ROWS_FILTER: random segments of a two-letter alphabet, so that
+ * places abound, overlap each other and cross row, chunk (64 bytes), index grain (128
+ * bytes) and slab edges; NOT LIKE, ILIKE, NULLs and empty rows; short and long rows. Each
+ * check also runs the other kernels against the reference. */
+static void test_text(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records.text", 0);
+    static size_t (*const lens[])(t_rng *, uint64_t) = {len_short, len_mixed};
+    for (size_t l = 0; l < 2 && !t_failures(); l++) {
+        tcol c;
+        tcol_make(&c, &r, l ? 1500 : 4000, l ? 64 : 32, lens[l], "abAB", 5);
+        unsigned cases = t_quick ? 8 : 20;
+        for (unsigned k = 0; k < cases && !t_failures(); k++) {
+            char pat[32];
+            size_t n = 0, segs = 1 + t_below(&r, 2);
+            pat[n++] = '%';
+            for (size_t s = 0; s < segs; s++) {
+                size_t len = 1 + t_below(&r, s ? 4 : 6);
+                for (size_t j = 0; j < len; j++)
+                    pat[n++] = "abAB"[t_below(&r, k % 3 ? 2 : 4)];
+                pat[n++] = '%';
+            }
+            pat[n] = '\0';
+            unsigned flags = (unsigned)t_below(&r, 4); /* NOT, CASELESS */
+            check_one(&c, pat, flags, CLM_LIKE_NO_ESCAPE, 1 + t_below(&r, 3000));
+        }
+        tcol_free(&c);
+    }
+}
+
 /* auto's probe keeps filter and verify while its anchor marks at most one block in 5 of
  * the first piece (a GPU), one in 4 (a CPU, where verifying costs less beside a work-item
- * per row): rows of 64 bytes, one block each, the anchor in every 6th, 4th or 2nd row. */
+ * per row): rows of 64 bytes, one block each, the anchor in every 6th, 4th or 2nd row
+ * ('%zq_%': a '_' in the segment, so not the text's pairing). One or two literal segments
+ * ('%zq%') are paired over the text while their places are rarer than one in 32 bytes:
+ * in every second row, yes; in rows of "zqzq...", no. */
 static void test_dense(const void *arg)
 {
     (void)arg;
@@ -466,16 +502,21 @@ static void test_dense(const void *arg)
     int32_t *off = malloc((ROWS + 1) * sizeof *off);
     unsigned char *data = malloc(64 * ROWS);
     if (!off || !data) abort();
-    const char *pat = "%zq%";
-    clm_like *like = NULL;
+    const char *pat = "%zq_%", *text_pat = "%zq%";
+    clm_like *like = NULL, *text = NULL;
     REQUIRE_RC(clm_like_compile(t_dev, &pat, NULL, NULL, 1, -1, &like), CLM_OK);
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    REQUIRE_RC(clm_like_compile(t_dev, &text_pat, NULL, NULL, 1, -1, &text), CLM_OK);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0] + 2; k++) {
+        const int text_case = k >= sizeof cases / sizeof cases[0];
+        const int zqzq = text_case && k == sizeof cases / sizeof cases[0] + 1;
+        const unsigned every = text_case ? 2 : cases[k].every;
         memset(data, 'a', 64 * ROWS);
         uint64_t n = 0;
         for (int i = 0; i <= ROWS; i++) {
             off[i] = 64 * i;
-            if (i < ROWS && i % (int)cases[k].every == 0) {
-                memcpy(data + 64 * i + 20, "zq", 2);
+            if (i < ROWS && (zqzq || i % (int)every == 0)) {
+                for (int j = zqzq ? 0 : 20; j < (zqzq ? 64 : 22); j += 2)
+                    memcpy(data + 64 * i + j, "zq", 2);
                 n++;
             }
         }
@@ -483,18 +524,20 @@ static void test_dense(const void *arg)
         clm_column *col = NULL, *res = NULL;
         clm_selection s;
         clm_selection_init(&s, sizeof s);
-        int want = cpu ? cases[k].filter_cpu : cases[k].filter_gpu;
+        int want = text_case ? !zqzq : cpu ? cases[k].filter_cpu : cases[k].filter_gpu;
         if (EXPECT_RC(tcol_wrap(&c, &col), CLM_OK) &&
             EXPECT_RC(clm_column_upload(t_dev, col, &res), CLM_OK) &&
-            EXPECT_RC(clm_like_select(like, res, &s), CLM_OK) &&
+            EXPECT_RC(clm_like_select(text_case ? text : like, res, &s), CLM_OK) &&
             !EXPECT(s.count == n && (s.kernel_used == CLM_ROWS_FILTER) == want))
-            t_note("anchor in every %u rows (%s): kernel %d, count %llu of %llu",
-                   cases[k].every, cpu ? "CPU" : "GPU", (int)s.kernel_used,
-                   (unsigned long long)s.count, (unsigned long long)n);
+            t_note("'%s' in every %u rows%s (%s): kernel %d, count %llu of %llu",
+                   text_case ? text_pat : pat, every, zqzq ? ", all of them" : "",
+                   cpu ? "CPU" : "GPU", (int)s.kernel_used, (unsigned long long)s.count,
+                   (unsigned long long)n);
         clm_column_free(res);
         clm_column_free(col);
     }
     clm_like_free(like);
+    clm_like_free(text);
     free(off);
     free(data);
 }
@@ -607,9 +650,10 @@ static void test_auto(const void *arg)
             !EXPECT(s.kernel_used == cases[k].want))
             t_note("mean row length %llu: kernel %d", (unsigned long long)mean,
                    (int)s.kernel_used);
-        /* resident short rows: a rare anchor is filtered; a disjunction of contains walks
-         * the automaton; a prefix, a disjunction with one and a common anchor take a
-         * work-item per row */
+        /* resident short rows: a rare literal is filtered; a disjunction of contains walks
+         * the automaton; a prefix, a disjunction with one, a common anchor ('%cc_%') and a
+         * literal at most places ('%c%', else paired over the text) take a work-item per
+         * row */
         static const struct {
             const char *pats[2];
             unsigned count;
@@ -618,7 +662,8 @@ static void test_auto(const void *arg)
                     {{"ab%"}, 1, CLM_ROWS_ITEM},
                     {{"%ab%", "%abcabcab%"}, 2, CLM_ROWS_AUTOMATON},
                     {{"%ab%", "ab%"}, 2, CLM_ROWS_ITEM},
-                    {{"%ccc%"}, 1, CLM_ROWS_ITEM}};
+                    {{"%cc_%"}, 1, CLM_ROWS_ITEM},
+                    {{"%c%"}, 1, CLM_ROWS_ITEM}};
         clm_column *res = NULL;
         if (cases[k].want == CLM_ROWS_ITEM && col &&
             EXPECT_RC(clm_column_upload(t_dev, col, &res), CLM_OK)) {
@@ -1303,6 +1348,7 @@ void register_records_tests(void)
     t_register("records.disjunction", test_disjunction, NULL, 1);
     t_register("records.edges", test_edges, NULL, 0);
     t_register("records.filter", test_filter, NULL, 0);
+    t_register("records.text", test_text, NULL, 0);
     t_register("records.dense", test_dense, NULL, 1);
     t_register("records.probe", test_probe, NULL, 0);
     t_register("records.slabs", test_slabs, NULL, 0);

@@ -1,0 +1,163 @@
+/* records_text.c - CLM_ROWS_FILTER for one LIKE or NOT LIKE of one or two literal segments
+ * ('%a%', '%a%b%'): the batch's bytes are searched as one text for both segments and each
+ * place is kept by the row holding it (cl/like_text.cl), so that no row is read whole and no
+ * anchor database is compiled. Filter and verify (records.c) serves the other predicates. */
+#include <string.h>
+
+#include "records.h"
+
+/* Segment k's words of the kernel's SEGS (contract.h CLM_LIKE_TEXT_ARG_LIST) from `at` on:
+ * its length, its first three bytes replicated, the masks of the second and third. */
+static void segment_words(const uint32_t *prog, uint32_t sym, uint32_t len, cl_uint *at)
+{
+    at[0] = len;
+    for (uint32_t j = 0; j < 3; j++)
+        at[1 + j] = j < len ? prog[sym + j] * 0x01010101u : 0;
+    at[4] = len > 1 ? 0xffffffffu : 0;
+    at[5] = len > 2 ? 0xffffffffu : 0;
+}
+
+int clm_like_text_plan(const struct clm_like *like, cl_uint16 *segs)
+{
+    const uint32_t *prog = like->prog, *head = prog + 1;
+    const uint32_t flags = head[CLM_LIKE_FLAGS], n = head[CLM_LIKE_SEGS];
+    const uint32_t anchored =
+        CLM_LIKE_F_APPROX | CLM_LIKE_F_START | CLM_LIKE_F_END | CLM_LIKE_F_EXACT;
+    /* a device with a loop budget (llvmpipe) would spend it on a long segment's compares */
+    if (like->count != 1 || (flags & anchored) || n < 1 || n > 2 || like->dev->loop_budget)
+        return 0;
+    memset(segs, 0, sizeof *segs);
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t sym = prog[head[CLM_LIKE_SEG] + 2 * k];
+        const uint32_t len = prog[head[CLM_LIKE_SEG] + 2 * k + 1];
+        if (!len)
+            return 0;
+        for (uint32_t j = 0; j < len; j++)
+            if (prog[sym + j] == CLM_LIKE_ANY)
+                return 0;
+        if (k == 0) {
+            segs->s[0] = sym;
+            segment_words(prog, sym, len, &segs->s[1]);
+        } else {
+            segs->s[14] = sym;
+            segment_words(prog, sym, len, &segs->s[8]);
+        }
+    }
+    segs->s[7] = flags;
+    return 1;
+}
+
+int clm_like_text_open(const struct clm_like *like, struct query *Q, uint64_t batch)
+{
+    cl_int err;
+    Q->text_k = clCreateKernel(Q->program, "clm_like_text", &err);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clCreateKernel (LIKE text)");
+    int rc;
+    if ((rc = clm_rq_buffer(like->dev, CL_MEM_READ_WRITE, (size_t)batch * 4, &Q->first)) ||
+        (rc = clm_rq_buffer(like->dev, CL_MEM_READ_WRITE, Q->segs.s[8] ? (size_t)batch * 4 : 4,
+                            &Q->last)))
+        return rc;
+    return clm_rq_buffer(like->dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->places);
+}
+
+/* A launch of clm_like_text's stage: stages 1 and 3 over the starts [origin, owned) of the
+ * batch's bytes (origin CLM_LIKE_TEXT_CHUNK-aligned from B0), a work-item per chunk; the
+ * others a work-item per row. */
+static int text_stage(struct query *Q, cl_uint stage, cl_uint rows, cl_ulong origin,
+                      cl_ulong owned)
+{
+    size_t items = rows;
+    if (stage == 1 || stage == 3)
+        items = (size_t)((owned - origin + CLM_LIKE_TEXT_CHUNK - 1) / CLM_LIKE_TEXT_CHUNK);
+    size_t local = Q->wg, global = (items + local - 1) / local * local;
+    int rc;
+    if ((rc = clm_rq_arg(Q->text_k, CLM_LIKE_TEXT_ARG_STAGE, sizeof stage, &stage)) ||
+        (rc = clm_rq_arg(Q->text_k, CLM_LIKE_TEXT_ARG_ORIGIN, sizeof origin, &origin)) ||
+        (rc = clm_rq_arg(Q->text_k, CLM_LIKE_TEXT_ARG_OWNED, sizeof owned, &owned)))
+        return rc;
+    if (!items)
+        return CLM_OK;
+    cl_int err = clEnqueueNDRangeKernel(Q->q, Q->text_k, 1, NULL, &global, &local, 0, NULL,
+                                        NULL);
+    return err == CL_SUCCESS ? CLM_OK
+                             : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_text)");
+}
+
+/* auto: one place in DENSE bytes of the first piece or more leaves the batch (and the
+ * select) to a work-item per row. A guess until measured: each place costs a row lookup and
+ * an atomic, against a work-item per row's read of every byte. */
+#define DENSE 32u
+
+/* auto's probe: the search of the batch's first CLM_RQ_PROBE_BYTES from a, counting its
+ * places; *from: where the rest of the search starts, when the places are rare enough. */
+static int probe(struct query *Q, cl_ulong a, cl_ulong b1, cl_ulong *from)
+{
+    cl_ulong end = b1 - a > CLM_RQ_PROBE_BYTES ? a + CLM_RQ_PROBE_BYTES : b1;
+    cl_uint places = 0;
+    cl_int err = clEnqueueWriteBuffer(Q->q, Q->places, CL_FALSE, 0, sizeof places, &places, 0,
+                                      NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clEnqueueWriteBuffer (LIKE text probe)");
+    int rc = text_stage(Q, 3, 0, a, end);
+    if (rc != CLM_OK)
+        return rc;
+    err = clEnqueueReadBuffer(Q->q, Q->places, CL_TRUE, 0, sizeof places, &places, 0, NULL,
+                              NULL);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE text probe)");
+    Q->probe = 0;
+    if ((uint64_t)places * DENSE > end - a)
+        Q->filter = 0;
+    *from = end;
+    return CLM_OK;
+}
+
+int clm_like_text_rows(const struct clm_like *like, struct query *Q, const struct batch *b,
+                       uint64_t b0, uint64_t b1)
+{
+    static const cl_uint zero = 0, none = 0xffffffffu;
+    const int two = Q->segs.s[8] != 0;
+    const cl_ulong a = b0 / 16 * 16, end = b1;
+    const size_t grains = (size_t)((b1 - a) / CLM_LIKE_TEXT_GRAIN + 1);
+    int rc;
+    if (grains > Q->index_cap) {
+        if (Q->index)
+            clReleaseMemObject(Q->index);
+        Q->index = NULL;
+        Q->index_cap = 0;
+        if ((rc = clm_rq_buffer(like->dev, CL_MEM_READ_WRITE, grains * 4, &Q->index)))
+            return rc;
+        Q->index_cap = grains;
+    }
+    cl_int err = clEnqueueFillBuffer(Q->q, Q->first, &none, sizeof none, 0,
+                                     (size_t)b->rows * 4, 0, NULL, NULL);
+    if (err == CL_SUCCESS && two)
+        err = clEnqueueFillBuffer(Q->q, Q->last, &zero, sizeof zero, 0, (size_t)b->rows * 4, 0,
+                                  NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clear (LIKE text)");
+    cl_kernel k = Q->text_k;
+    if ((rc = clm_rq_row_args(like, k, b)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_INDEX, sizeof Q->index, &Q->index)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_B0, sizeof a, &a)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_AVAIL, sizeof end, &end)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_SEGS, sizeof Q->segs, &Q->segs)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_FIRST, sizeof Q->first, &Q->first)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_LAST, sizeof Q->last, &Q->last)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_POS, sizeof Q->pos, &Q->pos)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_WANT_POS, sizeof Q->pos_wanted, &Q->pos_wanted)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_PLACES, sizeof Q->places, &Q->places)) ||
+        (rc = text_stage(Q, 0, b->rows, a, a)))
+        return rc;
+    cl_ulong from = a;
+    if (Q->probe && (rc = probe(Q, a, b1, &from)) != CLM_OK)
+        return rc;
+    if (!Q->filter) /* too dense: the batch goes to a work-item per row */
+        return CLM_OK;
+    if (from < end && (rc = text_stage(Q, 1, 0, from, end)))
+        return rc;
+    return text_stage(Q, 2, b->rows, a, a);
+}
