@@ -115,8 +115,10 @@ static const struct clm_env_row {
                            "whether `CLM_ROWS_FILTER` finds a LIKE of one or two literal "
                            "segments (`'%a%'`, `'%a%b%'`) over the column's bytes and pairs "
                            "the places per row, or searches an anchor and verifies its rows "
-                           "(kernel development: the default pairs them)",
-                           "`off`: anchor and verify; anything else: ignored",
+                           "(kernel development and tests: by default GPUs pair them, CPUs "
+                           "verify)",
+                           "`off`: anchor and verify on every device; `on`: pairing on every "
+                           "device (llvmpipe excepted); anything else: ignored",
                            "[performance.md](performance.md)"},
 };
 

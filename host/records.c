@@ -468,8 +468,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
         return rc;
     /* one or two literal segments: found over the bytes and paired per row, no anchor
      * compiled; batches of 4 GiB and more (a row's places are uints) go the anchor's way */
-    const char *text_env = clm_env(CLM_ENV_LIKE_TEXT);
-    Q->text = Q->filter && !(text_env && strcmp(text_env, "off") == 0) &&
+    Q->text = Q->filter &&
               (c->dev ? c->bytes : (uint64_t)(s->slab_bytes ? s->slab_bytes
                                                             : DEFAULT_SLAB_BYTES)) <
                   ((uint64_t)1 << 32) &&

@@ -457,6 +457,7 @@ static void test_filter(const void *arg)
 static void test_text(const void *arg)
 {
     (void)arg;
+    setenv("CLMATCH_LIKE_TEXT", "on", 1); /* CPUs too, which verify by default */
     t_rng r;
     t_rng_init(&r, "records.text", 0);
     static size_t (*const lens[])(t_rng *, uint64_t) = {len_short, len_mixed};
@@ -480,14 +481,15 @@ static void test_text(const void *arg)
         }
         tcol_free(&c);
     }
+    unsetenv("CLMATCH_LIKE_TEXT");
 }
 
 /* auto's probe keeps filter and verify while its anchor marks at most one block in 5 of
  * the first piece (a GPU), one in 4 (a CPU, where verifying costs less beside a work-item
  * per row): rows of 64 bytes, one block each, the anchor in every 6th, 4th or 2nd row
  * ('%zq_%': a '_' in the segment, so not the text's pairing). One or two literal segments
- * ('%zq%') are paired over the text while their places are rarer than one in 32 bytes:
- * in every second row, yes; in rows of "zqzq...", no. */
+ * ('%zq%', paired over the text on CPUs too here) are paired while their places are rarer
+ * than one in 16 bytes: in every second row, yes; in rows of "zqzq...", no. */
 static void test_dense(const void *arg)
 {
     (void)arg;
@@ -525,6 +527,8 @@ static void test_dense(const void *arg)
         clm_selection s;
         clm_selection_init(&s, sizeof s);
         int want = text_case ? !zqzq : cpu ? cases[k].filter_cpu : cases[k].filter_gpu;
+        if (text_case)
+            setenv("CLMATCH_LIKE_TEXT", "on", 1);
         if (EXPECT_RC(tcol_wrap(&c, &col), CLM_OK) &&
             EXPECT_RC(clm_column_upload(t_dev, col, &res), CLM_OK) &&
             EXPECT_RC(clm_like_select(text_case ? text : like, res, &s), CLM_OK) &&
@@ -533,6 +537,7 @@ static void test_dense(const void *arg)
                    text_case ? text_pat : pat, every, zqzq ? ", all of them" : "",
                    cpu ? "CPU" : "GPU", (int)s.kernel_used, (unsigned long long)s.count,
                    (unsigned long long)n);
+        unsetenv("CLMATCH_LIKE_TEXT");
         clm_column_free(res);
         clm_column_free(col);
     }
