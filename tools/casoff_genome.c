@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,14 +23,34 @@ struct upper_part {
     size_t n, crs;
 };
 
+/* Eight bytes at a time: the lower-case letters lose their 0x20 bit, and a CR anywhere is
+ * noted (a byte loop through u's fields stayed scalar: on the H200 machine 1 GB took most of
+ * the genome's 1.3 s read). */
 static void *upper_part(void *arg)
 {
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
     struct upper_part *u = arg;
-    for (size_t i = 0; i < u->n; i++) {
-        if (u->p[i] >= 'a' && u->p[i] <= 'z')
-            u->p[i] = (unsigned char)(u->p[i] - 'a' + 'A');
-        u->crs += u->p[i] == '\r';
+    unsigned char *p = u->p;
+    const size_t n = u->n;
+    size_t i = 0, crs = 0;
+    uint64_t cr = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w, t;
+        memcpy(&w, p + i, 8);
+        t = w & ~high;
+        const uint64_t lower = (t + 0x1f * ones) & ~(t + 0x05 * ones) & ~w & high;
+        const uint64_t x = w ^ ('\r' * ones);
+        cr |= (x - ones) & ~x & high; /* a zero byte: a CR */
+        w ^= lower >> 2;
+        memcpy(p + i, &w, 8);
     }
+    for (; i < n; i++) {
+        const unsigned char c = p[i];
+        if (c >= 'a' && c <= 'z')
+            p[i] = (unsigned char)(c - 'a' + 'A');
+        crs += c == '\r';
+    }
+    u->crs = crs + (cr != 0);
     return NULL;
 }
 
