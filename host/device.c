@@ -412,6 +412,7 @@ int clm_device_open(int platform_index, int device_index, clm_device **out)
     dev->info.open_context_seconds = clm_now() - t_devices;
     pthread_mutex_init(&dev->lock, NULL);
     pthread_mutex_init(&dev->stage_lock, NULL);
+    pthread_mutex_init(&dev->like_pool.lock, NULL);
     *out = dev;
     return CLM_OK;
 }
@@ -434,6 +435,7 @@ int clm_device_model(const clm_device_info *info, int little_endian, clm_device 
     }
     pthread_mutex_init(&dev->lock, NULL);
     pthread_mutex_init(&dev->stage_lock, NULL);
+    pthread_mutex_init(&dev->like_pool.lock, NULL);
     *out = dev;
     return CLM_OK;
 }
@@ -452,9 +454,11 @@ void clm_device_close(clm_device *dev)
         return;
     clm_release_programs(dev);
     clm_like_stage_free(dev);
+    clm_pool_free(dev);
     if (dev->context)
         clReleaseContext(dev->context);
     pthread_mutex_destroy(&dev->lock);
     pthread_mutex_destroy(&dev->stage_lock);
+    pthread_mutex_destroy(&dev->like_pool.lock);
     free(dev);
 }

@@ -232,6 +232,22 @@ double clm_reader_close(clm_reader *r);
 
 struct clm_program_entry;
 
+/* What LIKE selects leave for the next on their device (like_pool.c), under lock. */
+#define CLM_POOL_BUFFERS 32
+#define CLM_POOL_QUEUES 4
+struct clm_like_pool {
+    pthread_mutex_t lock;
+    struct {
+        cl_mem m;
+        size_t n;
+        cl_mem_flags flags;
+    } buf[CLM_POOL_BUFFERS]; /* oldest first */
+    unsigned nbuf;
+    uint64_t bytes;
+    cl_command_queue q[CLM_POOL_QUEUES];
+    unsigned nq;
+};
+
 struct clm_device {
     cl_platform_id platform;
     cl_device_id device;
@@ -263,9 +279,18 @@ struct clm_device {
     cl_command_queue stage_q;
     cl_mem stage_buf[2];
     unsigned char *stage_ptr[2];
+    struct clm_like_pool like_pool;
 };
 /* Release a device's LIKE staging buffers (records.c). */
 void clm_like_stage_free(struct clm_device *dev);
+/* like_pool.c: a buffer of at least n bytes (a kept one, else made); a buffer given back
+ * (kept, or released when it is over host memory or past the bound); a command queue (kept
+ * or made) and one given back, idle once returned; all of them released (device close). */
+int clm_pool_buffer(struct clm_device *dev, cl_mem_flags flags, size_t n, cl_mem *out);
+void clm_pool_put_buffer(struct clm_device *dev, cl_mem m);
+cl_command_queue clm_pool_queue(struct clm_device *dev, cl_int *err);
+void clm_pool_put_queue(struct clm_device *dev, cl_command_queue q);
+void clm_pool_free(struct clm_device *dev);
 
 /* A device described by `info` alone (no platform, device or context), tuned by its built-in
  * row only: clm_compile plans kernels for it (shapes, options, tables) but builds and uploads

@@ -50,7 +50,7 @@ static void query_release(struct query *Q)
                       &Q->last,   &Q->places};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (*bufs[i])
-            clReleaseMemObject(*bufs[i]);
+            clm_pool_put_buffer(Q->dev, *bufs[i]);
     cl_kernel *kernels[] = {&Q->match,  &Q->ids,    &Q->count, &Q->verify,
                             &Q->invert, &Q->marked, &Q->text_k};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
@@ -63,16 +63,8 @@ static void query_release(struct query *Q)
     free(Q->zeros);
     if (Q->program)
         clReleaseProgram(Q->program);
-    if (Q->q)
-        clReleaseCommandQueue(Q->q);
+    clm_pool_put_queue(Q->dev, Q->q);
     free(Q->counts);
-}
-
-int clm_rq_buffer(clm_device *dev, cl_mem_flags flags, size_t n, cl_mem *out)
-{
-    cl_int err;
-    *out = clCreateBuffer(dev->context, flags, n ? n : 1, NULL, &err);
-    return err == CL_SUCCESS ? CLM_OK : clm_fail_cl(err, "clCreateBuffer (LIKE query)");
 }
 
 /* The last row of the batch that starts at row r0 of a host column: whole rows of at most
@@ -246,7 +238,7 @@ static int send_batch(clm_device *dev, struct query *Q, const struct clm_column 
                             (unsigned long long)bytes, dev->info.name);
         clReleaseMemObject(Q->data);
         Q->data = NULL;
-        if ((rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, (size_t)bytes, &Q->data)) != CLM_OK)
+        if ((rc = clm_pool_buffer(dev, CL_MEM_READ_ONLY, (size_t)bytes, &Q->data)) != CLM_OK)
             return rc;
         Q->data_cap = (size_t)bytes;
     }
@@ -338,11 +330,11 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
         return clm_fail(CLM_E_UNSUPPORTED, "LIKE filter: %llu candidate rows in a batch",
                         (unsigned long long)cap);
     Q->list_cap = (cl_uint)cap;
-    if ((rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, counter_bytes, &Q->counter)) ||
-        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, Q->block_words * sizeof(cl_uint), &Q->blocks)) ||
-        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->marked_buf)) ||
-        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, (size_t)cap * sizeof(cl_uint), &Q->list)) ||
-        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->listed)))
+    if ((rc = clm_pool_buffer(dev, CL_MEM_READ_WRITE, counter_bytes, &Q->counter)) ||
+        (rc = clm_pool_buffer(dev, CL_MEM_READ_WRITE, Q->block_words * sizeof(cl_uint), &Q->blocks)) ||
+        (rc = clm_pool_buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->marked_buf)) ||
+        (rc = clm_pool_buffer(dev, CL_MEM_READ_WRITE, (size_t)cap * sizeof(cl_uint), &Q->list)) ||
+        (rc = clm_pool_buffer(dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->listed)))
         return rc;
     if ((rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LIST, sizeof Q->list, &Q->list)) ||
         (rc = clm_rq_arg(Q->verify, CLM_LIKE_VERIFY_ARG_LISTED, sizeof Q->listed, &Q->listed)) ||
@@ -416,7 +408,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     int hit, rc = clm_get_program(dev, &shape, &Q->program, &hit, NULL, 0);
     if (rc != CLM_OK)
         return rc;
-    Q->q = clCreateCommandQueue(dev->context, dev->device, 0, &err);
+    Q->q = clm_pool_queue(dev, &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateCommandQueue (LIKE)");
     /* auto: in place where the device reads host memory as its own (CPUs, integrated GPUs) */
@@ -458,13 +450,13 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     if (!(Q->counts = malloc(groups * sizeof *Q->counts)))
         return clm_fail(CLM_E_NOMEM, "out of memory");
     /* the bitmap in whole uint words: the filter's kernels set bits atomically */
-    if ((rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, (size_t)(batch + 31) / 32 * 4, &Q->bitmap)) ||
-        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, groups * 4, &Q->groups)) ||
-        (rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, groups * 4, &Q->bases)) ||
-        (rc = clm_rq_buffer(dev, CL_MEM_READ_WRITE, want_pos ? (size_t)batch * 8 : 8, &Q->pos)) ||
-        (rc = clm_rq_buffer(dev, CL_MEM_WRITE_ONLY,
+    if ((rc = clm_pool_buffer(dev, CL_MEM_READ_WRITE, (size_t)(batch + 31) / 32 * 4, &Q->bitmap)) ||
+        (rc = clm_pool_buffer(dev, CL_MEM_READ_WRITE, groups * 4, &Q->groups)) ||
+        (rc = clm_pool_buffer(dev, CL_MEM_READ_ONLY, groups * 4, &Q->bases)) ||
+        (rc = clm_pool_buffer(dev, CL_MEM_READ_WRITE, want_pos ? (size_t)batch * 8 : 8, &Q->pos)) ||
+        (rc = clm_pool_buffer(dev, CL_MEM_WRITE_ONLY,
                      s->row_ids ? (size_t)batch * (s->row_id_bits / 8) : 8, &Q->ids_buf)) ||
-        (rc = clm_rq_buffer(dev, CL_MEM_WRITE_ONLY, want_pos ? (size_t)batch * 8 : 8, &Q->pos_out)))
+        (rc = clm_pool_buffer(dev, CL_MEM_WRITE_ONLY, want_pos ? (size_t)batch * 8 : 8, &Q->pos_out)))
         return rc;
     /* one or two literal segments: found over the bytes and paired per row, no anchor
      * compiled; batches of 4 GiB and more (a row's places are uints) go the anchor's way */
@@ -482,18 +474,18 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
         Q->filter = Q->probe = 0; /* auto: anchors that do not build leave a row per item */
     }
     if (Q->zero_copy) { /* send_batch makes the buffers; a NULL-free column gets a dummy */
-        if (!c->validity && (rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
+        if (!c->validity && (rc = clm_pool_buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
             return rc;
     } else if (!c->dev) { /* a host column's batches go through buffers of the query's own */
         size_t slab = s->slab_bytes ? s->slab_bytes : DEFAULT_SLAB_BYTES;
         uint64_t bytes = c->bytes < slab ? c->bytes : slab;
-        if ((rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 1) * (c->offset_bits / 8),
+        if ((rc = clm_pool_buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 1) * (c->offset_bits / 8),
                          &Q->off)) ||
-            (rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, (size_t)bytes, &Q->data)) ||
-            (rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 7) / 8 + 1, &Q->valid)))
+            (rc = clm_pool_buffer(dev, CL_MEM_READ_ONLY, (size_t)bytes, &Q->data)) ||
+            (rc = clm_pool_buffer(dev, CL_MEM_READ_ONLY, (size_t)(batch + 7) / 8 + 1, &Q->valid)))
             return rc;
         Q->data_cap = (size_t)bytes;
-    } else if (!c->valid_buf && (rc = clm_rq_buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
+    } else if (!c->valid_buf && (rc = clm_pool_buffer(dev, CL_MEM_READ_ONLY, 1, &Q->valid)))
         return rc;
     return CLM_OK;
 }
@@ -849,6 +841,7 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
         return CLM_OK;
     struct query Q;
     memset(&Q, 0, sizeof Q);
+    Q.dev = like->dev;
     uint64_t done = 0;
     size_t slab = s.slab_bytes ? s.slab_bytes : DEFAULT_SLAB_BYTES;
     rc = query_open(like, col, &s, &Q);

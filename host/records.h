@@ -7,6 +7,7 @@
 
 /* Everything one clm_like_select call holds on the device. */
 struct query {
+    clm_device *dev; /* its queue and buffers go back to dev's pool (like_pool.c) */
     cl_command_queue q;
     cl_program program;
     cl_kernel match, count, ids; /* count: after a work-group per row and filter only */
@@ -53,7 +54,6 @@ struct batch {
 /* auto's probe: the bytes of the first piece searched before it decides */
 #define CLM_RQ_PROBE_BYTES ((uint64_t)32 << 20)
 
-int clm_rq_buffer(clm_device *dev, cl_mem_flags flags, size_t n, cl_mem *out);
 int clm_rq_arg(cl_kernel k, unsigned i, size_t n, const void *v);
 /* The batch's rows and the predicate: the first arguments of the row kernels. */
 int clm_rq_row_args(const struct clm_like *like, cl_kernel k, const struct batch *b);

@@ -62,11 +62,11 @@ int clm_like_text_open(const struct clm_like *like, struct query *Q, uint64_t ba
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateKernel (LIKE text)");
     int rc;
-    if ((rc = clm_rq_buffer(like->dev, CL_MEM_READ_WRITE, (size_t)batch * 4, &Q->first)) ||
-        (rc = clm_rq_buffer(like->dev, CL_MEM_READ_WRITE, Q->segs.s[8] ? (size_t)batch * 4 : 4,
+    if ((rc = clm_pool_buffer(like->dev, CL_MEM_READ_WRITE, (size_t)batch * 4, &Q->first)) ||
+        (rc = clm_pool_buffer(like->dev, CL_MEM_READ_WRITE, Q->segs.s[8] ? (size_t)batch * 4 : 4,
                             &Q->last)))
         return rc;
-    return clm_rq_buffer(like->dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->places);
+    return clm_pool_buffer(like->dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->places);
 }
 
 /* A launch of clm_like_text's stage: stages 1 and 3 over the starts [origin, owned) of the
@@ -135,7 +135,7 @@ int clm_like_text_rows(const struct clm_like *like, struct query *Q, const struc
             clReleaseMemObject(Q->index);
         Q->index = NULL;
         Q->index_cap = 0;
-        if ((rc = clm_rq_buffer(like->dev, CL_MEM_READ_WRITE, grains * 4, &Q->index)))
+        if ((rc = clm_pool_buffer(like->dev, CL_MEM_READ_WRITE, grains * 4, &Q->index)))
             return rc;
         Q->index_cap = grains;
     }
