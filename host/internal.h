@@ -235,6 +235,7 @@ struct clm_program_entry;
 /* What LIKE selects leave for the next on their device (like_pool.c), under lock. */
 #define CLM_POOL_BUFFERS 32
 #define CLM_POOL_QUEUES 4
+#define CLM_POOL_KERNELS 48
 struct clm_like_pool {
     pthread_mutex_t lock;
     struct {
@@ -246,6 +247,12 @@ struct clm_like_pool {
     uint64_t bytes;
     cl_command_queue q[CLM_POOL_QUEUES];
     unsigned nq;
+    struct {
+        cl_kernel k;
+        cl_program prog;
+        char name[48];
+    } kern[CLM_POOL_KERNELS]; /* oldest first */
+    unsigned nk;
 };
 
 struct clm_device {
@@ -285,11 +292,17 @@ struct clm_device {
 void clm_like_stage_free(struct clm_device *dev);
 /* like_pool.c: a buffer of at least n bytes (a kept one, else made); a buffer given back
  * (kept, or released when it is over host memory or past the bound); a command queue (kept
- * or made) and one given back, idle once returned; all of them released (device close). */
+ * or made) and one given back, idle once returned; kernels alike; all of them released
+ * (device close). */
 int clm_pool_buffer(struct clm_device *dev, cl_mem_flags flags, size_t n, cl_mem *out);
 void clm_pool_put_buffer(struct clm_device *dev, cl_mem m);
 cl_command_queue clm_pool_queue(struct clm_device *dev, cl_int *err);
 void clm_pool_put_queue(struct clm_device *dev, cl_command_queue q);
+/* A kernel of prog (a kept one, its arguments those its last select set: each select sets
+ * all of them before a launch), else made; one given back. */
+cl_kernel clm_pool_kernel(struct clm_device *dev, cl_program prog, const char *name,
+                          cl_int *err);
+void clm_pool_put_kernel(struct clm_device *dev, cl_kernel k);
 void clm_pool_free(struct clm_device *dev);
 
 /* A device described by `info` alone (no platform, device or context), tuned by its built-in

@@ -1,5 +1,5 @@
 /* like_pool.c - what a clm_like_select call leaves on its device for the next one: its command
- * queue and its buffers (per-row arrays, ids, bitmaps). Made and freed per call, they cost
+ * queue, its kernels and its buffers (per-row arrays, ids, bitmaps). Made and freed per call, they cost
  * a resident column's selects about half their time on the H200 (TPC-H SF 10 Q13: 0.7 ms of
  * 1.4 with the search left out, bench/experiments/records-item.md). Buffers are kept up to a
  * bound (an eighth of the device's memory, 1 GiB at most), the oldest given back first; a
@@ -103,9 +103,56 @@ void clm_pool_put_queue(clm_device *dev, cl_command_queue q)
         clReleaseCommandQueue(q);
 }
 
+/* A kept kernel holds its program: the pointer names that program while the kernel is kept. */
+cl_kernel clm_pool_kernel(clm_device *dev, cl_program prog, const char *name, cl_int *err)
+{
+    struct clm_like_pool *p = &dev->like_pool;
+    pthread_mutex_lock(&p->lock);
+    for (unsigned i = p->nk; i-- > 0;)
+        if (p->kern[i].prog == prog && strcmp(p->kern[i].name, name) == 0) {
+            cl_kernel k = p->kern[i].k;
+            memmove(&p->kern[i], &p->kern[i + 1], (p->nk - i - 1) * sizeof p->kern[0]);
+            p->nk--;
+            pthread_mutex_unlock(&p->lock);
+            *err = CL_SUCCESS;
+            return k;
+        }
+    pthread_mutex_unlock(&p->lock);
+    return clCreateKernel(prog, name, err);
+}
+
+void clm_pool_put_kernel(clm_device *dev, cl_kernel k)
+{
+    struct clm_like_pool *p = &dev->like_pool;
+    cl_program prog = NULL;
+    char name[sizeof p->kern[0].name];
+    size_t len = 0;
+    if (!k)
+        return;
+    if (clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL) != CL_SUCCESS ||
+        clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, &len) != CL_SUCCESS ||
+        !len || len > sizeof name) {
+        clReleaseKernel(k);
+        return;
+    }
+    pthread_mutex_lock(&p->lock);
+    if (p->nk == CLM_POOL_KERNELS) { /* the oldest goes */
+        clReleaseKernel(p->kern[0].k);
+        memmove(&p->kern[0], &p->kern[1], (p->nk - 1) * sizeof p->kern[0]);
+        p->nk--;
+    }
+    p->kern[p->nk].k = k;
+    p->kern[p->nk].prog = prog;
+    memcpy(p->kern[p->nk].name, name, len);
+    p->nk++;
+    pthread_mutex_unlock(&p->lock);
+}
+
 void clm_pool_free(clm_device *dev)
 {
     struct clm_like_pool *p = &dev->like_pool;
+    while (p->nk)
+        clReleaseKernel(p->kern[--p->nk].k);
     while (p->nbuf)
         drop_oldest(p);
     while (p->nq)

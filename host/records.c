@@ -55,10 +55,10 @@ static void query_release(struct query *Q)
                             &Q->invert, &Q->marked, &Q->text_k};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (*kernels[i])
-            clReleaseKernel(*kernels[i]);
+            clm_pool_put_kernel(Q->dev, *kernels[i]);
     for (unsigned e = 0; Q->find && e < Q->anchors->engine_count; e++)
         if (Q->find[e])
-            clReleaseKernel(Q->find[e]);
+            clm_pool_put_kernel(Q->dev, Q->find[e]);
     free(Q->find);
     free(Q->zeros);
     if (Q->program)
@@ -306,13 +306,13 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
         return clm_fail(CLM_E_NOMEM, "out of memory");
     cl_int err = CL_SUCCESS;
     for (unsigned e = 0; e < db->engine_count && err == CL_SUCCESS; e++)
-        Q->find[e] = clCreateKernel(db->engines[e].program, "clm_find", &err);
+        Q->find[e] = clm_pool_kernel(dev, db->engines[e].program, "clm_find", &err);
     if (err == CL_SUCCESS)
-        Q->verify = clCreateKernel(Q->program, "clm_like_verify", &err);
+        Q->verify = clm_pool_kernel(dev, Q->program, "clm_like_verify", &err);
     if (err == CL_SUCCESS)
-        Q->invert = clCreateKernel(Q->program, "clm_like_invert", &err);
+        Q->invert = clm_pool_kernel(dev, Q->program, "clm_like_invert", &err);
     if (err == CL_SUCCESS)
-        Q->marked = clCreateKernel(Q->program, "clm_like_marked", &err);
+        Q->marked = clm_pool_kernel(dev, Q->program, "clm_like_marked", &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateKernel (LIKE filter)");
     size_t counter_bytes = CLM_COUNTER_WORDS(db->slots) * sizeof(cl_uint);
@@ -369,13 +369,13 @@ static int auto_automaton(const struct clm_like *like, const struct clm_column *
  * map when both fit (a KiB left for the kernel's own), else in global memory. */
 static int aho_open(const struct clm_like *like, struct query *Q)
 {
-    const clm_device *dev = like->dev;
+    clm_device *dev = like->dev;
     size_t local = (CLM_LIKE_AHO_MAP + (size_t)like->aho_words) * 4, spare = 1024;
     int in_local = dev->info.local_mem_bytes > spare &&
                    local <= dev->info.local_mem_bytes - spare;
     cl_int err;
-    Q->match = clCreateKernel(Q->program,
-                              in_local ? "clm_like_aho_local" : "clm_like_aho_global", &err);
+    Q->match = clm_pool_kernel(dev, Q->program,
+                               in_local ? "clm_like_aho_local" : "clm_like_aho_global", &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateKernel (LIKE automaton)");
     cl_uint words = like->aho_words;
@@ -437,13 +437,14 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     if (Q->aho && (rc = aho_open(like, Q)) != CLM_OK)
         return rc;
     if (!Q->aho)
-        Q->match = clCreateKernel(Q->program,
-                                  Q->group ? "clm_like_match_group" : "clm_like_match", &err);
+        Q->match = clm_pool_kernel(dev, Q->program,
+                                   Q->group ? "clm_like_match_group" : "clm_like_match", &err);
     if (err == CL_SUCCESS && (Q->group || Q->filter))
-        Q->count = clCreateKernel(Q->program, "clm_like_count", &err);
+        Q->count = clm_pool_kernel(dev, Q->program, "clm_like_count", &err);
     if (err == CL_SUCCESS)
-        Q->ids = clCreateKernel(Q->program, s->row_id_bits == 64 ? "clm_like_ids64"
-                                                                 : "clm_like_ids32", &err);
+        Q->ids = clm_pool_kernel(dev, Q->program,
+                                 s->row_id_bits == 64 ? "clm_like_ids64" : "clm_like_ids32",
+                                 &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateKernel (LIKE)");
     size_t groups = (size_t)(batch + Q->wg - 1) / Q->wg, want_pos = s->positions != NULL;

@@ -58,7 +58,7 @@ int clm_like_text_plan(const struct clm_like *like, cl_uint16 *segs)
 int clm_like_text_open(const struct clm_like *like, struct query *Q, uint64_t batch)
 {
     cl_int err;
-    Q->text_k = clCreateKernel(Q->program, "clm_like_text", &err);
+    Q->text_k = clm_pool_kernel(like->dev, Q->program, "clm_like_text", &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateKernel (LIKE text)");
     int rc;
