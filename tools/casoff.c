@@ -76,6 +76,7 @@ typedef struct {
     site *hits;
     size_t nhits, hits_cap;
     int failed;
+    double searched, written, freed; /* CLMATCH_STATS: seconds in each, every file */
 } casoff;
 
 static void usage(FILE *f)
@@ -540,11 +541,17 @@ static int search_loaded(casoff *c, const char *path, int st, int skip_other,
     } else if (st < 0) {
         rc = -1;
     } else if (c->g.text_len >= c->len) {
+        double t0 = now_seconds();
         rc = search_text(c, db, scratch, block);
+        double t1 = now_seconds();
         if (rc == 0)
             print_sites(c);
+        c->searched += t1 - t0;
+        c->written += now_seconds() - t1;
     }
+    double t2 = now_seconds();
     free_file(c);
+    c->freed += now_seconds() - t2;
     return rc;
 }
 
@@ -886,6 +893,9 @@ done:
                         "(then waited %.4f s), files searched and written %.4f s\n",
                 end - cli_time.start, t_open - cli_time.start, t_compile - t_open,
                 t_search - t_compile, pre.seconds, t_wait, end - t_search - t_wait);
+        fprintf(stderr, "clmatch: searched %.4f s, sites sorted and written %.4f s, genome "
+                        "freed %.4f s\n",
+                c.searched, c.written, c.freed);
         if (clm_scratch_get_stats(scratch, &st, sizeof st) == CLM_OK) {
             fprintf(stderr, "clmatch: read %.4f s, buffers %.4f s, device waits %.4f s, ",
                     st.read_seconds, st.alloc_seconds, st.wait_seconds);
