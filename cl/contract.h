@@ -278,9 +278,9 @@ enum clm_like_invert_arg {
  *           none); LAST, two segments: 1 + the start of b's last place (0: none)
  *   BITMAP, GROUPS, POS, WANT_POS  as clm_like_match's, written by stage 2
  *   PLACES  stage 3: the places found are added to it
- *   STAGE   0 the index (a work-item per row), 1 the search (a work-item per
- *           CLM_LIKE_TEXT_CHUNK bytes), 2 the selection (a work-item per row), 3 the search
- *           counting its places (auto's probe) */
+ *   STAGE   0 FIRST and LAST cleared and the index written (a work-item per row), 1 the
+ *           search (a work-item per CLM_LIKE_TEXT_CHUNK bytes), 2 the selection (a work-item
+ *           per row), 3 the search counting its places (auto's probe) */
 #define CLM_LIKE_TEXT_GRAIN 128u
 #define CLM_LIKE_TEXT_CHUNK 64u
 #define CLM_LIKE_TEXT_ARG_LIST(X0, X)                                                       \

@@ -91,8 +91,8 @@ uint clm_text_word(__global const uchar *data, ulong c, ulong end, uint i)
         TEXT_WORD(4 * (K) + 3, (Q).w, (NEXT));                                             \
     } while (0)
 
-/* Stage 0: a work-item per row writes the index (the row holding byte B0 + k GRAIN of DATA,
- * for each k its bytes hold; row 0 from k = 0). Stage 1: a work-item per CHUNK bytes from
+/* Stage 0: a work-item per row clears its FIRST and LAST and writes the index (the row
+ * holding byte B0 + k GRAIN of DATA, for each k its bytes hold; row 0 from k = 0). Stage 1: a work-item per CHUNK bytes from
  * ORIGIN finds the segments' places there (starts before OWNED, bytes before AVAIL) and keeps
  * those within a row of the batch (stage 3: and counts them). Stage 2: a work-item per row,
  * its selection (NULL rows never), position and count (clm_like_publish). */
@@ -106,6 +106,9 @@ clm_like_text(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
     if (stage == 0u) {
         if (g >= rows)
             return;
+        first[g] = 0xffffffffu;
+        if (two)
+            last[g] = 0u;
         const ulong s = (ulong)offsets[row_off + g] - base;
         const ulong e = (ulong)offsets[row_off + g + 1] - base;
         for (ulong k = g ? (s - b0 + CLM_LIKE_TEXT_GRAIN - 1) / CLM_LIKE_TEXT_GRAIN : 0;
@@ -155,27 +158,51 @@ clm_like_text(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
     }
     if (!(ca | cb))
         return;
-    uint kept = 0;
-    for (int s = 0; s < 2; s++) {
-        ulong m = s ? cb : ca;
-        const uint sym = s ? segs.se : segs.s0, len = s ? lenB : lenA;
-        while (m) {
-            const uint j = 63u - (uint)clz(m & (0ul - m)); /* the lowest candidate */
-            m &= m - 1ul;
-            const ulong at = c + j;
-            if (at >= owned || !clm_text_seg_at(data, at, avail, prog, sym, len, caseless))
-                continue;
-            const uint r = clm_text_row(offsets, row_off, base, rows, index, b0, at);
-            const ulong start = (ulong)offsets[row_off + r] - base;
-            if (at < start || at + len > (ulong)offsets[row_off + r + 1] - base)
-                continue; /* across a row's end */
+    /* the places in order, the row in hand kept until a place lies past it: one index
+     * lookup a work-item, and a row's places met here go to it in one atomic each */
+    uint r = 0xffffffffu, fa = 0xffffffffu, lb = 0u, kept = 0;
+    ulong start = 0, end = 0;
+    for (ulong m = ca | cb; m; m &= m - 1ul) {
+        const uint j = 63u - (uint)clz(m & (0ul - m)); /* the lowest candidate */
+        const ulong at = c + j;
+        if (at >= owned)
+            break;
+        const int a = (ca >> j & 1ul) && clm_text_seg_at(data, at, avail, prog, segs.s0, lenA,
+                                                          caseless);
+        const int b = (cb >> j & 1ul) && clm_text_seg_at(data, at, avail, prog, segs.se, lenB,
+                                                          caseless);
+        if (!a && !b)
+            continue;
+        if (r == 0xffffffffu || at >= end) {
+            if (fa != 0xffffffffu)
+                atomic_min(&first[r], fa);
+            if (lb)
+                atomic_max(&last[r], lb);
+            fa = 0xffffffffu;
+            lb = 0u;
+            if (r == 0xffffffffu)
+                r = clm_text_row(offsets, row_off, base, rows, index, b0, at);
+            while (r + 1u < rows && (ulong)offsets[row_off + r + 1] - base <= at)
+                r++;
+            start = (ulong)offsets[row_off + r] - base;
+            end = (ulong)offsets[row_off + r + 1] - base;
+        }
+        if (at < start) /* before the batch's first row */
+            continue;
+        if (a && at + lenA <= end) {
+            if (fa == 0xffffffffu)
+                fa = (uint)(at + lenA - start);
             kept++;
-            if (s == 0)
-                atomic_min(&first[r], (uint)(at + len - start));
-            else
-                atomic_max(&last[r], (uint)(at - start + 1u));
+        }
+        if (b && at + lenB <= end) {
+            lb = (uint)(at - start + 1u);
+            kept++;
         }
     }
+    if (fa != 0xffffffffu)
+        atomic_min(&first[r], fa);
+    if (lb)
+        atomic_max(&last[r], lb);
     if (stage == 3u && kept)
         atomic_add(places, kept);
 }

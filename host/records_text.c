@@ -125,8 +125,6 @@ static int probe(struct query *Q, cl_ulong a, cl_ulong b1, cl_ulong *from)
 int clm_like_text_rows(const struct clm_like *like, struct query *Q, const struct batch *b,
                        uint64_t b0, uint64_t b1)
 {
-    static const cl_uint zero = 0, none = 0xffffffffu;
-    const int two = Q->segs.s[8] != 0;
     const cl_ulong a = b0 / 16 * 16, end = b1;
     const size_t grains = (size_t)((b1 - a) / CLM_LIKE_TEXT_GRAIN + 1);
     int rc;
@@ -139,13 +137,6 @@ int clm_like_text_rows(const struct clm_like *like, struct query *Q, const struc
             return rc;
         Q->index_cap = grains;
     }
-    cl_int err = clEnqueueFillBuffer(Q->q, Q->first, &none, sizeof none, 0,
-                                     (size_t)b->rows * 4, 0, NULL, NULL);
-    if (err == CL_SUCCESS && two)
-        err = clEnqueueFillBuffer(Q->q, Q->last, &zero, sizeof zero, 0, (size_t)b->rows * 4, 0,
-                                  NULL, NULL);
-    if (err != CL_SUCCESS)
-        return clm_fail_cl(err, "clear (LIKE text)");
     cl_kernel k = Q->text_k;
     if ((rc = clm_rq_row_args(like, k, b)) ||
         (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_INDEX, sizeof Q->index, &Q->index)) ||
