@@ -1391,17 +1391,21 @@ typedef enum {
                              disjunction of 2 or more contains that it serves,
                              CLM_ROWS_FILTER for one LIKE or NOT LIKE that it
                              serves and that is no prefix or equality (no leading '%'),
-                             when the search finds its anchor in at most one 64-byte
-                             block in 16 of the first piece (in 4 on CPU devices); else
-                             CLM_ROWS_ITEM. The
+                             when its first 32 MiB hold few matches: for one or two literal
+                             segments on a GPU, fewer than one place in 16 bytes; else
+                             fewer anchors than one 64-byte block in 5 (in 4 on CPU
+                             devices); else CLM_ROWS_ITEM. The
                              automaton's rule is a guess until measured on a GPU */
     CLM_ROWS_ITEM = 1,  /**< a work-item per row: short rows */
     CLM_ROWS_GROUP = 2, /**< a work-group per row, its work-items comparing the placements
                              of a segment side by side: long rows */
     CLM_ROWS_FILTER = 3, /**< filter and verify: the column's bytes are searched as one text
                              for each pattern's longest run of literal bytes by the exact
-                             search kernels, and only the rows holding one are matched, a
-                             work-item per place found. A predicate it cannot serve (a
+                             search kernels, and only the rows holding one are matched.
+                             On GPUs one LIKE or NOT LIKE of one or two literal segments
+                             ('%a%', '%a%b%') is decided by the search alone: both
+                             segments are found over the bytes and each row keeps the end
+                             of its first a and the start of its last b. A predicate it cannot serve (a
                              pattern without a literal byte, NOT LIKE beside other patterns)
                              and zero-copy host columns whose bytes do not start at a
                              16-byte aligned address run CLM_ROWS_ITEM instead:
