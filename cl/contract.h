@@ -262,9 +262,9 @@ enum clm_like_invert_arg {
         CLM_LIKE_INVERT_ARG_COUNT
 };
 
-/* clm_like_text's (CLM_ROWS_FILTER for one LIKE or NOT LIKE whose segments are one or two
- * literals between '%'s, '%a%' or '%a%b%': cl/like_text.cl, host/records_text.c), the rows'
- * arguments, then
+/* clm_like_text_index, _search and _select's (CLM_ROWS_FILTER for one LIKE or NOT LIKE
+ * whose segments are one or two literals between '%'s, '%a%' or '%a%b%': cl/like_text.cl,
+ * host/records_text.c), the rows' arguments, then
  *   INDEX   the row holding byte B0 + k CLM_LIKE_TEXT_GRAIN of DATA, for each k before the
  *           batch's end (stage 0 writes it)
  *   B0      where the batch's bytes start in DATA, aligned down to 16
@@ -278,9 +278,10 @@ enum clm_like_invert_arg {
  *           none); LAST, two segments: 1 + the start of b's last place (0: none)
  *   BITMAP, GROUPS, POS, WANT_POS  as clm_like_match's, written by stage 2
  *   PLACES  stage 3: the places found are added to it
- *   STAGE   0 FIRST and LAST cleared and the index written (a work-item per row), 1 the
- *           search (a work-item per CLM_LIKE_TEXT_CHUNK bytes), 2 the selection (a work-item
- *           per row), 3 the search counting its places (auto's probe) */
+ *   STAGE   0 FIRST and LAST cleared and the index written (_index: a work-item per row),
+ *           1 the search (_search: a work-item per CLM_LIKE_TEXT_CHUNK bytes), 2 the
+ *           selection (_select: a work-item per row), 3 the search counting its places
+ *           (auto's probe) */
 #define CLM_LIKE_TEXT_GRAIN 128u
 #define CLM_LIKE_TEXT_CHUNK 64u
 #define CLM_LIKE_TEXT_ARG_LIST(X0, X)                                                       \

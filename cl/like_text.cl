@@ -91,49 +91,56 @@ uint clm_text_word(__global const uchar *data, ulong c, ulong end, uint i)
         TEXT_WORD(4 * (K) + 3, (Q).w, (NEXT));                                             \
     } while (0)
 
-/* Stage 0: a work-item per row clears its FIRST and LAST and writes the index (the row
- * holding byte B0 + k GRAIN of DATA, for each k its bytes hold; row 0 from k = 0). Stage 1: a work-item per CHUNK bytes from
- * ORIGIN finds the segments' places there (starts before OWNED, bytes before AVAIL) and keeps
- * those within a row of the batch (stage 3: and counts them). Stage 2: a work-item per row,
- * its selection (NULL rows never), position and count (clm_like_publish). */
+/* Three kernels of one argument list (each its own registers: the search's must not thin
+ * out the per-row passes' work-items). clm_like_text_index (STAGE 0): a work-item per row
+ * clears its FIRST and LAST and writes the index (the row holding byte B0 + k GRAIN of DATA,
+ * for each k its bytes hold; row 0 from k = 0). */
+__kernel void clm_like_text_index(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+{
+    const uint g = (uint)get_global_id(0);
+    if (g >= rows)
+        return;
+    first[g] = 0xffffffffu;
+    if (segs.s8)
+        last[g] = 0u;
+    const ulong s = (ulong)offsets[row_off + g] - base;
+    const ulong e = (ulong)offsets[row_off + g + 1] - base;
+    for (ulong k = g ? (s - b0 + CLM_LIKE_TEXT_GRAIN - 1) / CLM_LIKE_TEXT_GRAIN : 0;
+         b0 + k * CLM_LIKE_TEXT_GRAIN < e; k++)
+        index[k] = g;
+}
+
+/* clm_like_text_select (STAGE 2): a work-item per row, its selection (NULL rows never),
+ * position and count (clm_like_publish). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-clm_like_text(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+clm_like_text_select(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
     __local uint words[WG / 32];
+    const uint g = (uint)get_global_id(0), lid = (uint)get_local_id(0);
+    if (lid < WG / 32)
+        words[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int sel = 0;
+    if (g < rows) {
+        const ulong vb = vbit + g;
+        const uint f = first[g];
+        const int not = (segs.s7 & CLM_LIKE_F_NOT) != 0u;
+        const int found = f != 0xffffffffu && (!segs.s8 || f < last[g]);
+        sel = (!has_valid || (valid[vb >> 3] >> (vb & 7) & 1)) && found != not;
+        if (want_pos)
+            pos[g] = sel && !not ? (ulong)(f - segs.s1) : CLM_LIKE_NONE;
+    }
+    clm_like_publish(words, sel, rows, bitmap, groups);
+}
+
+/* clm_like_text_search (STAGE 1, or 3 counting the places in PLACES): a work-item per CHUNK
+ * bytes from ORIGIN finds the segments' places there (starts before OWNED, bytes before
+ * AVAIL) and keeps those within a row of the batch. */
+__kernel void clm_like_text_search(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+{
     const uint g = (uint)get_global_id(0);
     const uint lenA = segs.s1, lenB = segs.s8;
     const int two = lenB != 0u, caseless = (segs.s7 & CLM_LIKE_F_CASELESS) != 0u;
-    if (stage == 0u) {
-        if (g >= rows)
-            return;
-        first[g] = 0xffffffffu;
-        if (two)
-            last[g] = 0u;
-        const ulong s = (ulong)offsets[row_off + g] - base;
-        const ulong e = (ulong)offsets[row_off + g + 1] - base;
-        for (ulong k = g ? (s - b0 + CLM_LIKE_TEXT_GRAIN - 1) / CLM_LIKE_TEXT_GRAIN : 0;
-             b0 + k * CLM_LIKE_TEXT_GRAIN < e; k++)
-            index[k] = g;
-        return;
-    }
-    if (stage == 2u) {
-        const uint lid = (uint)get_local_id(0);
-        if (lid < WG / 32)
-            words[lid] = 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        int sel = 0;
-        if (g < rows) {
-            const ulong vb = vbit + g;
-            const uint f = first[g];
-            const int not = (segs.s7 & CLM_LIKE_F_NOT) != 0u;
-            const int found = f != 0xffffffffu && (!two || f < last[g]);
-            sel = (!has_valid || (valid[vb >> 3] >> (vb & 7) & 1)) && found != not;
-            if (want_pos)
-                pos[g] = sel && !not ? (ulong)(f - lenA) : CLM_LIKE_NONE;
-        }
-        clm_like_publish(words, sel, rows, bitmap, groups);
-        return;
-    }
     const ulong c = origin + (ulong)g * CLM_LIKE_TEXT_CHUNK;
     if (c >= owned)
         return;

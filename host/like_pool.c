@@ -1,9 +1,10 @@
-/* like_pool.c - what a clm_like_select call leaves on its device for the next one: its command
- * queue, its kernels and its buffers (per-row arrays, ids, bitmaps). Made and freed per call, they cost
- * a resident column's selects about half their time on the H200 (TPC-H SF 10 Q13: 0.7 ms of
- * 1.4 with the search left out, bench/experiments/records-item.md). Buffers are kept up to a
- * bound (an eighth of the device's memory, 1 GiB at most), the oldest given back first; a
- * buffer over the caller's memory (CL_MEM_USE_HOST_PTR) is never kept. */
+/* like_pool.c - what a clm_like_select call leaves on its device for the next one: its
+ * command queue, its kernels and its buffers (per-row arrays, ids, bitmaps). Made and freed
+ * per call they cost a resident column's select about 0.2 ms on the H200 (TPC-H SF 10 Q13
+ * with its search left out: 0.66-0.77 ms, 0.47-0.51 with the queue and buffers kept;
+ * bench/experiments/records-item.md). Buffers are kept up to a bound (an eighth of the
+ * device's memory, 1 GiB at most), the oldest given back first; a buffer over the caller's
+ * memory (CL_MEM_USE_HOST_PTR) is never kept. */
 #include <string.h>
 
 #include "internal.h"

@@ -52,7 +52,8 @@ static void query_release(struct query *Q)
         if (*bufs[i])
             clm_pool_put_buffer(Q->dev, *bufs[i]);
     cl_kernel *kernels[] = {&Q->match,  &Q->ids,    &Q->count, &Q->verify,
-                            &Q->invert, &Q->marked, &Q->text_k};
+                            &Q->invert, &Q->marked, &Q->text_k[0],
+                            &Q->text_k[1], &Q->text_k[2]};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (*kernels[i])
             clm_pool_put_kernel(Q->dev, *kernels[i]);

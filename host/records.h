@@ -38,7 +38,7 @@ struct query {
     /* filter by the text (records_text.c): one LIKE of one or two literal segments, found
      * over the batch's bytes and paired per row, none verified */
     int text;
-    cl_kernel text_k;
+    cl_kernel text_k[3]; /* clm_like_text_index, _search, _select */
     cl_uint16 segs;
     cl_mem index, first, last, places;
     size_t index_cap;

@@ -57,8 +57,11 @@ int clm_like_text_plan(const struct clm_like *like, cl_uint16 *segs)
 
 int clm_like_text_open(const struct clm_like *like, struct query *Q, uint64_t batch)
 {
-    cl_int err;
-    Q->text_k = clm_pool_kernel(like->dev, Q->program, "clm_like_text", &err);
+    static const char *const names[3] = {"clm_like_text_index", "clm_like_text_search",
+                                         "clm_like_text_select"};
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
+        Q->text_k[i] = clm_pool_kernel(like->dev, Q->program, names[i], &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateKernel (LIKE text)");
     int rc;
@@ -79,15 +82,15 @@ static int text_stage(struct query *Q, cl_uint stage, cl_uint rows, cl_ulong ori
     if (stage == 1 || stage == 3)
         items = (size_t)((owned - origin + CLM_LIKE_TEXT_CHUNK - 1) / CLM_LIKE_TEXT_CHUNK);
     size_t local = Q->wg, global = (items + local - 1) / local * local;
+    cl_kernel k = Q->text_k[stage == 0 ? 0 : stage == 2 ? 2 : 1];
     int rc;
-    if ((rc = clm_rq_arg(Q->text_k, CLM_LIKE_TEXT_ARG_STAGE, sizeof stage, &stage)) ||
-        (rc = clm_rq_arg(Q->text_k, CLM_LIKE_TEXT_ARG_ORIGIN, sizeof origin, &origin)) ||
-        (rc = clm_rq_arg(Q->text_k, CLM_LIKE_TEXT_ARG_OWNED, sizeof owned, &owned)))
+    if ((rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_STAGE, sizeof stage, &stage)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_ORIGIN, sizeof origin, &origin)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_OWNED, sizeof owned, &owned)))
         return rc;
     if (!items)
         return CLM_OK;
-    cl_int err = clEnqueueNDRangeKernel(Q->q, Q->text_k, 1, NULL, &global, &local, 0, NULL,
-                                        NULL);
+    cl_int err = clEnqueueNDRangeKernel(Q->q, k, 1, NULL, &global, &local, 0, NULL, NULL);
     return err == CL_SUCCESS ? CLM_OK
                              : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_text)");
 }
@@ -129,28 +132,31 @@ int clm_like_text_rows(const struct clm_like *like, struct query *Q, const struc
     const size_t grains = (size_t)((b1 - a) / CLM_LIKE_TEXT_GRAIN + 1);
     int rc;
     if (grains > Q->index_cap) {
-        if (Q->index)
-            clReleaseMemObject(Q->index);
+        clm_pool_put_buffer(like->dev, Q->index);
         Q->index = NULL;
         Q->index_cap = 0;
         if ((rc = clm_pool_buffer(like->dev, CL_MEM_READ_WRITE, grains * 4, &Q->index)))
             return rc;
         Q->index_cap = grains;
     }
-    cl_kernel k = Q->text_k;
-    if ((rc = clm_rq_row_args(like, k, b)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_INDEX, sizeof Q->index, &Q->index)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_B0, sizeof a, &a)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_AVAIL, sizeof end, &end)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_SEGS, sizeof Q->segs, &Q->segs)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_FIRST, sizeof Q->first, &Q->first)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_LAST, sizeof Q->last, &Q->last)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_POS, sizeof Q->pos, &Q->pos)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_WANT_POS, sizeof Q->pos_wanted, &Q->pos_wanted)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_PLACES, sizeof Q->places, &Q->places)) ||
-        (rc = text_stage(Q, 0, b->rows, a, a)))
+    for (int i = 0; i < 3; i++) {
+        cl_kernel k = Q->text_k[i];
+        if ((rc = clm_rq_row_args(like, k, b)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_INDEX, sizeof Q->index, &Q->index)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_B0, sizeof a, &a)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_AVAIL, sizeof end, &end)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_SEGS, sizeof Q->segs, &Q->segs)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_FIRST, sizeof Q->first, &Q->first)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_LAST, sizeof Q->last, &Q->last)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_POS, sizeof Q->pos, &Q->pos)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_WANT_POS, sizeof Q->pos_wanted,
+                             &Q->pos_wanted)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_PLACES, sizeof Q->places, &Q->places)))
+            return rc;
+    }
+    if ((rc = text_stage(Q, 0, b->rows, a, a)))
         return rc;
     cl_ulong from = a;
     if (Q->probe && (rc = probe(Q, a, b1, &from)) != CLM_OK)
