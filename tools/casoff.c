@@ -77,6 +77,13 @@ typedef struct {
     size_t nhits, hits_cap;
     int failed;
     double searched, written, freed; /* CLMATCH_STATS: seconds in each, every file */
+    double in_matches;                /* ... and in on_match, when timed */
+    uint64_t matches;
+    int timed;
+    /* the library's mismatch limit, and the offsets (flags) where a pattern has a code other
+     * than A/C/G/T: there 2.4.1 takes any other byte of the text, the library none */
+    unsigned lib_k;
+    unsigned char *deg;
 } casoff;
 
 static void usage(FILE *f)
@@ -409,9 +416,33 @@ static unsigned count_mismatches(const casoff *c, const query *q, uint64_t pos, 
     return mm;
 }
 
+static int add_site(casoff *c, uint64_t pos, size_t qi, unsigned mm, int strand)
+{
+    if (grow((void **)&c->hits, &c->hits_cap, c->nhits + 1, sizeof *c->hits) != 0) {
+        c->failed = 1;
+        return 1;
+    }
+    c->hits[c->nhits++] = (site){pos, (unsigned)qi, mm, strand};
+    return 0;
+}
+
+static int on_match_sites(const clm_match *m, casoff *c);
+
 static int on_match(const clm_match *m, void *vctx)
 {
     casoff *c = vctx;
+    if (!c->timed)
+        return on_match_sites(m, c);
+    double t0 = now_seconds();
+    int rc = on_match_sites(m, c);
+    c->in_matches += now_seconds() - t0;
+    c->matches++;
+    return rc;
+}
+
+/* The sites of the queries of match m's pattern (2.4.1's template and limits). */
+static int on_match_sites(const clm_match *m, casoff *c)
+{
     const casoff_record *r;
     size_t qi;
     if (m->id >= c->npat)
@@ -421,18 +452,8 @@ static int on_match(const clm_match *m, void *vctx)
         return 0; /* in a header, or crosses into the next record */
     for (qi = c->first_q[m->id]; qi != SIZE_MAX; qi = c->next_q[qi]) {
         unsigned mm = count_mismatches(c, &c->q[qi], m->start, m->strand);
-        site *h;
-        if (mm > c->q[qi].limit)
-            continue;
-        if (grow((void **)&c->hits, &c->hits_cap, c->nhits + 1, sizeof *c->hits) != 0) {
-            c->failed = 1;
+        if (mm <= c->q[qi].limit && add_site(c, m->start, qi, mm, m->strand))
             return 1;
-        }
-        h = &c->hits[c->nhits++];
-        h->pos = m->start;
-        h->q = (unsigned)qi;
-        h->mm = mm;
-        h->strand = m->strand;
     }
     return 0;
 }
@@ -441,6 +462,32 @@ static int on_ignore(const clm_match *m, void *vctx)
 {
     (void)m;
     (void)vctx;
+    return 0;
+}
+
+/* A site holding a byte other than A/C/G/T under a pattern's code (casoff_genome_odd_sites):
+ * each query's row when 2.4.1's count passes its limit and the library's (one more for each
+ * such byte) did not pass lib_k, so that the library did not report it. */
+static int odd_site(void *vctx, uint64_t start, int strand)
+{
+    casoff *c = vctx;
+    const unsigned char *g = c->g.text + start;
+    const char *t = strand > 0 ? c->tmpl : c->tmpl_rc;
+    for (size_t j = 0; j < c->len; j++) /* the template first: in a run of N, its PAM fails */
+        if (mismatch((unsigned char)t[j], g[j]))
+            return 0;
+    for (size_t qi = 0; qi < c->nq; qi++) {
+        const query *q = &c->q[qi];
+        const char *pat = c->pat[q->pattern];
+        unsigned mm = count_mismatches(c, q, start, strand), lib;
+        if (mm > q->limit) /* or the template mismatches */
+            continue;
+        lib = mm;
+        for (size_t j = 0; j < c->len; j++)
+            lib += !is_acgt(g[j]) && !is_acgt((unsigned char)pat[strand > 0 ? j : c->len - 1 - j]);
+        if (lib > c->lib_k && add_site(c, start, qi, mm, strand))
+            return 1;
+    }
     return 0;
 }
 
@@ -543,6 +590,12 @@ static int search_loaded(casoff *c, const char *path, int st, int skip_other,
     } else if (c->g.text_len >= c->len) {
         double t0 = now_seconds();
         rc = search_text(c, db, scratch, block);
+        if (rc == 0 && c->deg &&
+            casoff_genome_odd_sites(&c->g, c->len, c->deg, odd_site, c) != 0) {
+            if (!c->failed)
+                errmsg("out of memory");
+            rc = -1;
+        }
         double t1 = now_seconds();
         if (rc == 0)
             print_sites(c);
@@ -745,18 +798,23 @@ static int open_device(const char *spec, clm_device **dev)
     return 0;
 }
 
-/* The most codes other than A/C/G/T in one pattern: where a text N may stand under a code
- * without a mismatch in 2.4.1's count but with one in the library's. */
-static size_t most_degenerate(const casoff *c)
+/* The offsets where a pattern has a code other than A/C/G/T (c->deg, NULL: none): a text
+ * byte other than A/C/G/T there mismatches in the library's count, not in 2.4.1's, so
+ * odd_site looks at those sites on the host. 0, or -1 out of memory. */
+static int degenerate_offsets(casoff *c)
 {
-    size_t most = 0;
-    for (size_t i = 0; i < c->npat; i++) {
-        size_t d = 0;
+    int any = 0;
+    if (!(c->deg = calloc(c->len ? c->len : 1, 1)))
+        return -1;
+    for (size_t i = 0; i < c->npat; i++)
         for (size_t j = 0; j < c->len; j++)
-            d += !is_acgt((unsigned char)c->pat[i][j]);
-        most = d > most ? d : most;
+            if (!is_acgt((unsigned char)c->pat[i][j]))
+                c->deg[j] = 1, any = 1;
+    if (!any) {
+        free(c->deg);
+        c->deg = NULL;
     }
-    return most;
+    return 0;
 }
 
 /* Symbols at the start (tail 0) or end (tail 1) of every pattern that are plain bases of the
@@ -800,6 +858,7 @@ int casoff_main(int argc, char **argv)
     double t_open = 0, t_compile = 0, t_search = 0, t_wait = 0;
 
     memset(&c, 0, sizeof c);
+    c.timed = stats;
     if (!cli_time.start) /* clmatch's main sets it before handing its arguments over */
         cli_time.start = now_seconds();
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -838,8 +897,13 @@ int casoff_main(int argc, char **argv)
     }
     clm_compile_options_init(&opts, sizeof opts);
     opts.flags = CLM_DNA | CLM_BOTH_STRANDS;
+    if (degenerate_offsets(&c) != 0) {
+        errmsg("out of memory");
+        goto done;
+    }
     {
-        size_t k = c.max_limit + most_degenerate(&c);
+        size_t k = c.max_limit;
+        c.lib_k = (unsigned)(k < c.len ? k : c.len - 1);
         if (k > 0) {
             /* Hamming distance below the length: a limit of the length or more admits every
              * site whose template matches, and the library needs k < length. */
@@ -893,9 +957,9 @@ done:
                         "(then waited %.4f s), files searched and written %.4f s\n",
                 end - cli_time.start, t_open - cli_time.start, t_compile - t_open,
                 t_search - t_compile, pre.seconds, t_wait, end - t_search - t_wait);
-        fprintf(stderr, "clmatch: searched %.4f s, sites sorted and written %.4f s, genome "
-                        "freed %.4f s\n",
-                c.searched, c.written, c.freed);
+        fprintf(stderr, "clmatch: searched %.4f s (%llu matches, %.4f s in their callbacks), "
+                        "sites sorted and written %.4f s, genome freed %.4f s\n",
+                c.searched, (unsigned long long)c.matches, c.in_matches, c.written, c.freed);
         if (clm_scratch_get_stats(scratch, &st, sizeof st) == CLM_OK) {
             fprintf(stderr, "clmatch: read %.4f s, buffers %.4f s, device waits %.4f s, ",
                     st.read_seconds, st.alloc_seconds, st.wait_seconds);
@@ -926,6 +990,7 @@ done:
     free(c.tmpl_rc);
     casoff_genome_free(&c.g);
     free(c.hits);
+    free(c.deg);
     free(lens);
     free(ids);
     return status;

@@ -169,6 +169,43 @@ size_t casoff_genome_record_of(const casoff_genome *g, uint64_t pos)
     return lo;
 }
 
+static int acgt(unsigned char b) { return b == 'A' || b == 'C' || b == 'G' || b == 'T'; }
+
+int casoff_genome_odd_sites(const casoff_genome *g, size_t len, const unsigned char *deg,
+                            int (*fn)(void *ctx, uint64_t start, int strand), void *ctx)
+{
+    size_t *at = malloc((len ? len : 1) * sizeof *at), nd = 0; /* the set offsets, rising */
+    if (!at)
+        return -1;
+    for (size_t j = 0; j < len; j++)
+        if (deg[j])
+            at[nd++] = j;
+    int rc = 0;
+    for (size_t r = 0; r < g->nrec && !rc; r++) {
+        const uint64_t r0 = g->rec[r].start, r1 = r0 + g->rec[r].len;
+        for (uint64_t p = r0; p < r1 && !rc; p++) {
+            if (acgt(g->text[p]))
+                continue;
+            for (int strand = 1; strand >= -1 && !rc; strand -= 2)
+                for (size_t d = 0; d < nd && !rc; d++) {
+                    /* the byte at offset o of a site; a strand's offsets rise with d */
+                    const size_t o = strand > 0 ? at[d] : len - 1 - at[nd - 1 - d];
+                    if (p < r0 + o || p - o + len > r1)
+                        continue;
+                    const uint64_t start = p - o;
+                    size_t e = 0; /* from the site's first such byte only */
+                    while (e < d && acgt(g->text[start + (strand > 0 ? at[e]
+                                                                  : len - 1 - at[nd - 1 - e])]))
+                        e++;
+                    if (e == d)
+                        rc = fn(ctx, start, strand);
+                }
+        }
+    }
+    free(at);
+    return rc;
+}
+
 void casoff_genome_free(casoff_genome *g)
 {
     for (size_t i = 0; i < g->nrec; i++)

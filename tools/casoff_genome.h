@@ -27,6 +27,12 @@ int casoff_genome_load(casoff_genome *g, const char *path);
 /* The record holding text offset pos: the last one starting at or before it (0 before the
  * first). */
 size_t casoff_genome_record_of(const casoff_genome *g, uint64_t pos);
+/* The sites of len bytes, within one record, that hold a byte other than A/C/G/T at an
+ * offset where deg (len flags, the forward strand's offsets; the reverse strand's are
+ * len - 1 - those) is set: each (start, strand) once, strand 1 or -1, to fn until it
+ * returns non-zero (which is returned). */
+int casoff_genome_odd_sites(const casoff_genome *g, size_t len, const unsigned char *deg,
+                            int (*fn)(void *ctx, uint64_t start, int strand), void *ctx);
 /* Free what a load made; g is empty again. */
 void casoff_genome_free(casoff_genome *g);
 
