@@ -30,6 +30,7 @@
 #include "casoff.h"
 
 #include "casoff_genome.h"
+#include "casoff_device.h"
 #include "clmatch.h"
 #include "cli_common.h"
 #include "crispr.h"
@@ -77,7 +78,7 @@ typedef struct {
     size_t nhits, hits_cap;
     int failed;
     double searched, written, freed; /* CLMATCH_STATS: seconds in each, every file */
-    double in_matches;                /* ... and in on_match, when timed */
+    double in_matches, odd_seconds;   /* ... in on_match, when timed; in odd_site's pass */
     uint64_t matches;
     int timed;
     /* the library's mismatch limit, and the offsets (flags) where a pattern has a code other
@@ -474,7 +475,7 @@ static int odd_site(void *vctx, uint64_t start, int strand)
     const unsigned char *g = c->g.text + start;
     const char *t = strand > 0 ? c->tmpl : c->tmpl_rc;
     for (size_t j = 0; j < c->len; j++) /* the template first: in a run of N, its PAM fails */
-        if (mismatch((unsigned char)t[j], g[j]))
+        if (t[j] != 'N' && mismatch((unsigned char)t[j], g[j]))
             return 0;
     for (size_t qi = 0; qi < c->nq; qi++) {
         const query *q = &c->q[qi];
@@ -590,12 +591,14 @@ static int search_loaded(casoff *c, const char *path, int st, int skip_other,
     } else if (c->g.text_len >= c->len) {
         double t0 = now_seconds();
         rc = search_text(c, db, scratch, block);
+        double t_odd = now_seconds();
         if (rc == 0 && c->deg &&
             casoff_genome_odd_sites(&c->g, c->len, c->deg, odd_site, c) != 0) {
             if (!c->failed)
                 errmsg("out of memory");
             rc = -1;
         }
+        c->odd_seconds += now_seconds() - t_odd;
         double t1 = now_seconds();
         if (rc == 0)
             print_sites(c);
@@ -698,106 +701,6 @@ static int genome_files(const casoff *c, char ***files, size_t *n, int *is_dir)
     return 0;
 }
 
-/* ---- the device -------------------------------------------------------------------------- */
-
-/* Add the ids of one item of 2.4.1's list: "N", "A:B" (A to B-1) or "A:B:STEP". */
-static int parse_id_item(const char *s, int *ids, size_t *n, size_t cap)
-{
-    long v[3];
-    int k = 0;
-    char *end;
-    for (;;) {
-        if (*s < '0' || *s > '9' || k == 3)
-            return -1;
-        errno = 0;
-        v[k++] = strtol(s, &end, 10);
-        if (errno || v[k - 1] > 100000)
-            return -1;
-        if (*end == '\0')
-            break;
-        if (*end != ':')
-            return -1;
-        s = end + 1;
-    }
-    if (k == 1) {
-        v[1] = v[0] + 1;
-        v[2] = 1;
-    } else if (k == 2) {
-        v[2] = 1;
-    }
-    if (v[2] <= 0)
-        return -1;
-    for (long i = v[0]; i < v[1]; i += v[2]) {
-        if (*n == cap)
-            return 0; /* more than there are devices: the rest cannot exist */
-        ids[(*n)++] = (int)i;
-    }
-    return 0;
-}
-
-/* Open the device that "C", "G1", "G0,2" or "G0:2" names (2.4.1 numbers the devices of a
- * type over all platforms). Returns 0 or -1 after a message. */
-static int open_device(const char *spec, clm_device **dev)
-{
-    static const char *const type_name[] = {"other", "CPU", "GPU", "accelerator"};
-    clm_device_type type;
-    clm_device_info *list = NULL;
-    size_t count = 0, i, n_ids = 0;
-    int ids[64], st, chosen = -1, seen = 0;
-    char *items, *item, *save = NULL;
-    switch (spec[0]) {
-    case 'C': type = CLM_DEVICE_CPU; break;
-    case 'G': type = CLM_DEVICE_GPU; break;
-    case 'A': type = CLM_DEVICE_ACCELERATOR; break;
-    default:
-        errmsg("unknown device type '%s' (expected C, G or A, then device ids)", spec);
-        return -1;
-    }
-    if (!(items = dup_n(spec + 1, strlen(spec + 1)))) {
-        errmsg("out of memory");
-        return -1;
-    }
-    for (item = strtok_r(items, ",", &save); item; item = strtok_r(NULL, ",", &save))
-        if (parse_id_item(item, ids, &n_ids, sizeof ids / sizeof *ids) != 0) {
-            errmsg("invalid device ids '%s' (expected N, N,M... or FROM:TO[:STEP])", spec + 1);
-            free(items);
-            return -1;
-        }
-    free(items);
-    st = clm_list_devices(0u, sizeof *list, &list, &count);
-    if (st != CLM_OK) {
-        report_clm("cannot list the OpenCL devices", st);
-        return -1;
-    }
-    for (i = 0; i < count && chosen < 0; i++) {
-        size_t k;
-        if (list[i].type != type)
-            continue;
-        for (k = 0; k < n_ids && ids[k] != seen; k++)
-            ;
-        if (n_ids == 0 || k < n_ids)
-            chosen = (int)i;
-        seen++;
-    }
-    if (chosen < 0) {
-        errmsg("no %s device%s%s (%d of that type)", type_name[type], n_ids ? " with id " : "",
-               n_ids ? spec + 1 : "", seen);
-        clm_free_device_list(list);
-        return -1;
-    }
-    if (n_ids > 1)
-        fprintf(stderr, "clmatch: clmatch-cas-offinder runs on one device: %s\n",
-                list[chosen].name);
-    st = clm_device_open(list[chosen].platform_index, list[chosen].device_index, dev);
-    clm_free_device_list(list);
-    if (st != CLM_OK) {
-        *dev = NULL;
-        report_clm("cannot open the OpenCL device", st);
-        return -1;
-    }
-    return 0;
-}
-
 /* The offsets where a pattern has a code other than A/C/G/T (c->deg, NULL: none): a text
  * byte other than A/C/G/T there mismatches in the library's count, not in 2.4.1's, so
  * odd_site looks at those sites on the host. 0, or -1 out of memory. */
@@ -881,7 +784,7 @@ int casoff_main(int argc, char **argv)
     if (n_files)
         preload_start(&pre, &c, files[0]);
     t_open = now_seconds();
-    if (open_device(argv[2], &dev) != 0)
+    if (casoff_open_device(argv[2], &dev) != 0)
         goto done;
     t_compile = now_seconds();
 
@@ -957,9 +860,11 @@ done:
                         "(then waited %.4f s), files searched and written %.4f s\n",
                 end - cli_time.start, t_open - cli_time.start, t_compile - t_open,
                 t_search - t_compile, pre.seconds, t_wait, end - t_search - t_wait);
-        fprintf(stderr, "clmatch: searched %.4f s (%llu matches, %.4f s in their callbacks), "
-                        "sites sorted and written %.4f s, genome freed %.4f s\n",
-                c.searched, (unsigned long long)c.matches, c.in_matches, c.written, c.freed);
+        fprintf(stderr, "clmatch: searched %.4f s (%llu matches, %.4f s in their callbacks; "
+                        "sites with a text N under a code %.4f s), sites sorted and written "
+                        "%.4f s, genome freed %.4f s\n",
+                c.searched, (unsigned long long)c.matches, c.in_matches, c.odd_seconds,
+                c.written, c.freed);
         if (clm_scratch_get_stats(scratch, &st, sizeof st) == CLM_OK) {
             fprintf(stderr, "clmatch: read %.4f s, buffers %.4f s, device waits %.4f s, ",
                     st.read_seconds, st.alloc_seconds, st.wait_seconds);

@@ -19,7 +19,11 @@ typedef struct {
     size_t text_len;
     casoff_record *rec;  /* in text order */
     size_t nrec, rec_cap;
+    unsigned char *odd;  /* per CASOFF_ODD_BLOCK bytes of text: 1 when the block may hold a
+                            byte other than A/C/G/T (headers, N), 0 when it does not */
+    size_t odd_blocks;
 } casoff_genome;
+#define CASOFF_ODD_BLOCK 512u
 
 /* Read path into g (empty before). 1 when it is not FASTA (its first byte is not '>'), 0
  * when read, -1 after a message. */
