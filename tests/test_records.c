@@ -526,7 +526,10 @@ static void test_dense(const void *arg)
         clm_column *col = NULL, *res = NULL;
         clm_selection s;
         clm_selection_init(&s, sizeof s);
-        int want = text_case ? !zqzq : cpu ? cases[k].filter_cpu : cases[k].filter_gpu;
+        /* a device with a loop budget (llvmpipe) never pairs: '%zq%' takes the anchor's
+         * probe there, and one marked block in 2 is too many */
+        int want = text_case ? !zqzq && !t_dev->loop_budget
+                             : cpu ? cases[k].filter_cpu : cases[k].filter_gpu;
         if (text_case)
             setenv("CLMATCH_LIKE_TEXT", "on", 1);
         if (EXPECT_RC(tcol_wrap(&c, &col), CLM_OK) &&
