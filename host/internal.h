@@ -358,6 +358,8 @@ struct clm_kernel_shape {
                           the column's offsets, 32 or 64; 0 for the search kernels */
     unsigned like_approx; /* records.cl: 1 when the predicate has an approximate pattern
                              (its matcher compiled in); 0: left out */
+    unsigned like_text; /* records.cl: 1 when the program also holds like_text.cl's kernels
+                           (segments paired over the text); 0: left out */
     unsigned pivot;    /* records.cl: the piece width of a pivoted column (clm_column_pivot);
                           0: rows one after the other */
     unsigned compact;  /* the line-break compaction of cl/compact.cl (host/compact.c): 1;

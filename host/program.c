@@ -142,6 +142,9 @@ static const struct build_option {
      "records.cl (LIKE over string columns) alone: the offsets' width, 32 or 64"},
     {"LIKE_APPROX", SHAPE_IF_SET(like_approx), 0,
      "records.cl: 1 when the predicate has an approximate pattern (its matcher compiled in)"},
+    {"LIKE_TEXT", SHAPE_IF_SET(like_text), 0,
+     "records.cl: 1 when like_text.cl's kernels (LIKE segments paired over the text) are built "
+     "too"},
     {"PIVOT", SHAPE_IF_SET(pivot), 0,
      "records.cl: the piece width of a pivoted column (clm_column_pivot); 0: contiguous rows"},
     {"COMPACT", SHAPE_IF_SET(compact), 0,
@@ -213,7 +216,7 @@ static int load_source(const char *name, char **out)
 
 /* contract.h + common.cl + <algorithm>.cl + kernels.cl: what host and kernels agree on,
  * helpers, the algorithm's range scan, entry points. The LIKE kernels: contract.h +
- * records.cl + like_text.cl. */
+ * records.cl, and like_text.cl when asked for (LIKE_TEXT). */
 #define PROGRAM_FILES 4
 int clm_program_source(const struct clm_kernel_shape *shape, char **out)
 {
@@ -222,7 +225,9 @@ int clm_program_source(const struct clm_kernel_shape *shape, char **out)
     const char *alone[PROGRAM_FILES] = {"contract.h", algorithm_file(shape), "like_text.cl"};
     char *parts[PROGRAM_FILES] = {NULL};
     size_t total = 1;
-    int rc = CLM_OK, nfiles = shape->records ? 3 : shape->compact ? 2 : PROGRAM_FILES;
+    int rc = CLM_OK, nfiles = shape->records   ? (shape->like_text ? 3 : 2)
+                              : shape->compact ? 2
+                                               : PROGRAM_FILES;
     if (nfiles < PROGRAM_FILES) /* records.cl (and like_text.cl), compact.cl: programs of
                                    their own */
         memcpy(files, alone, sizeof files);
@@ -541,7 +546,7 @@ static int build_from_source(clm_device *dev, const char *src, const char *optio
 /* The program's entry points (cl/kernels.cl): clm_find and clm_count, and clm_pack when the
  * text comes packed; the LIKE kernels' (cl/records.cl); the compaction's (cl/compact.cl).
  * Returns their number. */
-#define ENTRY_POINTS_MAX 7
+#define ENTRY_POINTS_MAX 10
 static unsigned entry_points(const struct clm_kernel_shape *shape,
                              const char *names[ENTRY_POINTS_MAX])
 {
@@ -555,9 +560,14 @@ static unsigned entry_points(const struct clm_kernel_shape *shape,
         memcpy(names, compact, sizeof compact);
         return sizeof compact / sizeof compact[0];
     }
+    static const char *const text[] = {"clm_like_text_index", "clm_like_text_search",
+                                       "clm_like_text_select"};
     if (shape->records) {
         memcpy(names, like, sizeof like);
-        return sizeof like / sizeof like[0];
+        if (!shape->like_text)
+            return sizeof like / sizeof like[0];
+        memcpy(names + sizeof like / sizeof like[0], text, sizeof text);
+        return sizeof like / sizeof like[0] + sizeof text / sizeof text[0];
     }
     names[0] = "clm_find";
     names[1] = "clm_count";

@@ -406,6 +406,11 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     shape.wg = Q->wg;
     shape.like_approx = like->approx != 0; /* else the kernels need no room for its states */
     shape.pivot = c->pivot;
+    /* the pairing's kernels only where filter and verify may pair (a bigger program: about
+     * a second more to build on the 2-core PoCL) */
+    int can_text = (s->kernel == CLM_ROWS_FILTER || s->kernel == CLM_ROWS_AUTO) && !c->pivot &&
+                   clm_like_text_plan(like, &Q->segs);
+    shape.like_text = can_text != 0;
     int hit, rc = clm_get_program(dev, &shape, &Q->program, &hit, NULL, 0);
     if (rc != CLM_OK)
         return rc;
@@ -462,11 +467,10 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
         return rc;
     /* one or two literal segments: found over the bytes and paired per row, no anchor
      * compiled; batches of 4 GiB and more (a row's places are uints) go the anchor's way */
-    Q->text = Q->filter &&
+    Q->text = Q->filter && can_text &&
               (c->dev ? c->bytes : (uint64_t)(s->slab_bytes ? s->slab_bytes
                                                             : DEFAULT_SLAB_BYTES)) <
-                  ((uint64_t)1 << 32) &&
-              clm_like_text_plan(like, &Q->segs);
+                  ((uint64_t)1 << 32);
     if (Q->text) {
         if ((rc = clm_like_text_open(like, Q, batch)) != CLM_OK)
             return rc;
