@@ -116,10 +116,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 clm_like_text_select(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
     __local uint words[WG / 32];
-    const uint g = (uint)get_global_id(0), lid = (uint)get_local_id(0);
-    if (lid < WG / 32)
-        words[lid] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint g = (uint)get_global_id(0);
+    clm_like_words_clear(words);
     int sel = 0;
     if (g < rows) {
         const ulong vb = vbit + g;

@@ -184,6 +184,16 @@ int clm_like_row(__global const uchar *data, __global const OFF_T *offsets,
     return 1;
 }
 
+/* A work-item per row: words[] (a bit per work-item of the group) cleared for
+ * clm_like_publish. Every work-item of the group calls it. */
+void clm_like_words_clear(__local uint *words)
+{
+    const uint lid = (uint)get_local_id(0);
+    if (lid < WG / 32)
+        words[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* A work-item per row: the group's selection (a bit per work-item in words[], local memory
  * cleared before) into the bitmap, a byte per 8 rows, and its count into GROUPS. Every
  * work-item of the group calls it. */
@@ -209,10 +219,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
     __local uint words[WG / 32];
-    const uint lid = (uint)get_local_id(0), gid = (uint)get_global_id(0);
-    if (lid < WG / 32)
-        words[lid] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint gid = (uint)get_global_id(0);
+    clm_like_words_clear(words);
     int sel = 0;
     ulong start, n, p = CLM_LIKE_NONE;
     if (clm_like_row(data, offsets, valid, vbit, has_valid, rows, row_off, base, gid, &start,
