@@ -127,19 +127,14 @@ static char *dup_n(const char *s, size_t n)
 
 /* ---- 2.4.1's base comparison ------------------------------------------------------------- */
 
-static int is_acgt(unsigned char b)
-{
-    return b == 'A' || b == 'C' || b == 'G' || b == 'T';
-}
-
 /* Does upper-case text byte b mismatch upper-case code c? */
 static int mismatch(unsigned char c, unsigned char b)
 {
-    if (is_acgt(c))
+    if (casoff_acgt(c))
         return b != c;
     if (c == 'N')
         return 0;
-    return is_acgt(b) && (iupac_set(b) & iupac_set(c)) == 0;
+    return casoff_acgt(b) && (iupac_set(b) & iupac_set(c)) == 0;
 }
 
 /* 2.4.1's complement: IUPAC pairs; S, W, N and any other byte stay. */
@@ -484,8 +479,10 @@ static int odd_site(void *vctx, uint64_t start, int strand)
         if (mm > q->limit) /* or the template mismatches */
             continue;
         lib = mm;
-        for (size_t j = 0; j < c->len; j++)
-            lib += !is_acgt(g[j]) && !is_acgt((unsigned char)pat[strand > 0 ? j : c->len - 1 - j]);
+        for (size_t j = 0; j < c->len; j++) {
+            const unsigned char code = (unsigned char)pat[strand > 0 ? j : c->len - 1 - j];
+            lib += !casoff_acgt(g[j]) && !casoff_acgt(code);
+        }
         if (lib > c->lib_k && add_site(c, start, qi, mm, strand))
             return 1;
     }
@@ -711,7 +708,7 @@ static int degenerate_offsets(casoff *c)
         return -1;
     for (size_t i = 0; i < c->npat; i++)
         for (size_t j = 0; j < c->len; j++)
-            if (!is_acgt((unsigned char)c->pat[i][j]))
+            if (!casoff_acgt((unsigned char)c->pat[i][j]))
                 c->deg[j] = 1, any = 1;
     if (!any) {
         free(c->deg);
@@ -729,7 +726,7 @@ static unsigned exact_end(const casoff *c, int tail)
     unsigned n = 0;
     for (; n < c->len; n++) {
         size_t j = tail ? c->len - 1 - n : n;
-        if (!is_acgt((unsigned char)c->tmpl[j]))
+        if (!casoff_acgt((unsigned char)c->tmpl[j]))
             return n;
         for (size_t i = 0; i < c->npat; i++)
             if (c->pat[i][j] != c->tmpl[j])

@@ -23,6 +23,11 @@ struct upper_part {
     size_t n, crs;
 };
 
+int casoff_acgt(unsigned char b)
+{
+    return b == 'A' || b == 'C' || b == 'G' || b == 'T';
+}
+
 /* Bytes equal to zero in x: their high bits (exact, no borrow). */
 static uint64_t zero_bytes(uint64_t x)
 {
@@ -63,7 +68,7 @@ static void *upper_part(void *arg)
         if (c >= 'a' && c <= 'z')
             p[i] = (unsigned char)(c - 'a' + 'A');
         crs += c == '\r';
-        odd |= p[i] != 'A' && p[i] != 'C' && p[i] != 'G' && p[i] != 'T';
+        odd |= !casoff_acgt(p[i]);
     }
     if (n % CASOFF_ODD_BLOCK)
         u->odd[n / CASOFF_ODD_BLOCK] = odd != 0;
@@ -200,7 +205,6 @@ size_t casoff_genome_record_of(const casoff_genome *g, uint64_t pos)
     return lo;
 }
 
-static int acgt(unsigned char b) { return b == 'A' || b == 'C' || b == 'G' || b == 'T'; }
 
 int casoff_genome_odd_sites(const casoff_genome *g, size_t len, const unsigned char *deg,
                             int (*fn)(void *ctx, uint64_t start, int strand), void *ctx)
@@ -219,7 +223,7 @@ int casoff_genome_odd_sites(const casoff_genome *g, size_t len, const unsigned c
                 p = (p / CASOFF_ODD_BLOCK + 1) * CASOFF_ODD_BLOCK - 1;
                 continue;
             }
-            if (acgt(g->text[p]))
+            if (casoff_acgt(g->text[p]))
                 continue;
             for (int strand = 1; strand >= -1 && !rc; strand -= 2)
                 for (size_t d = 0; d < nd && !rc; d++) {
@@ -229,8 +233,9 @@ int casoff_genome_odd_sites(const casoff_genome *g, size_t len, const unsigned c
                         continue;
                     const uint64_t start = p - o;
                     size_t e = 0; /* from the site's first such byte only */
-                    while (e < d && acgt(g->text[start + (strand > 0 ? at[e]
-                                                                  : len - 1 - at[nd - 1 - e])]))
+                    while (e < d &&
+                           casoff_acgt(g->text[start + (strand > 0 ? at[e]
+                                                                   : len - 1 - at[nd - 1 - e])]))
                         e++;
                     if (e == d)
                         rc = fn(ctx, start, strand);
