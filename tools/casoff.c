@@ -44,7 +44,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_LIMIT 65535u /* 2.4.1 keeps the limit in 16 bits */
+#define MAX_LIMIT 65535u
+#define CASOFF_SLAB_BYTES ((size_t)64 << 20) /* 2.4.1 keeps the limit in 16 bits */
 
 typedef struct {
     char *seq;   /* upper case, template length */
@@ -61,6 +62,12 @@ typedef struct {
 } site;
 
 typedef struct {
+    site *v;
+    size_t n, cap;
+    int failed; /* out of memory */
+} site_list;
+
+typedef struct {
     const char *input; /* for messages */
     char *genome;      /* line 1 */
     char *tmpl, *tmpl_rc;
@@ -74,8 +81,8 @@ typedef struct {
     size_t *first_q, *next_q; /* the queries of pattern p: first_q[p], next_q[q] ... */
     unsigned max_limit;
     casoff_genome g; /* one genome file */
-    site *hits;
-    size_t nhits, hits_cap;
+    site_list hits; /* the search's sites, then the host pass's after them */
+    site_list odd;  /* the host pass's (odd_site), on a thread of its own */
     int failed;
     double searched, written, freed; /* CLMATCH_STATS: seconds in each, every file */
     double in_matches, odd_seconds;   /* ... in on_match, when timed; in odd_site's pass */
@@ -85,6 +92,7 @@ typedef struct {
      * than A/C/G/T: there 2.4.1 takes any other byte of the text, the library none */
     unsigned lib_k;
     unsigned char *deg;
+    unsigned char *mm; /* mismatch(c, b) at [c * 256 + b]: the per-site counts' table */
 } casoff;
 
 static void usage(FILE *f)
@@ -396,29 +404,45 @@ static int build_patterns(casoff *c)
 
 /* ---- one genome file --------------------------------------------------------------------- */
 
-/* 2.4.1's count of query mismatches at text offset pos, or UINT_MAX when the template
- * mismatches (strand < 0: the reverse complements against the text). */
-static unsigned count_mismatches(const casoff *c, const query *q, uint64_t pos, int strand)
+/* Each pair's mismatch(), looked up by the per-site counts (the host pass over sites with a
+ * text N compares every query there: 0.3 s of a 1 GB run with the call). */
+static int mismatch_table(casoff *c)
 {
-    const char *t = strand > 0 ? c->tmpl : c->tmpl_rc, *s = strand > 0 ? q->seq : q->rc;
+    if (!(c->mm = malloc(256 * 256)))
+        return -1;
+    for (unsigned a = 0; a < 256; a++)
+        for (unsigned b = 0; b < 256; b++)
+            c->mm[a * 256 + b] = (unsigned char)mismatch((unsigned char)a, (unsigned char)b);
+    return 0;
+}
+
+/* 2.4.1's count of query mismatches at text offset pos, or UINT_MAX when the template
+ * mismatches (strand < 0: the reverse complements against the text); any count above most
+ * once it passes it. */
+static unsigned count_mismatches(const casoff *c, const query *q, uint64_t pos, int strand,
+                                 unsigned most)
+{
+    const unsigned char *t = (const unsigned char *)(strand > 0 ? c->tmpl : c->tmpl_rc);
+    const unsigned char *s = (const unsigned char *)(strand > 0 ? q->seq : q->rc);
     const unsigned char *g = c->g.text + pos;
     unsigned mm = 0;
-    size_t j;
-    for (j = 0; j < c->len; j++) {
-        if (mismatch((unsigned char)t[j], g[j]))
+    for (size_t j = 0; j < c->len; j++) {
+        if (c->mm[t[j] * 256 + g[j]])
             return UINT_MAX;
-        mm += (unsigned)mismatch((unsigned char)s[j], g[j]);
+        mm += c->mm[s[j] * 256 + g[j]];
+        if (mm > most)
+            return mm;
     }
     return mm;
 }
 
-static int add_site(casoff *c, uint64_t pos, size_t qi, unsigned mm, int strand)
+static int add_site(site_list *l, uint64_t pos, size_t qi, unsigned mm, int strand)
 {
-    if (grow((void **)&c->hits, &c->hits_cap, c->nhits + 1, sizeof *c->hits) != 0) {
-        c->failed = 1;
+    if (grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v) != 0) {
+        l->failed = 1;
         return 1;
     }
-    c->hits[c->nhits++] = (site){pos, (unsigned)qi, mm, strand};
+    l->v[l->n++] = (site){pos, (unsigned)qi, mm, strand};
     return 0;
 }
 
@@ -447,9 +471,11 @@ static int on_match_sites(const clm_match *m, casoff *c)
     if (m->start < r->start || m->end > r->start + r->len)
         return 0; /* in a header, or crosses into the next record */
     for (qi = c->first_q[m->id]; qi != SIZE_MAX; qi = c->next_q[qi]) {
-        unsigned mm = count_mismatches(c, &c->q[qi], m->start, m->strand);
-        if (mm <= c->q[qi].limit && add_site(c, m->start, qi, mm, m->strand))
+        unsigned mm = count_mismatches(c, &c->q[qi], m->start, m->strand, c->q[qi].limit);
+        if (mm <= c->q[qi].limit && add_site(&c->hits, m->start, qi, mm, m->strand)) {
+            c->failed = 1;
             return 1;
+        }
     }
     return 0;
 }
@@ -470,12 +496,12 @@ static int odd_site(void *vctx, uint64_t start, int strand)
     const unsigned char *g = c->g.text + start;
     const char *t = strand > 0 ? c->tmpl : c->tmpl_rc;
     for (size_t j = 0; j < c->len; j++) /* the template first: in a run of N, its PAM fails */
-        if (t[j] != 'N' && mismatch((unsigned char)t[j], g[j]))
+        if (c->mm[(unsigned char)t[j] * 256 + g[j]])
             return 0;
     for (size_t qi = 0; qi < c->nq; qi++) {
         const query *q = &c->q[qi];
         const char *pat = c->pat[q->pattern];
-        unsigned mm = count_mismatches(c, q, start, strand), lib;
+        unsigned mm = count_mismatches(c, q, start, strand, q->limit), lib;
         if (mm > q->limit) /* or the template mismatches */
             continue;
         lib = mm;
@@ -483,7 +509,7 @@ static int odd_site(void *vctx, uint64_t start, int strand)
             const unsigned char code = (unsigned char)pat[strand > 0 ? j : c->len - 1 - j];
             lib += !casoff_acgt(g[j]) && !casoff_acgt(code);
         }
-        if (lib > c->lib_k && add_site(c, start, qi, mm, strand))
+        if (lib > c->lib_k && add_site(&c->odd, start, qi, mm, strand))
             return 1;
     }
     return 0;
@@ -508,9 +534,9 @@ static void print_sites(casoff *c)
         c->failed = 1;
         return;
     }
-    qsort(c->hits, c->nhits, sizeof *c->hits, site_cmp);
-    for (i = 0; i < c->nhits; i++) {
-        const site *h = &c->hits[i];
+    qsort(c->hits.v, c->hits.n, sizeof *c->hits.v, site_cmp);
+    for (i = 0; i < c->hits.n; i++) {
+        const site *h = &c->hits.v[i];
         const query *q = &c->q[h->q];
         const casoff_record *r = &c->g.rec[casoff_genome_record_of(&c->g, h->pos)];
         if (h->strand > 0)
@@ -566,7 +592,47 @@ static int search_text(casoff *c, const clm_database *db, clm_scratch *scratch, 
 static void free_file(casoff *c)
 {
     casoff_genome_free(&c->g);
-    c->nhits = 0;
+    c->hits.n = c->odd.n = 0;
+}
+
+/* The host pass over the sites with a text N under a code (odd_site), on a thread while the
+ * library searches: it reads the genome only, and adds to a list of its own. */
+struct odd_pass {
+    casoff *c;
+    pthread_t th;
+    int started, rc;
+    double seconds;
+};
+
+static void *odd_pass_run(void *arg)
+{
+    struct odd_pass *p = arg;
+    double t0 = now_seconds();
+    p->rc = casoff_genome_odd_sites(&p->c->g, p->c->len, p->c->deg, odd_site, p->c);
+    p->seconds = now_seconds() - t0;
+    return NULL;
+}
+
+/* Join the pass (or run it here when no thread started) and append its sites to the
+ * search's. Returns 0, or -1 after a message. */
+static int odd_pass_join(struct odd_pass *p)
+{
+    casoff *c = p->c;
+    if (p->started)
+        pthread_join(p->th, NULL);
+    else
+        odd_pass_run(p);
+    c->odd_seconds += p->seconds;
+    if (p->rc == 0 && grow((void **)&c->hits.v, &c->hits.cap, c->hits.n + c->odd.n,
+                           sizeof *c->hits.v) == 0) {
+        if (c->odd.n)
+            memcpy(c->hits.v + c->hits.n, c->odd.v, c->odd.n * sizeof *c->odd.v);
+        c->hits.n += c->odd.n;
+        c->odd.n = 0;
+        return 0;
+    }
+    errmsg("out of memory");
+    return -1;
 }
 
 /* Search a file casoff_genome_load read (st its result). Returns 0 (searched, or skipped
@@ -587,15 +653,12 @@ static int search_loaded(casoff *c, const char *path, int st, int skip_other,
         rc = -1;
     } else if (c->g.text_len >= c->len) {
         double t0 = now_seconds();
+        struct odd_pass odd = {.c = c};
+        if (c->deg)
+            odd.started = pthread_create(&odd.th, NULL, odd_pass_run, &odd) == 0;
         rc = search_text(c, db, scratch, block);
-        double t_odd = now_seconds();
-        if (rc == 0 && c->deg &&
-            casoff_genome_odd_sites(&c->g, c->len, c->deg, odd_site, c) != 0) {
-            if (!c->failed)
-                errmsg("out of memory");
+        if (c->deg && odd_pass_join(&odd) != 0)
             rc = -1;
-        }
-        c->odd_seconds += now_seconds() - t_odd;
         double t1 = now_seconds();
         if (rc == 0)
             print_sites(c);
@@ -778,6 +841,10 @@ int casoff_main(int argc, char **argv)
     }
     if (cli_output_init() != 0 || build_patterns(&c) != 0)
         goto done;
+    if (mismatch_table(&c) != 0) {
+        errmsg("out of memory");
+        goto done;
+    }
     if (n_files)
         preload_start(&pre, &c, files[0]);
     t_open = now_seconds();
@@ -822,6 +889,10 @@ int casoff_main(int argc, char **argv)
         goto done;
     }
     cli_device_opts_init(&dev_opts);
+    /* Slabs of 64 MiB unless CLMATCH_SLAB_BYTES says: the GPUs' 256 MiB took 0.21 s to pin
+     * (two slots) of a 1 s run on the H200 machine; the kernel lost 6 ms of 79. */
+    if (!getenv("CLMATCH_SLAB_BYTES"))
+        dev_opts.slab_bytes = CASOFF_SLAB_BYTES;
     if (cli_alloc_scratch(db, &dev_opts, &scratch) != 0)
         goto done;
     /* the stream's whole slabs (pinned staging on a GPU: 0.27 s for 1 GB on the H200)
@@ -858,7 +929,7 @@ done:
                 end - cli_time.start, t_open - cli_time.start, t_compile - t_open,
                 t_search - t_compile, pre.seconds, t_wait, end - t_search - t_wait);
         fprintf(stderr, "clmatch: searched %.4f s (%llu matches, %.4f s in their callbacks; "
-                        "sites with a text N under a code %.4f s), sites sorted and written "
+                        "sites with a text N under a code %.4f s on a thread), sites sorted and written "
                         "%.4f s, genome freed %.4f s\n",
                 c.searched, (unsigned long long)c.matches, c.in_matches, c.odd_seconds,
                 c.written, c.freed);
@@ -891,8 +962,10 @@ done:
     free(c.tmpl);
     free(c.tmpl_rc);
     casoff_genome_free(&c.g);
-    free(c.hits);
+    free(c.hits.v);
+    free(c.odd.v);
     free(c.deg);
+    free(c.mm);
     free(lens);
     free(ids);
     return status;

@@ -23,11 +23,6 @@ struct upper_part {
     size_t n, crs;
 };
 
-int casoff_acgt(unsigned char b)
-{
-    return b == 'A' || b == 'C' || b == 'G' || b == 'T';
-}
-
 /* Bytes equal to zero in x: their high bits (exact, no borrow). */
 static uint64_t zero_bytes(uint64_t x)
 {

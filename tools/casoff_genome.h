@@ -26,7 +26,10 @@ typedef struct {
 #define CASOFF_ODD_BLOCK 512u
 
 /* Whether upper-case byte b is A, C, G or T (2.4.1's plain bases). */
-int casoff_acgt(unsigned char b);
+static inline int casoff_acgt(unsigned char b)
+{
+    return b == 'A' || b == 'C' || b == 'G' || b == 'T';
+}
 /* Read path into g (empty before). 1 when it is not FASTA (its first byte is not '>'), 0
  * when read, -1 after a message. */
 int casoff_genome_load(casoff_genome *g, const char *path);

@@ -146,6 +146,7 @@ typedef struct {
     size_t block_bytes;
     clm_data_path data_path;
     size_t max_memory; /* 0: no budget */
+    size_t slab_bytes; /* 0: the device's (CLMATCH_SLAB_BYTES, the tuning) */
 } cli_device_opts;
 
 /* Help lines of --data-path and --max-memory (both modes print them). */
