@@ -230,6 +230,10 @@ typedef struct bench_row {
     int mismatch;               /* 1 when a count disagreed with the reference or itself */
     unsigned work_group_size, bytes_per_item;
     int cache_hit;              /* clm_database_info.cache_hit: compile_s had no kernel build */
+    uint64_t table_bytes;       /* clm_database_info.table_bytes: device memory of every
+                                   engine's pattern tables */
+    uint64_t local_table_bytes; /* clm_database_info.local_table_bytes: local memory a
+                                   work-group fills with tables (0: none) */
 } bench_row;
 
 typedef struct bench_report {

@@ -902,6 +902,8 @@ static void run_row(clm_device *dev, const char *text, const bench_scenario *sc,
         goto done;
     }
     row->cache_hit = info.cache_hit;
+    row->table_bytes = info.table_bytes;
+    row->local_table_bytes = info.local_table_bytes;
     row->work_group_size = info.work_group_size;
     row->bytes_per_item = info.bytes_per_item;
     row->got_algorithm = info.algorithm;

@@ -44,6 +44,23 @@ static void print_mib(FILE *f, uint64_t bytes)
         fprintf(f, "%.4g MiB", (double)bytes / (double)MIB);
 }
 
+/* Bytes in human units for a table cell: "512 B", "48 KiB", "2.13 MiB", "1.5 GiB". */
+static const char *human_bytes(uint64_t bytes, char *buf, size_t n)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, n, "%" PRIu64 " B", bytes);
+    else
+        snprintf(buf, n, v >= 100 ? "%.0f %s" : "%.3g %s", v, unit[u]);
+    return buf;
+}
+
 static const char *text_name(text_kind t)
 {
     return t == TEXT_ALL_A ? "all-a" : t == TEXT_CORPUS ? "corpus" : "genome";
@@ -373,7 +390,7 @@ static void print_host_reads(FILE *f, const bench_report *r)
 }
 
 /* The multi suite per device: every row of a set with its compile time (kernel builds
- * included unless the program cache had them) and table memory. */
+ * included unless the program cache had them) and table memory (clm_database_info). */
 static void print_multi_table(FILE *f, const bench_report *r, int dev)
 {
     const bench_device *d = &r->devices[dev];
@@ -387,8 +404,10 @@ static void print_multi_table(FILE *f, const bench_report *r, int dev)
         if (!header++)
             fprintf(f, "\n### %d:%d %s, pattern sets (multi)\n\n"
                        "Compile s: `clm_compile` wall time (kernel builds included, unless "
-                       "*cached*: every program came from the cache). Table memory: TODO, "
-                       "when `clm_database_info` reports it.\n\n"
+                       "*cached*: every program came from the cache). Table memory: device "
+                       "memory of every engine's pattern tables (`clm_database_info."
+                       "table_bytes`); *local*: the local memory a work-group fills with "
+                       "tables (`local_table_bytes`, the largest engine's), when any.\n\n"
                        "| scenario | patterns | m | row | kernel GB/s | %% of read BW | e2e GB/s "
                        "count | compile s | table memory | matches | reference |\n"
                        "|---|---:|---|---|---:|---:|---:|---:|---|---:|---|\n",
@@ -408,8 +427,12 @@ static void print_multi_table(FILE *f, const bench_report *r, int dev)
         print_gbs_cell(f, row->bytes, row->kernel_med_s);
         print_pct_cell(f, d, row_kernel_gbs(row));
         print_gbs_cell(f, row->bytes, row->count_med_s);
-        fprintf(f, " %.2f%s | TODO | %" PRIu64 " | %s |\n", row->compile_s,
-                row->cache_hit ? " (cached)" : "", row->matches,
+        char tables[32], local[32];
+        fprintf(f, " %.2f%s | %s", row->compile_s, row->cache_hit ? " (cached)" : "",
+                human_bytes(row->table_bytes, tables, sizeof tables));
+        if (row->local_table_bytes)
+            fprintf(f, " (local %s)", human_bytes(row->local_table_bytes, local, sizeof local));
+        fprintf(f, " | %" PRIu64 " | %s |\n", row->matches,
                 row->mismatch ? "**MISMATCH**" : "agrees");
     }
 }
@@ -671,8 +694,12 @@ void report_csv(FILE *f, const bench_report *r)
         for (int c = 0; c <= last; c++)
             fprintf(f, "%s%u:%.3f", c ? "/" : "", d->bw.host_read_threads[c],
                     d->bw.host_read_gbs[c]);
-        /* table_bytes: empty until clm_database_info reports the tables' memory (TODO) */
-        fprintf(f, ",%u,%zu,%d,\n", sc->set ? sc->set->count : 1,
+        /* table_bytes: clm_database_info.table_bytes of the row's database (empty when the
+         * row did not run) */
+        fprintf(f, ",%u,%zu,%d,", sc->set ? sc->set->count : 1,
                 sc->set ? sc->set->min_len : sc->len, ok ? row->cache_hit : 0);
+        if (ok)
+            fprintf(f, "%" PRIu64, row->table_bytes);
+        fputc('\n', f);
     }
 }
