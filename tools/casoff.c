@@ -545,8 +545,8 @@ static void print_sites(casoff *c)
             revcomp(buf, (const char *)c->g.text + h->pos, c->len);
         /* Mismatched bases in lower case. */
         for (j = 0; j < c->len; j++)
-            if (mismatch((unsigned char)q->seq[j], (unsigned char)buf[j]) && buf[j] >= 'A' &&
-                buf[j] <= 'Z')
+            if (c->mm[(unsigned char)q->seq[j] * 256 + (unsigned char)buf[j]] &&
+                buf[j] >= 'A' && buf[j] <= 'Z')
                 buf[j] = (char)(buf[j] - 'A' + 'a');
         out_bytes(q->seq, c->len);
         out_char('\t');
