@@ -71,7 +71,8 @@ $(B)/libclmatch.so: $(LIB_OBJ)
 # ---- programs (linked statically against the library so they run from build/) ----------
 CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/dna_args.c \
             tools/dna_patterns.c tools/fasta.c tools/fasta_device.c tools/crispr.c tools/casoff.c \
-            tools/casoff_genome.c tools/casoff_device.c tools/patterns.c tools/list_devices.c \
+            tools/casoff_genome.c tools/casoff_device.c tools/casoff_rows.c tools/patterns.c \
+            tools/list_devices.c \
             tools/grep_args.c tools/output.c tools/batch.c \
             tools/walk.c tools/grep_stats.c tools/progress.c tools/grep_db.c tools/grep_match.c \
             tools/cli_devices.c tools/like.c tools/line_records.c tools/fastq.c tools/reads.c tools/gz.c \
@@ -81,8 +82,10 @@ $(B)/clmatch: $(CLI_SRC) $(patsubst %.c,%.h,$(filter-out tools/clmatch.c,$(CLI_S
               $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CLI_SRC) $(B)/libclmatch.a $(LDFLAGS) -lz $(LDLIBS)
 CASOFF_SRC := tools/clmatch-cas-offinder.c tools/casoff.c tools/casoff_genome.c \
-              tools/casoff_device.c tools/cli_common.c tools/line_records.c tools/crispr.c
+              tools/casoff_device.c tools/casoff_rows.c tools/cli_common.c tools/line_records.c \
+              tools/crispr.c
 $(B)/clmatch-cas-offinder: $(CASOFF_SRC) tools/casoff.h tools/casoff_genome.h tools/casoff_device.h \
+                           tools/casoff_rows.h \
                            tools/cli_common.h \
                            tools/line_records.h tools/crispr.h $(B)/libclmatch.a
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -o $@ $(CASOFF_SRC) $(B)/libclmatch.a $(LDFLAGS) $(LDLIBS)

@@ -220,8 +220,18 @@ inp(T + '/rin2', T + '/rdir', 'TTTV' + 'N' * 16,
     ['NNNN%sNN %d id%d\n' % (g, 3, i) for i, g in enumerate(guides)])
 inp(T + '/rin3', T + '/r1.fa', 'N' * 14 + 'NGG',
     ['%sNGG %d\n' % (g.lower(), 2) for g in guides] + ['%sNNN 0\n' % guides[0]])
+# Every site of a query whose limit is its length: about 90 000 rows, formatted by threads
+# (tools/casoff_rows.c shares out 16 384 rows or more a thread).
+with open(T + '/r4.fa', 'w') as f:
+    for r in range(3):
+        s = list(rseq(15000))
+        for _ in range(20):
+            s[rnd.randrange(len(s))] = rnd.choice('NRY')
+        s = ''.join(s)
+        f.write('>many%d\n' % r + ''.join(s[i:i + 60] + '\n' for i in range(0, len(s), 60)))
+inp(T + '/rin4', T + '/r4.fa', 'N' * 10, ['ACGTACGTAC 10 all\n', 'TTGACCANNN 2 few\n'])
 PYEOF
-    for i in 1 2 3; do
+    for i in 1 2 3 4; do
         python3 "$ROOT/tests/ref_casoff.py" "$T/rin$i" >"$T/exp" 2>"$T/referr"
         "$CO" "$T/rin$i" C - >"$T/act" 2>"$T/err"
         if [ -s "$T/exp" ]; then same "cas-offinder: random input $i against ref_casoff.py" \

@@ -15,15 +15,17 @@
  * mismatches it); N never mismatches.
  *
  * How: each query, its N positions filled from the template, is one pattern of ONE library
- * search on both strands, over the text with every byte other than A/C/G/T turned to N, with
- * Hamming distance max(LIMIT) + D, D the most degenerate codes (N, R, ...) of a pattern: the
- * library counts a text N under such a code as a mismatch where 2.4.1 does not, at most D
- * times, so every site is a candidate; each candidate is then checked with 2.4.1's rules
- * above. (A text N matching every code, CLM_DEGENERATE_TEXT, made every window of a run of
- * Ns a candidate of every query: 55 s instead of 2 on 200 MB with 1 000 guides.) With
- * distance at most 8 the library searches every query on both strands in one launch
- * (hamming), with the template's plain bases at the patterns' ends (the G of NRG, the GG of
- * NGG) as exact ends, checked once per start for all queries (exact_end).
+ * search on both strands with Hamming distance max(LIMIT) (below the length), over the text
+ * with every byte other than A/C/G/T in no pattern class; each site it reports is checked
+ * with 2.4.1's rules above. The library counts a text N under a code as a mismatch where
+ * 2.4.1 does not: the sites holding such a byte are checked on the host (odd_site), on a
+ * thread while the library searches, and so are the sites where every base of a query whose
+ * limit is the length mismatches (all_mismatch_sites). (A text N matching every code,
+ * CLM_DEGENERATE_TEXT, made every window of a run of Ns a candidate of every query: 55 s
+ * instead of 2 on 200 MB with 1 000 guides.) With distance at most 8 the library searches
+ * every query on both strands in one launch (hamming), with the template's plain bases at the
+ * patterns' ends (the G of NRG, the GG of NGG) as exact ends, checked once per start for all
+ * queries (exact_end).
  *
  * Rows: per genome file, per query in input order, by position, + before -.
  */
@@ -31,6 +33,7 @@
 
 #include "casoff_genome.h"
 #include "casoff_device.h"
+#include "casoff_rows.h"
 #include "clmatch.h"
 #include "cli_common.h"
 #include "crispr.h"
@@ -47,25 +50,7 @@
 #define MAX_LIMIT 65535u
 #define CASOFF_SLAB_BYTES ((size_t)64 << 20) /* 2.4.1 keeps the limit in 16 bits */
 
-typedef struct {
-    char *seq;   /* upper case, template length */
-    char *rc;    /* its reverse complement */
-    char *id;    /* third field, or NULL */
-    unsigned limit;
-    unsigned pattern; /* index of its library pattern */
-} query;
-
-typedef struct {
-    uint64_t pos; /* in the genome text */
-    unsigned q, mm;
-    int strand;
-} site;
-
-typedef struct {
-    site *v;
-    size_t n, cap;
-    int failed; /* out of memory */
-} site_list;
+typedef casoff_query query;
 
 typedef struct {
     const char *input; /* for messages */
@@ -81,8 +66,8 @@ typedef struct {
     size_t *first_q, *next_q; /* the queries of pattern p: first_q[p], next_q[q] ... */
     unsigned max_limit;
     casoff_genome g; /* one genome file */
-    site_list hits; /* the search's sites, then the host pass's after them */
-    site_list odd;  /* the host pass's (odd_site), on a thread of its own */
+    casoff_sites hits; /* the search's sites, then the host pass's after them */
+    casoff_sites odd;  /* the host pass's (odd_site), on a thread of its own */
     int failed;
     double searched, written, freed; /* CLMATCH_STATS: seconds in each, every file */
     double in_matches, odd_seconds;   /* ... in on_match, when timed; in odd_site's pass */
@@ -143,19 +128,6 @@ static int mismatch(unsigned char c, unsigned char b)
     if (c == 'N')
         return 0;
     return casoff_acgt(b) && (iupac_set(b) & iupac_set(c)) == 0;
-}
-
-/* 2.4.1's complement: IUPAC pairs; S, W, N and any other byte stay. */
-static unsigned char complement(unsigned char b)
-{
-    return b == 'U' ? b : iupac_complement(b);
-}
-
-static void revcomp(char *dst, const char *src, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        dst[i] = (char)complement((unsigned char)src[n - 1 - i]);
 }
 
 /* ---- the input file ---------------------------------------------------------------------- */
@@ -237,7 +209,7 @@ static int parse_query(casoff *c, char *ln, size_t line)
         errmsg("out of memory");
         return -1;
     }
-    revcomp(q->rc, q->seq, n);
+    casoff_revcomp(q->rc, q->seq, n);
     q->rc[n] = '\0';
     return 0;
 }
@@ -291,7 +263,7 @@ static int parse_input(casoff *c, const char *path)
                 rc = -1;
             } else {
                 c->len = n;
-                revcomp(c->tmpl_rc, c->tmpl, n);
+                casoff_revcomp(c->tmpl_rc, c->tmpl, n);
             }
         } else if (n == 0 || strspn(ln, " \t\v\f") == n) {
             if (!blank)
@@ -436,16 +408,6 @@ static unsigned count_mismatches(const casoff *c, const query *q, uint64_t pos, 
     return mm;
 }
 
-static int add_site(site_list *l, uint64_t pos, size_t qi, unsigned mm, int strand)
-{
-    if (grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v) != 0) {
-        l->failed = 1;
-        return 1;
-    }
-    l->v[l->n++] = (site){pos, (unsigned)qi, mm, strand};
-    return 0;
-}
-
 static int on_match_sites(const clm_match *m, casoff *c);
 
 static int on_match(const clm_match *m, void *vctx)
@@ -472,7 +434,7 @@ static int on_match_sites(const clm_match *m, casoff *c)
         return 0; /* in a header, or crosses into the next record */
     for (qi = c->first_q[m->id]; qi != SIZE_MAX; qi = c->next_q[qi]) {
         unsigned mm = count_mismatches(c, &c->q[qi], m->start, m->strand, c->q[qi].limit);
-        if (mm <= c->q[qi].limit && add_site(&c->hits, m->start, qi, mm, m->strand)) {
+        if (mm <= c->q[qi].limit && casoff_sites_add(&c->hits, m->start, (unsigned)qi, mm, m->strand)) {
             c->failed = 1;
             return 1;
         }
@@ -485,6 +447,20 @@ static int on_ignore(const clm_match *m, void *vctx)
     (void)m;
     (void)vctx;
     return 0;
+}
+
+/* The bytes other than A/C/G/T at site g where query q's pattern has a code (the library
+ * counts each as a mismatch, 2.4.1 does not). */
+static unsigned odd_under_codes(const casoff *c, const query *q, const unsigned char *g,
+                                int strand)
+{
+    const char *pat = c->pat[q->pattern];
+    unsigned n = 0;
+    for (size_t j = 0; j < c->len; j++) {
+        const unsigned char code = (unsigned char)pat[strand > 0 ? j : c->len - 1 - j];
+        n += !casoff_acgt(g[j]) && !casoff_acgt(code);
+    }
+    return n;
 }
 
 /* A site holding a byte other than A/C/G/T under a pattern's code (casoff_genome_odd_sites):
@@ -500,72 +476,52 @@ static int odd_site(void *vctx, uint64_t start, int strand)
             return 0;
     for (size_t qi = 0; qi < c->nq; qi++) {
         const query *q = &c->q[qi];
-        const char *pat = c->pat[q->pattern];
         unsigned mm = count_mismatches(c, q, start, strand, q->limit), lib;
         if (mm > q->limit) /* or the template mismatches */
             continue;
-        lib = mm;
-        for (size_t j = 0; j < c->len; j++) {
-            const unsigned char code = (unsigned char)pat[strand > 0 ? j : c->len - 1 - j];
-            lib += !casoff_acgt(g[j]) && !casoff_acgt(code);
-        }
-        if (lib > c->lib_k && add_site(&c->odd, start, qi, mm, strand))
+        lib = mm + odd_under_codes(c, q, g, strand);
+        if (lib > c->lib_k && casoff_sites_add(&c->odd, start, (unsigned)qi, mm, strand))
             return 1;
     }
     return 0;
 }
 
-static int site_cmp(const void *a, const void *b)
+/* Whether casoff_genome_odd_sites calls odd_site for site g: a byte other than A/C/G/T
+ * where some pattern has a code. */
+static int odd_pass_visits(const casoff *c, const unsigned char *g, int strand)
 {
-    const site *x = a, *y = b;
-    if (x->q != y->q)
-        return x->q < y->q ? -1 : 1;
-    if (x->pos != y->pos)
-        return x->pos < y->pos ? -1 : 1;
-    return (x->strand < y->strand) - (x->strand > y->strand);
+    for (size_t j = 0; c->deg && j < c->len; j++)
+        if (c->deg[strand > 0 ? j : c->len - 1 - j] && !casoff_acgt(g[j]))
+            return 1;
+    return 0;
 }
 
-static void print_sites(casoff *c)
+/* Sites where every base of a query whose limit is the template's length or more
+ * mismatches: the library's distance stays below the length, so it reports none of them.
+ * Those that odd_site looks at are its own; the others are added here, in a pass over every start that the first base ends for almost all. 0, or 1 out of
+ * memory. */
+static int all_mismatch_sites(casoff *c)
 {
-    char *buf = malloc(c->len);
-    size_t i, j;
-    if (!buf) {
-        errmsg("out of memory");
-        c->failed = 1;
-        return;
-    }
-    qsort(c->hits.v, c->hits.n, sizeof *c->hits.v, site_cmp);
-    for (i = 0; i < c->hits.n; i++) {
-        const site *h = &c->hits.v[i];
-        const query *q = &c->q[h->q];
-        const casoff_record *r = &c->g.rec[casoff_genome_record_of(&c->g, h->pos)];
-        if (h->strand > 0)
-            memcpy(buf, c->g.text + h->pos, c->len);
-        else
-            revcomp(buf, (const char *)c->g.text + h->pos, c->len);
-        /* Mismatched bases in lower case. */
-        for (j = 0; j < c->len; j++)
-            if (c->mm[(unsigned char)q->seq[j] * 256 + (unsigned char)buf[j]] &&
-                buf[j] >= 'A' && buf[j] <= 'Z')
-                buf[j] = (char)(buf[j] - 'A' + 'a');
-        out_bytes(q->seq, c->len);
-        out_char('\t');
-        out_str(r->name);
-        out_char('\t');
-        out_u64(h->pos - r->start);
-        out_char('\t');
-        out_bytes(buf, c->len);
-        out_char('\t');
-        out_char(h->strand > 0 ? '+' : '-');
-        out_char('\t');
-        out_u64(h->mm);
-        if (q->id) {
-            out_char('\t');
-            out_str(q->id);
+    for (size_t qi = 0; qi < c->nq; qi++) {
+        const query *q = &c->q[qi];
+        if (q->limit < c->len)
+            continue;
+        for (size_t r = 0; r < c->g.nrec; r++) {
+            const uint64_t r0 = c->g.rec[r].start, r1 = r0 + c->g.rec[r].len;
+            for (uint64_t p = r0; p + c->len <= r1; p++)
+                for (int strand = 1; strand >= -1; strand -= 2) {
+                    const unsigned char *g = c->g.text + p;
+                    const unsigned char s0 = (unsigned char)(strand > 0 ? q->seq : q->rc)[0];
+                    if (!c->mm[s0 * 256 + g[0]] ||
+                        count_mismatches(c, q, p, strand, UINT_MAX - 1) != c->len ||
+                        odd_pass_visits(c, g, strand))
+                        continue;
+                    if (casoff_sites_add(&c->odd, p, (unsigned)qi, (unsigned)c->len, strand))
+                        return 1;
+                }
         }
-        out_char('\n');
     }
-    free(buf);
+    return 0;
 }
 
 /* Search the text of one file. Bytes other than A/C/G/T (N, other codes, headers between
@@ -608,7 +564,10 @@ static void *odd_pass_run(void *arg)
 {
     struct odd_pass *p = arg;
     double t0 = now_seconds();
-    p->rc = casoff_genome_odd_sites(&p->c->g, p->c->len, p->c->deg, odd_site, p->c);
+    casoff *c = p->c;
+    p->rc = c->deg ? casoff_genome_odd_sites(&c->g, c->len, c->deg, odd_site, c) : 0;
+    if (p->rc == 0 && c->max_limit >= c->len)
+        p->rc = all_mismatch_sites(c);
     p->seconds = now_seconds() - t0;
     return NULL;
 }
@@ -623,14 +582,8 @@ static int odd_pass_join(struct odd_pass *p)
     else
         odd_pass_run(p);
     c->odd_seconds += p->seconds;
-    if (p->rc == 0 && grow((void **)&c->hits.v, &c->hits.cap, c->hits.n + c->odd.n,
-                           sizeof *c->hits.v) == 0) {
-        if (c->odd.n)
-            memcpy(c->hits.v + c->hits.n, c->odd.v, c->odd.n * sizeof *c->odd.v);
-        c->hits.n += c->odd.n;
-        c->odd.n = 0;
+    if (p->rc == 0 && casoff_sites_move(&c->hits, &c->odd) == 0)
         return 0;
-    }
     errmsg("out of memory");
     return -1;
 }
@@ -654,14 +607,18 @@ static int search_loaded(casoff *c, const char *path, int st, int skip_other,
     } else if (c->g.text_len >= c->len) {
         double t0 = now_seconds();
         struct odd_pass odd = {.c = c};
-        if (c->deg)
+        const int host_pass = c->deg || c->max_limit >= c->len;
+        if (host_pass)
             odd.started = pthread_create(&odd.th, NULL, odd_pass_run, &odd) == 0;
         rc = search_text(c, db, scratch, block);
-        if (c->deg && odd_pass_join(&odd) != 0)
+        if (host_pass && odd_pass_join(&odd) != 0)
             rc = -1;
         double t1 = now_seconds();
-        if (rc == 0)
-            print_sites(c);
+        const casoff_rows rows = {&c->g, c->len, c->q, c->mm};
+        if (rc == 0 && casoff_rows_write(&rows, &c->hits) != 0) {
+            errmsg("out of memory");
+            rc = -1;
+        }
         c->searched += t1 - t0;
         c->written += now_seconds() - t1;
     }
@@ -962,8 +919,8 @@ done:
     free(c.tmpl);
     free(c.tmpl_rc);
     casoff_genome_free(&c.g);
-    free(c.hits.v);
-    free(c.odd.v);
+    casoff_sites_free(&c.hits);
+    casoff_sites_free(&c.odd);
     free(c.deg);
     free(c.mm);
     free(lens);
