@@ -916,6 +916,22 @@ fi
 # docs/*.md names a file that exists (its #anchor is not checked, nor http(s), mailto and
 # in-page links), and README.md stays a front page of at most 12 288 bytes: the reference
 # belongs in docs/.
+# ---- exit: the device's teardown handed to a child (CLMATCH_EXIT, docs/cli.md) -----------
+# The same output, status and (empty) standard error with the hand-off and without; a reader
+# of the output through a pipe gets its end (the child closes its copy of the pipe).
+printf 'abc\nxabcx\nno\n' >"$T/exit.txt"
+for pat in abc zzz; do
+    CLMATCH_EXIT=wait "$CLM" -n "$pat" "$T/exit.txt" >"$T/exp" 2>&1
+    echo "exit $?" >>"$T/exp"
+    "$CLM" -n "$pat" "$T/exit.txt" >"$T/act" 2>&1
+    echo "exit $?" >>"$T/act"
+    same "exit: hand-off, -n $pat: output, status and stderr as CLMATCH_EXIT=wait" \
+        "$T/exp" "$T/act" /dev/null
+    { "$CLM" -c "$pat" "$T/exit.txt"; echo "exit $?"; } | { cat; echo eof; } >"$T/act"
+    { grep -c "$pat" "$T/exit.txt"; echo "exit $?"; echo eof; } >"$T/exp"
+    same "exit: hand-off, -c $pat through a pipe" "$T/exp" "$T/act" /dev/null
+done
+
 doc_checks() {
     for md in "$ROOT/README.md" "$ROOT"/docs/*.md; do
         [ -f "$md" ] || continue

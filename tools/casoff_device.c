@@ -97,6 +97,7 @@ int casoff_open_device(const char *spec, clm_device **dev)
     if (n_ids > 1)
         fprintf(stderr, "clmatch: clmatch-cas-offinder runs on one device: %s\n",
                 list[chosen].name);
+    cli_time.opened = 1;
     st = clm_device_open(list[chosen].platform_index, list[chosen].device_index, dev);
     clm_free_device_list(list);
     if (st != CLM_OK) {

@@ -3,12 +3,16 @@
  */
 #include "cli_common.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -314,6 +318,7 @@ int cli_open_device(const cli_device_opts *o, clm_device **dev)
     if (d >= 0 && p < 0)
         p = 0; /* -d alone: a device of the first platform */
     double t0 = now_seconds();
+    cli_time.opened = 1;
     st = clm_device_open(p, p < 0 ? -1 : d, dev);
     cli_time.open = now_seconds() - t0;
     if (st != CLM_OK) {
@@ -536,10 +541,49 @@ void cli_stats_breakdown(const clm_device *dev, const clm_database *db,
             search_s > named ? search_s - named : 0.0);
 }
 
+/* The child of hand_off_teardown: nothing but async-signal-safe calls (the parent may have
+ * held locks in other threads). Its standard streams go to /dev/null and its pipes and
+ * sockets are closed; it waits for the parent's end of the pipe to close, then exits,
+ * releasing the device's files last. */
+static void teardown_child(int wait_fd)
+{
+    int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3 && null >= 0; fd++)
+        dup2(null, fd);
+    struct rlimit rl;
+    int most = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur
+                                                                          : 65536;
+    for (int fd = 3; fd < most; fd++) {
+        struct stat st;
+        if (fd != wait_fd && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+            close(fd);
+    }
+    char b;
+    while (read(wait_fd, &b, 1) < 0 && errno == EINTR)
+        ;
+    _exit(0);
+}
+
+/* Fork the child that outlives this process with the device's files (cli_exit_early). */
+static void hand_off_teardown(void)
+{
+    const char *how = getenv("CLMATCH_EXIT");
+    int fds[2];
+    if (!cli_time.opened || (how && strcmp(how, "wait") == 0) || pipe(fds) != 0)
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[1]);
+        teardown_child(fds[0]);
+    }
+    close(fds[0]); /* the parent's write end closes when it exits */
+}
+
 void cli_exit_early(int status, int stats)
 {
     if (stats) return;
     (void)fflush(stderr);
+    hand_off_teardown();
     _exit(status);
 }
 

@@ -190,6 +190,7 @@ typedef struct cli_timings {
     double open;    /* cli_open_device: clm_device_open */
     double compile; /* cli_compile: clm_compile */
     double scratch; /* cli_alloc_scratch: clm_scratch_alloc */
+    int opened;     /* an OpenCL device was opened: cli_exit_early hands its teardown off */
 } cli_timings;
 extern cli_timings cli_time;
 
@@ -246,7 +247,11 @@ void cli_teardown(clm_scratch *scratch, clm_database *db, clm_device *dev, int s
 /* Once the output is flushed (cli_output_finish): exit with status at once, leaving the
  * devices to the operating system, unless stats asks for the teardown's timings. A GPU
  * driver's context release takes tens of milliseconds, and an early set's GPU may still be
- * coming up: the exit status need not wait for either. */
+ * coming up: the exit status need not wait for either. Where a device was opened
+ * (cli_time.opened) and CLMATCH_EXIT is not `wait`, a child process holds the device's files
+ * until this one is gone, so that the driver's teardown runs in it, after the exit status
+ * (0.15 s of a 0.6 s run on the H200 machine); its standard streams, pipes and sockets are
+ * closed first, so a reader of the output sees its end at once. */
 void cli_exit_early(int status, int stats);
 
 #endif

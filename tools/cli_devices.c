@@ -170,6 +170,7 @@ static int open_lazy(cli_set *s, const char *const *patterns, const size_t *leng
     if (rc != 0) return s->open_status = CLM_E_NO_DEVICE;
     scratch_options(s->o, &so);
     double t0 = now_seconds();
+    cli_time.opened = 1;
     st = clm_set_open_early(s->plat, s->dev, s->n, patterns, lengths, ids, count, opts, &so,
                             &s->set, &s->db, &s->scratch);
     cli_time.compile += now_seconds() - t0;
@@ -278,6 +279,7 @@ int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out)
         return 0;
     }
     double t0 = now_seconds();
+    cli_time.opened = 1;
     st = clm_device_set_open(plat, dev, n, &s->set);
     cli_time.open = now_seconds() - t0;
     if (st != CLM_OK) {
@@ -319,6 +321,7 @@ int cli_set_compile(cli_set *set, const char *const *patterns, const size_t *len
     }
     scratch_options(set->o, &so);
     double t0 = now_seconds();
+    cli_time.opened = 1;
     int st = set->early ? clm_set_open_early(set->plat, set->dev, set->n, patterns, lengths, ids,
                                              count, opts, &so, &set->set, &set->db,
                                              &set->scratch)
