@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,12 +74,11 @@ static void *upper_part(void *arg)
  * whether it holds a CR. */
 static int upper_all(casoff_genome *g)
 {
-    pthread_t th[MAX_THREADS];
     struct upper_part parts[MAX_THREADS];
     unsigned char *p = g->text;
     const size_t n = g->text_len;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned np = (unsigned)(n >> 22) + 1, started = 0;
+    unsigned np = (unsigned)(n >> 22) + 1;
     if (cpus >= 1 && np > (unsigned long)cpus)
         np = (unsigned)cpus;
     if (np > MAX_THREADS)
@@ -91,18 +89,10 @@ static int upper_all(casoff_genome *g)
         size_t e = i + 1 == np || per * (i + 1) > n ? n : per * (i + 1);
         parts[i] = (struct upper_part){p + a, g->odd + a / CASOFF_ODD_BLOCK, e - a, 0};
     }
-    for (unsigned i = 1; i < np; i++)
-        if (pthread_create(&th[i], NULL, upper_part, &parts[i]) == 0)
-            started |= 1u << i;
-        else
-            upper_part(&parts[i]);
-    upper_part(&parts[0]);
+    cli_run_parts(parts, sizeof *parts, np, upper_part);
     size_t crs = 0;
-    for (unsigned i = 0; i < np; i++) {
-        if (i && started >> i & 1)
-            pthread_join(th[i], NULL);
+    for (unsigned i = 0; i < np; i++)
         crs += parts[i].crs;
-    }
     return crs != 0;
 }
 

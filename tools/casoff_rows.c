@@ -8,7 +8,6 @@
 #include "cli_common.h"
 #include "crispr.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -160,8 +159,7 @@ static void *format_part(void *arg)
 int casoff_rows_write(const casoff_rows *r, casoff_sites *l)
 {
     struct part parts[MAX_THREADS];
-    pthread_t th[MAX_THREADS];
-    unsigned np = 1, started = 0, i;
+    unsigned np = 1, i;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (l->n > 1)
         qsort(l->v, l->n, sizeof *l->v, site_cmp);
@@ -175,18 +173,10 @@ int casoff_rows_write(const casoff_rows *r, casoff_sites *l)
         const size_t a = l->n / np * i, e = i + 1 == np ? l->n : l->n / np * (i + 1);
         parts[i] = (struct part){r, l->v + a, e - a, NULL, 0, 0, 0};
     }
-    for (i = 1; i < np; i++)
-        if (pthread_create(&th[i], NULL, format_part, &parts[i]) == 0)
-            started |= 1u << i;
-        else
-            format_part(&parts[i]);
-    format_part(&parts[0]);
+    cli_run_parts(parts, sizeof *parts, np, format_part);
     int failed = 0;
-    for (i = 0; i < np; i++) {
-        if (i && started >> i & 1)
-            pthread_join(th[i], NULL);
+    for (i = 0; i < np; i++)
         failed |= parts[i].failed;
-    }
     for (i = 0; i < np; i++) {
         if (!failed)
             out_bytes(parts[i].buf, parts[i].len);

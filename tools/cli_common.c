@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +365,22 @@ int cli_alloc_scratch(clm_database *db, const cli_device_opts *o, clm_scratch **
         return -1;
     }
     return 0;
+}
+
+void cli_run_parts(void *parts, size_t size, unsigned n, void *(*fn)(void *))
+{
+    pthread_t th[CLI_MAX_PARTS];
+    unsigned char started[CLI_MAX_PARTS] = {0};
+    char *p = parts;
+    for (unsigned i = 1; i < n; i++)
+        if (i >= CLI_MAX_PARTS || !(started[i] = pthread_create(&th[i], NULL, fn,
+                                                                 p + i * size) == 0))
+            fn(p + i * size);
+    if (n)
+        fn(p);
+    for (unsigned i = 1; i < n && i < CLI_MAX_PARTS; i++)
+        if (started[i])
+            pthread_join(th[i], NULL);
 }
 
 double now_seconds(void)

@@ -181,6 +181,12 @@ int cli_check_mismatches(int mismatches_only, unsigned max_errors, const char *m
 int cli_operands(int argc, char **argv, int need_pattern, const char **pattern_args,
                  size_t *n_pattern_args, char ***files, size_t *n_files, const char *mode);
 
+/* Run fn on each of n parts (part i at (char *)parts + i * size): parts 1 to n - 1 on threads
+ * of their own (up to CLI_MAX_PARTS; on this one where a thread cannot be had), part 0 here;
+ * returns when all are done. */
+#define CLI_MAX_PARTS 64
+void cli_run_parts(void *parts, size_t size, unsigned n, void *(*fn)(void *));
+
 /* ---- device setup and timings ---- */
 
 /* Where the run's time went, for --stats (seconds). cli_open_device, cli_compile and

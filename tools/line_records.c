@@ -11,7 +11,6 @@
 #include "cli_common.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,18 +85,6 @@ static unsigned split_parts(struct part *parts, unsigned char *src, size_t n, in
     return np;
 }
 
-static void run(struct part *parts, unsigned n, void *(*fn)(void *))
-{
-    pthread_t th[MAX_PARTS];
-    unsigned started = 0;
-    for (unsigned i = 1; i < n; i++)
-        if (pthread_create(&th[i], NULL, fn, &parts[i]) == 0) started |= 1u << i;
-        else fn(&parts[i]);
-    fn(&parts[0]);
-    for (unsigned i = 1; i < n; i++)
-        if (started >> i & 1) pthread_join(th[i], NULL);
-}
-
 static void *read_part(void *arg)
 {
     struct part *p = arg;
@@ -158,7 +145,7 @@ int line_records_read(int fd, int sep, line_records *out)
     } else if (n) {
         if (!(src = alloc_large(n))) return ENOMEM;
         np = split_parts(parts, src, n, fd, sep);
-        run(parts, np, read_part);
+        cli_run_parts(parts, sizeof *parts, np, read_part);
         for (unsigned i = 0; i < np; i++)
             if (parts[i].err) {
                 int err = parts[i].err;
@@ -182,7 +169,7 @@ int line_records_read(int fd, int sep, line_records *out)
         if (err) return err;
         np = split_parts(parts, src, n, fd, sep);
     }
-    run(parts, np, count_part);
+    cli_run_parts(parts, sizeof *parts, np, count_part);
     uint64_t seps = 0;
     for (unsigned i = 0; i < np; i++) {
         parts[i].before = seps;
@@ -207,7 +194,7 @@ int line_records_read(int fd, int sep, line_records *out)
         parts[i].off = off;
         parts[i].bits = bits;
     }
-    run(parts, np, split_part);
+    cli_run_parts(parts, sizeof *parts, np, split_part);
     if (mapped)
         munmap(src, n);
     else
