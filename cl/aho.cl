@@ -5,7 +5,14 @@
  * and the states where matches end numbered last, so one compare per byte finds them.
  * Matches are reported by their exclusive end and the pattern's slot (info + j); the walk
  * starts empty at `begin`, so every match it finds starts there or later, and it keeps those
- * that start before begin + CHUNK and before `owned`. */
+ * that start before begin + CHUNK and before `owned`. With LINE_FIRST (CLM_LINES) a walk that
+ * has reported a match starting on the current line (after the last '\n' or NUL byte it
+ * read) leaves out the others that start there; a match holding a line end is always
+ * reported; counts count all. */
+
+#ifndef LINE_FIRST
+#define LINE_FIRST 0
+#endif
 
 #if AHO_HOT
 /* Tables in global memory, their first AHO_HOT entries (the header and the rows of the
@@ -34,10 +41,11 @@
 #endif
 
 /* Every pattern ending at exclusive end e, the walk being in output state `state`: their
- * number (count_only) or each appended. */
+ * number (count_only) or each appended. lines (LINE_FIRST): those starting at line_start or
+ * later only while none is reported (line_hit), and whether one is now. */
 uint clm_aho_outputs(AHO_TAB const uint *tab, uint state, uint e, uint limit,
                      __global uint *counter, __global uint *out, uint cap, uint info,
-                     const int count_only)
+                     const int count_only, const int lines, const uint line_start, int line_hit)
 {
     uint found = 0;
     const uint head = tab[CLM_AHO_HEAD], link = tab[CLM_AHO_LINK];
@@ -45,11 +53,22 @@ uint clm_aho_outputs(AHO_TAB const uint *tab, uint state, uint e, uint limit,
     for (uint o = (state - tab[CLM_AHO_OUT_MIN]) / tab[CLM_AHO_CLASSES]; o != CLM_AHO_NONE;
          o = tab[link + o])
         for (uint v = tab[head + o]; v != CLM_AHO_NONE; v = tab[dup + v]) {
-            const uint j = tab[id + v];
-            if (e - tab[len + j] < limit)
-                FOUND(e, info + j);
+            const uint j = tab[id + v], s = e - tab[len + j];
+            if (s >= limit || (lines && line_hit && s >= line_start))
+                continue;
+            FOUND(e, info + j);
+            line_hit |= lines && s >= line_start;
         }
-    return found;
+    return lines ? (uint)line_hit : found;
+}
+
+/* Whether the 16 bytes of v hold a '\n' or a NUL byte. */
+int clm_has_line_end(uint4 v)
+{
+    const uint4 n = v ^ (uint4)(0x0a0a0a0au);
+    const uint4 z = ((v - (uint4)(0x01010101u)) & ~v) | ((n - (uint4)(0x01010101u)) & ~n);
+    const uint4 h = z & (uint4)(0x80808080u);
+    return (h.x | h.y | h.z | h.w) != 0u;
 }
 
 uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
@@ -59,13 +78,27 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
 {
     uint found = 0, state = CLM_AHO_HEADER;
     const uint out_min = tab[CLM_AHO_OUT_MIN];
+    const int lines = LINE_FIRST && !count_only;
+    int line_hit = 0;       /* lines: a match starting at line_start or later reported */
+    uint line_start = begin; /* lines: after the last line end read (or later) */
     const uint end = begin + CHUNK, limit = min(end, owned), stop = min(end + (M - 1), n);
 #define AHO_STEP(byte, pos)                                                                \
     do {                                                                                   \
-        state = AHO_NEXT(state, pat[(byte)]);                                                  \
-        if (state >= out_min)                                                              \
-            found += clm_aho_outputs(tab, state, (pos) + 1u, limit, counter, out, cap,     \
-                                     info, count_only);                                    \
+        const uint b_ = (byte);                                                            \
+        state = AHO_NEXT(state, pat[b_]);                                                  \
+        if (lines && (b_ == 10u || b_ == 0u)) {                                            \
+            line_hit = 0;                                                                  \
+            line_start = (pos) + 1u;                                                       \
+        }                                                                                  \
+        if (state >= out_min) {                                                            \
+            const uint f_ = clm_aho_outputs(tab, state, (pos) + 1u, limit, counter, out,   \
+                                            cap, info, count_only, lines, line_start,      \
+                                            line_hit);                                     \
+            if (lines)                                                                     \
+                line_hit = (int)f_;                                                        \
+            else                                                                           \
+                found += f_;                                                               \
+        }                                                                                  \
     } while (0)
 #if LITTLE_ENDIAN_DEVICE
     /* A whole range (every range of a slab but the last): blocks of 16 bytes, each walked
@@ -86,6 +119,11 @@ uint clm_scan_range(__global const uchar *text, uint n, uint owned, uint begin,
             if (hit >= out_min) {
                 state = before;
                 STEP_UINT4(AHO_STEP, v, p);
+            } else if (lines && clm_has_line_end(v)) {
+                /* no match ended in the block: a line starts in it after the last report;
+                 * its end as the line's start only ever reports more */
+                line_hit = 0;
+                line_start = p + 16u;
             }
         }
 #undef AHO_FAST

@@ -598,6 +598,7 @@ static int shape_engine(clm_database *db, struct clm_plan *plan, unsigned e, uns
     s->packed = db->packed;
     s->pack_case = db->packed ? db->pack_case : 0;
     s->strands = db->one_pass ? 2 : 1;
+    s->line_first = (db->flags & CLM_LINES) && s->algorithm == CLM_ALGO_AHO;
     struct clm_pattern_facts f = engine_facts(plan, en);
     f.exact_head = db->exact_head;
     f.exact_tail = db->exact_tail;

@@ -85,7 +85,7 @@ int clm_variant_from_name(const char *name, clm_variant *out)
 static int check_options(const clm_device *dev, const clm_compile_options *o)
 {
     const unsigned known_flags = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY | CLM_DNA |
-                                 CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS;
+                                 CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_LINES;
     if ((unsigned)o->algorithm >= CLM_ALGO_COUNT || (unsigned)o->table_memory > CLM_TABLE_CONSTANT ||
         (unsigned)o->variant > CLM_VARIANT_SUBGROUP)
         return clm_fail(CLM_E_INVALID, "clm_compile: bad algorithm, table memory or variant");
@@ -119,6 +119,9 @@ static int check_options(const clm_device *dev, const clm_compile_options *o)
         return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DNA and CLM_CLASSES exclude each other "
                                        "(DNA patterns are IUPAC codes: R, Y, N, ... are the "
                                        "classes)");
+    if (dna && (o->flags & CLM_LINES))
+        return clm_fail(CLM_E_INVALID, "clm_compile: CLM_LINES is not for CLM_DNA (DNA text "
+                                       "has no lines)");
     if (!dna && ((o->flags & (CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS)) || o->packing))
         return clm_fail(CLM_E_INVALID, "clm_compile: CLM_DEGENERATE_TEXT, CLM_BOTH_STRANDS and "
                                        "packing other than CLM_AUTO need CLM_DNA");

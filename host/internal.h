@@ -350,6 +350,8 @@ struct clm_kernel_shape {
                           4, 8 or 16; 0 where the kernel reads no blocks (VEC=16 then) */
     unsigned aho_hot;  /* aho, tables in global memory: entries at the table's start (the
                           shallowest states' rows) also copied to local memory; 0: none */
+    unsigned line_first; /* aho, CLM_LINES: 1: a work-item reports the first match it meets
+                            on each line (cl/aho.cl LINE_FIRST) */
     unsigned aho_passes; /* aho: loop passes of the most matches ending at one byte (for a
                             device's loop budget; the kernel reads its table instead) */
     unsigned simd_fast; /* simd: positions compared at every step, the rest only where they

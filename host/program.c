@@ -136,6 +136,8 @@ static const struct build_option {
      "staged: length of the prefix the cheap walk runs; 0: the whole pattern"},
     {"AHO_HOT", SHAPE_IF_SET(aho_hot), 0,
      "aho, global tables: entries (the shallowest states' rows) also read from local memory"},
+    {"LINE_FIRST", SHAPE_IF_SET(line_first), 0,
+     "aho, CLM_LINES: 1: a work-item reports only the first match it meets on each line"},
     {"SIMD_FAST", TEXT(opt_simd_fast), 0,
      "simd alone: positions compared at every step, the rest only where they left a candidate"},
     {"RECORDS", SHAPE_IF_SET(records), 0,

@@ -308,6 +308,15 @@ typedef enum {
  *  Its matches carry the pattern's id and strand -1. A pattern equal to its own reverse
  *  complement (GAATTC) matches on both strands: two matches. */
 #define CLM_BOTH_STRANDS 32u
+/** Lines (grep's line modes: which lines have a match, not where each match is): a search
+ *  may leave out a match that starts on a line (lines end at '\n' or a NUL byte) where it
+ *  has reported another that starts there; a match that holds a line end is always
+ *  reported. So every line where a match starts has one reported, and every match reported
+ *  is one. Aho-Corasick then reports about one a line and work-item (dense matches, such as
+ *  10 000 English words, no longer all go back to the host); the other algorithms report
+ *  every match. clm_count and count-only streams count every match. Not with CLM_DNA. (8192:
+ *  the bits 64 to 4096 were switches that are now fields of clm_compile_options.) */
+#define CLM_LINES 8192u
 /** The largest work-group of a prefetching staged kernel (clm_compile_options.prefetch) whose
  *  size the options leave open: the registers each work-item holds limit it. */
 #define CLM_PREFETCH_WG_MAX 128u
@@ -326,7 +335,8 @@ typedef struct clm_compile_options {
     clm_table_memory table_memory; /**< default CLM_TABLE_AUTO */
     unsigned flags;                /**< what is searched for: CLM_CASELESS, CLM_CLASSES,
                                         CLM_MISMATCHES_ONLY, CLM_DNA, CLM_DEGENERATE_TEXT,
-                                        CLM_BOTH_STRANDS; another bit is CLM_E_INVALID */
+                                        CLM_BOTH_STRANDS, CLM_LINES; another bit is
+                                        CLM_E_INVALID */
     unsigned work_group_size;      /**< 0: the device's tuning (clm_device_get_tuning) */
     unsigned bytes_per_item;       /**< bytes of text each work-item owns; 0: the device's
                                         tuning. Rounded up to a multiple of 16. */

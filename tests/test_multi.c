@@ -621,6 +621,123 @@ static void test_choice(const void *arg)
     }
 }
 
+/* ---- CLM_LINES ---------------------------------------------------------------------------- */
+
+static int cmp_match(const void *a, const void *b)
+{
+    const clm_match *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* CLM_LINES: every match reported is one, every line where a match starts has one reported
+ * (a line starting after a '\n' or NUL byte), far fewer are reported than there are, and
+ * clm_count counts them all. Lines of up to 150 bytes: dense ('a' and 'b', matches at every
+ * byte), sparse ('x' with or without one "qz"), empty; patterns that hold a line end and
+ * start on the line before one that reports a shorter match first ("x\nab" after "a").
+ * Work-items of 16 to 256 bytes, slabs of 4 KiB: line ends on every boundary. */
+static void test_lines(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "multi.lines", 0);
+    const size_t n = 120000;
+    unsigned char *text = malloc(n);
+    size_t *line = malloc(n * sizeof *line); /* the line of each byte */
+    if (!text || !line) abort();
+    size_t nlines = 0;
+    for (size_t i = 0; i < n;) {
+        const size_t kind = t_below(&r, 4), len = kind == 3 ? 0 : t_below(&r, 151);
+        const size_t plant = kind == 1 && len >= 2 ? t_below(&r, len - 1) : SIZE_MAX;
+        for (size_t k = 0; k < len && i < n; k++, i++) {
+            text[i] = kind == 0 ? "ab"[t_below(&r, 2)] : k == plant ? 'q' : k == plant + 1 ? 'z' : 'x';
+            line[i] = nlines;
+        }
+        if (i < n) {
+            text[i] = t_below(&r, 8) ? '\n' : 0;
+            line[i++] = nlines++;
+        }
+    }
+    static const char *const lit[] = {"a", "ab", "bba", "abab", "qz", "x\nab", "x\0b", "xq",
+                                      "zx\n"};
+    static const size_t lit_len[] = {1, 2, 3, 4, 2, 4, 3, 2, 3};
+    pset set;
+    memset(&set, 0, sizeof set);
+    set.count = sizeof lit / sizeof lit[0];
+    set.p = calloc(set.count, sizeof *set.p);
+    set.lens = calloc(set.count, sizeof *set.lens);
+    set.ids = calloc(set.count, sizeof *set.ids);
+    if (!set.p || !set.lens || !set.ids) abort();
+    for (unsigned k = 0; k < set.count; k++) {
+        set.p[k] = xdup((const unsigned char *)lit[k], lit_len[k]);
+        set.lens[k] = lit_len[k];
+        set.ids[k] = 5 + k;
+    }
+    set.ps.pats = (const unsigned char *const *)set.p;
+    set.ps.lens = set.lens;
+    set.ps.ids = set.ids;
+    set.ps.count = set.count;
+    t_matches want;
+    t_matches_init(&want);
+    ref_many(text, n, &set.ps, &want);
+    unsigned char *want_line = calloc(nlines + 1, 1), *got_line = calloc(nlines + 1, 1);
+    if (!want_line || !got_line) abort();
+    for (size_t i = 0; i < want.n; i++) want_line[line[want.v[i].start]] = 1;
+    qsort(want.v, want.n, sizeof *want.v, cmp_match);
+    static const unsigned bpis[] = {16, 64, 256};
+    for (size_t b = 0; b < sizeof bpis / sizeof bpis[0]; b++) {
+        char desc[96];
+        snprintf(desc, sizeof desc, "CLM_LINES, %u patterns, bpi=%u", set.count, bpis[b]);
+        clm_database *db = NULL;
+        clm_scratch *s = NULL;
+        t_matches got;
+        t_matches_init(&got);
+        if (!EXPECT_RC(t_compile(&set.ps, CLM_ALGO_AHO, CLM_TABLE_AUTO, CLM_LINES, 0, bpis[b],
+                                 &db), CLM_OK)) {
+            t_note("%s: %s", desc, clm_last_error());
+            continue;
+        }
+        uint64_t count = 0;
+        if (t_scratch_alloc(db, &s, 4096, 0, desc) &&
+            EXPECT_RC(clm_scan(db, s, text, n, t_collect, &got), CLM_OK) &&
+            EXPECT_RC(clm_count(db, s, text, n, &count), CLM_OK)) {
+            EXPECT(count == want.n);
+            qsort(got.v, got.n, sizeof *got.v, cmp_match);
+            size_t j = 0, missing = 0;
+            memset(got_line, 0, nlines + 1);
+            for (size_t i = 0; i < got.n; i++) { /* got is a subset of want */
+                while (j < want.n && cmp_match(&want.v[j], &got.v[i]) < 0) j++;
+                if (j == want.n || cmp_match(&want.v[j], &got.v[i]) != 0) missing++;
+                else got_line[line[got.v[i].start]] = 1;
+            }
+            if (missing)
+                T_FAIL("%s: %zu of %zu reported matches are not matches", desc, missing, got.n);
+            for (size_t k = 0; k <= nlines; k++)
+                if (want_line[k] != got_line[k]) {
+                    T_FAIL("%s: line %zu: %s", desc, k,
+                           want_line[k] ? "has a match, none reported" : "reported, no match");
+                    break;
+                }
+            if (got.n * 4 > want.n) /* a dense line holds dozens */
+                T_FAIL("%s: %zu of %zu matches reported", desc, got.n, want.n);
+        }
+        clm_scratch_free(s);
+        clm_database_free(db);
+        t_matches_free(&got);
+    }
+    clm_database *db = NULL;
+    EXPECT_RC(t_compile(&set.ps, CLM_ALGO_AHO, CLM_TABLE_AUTO, CLM_LINES | CLM_DNA, 0, 0, &db),
+              CLM_E_INVALID);
+    clm_database_free(db);
+    t_matches_free(&want);
+    pset_free(&set);
+    free(want_line);
+    free(got_line);
+    free(line);
+    free(text);
+}
+
 void register_multi_tests(void)
 {
     static const clm_algorithm algos[] = {CLM_ALGO_AHO, CLM_ALGO_KMER};
@@ -651,4 +768,5 @@ void register_multi_tests(void)
     t_register("multi.split", test_split, &args[0][2], 1);
     t_register("multi.kmer.steps", test_steps, &args[1][2], 1);
     t_register("multi.choice", test_choice, NULL, 1);
+    t_register("multi.lines", test_lines, NULL, 1);
 }

@@ -78,6 +78,13 @@ int grep_setup_device(const config *cfg, const pattern_list *pl, clm_device **de
         opts.flags |= CLM_CLASSES;
     if (cfg->mismatches_only && pl->count)
         opts.flags |= CLM_MISMATCHES_ONLY;
+    /* Which lines match, not where each match is: one report a line will do (dense matches,
+     * such as 10 000 English words, otherwise all go back to the host). Not where the host
+     * checks each match (-w, -x), nor where --color marks each one. */
+    if (!cfg->host_side && !cfg->color &&
+        (cfg->mode == MODE_LINES || cfg->mode == MODE_COUNT_LINES || cfg->mode == MODE_QUIET ||
+         cfg->list_files))
+        opts.flags |= CLM_LINES;
     st = *set ? cli_set_compile(*set, ptrs, lens, ids, (unsigned)n, &opts)
               : cli_compile(*dev, ptrs, lens, ids, (unsigned)n, &opts, db);
     free(ptrs);
