@@ -91,7 +91,7 @@ int clm_host_compile(const char *const *patterns, const size_t *lengths, const u
                      unsigned count, const clm_compile_options *opts, clm_host_database **out)
 {
     const unsigned known = CLM_CASELESS | CLM_CLASSES | CLM_MISMATCHES_ONLY | CLM_DNA |
-                           CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS;
+                           CLM_DEGENERATE_TEXT | CLM_BOTH_STRANDS | CLM_LINES;
     clm_compile_options o;
     clm_compile_options_init(&o, sizeof o);
     if (!out || !patterns) return clm_fail(CLM_E_INVALID, "clm_host_compile: NULL argument");
@@ -109,10 +109,11 @@ int clm_host_compile(const char *const *patterns, const size_t *lengths, const u
     if (count > 1)
         return clm_fail(CLM_E_UNSUPPORTED, "the host search takes one pattern, not %u: "
                                            "clm_compile searches several", count);
-    if (o.flags & ~CLM_CASELESS)
+    /* CLM_LINES lets a search leave matches out: this one reports them all */
+    if (o.flags & ~(CLM_CASELESS | CLM_LINES))
         return clm_fail(CLM_E_UNSUPPORTED, "the host search takes literal patterns, exact or "
                                            "CLM_CASELESS, not flags 0x%x: clm_compile does",
-                        o.flags & ~CLM_CASELESS);
+                        o.flags & ~(CLM_CASELESS | CLM_LINES));
     if (o.max_errors > 0)
         return clm_fail(CLM_E_UNSUPPORTED, "the host search is exact, not %u errors: "
                                            "clm_compile searches approximately", o.max_errors);

@@ -896,7 +896,8 @@ typedef struct clm_host_database clm_host_database;
  * Ready a pattern for the host search: the arguments of clm_compile, without a device.
  * It takes what it can search: count 1, patterns[0] of lengths[0] bytes (lengths NULL: a
  * NUL-terminated string) searched literally, opts (NULL: the defaults) with flags 0 or
- * CLM_CASELESS (ASCII letters match either case, as clm_compile's CLM_CASELESS), max_errors
+ * CLM_CASELESS (ASCII letters match either case, as clm_compile's CLM_CASELESS) and
+ * CLM_LINES (every match is reported all the same), max_errors
  * 0, and algorithm, variant and table memory left to auto (the kernel-shape fields are
  * ignored: they change no match). ids NULL: the matches carry id 0, else ids[0].
  * Errors: CLM_E_UNSUPPORTED for what only clm_compile searches (several patterns,
