@@ -215,9 +215,11 @@ enum clm_like_ids_arg {
 };
 
 /* clm_like_verify's (CLM_ROWS_FILTER: filter and verify): the search kernels, built with
- * EMIT_BLOCKS=CLM_LIKE_BLOCK (cl/common.cl clm_emit), set bit b of BLOCKS when a match's
+ * EMIT_BLOCKS=LIKE_BLOCK (cl/common.cl clm_emit), set bit b of BLOCKS when a match's
  * position in a piece of the batch's bytes that starts at DATA[ORIGIN] is in block b of
- * CLM_LIKE_BLOCK bytes; the rows holding a marked block's bytes (and the byte before each
+ * LIKE_BLOCK bytes (the records program's build option: CLM_LIKE_BLOCK on GPUs,
+ * CLM_LIKE_BLOCK_CPU on CPUs, where a smaller block verifies fewer rows a match and the
+ * verification's byte loops, not the bitmap, take the time); the rows holding a marked block's bytes (and the byte before each
  * when ENDS: positions are exclusive ends) are matched, each row's bit in BITMAP (uint words,
  * a bit per row) set when one of PROG's patterns matches, NOT ignored (clm_like_invert turns
  * NOT LIKE's matches into its selection). On GPUs in two launches a piece: STAGE 0, a
@@ -229,6 +231,7 @@ enum clm_like_ids_arg {
  *   DATA ... BASE  as clm_like_match's
  *   POS       out when WANT_POS: the matched rows' first match positions */
 #define CLM_LIKE_BLOCK 64u
+#define CLM_LIKE_BLOCK_CPU 16u
 #define CLM_LIKE_VERIFY_ARG_LIST(X0, X)                                                     \
     CLM_LIKE_ROW_ARG_LIST(X0, X)                                                           \
     X(BLOCKS, __global const uint *, blocks)                                               \

@@ -4,8 +4,9 @@
  * the selection bitmap into ascending row ids from each work-group's base, an exclusive
  * prefix sum of the per-group counts. A disjunction of contains may walk one Aho-Corasick
  * automaton per row instead (clm_like_aho_*). Build options: RECORDS (the offsets' width,
- * 32 or 64), WG (a multiple of 32) and LIKE_APPROX (1: the predicate has an approximate
- * pattern; else its matcher, whose states take registers, is left out of every kernel). */
+ * 32 or 64), WG (a multiple of 32), LIKE_APPROX (1: the predicate has an approximate
+ * pattern; else its matcher, whose states take registers, is left out of every kernel) and
+ * LIKE_BLOCK (filter and verify's block, cl/contract.h). */
 
 #if RECORDS == 64
 #define OFF_T ulong
@@ -15,6 +16,9 @@
 
 #ifndef PIVOT
 #define PIVOT 0
+#endif
+#ifndef LIKE_BLOCK
+#define LIKE_BLOCK CLM_LIKE_BLOCK
 #endif
 /* Byte j of the row whose first byte is *row: in a pivoted column (PIVOT: its piece width,
  * clm_column_pivot) the row's pieces are CLM_PIVOT_GROUP pieces apart. */
@@ -540,7 +544,7 @@ uint clm_like_marked_rows(__global const uchar *data, __global const OFF_T *offs
     while (bits) {
         const uint blk = w * 32u + (31u - clz(bits & (0u - bits))); /* its lowest marked */
         bits &= bits - 1u;
-        ulong lo = origin + (ulong)blk * CLM_LIKE_BLOCK, hi = lo + CLM_LIKE_BLOCK;
+        ulong lo = origin + (ulong)blk * LIKE_BLOCK, hi = lo + LIKE_BLOCK;
         if (ends) { /* an exclusive end: the match's last byte is the one before */
             lo = lo ? lo - 1 : 0;
             hi--;

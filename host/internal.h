@@ -364,6 +364,7 @@ struct clm_kernel_shape {
                            (segments paired over the text); 0: left out */
     unsigned pivot;    /* records.cl: the piece width of a pivoted column (clm_column_pivot);
                           0: rows one after the other */
+    unsigned like_block; /* records.cl: filter and verify's block (cl/contract.h LIKE_BLOCK) */
     unsigned compact;  /* the line-break compaction of cl/compact.cl (host/compact.c): 1;
                           0 for the search kernels */
     unsigned kmer_q;    /* kmer: bytes of a sampled q-gram (cl/kmer.cl KMER_Q), at most 16 */
@@ -573,6 +574,7 @@ struct clm_like {
      * the first filtered select under anchor_lock (anchor_rc its outcome) */
     int filterable, anchor_caseless;
     int approx; /* a pattern is approximate (clm_approx_compile): a work-item per row */
+    unsigned block; /* the anchors' matches mark blocks of this many bytes (contract.h) */
     uint32_t *anchor_at, *anchor_len;
     pthread_mutex_t anchor_lock;
     int anchor_tried, anchor_rc;

@@ -262,7 +262,7 @@ int clm_like_anchors(const struct clm_like *like, const clm_database **db)
             clm_compile_options_init(&o, sizeof o);
             o.flags = l->anchor_caseless ? CLM_CASELESS : 0u;
             l->anchor_rc = clm_compile_blocks(l->dev, (const char *const *)pats, lens,
-                                              l->count, &o, CLM_LIKE_BLOCK, &l->anchors);
+                                              l->count, &o, l->block, &l->anchors);
         }
         for (unsigned i = 0; pats && i < l->count; i++)
             free(pats[i]);
@@ -331,6 +331,8 @@ int clm_like_new(clm_device *dev, uint32_t *prog, size_t words, unsigned count,
     l->prog = prog;
     l->prog_words = words;
     l->count = count;
+    /* CPUs: fewer rows verified a match (PoCL, 2 cores, TPC-H SF 1 Q13: 42 ms -> 37 ms) */
+    l->block = dev->info.type == CLM_DEVICE_CPU ? CLM_LIKE_BLOCK_CPU : CLM_LIKE_BLOCK;
     pthread_mutex_init(&l->anchor_lock, NULL);
     int rc = find_anchors(l);
     if (rc == CLM_OK)

@@ -147,6 +147,8 @@ static const struct build_option {
     {"LIKE_TEXT", SHAPE_IF_SET(like_text), 0,
      "records.cl: 1 when like_text.cl's kernels (LIKE segments paired over the text) are built "
      "too"},
+    {"LIKE_BLOCK", SHAPE_IF_SET(like_block), 0,
+     "records.cl: filter and verify's block of bytes (cl/contract.h CLM_LIKE_BLOCK, _CPU)"},
     {"PIVOT", SHAPE_IF_SET(pivot), 0,
      "records.cl: the piece width of a pivoted column (clm_column_pivot); 0: contiguous rows"},
     {"COMPACT", SHAPE_IF_SET(compact), 0,

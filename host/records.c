@@ -19,7 +19,7 @@
  * faster with 'special' (about a block in eight marked), NOT LIKE Q13 and '%s_ecial%', and
  * even with Q13 ('requests'). */
 #define DENSE 5u
-#define DENSE_CPU 4u
+#define DENSE_CPU 4u /* at 64-byte blocks: scaled to the CPU's smaller block (query_open) */
 /* Rows per launch at most (a multiple of every work-group size): bounds the per-row device
  * buffers (positions, ids) whatever the column. */
 #define BATCH_ROWS ((uint64_t)1 << 20)
@@ -279,18 +279,18 @@ static int count_rows(struct query *Q, cl_uint rows)
                              : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_count)");
 }
 
-/* The most bytes a piece's search reads, and its blocks of CLM_LIKE_BLOCK bytes (an
- * exclusive end may sit at the last byte's end: one more block). */
+/* The most bytes a piece's search reads, and its blocks of like->block bytes (an exclusive
+ * end may sit at the last byte's end: one more block). */
 static uint64_t piece_align(const clm_device *dev)
 {
     uint64_t align = dev->info.mem_base_align_bits / 8;
     return align < 16 ? 16 : align;
 }
 
-static size_t piece_blocks(const struct query *Q, const clm_device *dev)
+static size_t piece_blocks(const struct query *Q, const clm_device *dev, unsigned block)
 {
     uint64_t most = Q->piece + Q->anchors->max_len + piece_align(dev);
-    return (size_t)(most / CLM_LIKE_BLOCK + 1);
+    return (size_t)(most / block + 1);
 }
 
 /* The anchors' search kernels and their buffers (CLM_ROWS_FILTER), for batches of up to
@@ -322,7 +322,7 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
     /* a launch reads at most a piece plus an anchor and the alignment: n is a uint */
     Q->piece = s->slab_bytes && s->slab_bytes < MAX_PIECE_BYTES ? s->slab_bytes
                                                                 : MAX_PIECE_BYTES;
-    Q->block_words = piece_blocks(Q, dev) / 32 + 1;
+    Q->block_words = piece_blocks(Q, dev, like->block) / 32 + 1;
     /* a piece lists each of its rows once per uint of blocks it reaches into: at most its
      * rows and one more per uint (GPUs only: CPUs match the rows where they find them) */
     Q->listing = dev->info.type != CLM_DEVICE_CPU;
@@ -406,6 +406,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     shape.wg = Q->wg;
     shape.like_approx = like->approx != 0; /* else the kernels need no room for its states */
     shape.pivot = c->pivot;
+    shape.like_block = like->block;
     /* the pairing's kernels only where filter and verify may pair (a bigger program: about
      * a second more to build on the 2-core PoCL) */
     int can_text = (s->kernel == CLM_ROWS_FILTER || s->kernel == CLM_ROWS_AUTO) && !c->pivot &&
@@ -423,7 +424,8 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     /* a resident column's launches cost a round trip each: without ids, few and large */
     Q->batch_rows = c->dev && !s->row_ids ? RESIDENT_BATCH_ROWS : BATCH_ROWS;
     Q->pos_wanted = s->positions != NULL;
-    Q->dense = dev->info.type == CLM_DEVICE_CPU ? DENSE_CPU : DENSE;
+    Q->dense = dev->info.type == CLM_DEVICE_CPU ? DENSE_CPU * CLM_LIKE_BLOCK / like->block
+                                                : DENSE;
     uint64_t batch = c->rows < Q->batch_rows ? c->rows : Q->batch_rows;
     Q->aho = like->aho_buf &&
              (s->kernel == CLM_ROWS_AUTOMATON ||
@@ -605,7 +607,7 @@ static int filter_piece(const struct clm_like *like, struct query *Q, const stru
             return clm_fail_cl(err, "clCreateSubBuffer (LIKE filter)");
     }
     size_t n = (size_t)(e - a);
-    cl_uint nblocks = (cl_uint)(n / CLM_LIKE_BLOCK + 1), zero = 0;
+    cl_uint nblocks = (cl_uint)(n / like->block + 1), zero = 0;
     err = clEnqueueWriteBuffer(Q->q, Q->counter, CL_FALSE, 0,
                                CLM_COUNTER_WORDS(db->slots) * sizeof(cl_uint), Q->zeros, 0, NULL,
                                NULL);

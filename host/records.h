@@ -23,7 +23,7 @@ struct query {
     uint32_t *counts;
     uint64_t batch_rows; /* rows per launch at most */
     /* filter and verify (CLM_ROWS_FILTER): the anchors' search kernels (one per engine),
-     * their counters and the blocks their matches were in (a bit per CLM_LIKE_BLOCK bytes
+     * their counters and the blocks their matches were in (a bit per like->block bytes
      * of a piece, block_words uints) */
     int filter;
     int probe; /* auto: the first piece's marked blocks decide whether to filter at all */
