@@ -651,7 +651,10 @@ static void test_lines(const void *arg)
         const size_t kind = t_below(&r, 4), len = kind == 3 ? 0 : t_below(&r, 151);
         const size_t plant = kind == 1 && len >= 2 ? t_below(&r, len - 1) : SIZE_MAX;
         for (size_t k = 0; k < len && i < n; k++, i++) {
-            text[i] = kind == 0 ? "ab"[t_below(&r, 2)] : k == plant ? 'q' : k == plant + 1 ? 'z' : 'x';
+            text[i] = kind == 0        ? "ab"[t_below(&r, 2)]
+                      : k == plant     ? 'q'
+                      : k == plant + 1 ? 'z'
+                                       : 'x';
             line[i] = nlines;
         }
         if (i < n) {

@@ -47,8 +47,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_LIMIT 65535u
-#define CASOFF_SLAB_BYTES ((size_t)64 << 20) /* 2.4.1 keeps the limit in 16 bits */
+#define MAX_LIMIT 65535u /* 2.4.1 keeps the limit in 16 bits */
+#define CASOFF_SLAB_BYTES ((size_t)64 << 20)
 
 typedef casoff_query query;
 
@@ -434,7 +434,8 @@ static int on_match_sites(const clm_match *m, casoff *c)
         return 0; /* in a header, or crosses into the next record */
     for (qi = c->first_q[m->id]; qi != SIZE_MAX; qi = c->next_q[qi]) {
         unsigned mm = count_mismatches(c, &c->q[qi], m->start, m->strand, c->q[qi].limit);
-        if (mm <= c->q[qi].limit && casoff_sites_add(&c->hits, m->start, (unsigned)qi, mm, m->strand)) {
+        if (mm <= c->q[qi].limit &&
+            casoff_sites_add(&c->hits, m->start, (unsigned)qi, mm, m->strand)) {
             c->failed = 1;
             return 1;
         }
@@ -498,8 +499,8 @@ static int odd_pass_visits(const casoff *c, const unsigned char *g, int strand)
 
 /* Sites where every base of a query whose limit is the template's length or more
  * mismatches: the library's distance stays below the length, so it reports none of them.
- * Those that odd_site looks at are its own; the others are added here, in a pass over every start that the first base ends for almost all. 0, or 1 out of
- * memory. */
+ * Those that odd_site looks at are its own; the others are added here, in a pass over every
+ * start that the first base ends for almost all. 0, or 1 out of memory. */
 static int all_mismatch_sites(casoff *c)
 {
     for (size_t qi = 0; qi < c->nq; qi++) {
@@ -886,8 +887,8 @@ done:
                 end - cli_time.start, t_open - cli_time.start, t_compile - t_open,
                 t_search - t_compile, pre.seconds, t_wait, end - t_search - t_wait);
         fprintf(stderr, "clmatch: searched %.4f s (%llu matches, %.4f s in their callbacks; "
-                        "sites with a text N under a code %.4f s on a thread), sites sorted and written "
-                        "%.4f s, genome freed %.4f s\n",
+                        "sites with a text N under a code %.4f s on a thread), sites sorted "
+                        "and written %.4f s, genome freed %.4f s\n",
                 c.searched, (unsigned long long)c.matches, c.in_matches, c.odd_seconds,
                 c.written, c.freed);
         if (clm_scratch_get_stats(scratch, &st, sizeof st) == CLM_OK) {
