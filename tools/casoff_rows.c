@@ -72,12 +72,13 @@ static int site_cmp(const void *a, const void *b)
     return (x->strand < y->strand) - (x->strand > y->strand);
 }
 
-/* Site h's row at d (room for row_bound's bytes); its length. */
-static size_t format_row(const casoff_rows *r, const casoff_site *h, char *d)
+/* Site h's row at d (room for format_part's bound), h in record rec whose name has `name`
+ * bytes; its length. */
+static size_t format_row(const casoff_rows *r, const casoff_site *h, const casoff_record *rec,
+                         size_t name, char *d)
 {
     const casoff_query *q = &r->q[h->q];
-    const casoff_record *rec = &r->g->rec[casoff_genome_record_of(r->g, h->pos)];
-    const size_t n = r->len, name = strlen(rec->name);
+    const size_t n = r->len;
     char tmp[20];
     size_t k = 0, i;
     memcpy(d, q->seq, n);
@@ -116,13 +117,6 @@ static size_t format_row(const casoff_rows *r, const casoff_site *h, char *d)
     return k;
 }
 
-/* The most bytes site h's row may take. */
-static size_t row_bound(const casoff_rows *r, const casoff_site *h)
-{
-    const casoff_query *q = &r->q[h->q];
-    const casoff_record *rec = &r->g->rec[casoff_genome_record_of(r->g, h->pos)];
-    return 2 * r->len + strlen(rec->name) + (q->id ? strlen(q->id) : 0) + 2 * 20 + 8;
-}
 
 /* One thread's share of the rows, formatted into buf. */
 struct part {
@@ -138,7 +132,12 @@ static void *format_part(void *arg)
 {
     struct part *p = arg;
     for (size_t i = 0; i < p->n && !p->failed; i++) {
-        const size_t need = row_bound(p->r, &p->v[i]);
+        const casoff_site *h = &p->v[i];
+        const casoff_record *rec = &p->r->g->rec[casoff_genome_record_of(p->r->g, h->pos)];
+        const char *id = p->r->q[h->q].id;
+        /* the row's most bytes: query and site, name, id, two numbers, separators */
+        const size_t name = strlen(rec->name);
+        const size_t need = 2 * p->r->len + name + (id ? strlen(id) : 0) + 2 * 20 + 8;
         if (p->cap - p->len < need) {
             size_t cap = p->cap ? 2 * p->cap : (p->n - i) * 96 + need;
             while (cap - p->len < need)
@@ -151,7 +150,7 @@ static void *format_part(void *arg)
             p->buf = b;
             p->cap = cap;
         }
-        p->len += format_row(p->r, &p->v[i], p->buf + p->len);
+        p->len += format_row(p->r, h, rec, name, p->buf + p->len);
     }
     return NULL;
 }
