@@ -36,6 +36,8 @@ QUERIES = {
     "q20": ("TPC-H Q20", False, ["forest%"]),
     "q14": ("TPC-H Q14, Q19", False, ["PROMO%"]),
     "q2": ("TPC-H Q2", False, ["%BRASS"]),
+    "a8": ("KMP's worst case", False, ["%aaaaaaaa%"]),
+    "a7c": ("a near miss, then a match", False, ["%aaaaaaac%"]),
 }
 
 TPCH_TABLES = ["orders.", "lineitem.", "part."]
@@ -52,6 +54,9 @@ COLUMNS = [
      ["q13", "special", "not-q13", "or10", "s_ecial"]),
     ("mixed.o_comment", "o_comment rows, 3 in 4 alone, else 2-64 joined by a space",
      ["q13", "special", "not-q13", "or10", "s_ecial"]),
+    ("adversarial.a7b", "rows of 1 KiB of 'aaaaaaab' repeated, 1 in 64 ending 'aaaaaaac' "
+     "(seed 004's worst case for KMP and a first-byte scan: 7 bytes match at every place)",
+     ["a8", "a7c"]),
 ]
 
 CSV_FIELDS = ["label", "date", "host", "sf", "column", "column_rows", "string_bytes",
@@ -100,6 +105,23 @@ def synthesize(src, dst, long_rows):
                     want = 1 if rng.random() < 0.75 else rng.randint(2, 64)
         if parts:
             fout.write(b" ".join(parts) + b"\n")
+    os.replace(tmp, dst)
+
+
+def synthesize_adversarial(src, dst):
+    """adversarial.a7b: as many bytes as the o_comment file, in rows of 1 KiB."""
+    if os.path.exists(dst) and os.path.getmtime(dst) >= os.path.getmtime(src):
+        return
+    row = b"aaaaaaab" * 128
+    near = row[:-8] + b"aaaaaaac"
+    rows = max(1, os.path.getsize(src) // len(row))
+    tmp = dst + ".tmp"
+    with open(tmp, "wb") as f:
+        block = b"\n".join([row] * 63 + [near]) + b"\n"
+        for _ in range(rows // 64):
+            f.write(block)
+        for _ in range(rows % 64):
+            f.write(row + b"\n")
     os.replace(tmp, dst)
 
 
@@ -167,7 +189,7 @@ def run_clmatch(args, device, column_path, query_ids, qfile, kernels):
     cmd = [args.records_bench, "-d", device, "--mode", args.mode, "--reps", str(args.reps),
            "--max-time", str(args.max_time), column_path, qfile]
     if kernels:
-        cmd.insert(1, "--kernels")
+        cmd.insert(1, "--kernels=" + args.methods if args.methods else "--kernels")
     for w in args.pivot or []:
         cmd[1:1] = ["--pivot", str(w)]
     print("records: %s on %s" % (os.path.basename(column_path), device), file=sys.stderr)
@@ -253,8 +275,11 @@ def write_report(args, st, duckdb_version, pending):
           "- or10: `LIKE '%%w%%'` for w in %s" % ", ".join(OR10),
           "- kernel: *item* a work-item per row, *group* a work-group per row, *filter* "
           "filter and verify, *automaton* one Aho-Corasick walk per row (an OR of "
-          "contains); a mode `resident/item`, `resident/group`, ... forces it "
-          "(`clm_selection.kernel`), the other rows take `CLM_ROWS_AUTO`",
+          "contains), *segment* seed 004's Seg-k-t (`segment:T:K`: T work-items a row, "
+          "slices of K places); a mode `resident/item`, `resident/group`, ... forces it "
+          "(`clm_selection.kernel`), `/kmp_basic`, `/kmp_step`, `/kmp_hybrid` the way a "
+          "row's segments are found (`clm_selection.find`; else the first-byte scan), the "
+          "other rows take `CLM_ROWS_AUTO`",
           "- every row's selection is checked against DuckDB's: count, sum of row ids and "
           "of their squares", ""]
     if pending:
@@ -308,6 +333,10 @@ def main():
     ap.add_argument("--kernels", default="long", choices=["none", "long", "all"],
                     help="also time each kernel forced (item, group, filter, automaton): on no "
                     "column, the synthesized ones (long, mixed), every column")
+    ap.add_argument("--methods", default="",
+                    help="with --kernels: the methods to force (records_bench --kernels=LIST: "
+                    "item, group, filter, automaton, segment[:T:K], each optionally "
+                    "/kmp_basic, /kmp_step, /kmp_hybrid or /first_byte)")
     ap.add_argument("--duckdb-reps", type=int, default=4)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--column", action="append", default=[],
@@ -338,6 +367,8 @@ def main():
             synthesize(src, os.path.join(args.data, name + ".txt"), True)
         elif name.startswith("mixed."):
             synthesize(src, os.path.join(args.data, name + ".txt"), False)
+        elif name.startswith("adversarial."):
+            synthesize_adversarial(src, os.path.join(args.data, name + ".txt"))
 
     con = duckdb.connect()
     con.execute("SET threads=%d" % args.threads)

@@ -32,8 +32,10 @@ usage: sh bench/records.sh [OPTIONS]
   --max-time S       stop a query's clmatch calls after S seconds; default 10
   --duckdb-reps N    DuckDB's timed runs a query (best of); default 4
   --mode M           clmatch's column: resident, host or both (default)
-  --kernels K        also force each kernel (item, group, filter, automaton): on none,
-                     long (the synthesized columns, default) or all columns
+  --kernels K        also force each kernel (item, group, filter, automaton, segment): on
+                     none, long (the synthesized columns, default) or all columns
+  --methods LIST     with --kernels: the methods forced, records_bench --kernels=LIST
+                     (e.g. item,item/kmp_hybrid,segment:8:64,segment:4:128/kmp_step)
   --pivot W          also a resident column pivoted in pieces of W bytes (4, 8, 16;
                      repeatable): mode pivotW
   --column NAME      only columns whose name starts with NAME (repeatable; e.g. orders)
@@ -61,7 +63,7 @@ while [ $# -gt 0 ]; do
         --tpchgen) need "$@"; tpchgen=$2; shift ;;
         --python-path) need "$@"; PYTHONPATH="$2${PYTHONPATH:+:$PYTHONPATH}"; shift ;;
         --python) need "$@"; python=$2; shift ;;
-        --threads|--reps|--max-time|--duckdb-reps|--mode|--kernels|--pivot) need "$@"; set_extra "$1" "$2"; shift ;;
+        --threads|--reps|--max-time|--duckdb-reps|--mode|--kernels|--methods|--pivot) need "$@"; set_extra "$1" "$2"; shift ;;
         --column) need "$@"; set_extra "$1" "$2"; partial=-partial; only="$only $2"; shift ;;
         --query) need "$@"; set_extra "$1" "$2"; partial=-partial; shift ;;
         --self-test) self_test=1 ;;

@@ -168,6 +168,19 @@ enum clm_like_match_arg {
         CLM_LIKE_MATCH_ARG_COUNT
 };
 
+/* clm_like_match_seg's (CLM_ROWS_SEGMENT, seed 004's Seg-k-t): clm_like_match's (GROUPS
+ * unwritten), then
+ *   SEG_T     work-items per row: 2 to WG / 8, a power of 2 (a group holds WG / SEG_T rows)
+ *   SEG_K     places per slice, 1 or more */
+#define CLM_LIKE_SEG_ARG_LIST(X0, X)                                                        \
+    CLM_LIKE_MATCH_ARG_LIST(X0, X)                                                         \
+    X(SEG_T, uint, seg_t)                                                                  \
+    X(SEG_K, uint, seg_k)
+#define CLM_LIKE_SEG_ARG_INDEX(NAME, TYPE, VAR) CLM_LIKE_SEG_ARG_##NAME,
+enum clm_like_seg_arg {
+    CLM_LIKE_SEG_ARG_LIST(CLM_LIKE_SEG_ARG_INDEX, CLM_LIKE_SEG_ARG_INDEX) CLM_LIKE_SEG_ARG_COUNT
+};
+
 /* clm_like_aho_local / clm_like_aho_global's (CLM_ROWS_AUTOMATON: a disjunction of contains
  * as one Aho-Corasick walk per row, host/like.c): clm_like_match's (PROG unread), then
  *   AHO       CLM_LIKE_AHO_MAP uints of class map (byte b of them: text byte b's class), then

@@ -6,7 +6,9 @@
  * automaton per row instead (clm_like_aho_*). Build options: RECORDS (the offsets' width,
  * 32 or 64), WG (a multiple of 32), LIKE_APPROX (1: the predicate has an approximate
  * pattern; else its matcher, whose states take registers, is left out of every kernel) and
- * LIKE_BLOCK (filter and verify's block, cl/contract.h). */
+ * LIKE_BLOCK (filter and verify's block, cl/contract.h); LIKE_FIND (how a work-item finds a
+ * segment in its row: 0 by its first byte, 1 KMP_basic, 2 KMP_step, 3 KMP_hybrid, seed 004
+ * section 5.2) with LIKE_KMP_MAX (the most prog words KMP's tables cover). */
 
 #if RECORDS == 64
 #define OFF_T ulong
@@ -19,6 +21,23 @@
 #endif
 #ifndef LIKE_BLOCK
 #define LIKE_BLOCK CLM_LIKE_BLOCK
+#endif
+#ifndef LIKE_FIND
+#define LIKE_FIND 0
+#endif
+/* KMP's failure tables live in local memory, an entry per symbol of prog: the kernels that
+ * match rows take them as an extra argument of their matchers. */
+#if LIKE_FIND
+#define KMP_PARAM , __local const ushort *kmp
+#define KMP_PASS , kmp
+#define KMP_DECL __local ushort kmp[LIKE_KMP_MAX];
+#define KMP_BUILD clm_like_kmp_tables(prog, kmp);
+#define CLM_LIKE_KMP_OFF 0xffffu /* kmp[sym]: the segment has a '_': found by first byte */
+#else
+#define KMP_PARAM
+#define KMP_PASS
+#define KMP_DECL
+#define KMP_BUILD
 #endif
 /* Byte j of the row whose first byte is *row: in a pivoted column (PIVOT: its piece width,
  * clm_column_pivot) the row's pieces are CLM_PIVOT_GROUP pieces apart. */
@@ -48,12 +67,119 @@ int clm_like_seg_at(__global const uchar *row, ulong at, __global const uint *pr
     return 1;
 }
 
+#if LIKE_FIND
+/* The failure tables of every segment without '_' of every exact pattern: kmp[sym + j] the
+ * longest proper border of the segment's first j + 1 symbols (kmp[sym] = CLM_LIKE_KMP_OFF
+ * for a segment with a '_'). A work-item per segment; every work-item of the group calls
+ * it. The host asks for LIKE_FIND only when prog has at most LIKE_KMP_MAX words. */
+void clm_like_kmp_tables(__global const uint *prog, __local ushort *kmp)
+{
+    const uint lid = (uint)get_local_id(0), wg = (uint)get_local_size(0);
+    uint g = 0;
+    for (uint i = 0; i < prog[0]; i++) {
+        const uint head = 1 + i * CLM_LIKE_HEAD;
+        if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_APPROX)
+            continue;
+        const uint seg = prog[head + CLM_LIKE_SEG], segs = prog[head + CLM_LIKE_SEGS];
+        for (uint k = 0; k < segs; k++, g++) {
+            const uint sym = prog[seg + 2 * k], len = prog[seg + 2 * k + 1];
+            if (g % wg != lid || len == 0)
+                continue;
+            int plain = 1;
+            for (uint j = 0; j < len; j++)
+                plain &= prog[sym + j] != CLM_LIKE_ANY;
+            kmp[sym] = plain ? 0 : CLM_LIKE_KMP_OFF;
+            for (uint j = 1, b = 0; plain && j < len; j++) {
+                while (b && prog[sym + j] != prog[sym + b])
+                    b = kmp[sym + b - 1];
+                if (prog[sym + j] == prog[sym + b])
+                    b++;
+                kmp[sym + j] = (ushort)b;
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Byte i of the row, folded for ILIKE. */
+uchar clm_like_byte(__global const uchar *row, ulong i, int caseless)
+{
+    uchar c = ROW_AT(row, i);
+    return caseless ? clm_like_fold(c) : c;
+}
+
+/* clm_like_find by Knuth-Morris-Pratt over row[lo, hi) for a segment without '_', as seed
+ * 004 writes it: basic advances the row or the pattern at each step (lanes drift apart);
+ * step takes one byte per step, the failure links in an inner loop; hybrid takes 4 bytes per
+ * outer step (one load in a contiguous row) and basic's steps over them. */
+ulong clm_like_kmp(__global const uchar *row, ulong lo, ulong hi, __global const uint *prog,
+                   uint sym, uint len, int caseless, __local const ushort *kmp)
+{
+    uint j = 0;
+#if LIKE_FIND == 1
+    for (ulong i = lo; i < hi;) {
+        if (prog[sym + j] == clm_like_byte(row, i, caseless)) {
+            i++;
+            if (++j == len)
+                return i - len;
+        } else if (j)
+            j = kmp[sym + j - 1];
+        else
+            i++;
+    }
+#elif LIKE_FIND == 2
+    for (ulong i = lo; i < hi; i++) {
+        const uint c = clm_like_byte(row, i, caseless);
+        while (j && prog[sym + j] != c)
+            j = kmp[sym + j - 1];
+        if (prog[sym + j] == c && ++j == len)
+            return i + 1 - len;
+    }
+#else
+    for (ulong i = lo; i < hi; i += 4) {
+        uchar4 t;
+        if (i + 4 <= hi)
+#if PIVOT
+            t = (uchar4)(ROW_AT(row, i), ROW_AT(row, i + 1), ROW_AT(row, i + 2),
+                         ROW_AT(row, i + 3));
+#else
+            t = vload4(0, row + i);
+#endif
+        else
+            t = (uchar4)(ROW_AT(row, i), i + 1 < hi ? ROW_AT(row, i + 1) : 0,
+                         i + 2 < hi ? ROW_AT(row, i + 2) : 0, 0);
+        if (caseless)
+            t = (uchar4)(clm_like_fold(t.s0), clm_like_fold(t.s1), clm_like_fold(t.s2),
+                         clm_like_fold(t.s3));
+        const uint w = (uint)t.s0 | (uint)t.s1 << 8 | (uint)t.s2 << 16 | (uint)t.s3 << 24;
+        const uint end = hi - i < 4 ? (uint)(hi - i) : 4u;
+        for (uint k = 0; k < end;) { /* seed 004's branch-reduced inner loop */
+            const uint c = (w >> (8 * k)) & 0xffu;
+            const int cmp = prog[sym + j] == c, adv = cmp || j == 0;
+            if (!adv)
+                j = kmp[sym + j - 1];
+            j += cmp;
+            k += adv;
+            if (j == len)
+                return i + k - len;
+        }
+    }
+#endif
+    return CLM_LIKE_NONE;
+}
+#endif
+
 /* The leftmost place in [lo, hi - len] where the segment matches, or CLM_LIKE_NONE. Places
  * are tried where the segment's first byte (not '_') is: a loop over the row's bytes that
- * keeps only that byte in hand, not the whole segment. */
+ * keeps only that byte in hand, not the whole segment (or by KMP, LIKE_FIND). */
 ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global const uint *prog,
-                    uint sym, uint len, int caseless)
+                    uint sym, uint len, int caseless KMP_PARAM)
 {
+#if LIKE_FIND
+    if (len && kmp[sym] != CLM_LIKE_KMP_OFF)
+        return lo + len > hi ? CLM_LIKE_NONE
+                             : clm_like_kmp(row, lo, hi, prog, sym, len, caseless, kmp);
+#endif
     uint lead = 0;
     while (lead < len && prog[sym + lead] == CLM_LIKE_ANY)
         lead++;
@@ -122,7 +248,7 @@ int clm_like_approx(__global const uchar *row, ulong n, __global const uint *pro
  * Segments between '%' go to their leftmost place from the end of the one before: for runs
  * of fixed length separated by '%' that placement finds a match whenever one exists. */
 int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, uint head,
-                 ulong *pos)
+                 ulong *pos KMP_PARAM)
 {
     uint flags = prog[head + CLM_LIKE_FLAGS], segs = prog[head + CLM_LIKE_SEGS];
     uint seg = prog[head + CLM_LIKE_SEG];
@@ -158,7 +284,7 @@ int clm_like_one(__global const uchar *row, ulong n, __global const uint *prog, 
     }
     for (uint k = s; k < e; k++) {
         uint sym = prog[seg + 2 * k], len = prog[seg + 2 * k + 1];
-        ulong at = clm_like_find(row, lo, hi, prog, sym, len, caseless);
+        ulong at = clm_like_find(row, lo, hi, prog, sym, len, caseless KMP_PASS);
         if (at == CLM_LIKE_NONE)
             return 0;
         if (k == 0)
@@ -223,7 +349,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
     __local uint words[WG / 32];
+    KMP_DECL
     const uint gid = (uint)get_global_id(0);
+    KMP_BUILD
     clm_like_words_clear(words);
     int sel = 0;
     ulong start, n, p = CLM_LIKE_NONE;
@@ -233,7 +361,7 @@ clm_like_match(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
         for (uint i = 0; i < count && !sel; i++) {
             uint head = 1 + i * CLM_LIKE_HEAD;
             ulong at;
-            int m = clm_like_one(data + start, n, prog, head, &at);
+            int m = clm_like_one(data + start, n, prog, head, &at KMP_PASS);
             if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)
                 sel = !m;
             else if ((sel = m))
@@ -486,6 +614,145 @@ clm_like_match_group(CLM_LIKE_MATCH_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
         bitmap[grp] = (uchar)byte;
 }
 
+/* ---- Seg-k-t (seed 004, CLM_ROWS_SEGMENT): a team of t work-items per row, member m
+ * taking the slices m, m + t, ... of k places each, so that a team's reads at any
+ * time lie within a few cache lines of its row. A floating segment's leftmost place is the
+ * least of the members' first finds; a member stops once the team holds a find before its
+ * next slice. Segments at fixed places (a prefix, a suffix, the whole row) are compared by
+ * every member alike. Control flow is the group's where it meets a barrier: every team runs
+ * every pattern's steps, a team whose row is decided passing through them idle. */
+#define SEG_ROWS_MAX (WG / 2)
+
+/* The team's leftmost place of the segment in [lo, hi - len], or CLM_LIKE_NONE; *best is
+ * the team's slot. active: the member's team has a row to search (all members alike). */
+ulong clm_like_team_find(__global const uchar *row, ulong lo, ulong hi,
+                         __global const uint *prog, uint sym, uint len, int caseless,
+                         volatile __local uint *best, uint m, uint t, uint k,
+                         int active KMP_PARAM)
+{
+    if (m == 0)
+        *best = UINT_MAX;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (active && lo + len <= hi) {
+        const ulong places = hi - len - lo + 1; /* below 2^32: the kernel's rows are */
+        for (ulong s = (ulong)m * k; s < places; s += (ulong)t * k) {
+            if (atomic_or(best, 0u) <= s) /* a teammate found one before this slice */
+                break;
+            const ulong e = min(s + k, places);
+            const ulong at = clm_like_find(row, lo + s, lo + e + len - 1, prog, sym, len,
+                                           caseless KMP_PASS);
+            if (at != CLM_LIKE_NONE) {
+                atomic_min(best, (uint)(at - lo));
+                break;
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint b = *best;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return b == UINT_MAX ? CLM_LIKE_NONE : lo + b;
+}
+
+/* clm_like_one by the team: the same placements, the same answer (never an approximate
+ * pattern: host/records.c gives those a work-item per row). */
+int clm_like_team_one(__global const uchar *row, ulong n, __global const uint *prog, uint head,
+                      ulong *pos, volatile __local uint *best, uint m, uint t, uint slice,
+                      int ok KMP_PARAM)
+{
+    const uint flags = prog[head + CLM_LIKE_FLAGS], segs = prog[head + CLM_LIKE_SEGS];
+    const uint seg = prog[head + CLM_LIKE_SEG];
+    const int caseless = (flags & CLM_LIKE_F_CASELESS) != 0;
+    ok = ok && n >= prog[head + CLM_LIKE_MIN];
+    ulong lo = 0, hi = n;
+    uint s = 0, e = segs;
+    *pos = 0;
+    if (flags & CLM_LIKE_F_EXACT)
+        return ok && n == prog[seg + 1] &&
+               clm_like_seg_at(row, 0, prog, prog[seg], prog[seg + 1], caseless);
+    if ((flags & CLM_LIKE_F_START) && s < e) {
+        const uint len = prog[seg + 1];
+        ok = ok && clm_like_seg_at(row, 0, prog, prog[seg], len, caseless);
+        lo = len;
+        s++;
+    }
+    if ((flags & CLM_LIKE_F_END) && s < e) {
+        const uint len = prog[seg + 2 * (e - 1) + 1];
+        ok = ok && hi - lo >= len &&
+             clm_like_seg_at(row, hi - len, prog, prog[seg + 2 * (e - 1)], len, caseless);
+        if (ok)
+            hi -= len;
+        e--;
+        if (s == 0 && e == 0)
+            *pos = hi;
+    }
+    for (uint k = s; k < e; k++) { /* the same steps in every team: barriers inside */
+        const uint sym = prog[seg + 2 * k], len = prog[seg + 2 * k + 1];
+        const ulong at = clm_like_team_find(row, lo, hi, prog, sym, len, caseless, best, m,
+                                            t, slice, ok KMP_PASS);
+        ok = ok && at != CLM_LIKE_NONE;
+        if (ok && k == 0)
+            *pos = at;
+        if (ok)
+            lo = at + len;
+    }
+    return ok;
+}
+
+/* WG / seg_t rows per group (a multiple of 8: whole bitmap bytes); the counts per WG rows
+ * come from clm_like_count. A row of 2^32 bytes or more (past the team's uint places) is
+ * matched by its first member alone. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+clm_like_match_seg(CLM_LIKE_SEG_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
+{
+    volatile __local uint best[SEG_ROWS_MAX];
+    __local uint words[(SEG_ROWS_MAX + 31) / 32];
+    KMP_DECL
+    const uint lid = (uint)get_local_id(0), grp = (uint)get_group_id(0);
+    const uint rows_per_group = WG / seg_t;
+    const uint team = lid / seg_t, m = lid % seg_t, r = grp * rows_per_group + team;
+    (void)groups;
+    KMP_BUILD
+    if (lid < (SEG_ROWS_MAX + 31) / 32)
+        words[lid] = 0;
+    ulong start = 0, n = 0, p = CLM_LIKE_NONE;
+    const int live = clm_like_row(data, offsets, valid, vbit, has_valid, rows, row_off, base, r,
+                                  &start, &n);
+    const int big = n >= (ulong)UINT_MAX;
+    int sel = 0, decided = 0;
+    const uint count = prog[0];
+    for (uint i = 0; i < count; i++) {
+        const uint head = 1 + i * CLM_LIKE_HEAD;
+        ulong at;
+        const int hit = clm_like_team_one(data + start, n, prog, head, &at, &best[team], m,
+                                          seg_t, seg_k, live && !big && !decided KMP_PASS);
+        if (live && !big && !decided) {
+            if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)
+                sel = !hit;
+            else if ((sel = hit))
+                p = at;
+            decided = sel;
+        }
+    }
+    if (live && big && m == 0)
+        for (uint i = 0; i < count && !sel; i++) {
+            const uint head = 1 + i * CLM_LIKE_HEAD;
+            ulong at;
+            const int hit = clm_like_one(data + start, n, prog, head, &at KMP_PASS);
+            if (prog[head + CLM_LIKE_FLAGS] & CLM_LIKE_F_NOT)
+                sel = !hit;
+            else if ((sel = hit))
+                p = at;
+        }
+    barrier(CLK_LOCAL_MEM_FENCE); /* words cleared */
+    if (m == 0 && sel)
+        atomic_or(&words[team / 32], 1u << (team % 32));
+    if (want_pos && m == 0 && r < rows)
+        pos[r] = p;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < rows_per_group / 8 && (grp * (rows_per_group / 8) + lid) * 8 < rows)
+        bitmap[grp * (rows_per_group / 8) + lid] = (uchar)(words[lid / 4] >> (8 * (lid % 4)));
+}
+
 /* ---- filter and verify (CLM_ROWS_FILTER): a search kernel finds each pattern's longest
  * literal run in the batch's bytes as one text, at the speed of a single-pattern search;
  * only the rows holding a candidate are matched, a work-item per candidate, so rows without
@@ -506,7 +773,7 @@ uint clm_like_word_bit(uint r)
 void clm_like_verify_row(__global const uchar *data, __global const OFF_T *offsets,
                          __global const uchar *valid, ulong vbit, uint has_valid, ulong row_off,
                          ulong base, __global const uint *prog, uint r, __global uint *bitmap,
-                         __global ulong *pos, uint want_pos)
+                         __global ulong *pos, uint want_pos KMP_PARAM)
 {
     ulong b = vbit + r;
     if (has_valid && !(valid[b >> 3] >> (b & 7) & 1))
@@ -516,7 +783,7 @@ void clm_like_verify_row(__global const uchar *data, __global const OFF_T *offse
     uint count = prog[0];
     for (uint i = 0; i < count; i++) {
         ulong p;
-        if (clm_like_one(data + start, n, prog, 1 + i * CLM_LIKE_HEAD, &p)) {
+        if (clm_like_one(data + start, n, prog, 1 + i * CLM_LIKE_HEAD, &p KMP_PASS)) {
             atomic_or(&bitmap[r / 32], 1u << clm_like_word_bit(r));
             if (want_pos) /* every block of the row writes the same position */
                 pos[r] = p;
@@ -534,7 +801,7 @@ uint clm_like_marked_rows(__global const uchar *data, __global const OFF_T *offs
                           ulong row_off, ulong base, __global const uint *prog,
                           __global const uint *blocks, uint nblocks, ulong origin, uint ends,
                           uint w, __global uint *list, uint at, uint cap, int match,
-                          __global uint *bitmap, __global ulong *pos, uint want_pos)
+                          __global uint *bitmap, __global ulong *pos, uint want_pos KMP_PARAM)
 {
     uint bits = blocks[w], k = 0;
     if (nblocks - w * 32u < 32u)
@@ -567,7 +834,7 @@ uint clm_like_marked_rows(__global const uchar *data, __global const OFF_T *offs
         for (uint r = max(a, next); r < rows && (ulong)offsets[row_off + r] - base < hi; r++) {
             if (match)
                 clm_like_verify_row(data, offsets, valid, vbit, has_valid, row_off, base, prog,
-                                    r, bitmap, pos, want_pos);
+                                    r, bitmap, pos, want_pos KMP_PASS);
             else if (list && at + k < cap)
                 list[at + k] = r;
             k++;
@@ -586,24 +853,27 @@ uint clm_like_marked_rows(__global const uchar *data, __global const OFF_T *offs
  * 2-core PoCL's time on small pieces). */
 __kernel void clm_like_verify(CLM_LIKE_VERIFY_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 {
+    KMP_DECL
     const uint g = (uint)get_global_id(0);
+    KMP_BUILD
     if (stage != 1u) {
         if (g >= (nblocks + 31u) / 32u)
             return;
         const int match = stage == 2u;
         const uint c = clm_like_marked_rows(data, offsets, valid, vbit, has_valid, rows, row_off,
                                             base, prog, blocks, nblocks, origin, ends, g, 0, 0,
-                                            0, match, bitmap, pos, want_pos);
+                                            0, match, bitmap, pos, want_pos KMP_PASS);
         if (c && !match)
             clm_like_marked_rows(data, offsets, valid, vbit, has_valid, rows, row_off, base,
                                  prog, blocks, nblocks, origin, ends, g, list,
-                                 atomic_add(listed, c), list_cap, 0, bitmap, pos, want_pos);
+                                 atomic_add(listed, c), list_cap, 0, bitmap, pos,
+                                 want_pos KMP_PASS);
         return;
     }
     const uint n = min(*listed, list_cap);
     for (uint i = g; i < n; i += (uint)get_global_size(0))
         clm_like_verify_row(data, offsets, valid, vbit, has_valid, row_off, base, prog, list[i],
-                            bitmap, pos, want_pos);
+                            bitmap, pos, want_pos KMP_PASS);
 }
 
 /* MARKED gets the bits set in WORDS words of the blocks' bitmap: how often the anchors

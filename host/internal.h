@@ -365,6 +365,8 @@ struct clm_kernel_shape {
     unsigned pivot;    /* records.cl: the piece width of a pivoted column (clm_column_pivot);
                           0: rows one after the other */
     unsigned like_block; /* records.cl: filter and verify's block (cl/contract.h LIKE_BLOCK) */
+    unsigned like_find; /* records.cl: 0 first byte, 1-3 KMP basic, step, hybrid (LIKE_FIND) */
+    unsigned like_kmp_max; /* records.cl, with like_find: prog words KMP's tables cover */
     unsigned compact;  /* the line-break compaction of cl/compact.cl (host/compact.c): 1;
                           0 for the search kernels */
     unsigned kmer_q;    /* kmer: bytes of a sampled q-gram (cl/kmer.cl KMER_Q), at most 16 */

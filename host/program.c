@@ -149,6 +149,11 @@ static const struct build_option {
      "too"},
     {"LIKE_BLOCK", SHAPE_IF_SET(like_block), 0,
      "records.cl: filter and verify's block of bytes (cl/contract.h CLM_LIKE_BLOCK, _CPU)"},
+    {"LIKE_FIND", SHAPE_IF_SET(like_find), 0,
+     "records.cl: how a row's segment is found: 0 first byte, 1 KMP_basic, 2 KMP_step, "
+     "3 KMP_hybrid"},
+    {"LIKE_KMP_MAX", SHAPE_IF_SET(like_kmp_max), 0,
+     "records.cl, with LIKE_FIND: the prog words KMP's local tables cover"},
     {"PIVOT", SHAPE_IF_SET(pivot), 0,
      "records.cl: the piece width of a pivoted column (clm_column_pivot); 0: contiguous rows"},
     {"COMPACT", SHAPE_IF_SET(compact), 0,
@@ -550,14 +555,14 @@ static int build_from_source(clm_device *dev, const char *src, const char *optio
 /* The program's entry points (cl/kernels.cl): clm_find and clm_count, and clm_pack when the
  * text comes packed; the LIKE kernels' (cl/records.cl); the compaction's (cl/compact.cl).
  * Returns their number. */
-#define ENTRY_POINTS_MAX 10
+#define ENTRY_POINTS_MAX 12
 static unsigned entry_points(const struct clm_kernel_shape *shape,
                              const char *names[ENTRY_POINTS_MAX])
 {
     static const char *const like[] = {"clm_like_match",     "clm_like_match_group",
                                        "clm_like_count",     "clm_like_ids32",
                                        "clm_like_ids64",     "clm_like_aho_local",
-                                       "clm_like_aho_global"};
+                                       "clm_like_aho_global", "clm_like_match_seg"};
     static const char *const compact[] = {"clm_compact_count", "clm_compact_scan",
                                           "clm_compact_move"};
     if (shape->compact) {

@@ -29,6 +29,8 @@
  * and the alignment must fit) */
 #define MAX_PIECE_BYTES ((size_t)1 << 30)
 #define LIKE_WG 256u
+/* KMP's tables (records.cl LIKE_KMP_MAX): a ushort per prog word in local memory */
+#define KMP_MAX_WORDS 1024u
 
 int clm_selection_init(clm_selection *sel, size_t size)
 {
@@ -407,6 +409,19 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     shape.like_approx = like->approx != 0; /* else the kernels need no room for its states */
     shape.pivot = c->pivot;
     shape.like_block = like->block;
+    /* KMP's tables are a symbol's ushort each in local memory, per prog word */
+    if (s->find >= CLM_FIND_KMP_BASIC && like->prog_words <= KMP_MAX_WORDS) {
+        shape.like_find = (unsigned)s->find - CLM_FIND_KMP_BASIC + 1;
+        shape.like_kmp_max = KMP_MAX_WORDS;
+    }
+    /* Seg-k-t: a team per row; a group holds whole bitmap bytes of rows (8 or more) */
+    if (s->kernel == CLM_ROWS_SEGMENT && !like->approx) {
+        unsigned t = s->seg_threads ? s->seg_threads : CLM_SEG_THREADS;
+        while (t > 2 && Q->wg / t < 8)
+            t /= 2;
+        Q->seg_t = t;
+        Q->seg_k = s->seg_gap ? s->seg_gap : CLM_SEG_GAP;
+    }
     /* the pairing's kernels only where filter and verify may pair (a bigger program: about
      * a second more to build on the 2-core PoCL) */
     int can_text = (s->kernel == CLM_ROWS_FILTER || s->kernel == CLM_ROWS_AUTO) && !c->pivot &&
@@ -446,8 +461,11 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
         return rc;
     if (!Q->aho)
         Q->match = clm_pool_kernel(dev, Q->program,
-                                   Q->group ? "clm_like_match_group" : "clm_like_match", &err);
-    if (err == CL_SUCCESS && (Q->group || Q->filter))
+                                   Q->group   ? "clm_like_match_group"
+                                   : Q->seg_t ? "clm_like_match_seg"
+                                              : "clm_like_match",
+                                   &err);
+    if (err == CL_SUCCESS && (Q->group || Q->seg_t || Q->filter))
         Q->count = clm_pool_kernel(dev, Q->program, "clm_like_count", &err);
     if (err == CL_SUCCESS)
         Q->ids = clm_pool_kernel(dev, Q->program,
@@ -534,8 +552,12 @@ static int match_rows(const struct clm_like *like, struct query *Q, const struct
                       cl_uint want_pos)
 {
     size_t groups = (b->rows + Q->wg - 1) / Q->wg, global = groups * Q->wg, local = Q->wg;
-    /* a work-group per row: a group per bitmap byte, 8 rows one after the other */
-    size_t match_global = Q->group ? (b->rows + 7) / 8 * Q->wg : global;
+    /* a work-group per row: a group per bitmap byte, 8 rows one after the other; Seg-k-t:
+     * a group per wg / seg_t rows */
+    size_t match_global = Q->group   ? (b->rows + 7) / 8 * Q->wg
+                          : Q->seg_t ? (b->rows + Q->wg / Q->seg_t - 1) / (Q->wg / Q->seg_t) *
+                                           Q->wg
+                                     : global;
     int rc;
     if ((rc = clm_rq_row_args(like, Q->match, b)) ||
         (rc = clm_rq_arg(Q->match, CLM_LIKE_MATCH_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
@@ -543,11 +565,15 @@ static int match_rows(const struct clm_like *like, struct query *Q, const struct
         (rc = clm_rq_arg(Q->match, CLM_LIKE_MATCH_ARG_POS, sizeof Q->pos, &Q->pos)) ||
         (rc = clm_rq_arg(Q->match, CLM_LIKE_MATCH_ARG_WANT_POS, sizeof want_pos, &want_pos)))
         return rc;
+    if (Q->seg_t &&
+        ((rc = clm_rq_arg(Q->match, CLM_LIKE_SEG_ARG_SEG_T, sizeof Q->seg_t, &Q->seg_t)) ||
+         (rc = clm_rq_arg(Q->match, CLM_LIKE_SEG_ARG_SEG_K, sizeof Q->seg_k, &Q->seg_k))))
+        return rc;
     cl_int err = clEnqueueNDRangeKernel(Q->q, Q->match, 1, NULL, &match_global, &local, 0, NULL,
                                         NULL);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_match)");
-    return Q->group ? count_rows(Q, b->rows) : CLM_OK;
+    return Q->group || Q->seg_t ? count_rows(Q, b->rows) : CLM_OK;
 }
 
 /* The offset at row r of a resident column, read back from the device. */
@@ -832,10 +858,20 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
         s.data_path != CLM_PATH_ZERO_COPY)
         return clm_fail(CLM_E_INVALID, "clm_selection.data_path %d: auto, copy or zero-copy",
                         (int)s.data_path);
-    if ((unsigned)s.kernel > CLM_ROWS_AUTOMATON)
+    if ((unsigned)s.kernel > CLM_ROWS_SEGMENT)
         return clm_fail(CLM_E_INVALID, "clm_selection.kernel %d: CLM_ROWS_AUTO, _ITEM, _GROUP, "
-                                       "_FILTER or _AUTOMATON",
+                                       "_FILTER, _AUTOMATON or _SEGMENT",
                         (int)s.kernel);
+    if (s.seg_threads && (s.seg_threads < 2 || s.seg_threads > 32 ||
+                          (s.seg_threads & (s.seg_threads - 1))))
+        return clm_fail(CLM_E_INVALID, "clm_selection.seg_threads %u: a power of 2 from 2 to 32",
+                        s.seg_threads);
+    if (s.seg_gap > 65536)
+        return clm_fail(CLM_E_INVALID, "clm_selection.seg_gap %u: 1 to 65536", s.seg_gap);
+    if ((unsigned)s.find > CLM_FIND_KMP_HYBRID)
+        return clm_fail(CLM_E_INVALID, "clm_selection.find %d: CLM_FIND_AUTO, _FIRST_BYTE, "
+                                       "_KMP_BASIC, _KMP_STEP or _KMP_HYBRID",
+                        (int)s.find);
     if (s.positions && !s.row_ids)
         return clm_fail(CLM_E_INVALID, "clm_selection: positions without row_ids");
     if (col->dev && col->dev != like->dev)
@@ -883,6 +919,7 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
     sel->kernel_used = Q.aho      ? CLM_ROWS_AUTOMATON
                        : Q.filter ? CLM_ROWS_FILTER
                        : Q.group  ? CLM_ROWS_GROUP
+                       : Q.seg_t  ? CLM_ROWS_SEGMENT
                                   : CLM_ROWS_ITEM;
     sel->data_path_used = col->dev       ? CLM_PATH_AUTO
                           : Q.zero_copy ? CLM_PATH_ZERO_COPY

@@ -12,6 +12,8 @@ struct query {
     cl_program program;
     cl_kernel match, count, ids; /* count: after a work-group per row and filter only */
     int group;                   /* a work-group per row (CLM_ROWS_GROUP) */
+    cl_uint seg_t, seg_k;        /* Seg-k-t (CLM_ROWS_SEGMENT): work-items per row (0: not
+                                    Seg-k-t) and places per slice */
     int aho;                     /* an automaton walk per row (CLM_ROWS_AUTOMATON) */
     cl_mem off, data, valid, bitmap, groups, bases, pos, ids_buf, pos_out;
     size_t data_cap; /* host columns: bytes data holds */

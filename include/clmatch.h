@@ -1430,8 +1430,26 @@ typedef enum {
                              (or to pattern 0) and the lowest-numbered pattern found gives
                              its leftmost start. A predicate it cannot serve (or whose
                              automaton could pass 64 MiB) runs CLM_ROWS_ITEM instead:
-                             kernel_used says which ran */
+                             kernel_used says which ran */,
+    CLM_ROWS_SEGMENT = 5 /**< seed 004's Seg-k-t: a team of clm_selection.seg_threads
+                             work-items per row, each taking every seg_threads-th slice of
+                             seg_gap places, the team's reads close together: rows of some
+                             hundred bytes and more. An approximate predicate runs
+                             CLM_ROWS_ITEM instead */
 } clm_rows_kernel;
+
+/** How a work-item looks for a segment of a LIKE in its row (clm_selection.find): seed
+ *  004's KMP variants beside the first-byte scan. */
+typedef enum {
+    CLM_FIND_AUTO = 0,       /**< the first-byte scan (the fastest measured) */
+    CLM_FIND_FIRST_BYTE = 1, /**< places tried where the segment's first byte is */
+    CLM_FIND_KMP_BASIC = 2,  /**< KMP, each step advancing the row or the pattern */
+    CLM_FIND_KMP_STEP = 3,   /**< KMP, a row byte per step, failure links in an inner loop */
+    CLM_FIND_KMP_HYBRID = 4  /**< KMP, 4 row bytes per step (one load), basic's steps inside */
+} clm_like_find;
+/** Default work-items per row and places per slice of CLM_ROWS_SEGMENT. */
+#define CLM_SEG_THREADS 8u
+#define CLM_SEG_GAP 64u
 /** The mean row length from which CLM_ROWS_AUTO takes a work-group per row. */
 #define CLM_ROWS_GROUP_MEAN 1024u
 
@@ -1468,6 +1486,15 @@ typedef struct clm_selection {
     clm_rows_kernel kernel_used; /**< out: never CLM_ROWS_AUTO (after a search) */
     clm_data_path data_path_used; /**< out: a host column's path, never CLM_PATH_AUTO;
                                        CLM_PATH_AUTO for a resident column */
+    unsigned seg_threads;    /**< CLM_ROWS_SEGMENT: work-items per row, 2 to 32, a power of
+                                  2 (0: CLM_SEG_THREADS); fewer where the device's
+                                  work-groups are small (a group holds 8 rows or more) */
+    unsigned seg_gap;        /**< CLM_ROWS_SEGMENT: places per slice, 1 to 65536 (0:
+                                  CLM_SEG_GAP) */
+    clm_like_find find;      /**< how the work-item and Seg-k-t kernels (and filter and
+                                  verify's check) look for a segment; KMP serves
+                                  segments without '_' of predicates of up to 1 024 words
+                                  (about 900 pattern bytes); others take the first-byte scan */
 } clm_selection;
 
 /** Fill *sel (of size bytes: sizeof *sel) with its size and the defaults. */

@@ -183,6 +183,7 @@ void register_early_tests(void);
 void register_records_tests(void);
 void register_records_or_tests(void);
 void register_records_pivot_tests(void);
+void register_records_seg_tests(void);
 void register_like_set_tests(void);
 void register_hamming_tests(void);
 void register_host_tests(void);

@@ -300,6 +300,7 @@ int main(int argc, char **argv)
     register_records_tests();
     register_records_or_tests();
     register_records_pivot_tests();
+    register_records_seg_tests();
     register_like_set_tests();
     register_hamming_tests();
     register_host_tests();

@@ -129,16 +129,26 @@ static uint64_t ref_select(const tcol *c, const tquery *q, const tapprox *ap,
 
 /* Select with `like` on col and compare count, bitmap, ids (bits) and positions with the
  * reference's. */
-static void check_select(const clm_like *like, const clm_column *col, const tcol *c,
-                         const unsigned char *want, const uint64_t *want_pos, uint64_t want_n,
-                         unsigned id_bits, size_t slab, clm_rows_kernel kernel,
-                         clm_data_path path, int filterable, const char *what)
+/* How a check's kernels look for segments: the find method, Seg-k-t's team and slice. */
+typedef struct {
+    clm_like_find find;
+    unsigned seg_threads, seg_gap;
+} tfind;
+
+static void check_select_as(const clm_like *like, const clm_column *col, const tcol *c,
+                            const unsigned char *want, const uint64_t *want_pos,
+                            uint64_t want_n, unsigned id_bits, size_t slab,
+                            clm_rows_kernel kernel, clm_data_path path, int filterable,
+                            tfind f, const char *what)
 {
     tsel t;
     tsel_open(&t, c, id_bits, 1); /* id_bits 0: the count and the bitmap alone */
     t.s.slab_bytes = slab;
     t.s.kernel = kernel;
     t.s.data_path = path;
+    t.s.find = f.find;
+    t.s.seg_threads = f.seg_threads;
+    t.s.seg_gap = f.seg_gap;
     int rc = clm_like_select(like, col, &t.s);
     if (rc != CLM_OK) {
         T_FAIL("%s: clm_like_select: %s (%s)", what, clm_strerror(rc), clm_last_error());
@@ -155,6 +165,16 @@ static void check_select(const clm_like *like, const clm_column *col, const tcol
         T_FAIL("%s: data_path_used %d, want %d", what, (int)t.s.data_path_used, (int)path);
     tsel_check(&t, c, want, want_pos, want_n, what);
     tsel_close(&t);
+}
+
+static void check_select(const clm_like *like, const clm_column *col, const tcol *c,
+                         const unsigned char *want, const uint64_t *want_pos, uint64_t want_n,
+                         unsigned id_bits, size_t slab, clm_rows_kernel kernel,
+                         clm_data_path path, int filterable, const char *what)
+{
+    tfind f = {CLM_FIND_AUTO, 0, 0};
+    check_select_as(like, col, c, want, want_pos, want_n, id_bits, slab, kernel, path,
+                    filterable, f, what);
 }
 
 /* Whether filter and verify serves the query: every pattern has a literal byte, and NOT
@@ -216,6 +236,28 @@ static void check_query_as(const tcol *c, const tquery *q, const tapprox *ap, si
         snprintf(label, sizeof label, "%s, host column in place, filter and verify", what);
         check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_FILTER,
                      CLM_PATH_ZERO_COPY, fl && (uintptr_t)c->data % 16 == 0, label);
+        /* Seg-k-t and KMP (few shapes: each is a program to build; test_records_seg.c
+         * has the others): slices of 3 places, so that slices and their overlaps cut short
+         * rows too, and the default's */
+        static const struct {
+            tfind f;
+            int resident;
+            clm_rows_kernel kernel;
+            const char *name;
+        } finds[] = {
+            {{CLM_FIND_AUTO, 0, 0}, 0, CLM_ROWS_SEGMENT, "Seg-64-8"},
+            {{CLM_FIND_KMP_HYBRID, 4, 3}, 0, CLM_ROWS_SEGMENT, "Seg-3-4, KMP_hybrid"},
+            {{CLM_FIND_KMP_HYBRID, 4, 3}, 1, CLM_ROWS_SEGMENT, "Seg-3-4, KMP_hybrid"},
+            {{CLM_FIND_KMP_STEP, 0, 0}, 1, CLM_ROWS_ITEM, "a work-item per row, KMP_step"},
+        };
+        for (size_t f = 0; f < sizeof finds / sizeof finds[0]; f++) {
+            if (finds[f].resident || ap) /* resident: below; approximate: a work-item */
+                continue;
+            snprintf(label, sizeof label, "%s, host column, %s", what, finds[f].name);
+            check_select_as(like, host, c, want, want_pos, n, 32, slab, finds[f].kernel,
+                            CLM_PATH_COPY, finds[f].kernel == CLM_ROWS_FILTER && fl,
+                            finds[f].f, label);
+        }
         snprintf(label, sizeof label, "%s, host column, auto", what);
         if (ap) /* auto takes a work-item per row for it, long rows or not */
             check_select(like, host, c, want, want_pos, n, 32, slab, CLM_ROWS_AUTO,
@@ -228,6 +270,13 @@ static void check_query_as(const tcol *c, const tquery *q, const tapprox *ap, si
             if (c->rows <= GROUP_ROWS_MAX)
                 check_select(like, res, c, want, want_pos, n, 32, 0, CLM_ROWS_GROUP,
                              CLM_PATH_AUTO, 0, label);
+            for (size_t f = 0; f < sizeof finds / sizeof finds[0]; f++) {
+                if (!finds[f].resident || ap)
+                    continue;
+                snprintf(label, sizeof label, "%s, resident column, %s", what, finds[f].name);
+                check_select_as(like, res, c, want, want_pos, n, 64, 0, finds[f].kernel,
+                                CLM_PATH_AUTO, 0, finds[f].f, label);
+            }
             /* the slab: the bytes of one search launch, so pieces start inside rows */
             snprintf(label, sizeof label, "%s, resident column, filter and verify in pieces",
                      what);
@@ -1291,6 +1340,7 @@ static const char *const match_args[] = {CLM_LIKE_MATCH_ARG_LIST(ARG_NAME, ARG_N
 static const char *const count_args[] = {CLM_LIKE_COUNT_ARG_LIST(ARG_NAME, ARG_NAME)};
 static const char *const ids_args[] = {CLM_LIKE_IDS_ARG_LIST(ARG_NAME, ARG_NAME)};
 static const char *const aho_args[] = {CLM_LIKE_AHO_ARG_LIST(ARG_NAME, ARG_NAME)};
+static const char *const seg_args[] = {CLM_LIKE_SEG_ARG_LIST(ARG_NAME, ARG_NAME)};
 
 static void test_kernel_args(const void *arg)
 {
@@ -1317,6 +1367,7 @@ static void test_kernel_args(const void *arg)
             t_check_kernel_args(prog, "clm_like_ids64", ids_args, CLM_LIKE_IDS_ARG_COUNT);
             t_check_kernel_args(prog, "clm_like_aho_local", aho_args, CLM_LIKE_AHO_ARG_COUNT);
             t_check_kernel_args(prog, "clm_like_aho_global", aho_args, CLM_LIKE_AHO_ARG_COUNT);
+            t_check_kernel_args(prog, "clm_like_match_seg", seg_args, CLM_LIKE_SEG_ARG_COUNT);
         }
         clReleaseProgram(prog);
     }

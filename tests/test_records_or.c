@@ -361,12 +361,25 @@ static void test_fallbacks(const void *arg)
                           CLM_PATH_AUTO, CLM_ROWS_ITEM, "approximate contains");
         clm_like_free(like);
     }
-    /* an unknown kernel past the automaton */
+    /* an unknown kernel past the last one, an unknown find method, a team or slice out of
+     * range */
     clm_selection s;
-    clm_selection_init(&s, sizeof s);
-    s.kernel = (clm_rows_kernel)(CLM_ROWS_AUTOMATON + 1);
-    if (EXPECT_RC(clm_like_compile(t_dev, &one, NULL, NULL, 1, -1, &like), CLM_OK))
-        EXPECT_RC(clm_like_select(like, col, &s), CLM_E_INVALID);
+    if (EXPECT_RC(clm_like_compile(t_dev, &one, NULL, NULL, 1, -1, &like), CLM_OK)) {
+        static const struct {
+            int kernel, find;
+            unsigned seg_threads, seg_gap;
+        } bad[] = {{CLM_ROWS_SEGMENT + 1, 0, 0, 0}, {CLM_ROWS_ITEM, CLM_FIND_KMP_HYBRID + 1, 0, 0},
+                   {CLM_ROWS_SEGMENT, 0, 1, 0},    {CLM_ROWS_SEGMENT, 0, 3, 0},
+                   {CLM_ROWS_SEGMENT, 0, 64, 0},   {CLM_ROWS_SEGMENT, 0, 0, 65537}};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            clm_selection_init(&s, sizeof s);
+            s.kernel = (clm_rows_kernel)bad[i].kernel;
+            s.find = (clm_like_find)bad[i].find;
+            s.seg_threads = bad[i].seg_threads;
+            s.seg_gap = bad[i].seg_gap;
+            EXPECT_RC(clm_like_select(like, col, &s), CLM_E_INVALID);
+        }
+    }
     clm_like_free(like);
     clm_column_free(col);
     free(want);

@@ -13,7 +13,10 @@
  * work-group per row, filter and verify and the automaton walk forced (modes resident/item,
  * resident/group, resident/filter and resident/automaton, or host/... with --mode host; a
  * kernel that cannot serve the query reports the one that ran); --kernels=LIST only those
- * of a comma-separated list of item, group, filter and automaton. Output, tab-separated lines on stdout (bench/records.py reads them):
+ * of a comma-separated list of methods: item, group, filter, automaton, segment (Seg-k-t;
+ * segment:T:K for T work-items a row and slices of K places), each optionally followed by
+ * /first_byte, /kmp_basic, /kmp_step or /kmp_hybrid (how a row's segments are found; seed
+ * 004's variants). Output, tab-separated lines on stdout (bench/records.py reads them):
  *     device  P:D  type  name
  *     column  rows  string_bytes  offset_bits
  *     upload  seconds                          (before the resident queries)
@@ -63,7 +66,58 @@ static const char *kernel_name(clm_rows_kernel k)
            : k == CLM_ROWS_FILTER  ? "filter"
            : k == CLM_ROWS_GROUP   ? "group"
            : k == CLM_ROWS_ITEM    ? "item"
+           : k == CLM_ROWS_SEGMENT ? "segment"
                                    : "auto";
+}
+
+static const char *const find_names[] = {"auto", "first_byte", "kmp_basic", "kmp_step",
+                                         "kmp_hybrid"};
+
+/* A way to select rows: the kernel, how it finds segments, Seg-k-t's team and slice. */
+typedef struct {
+    clm_rows_kernel kernel;
+    clm_like_find find;
+    unsigned seg_threads, seg_gap;
+    char name[64];
+} method;
+
+/* "KERNEL[:T:K][/FIND]" into *m; 0, or 2 when it names nothing known. */
+static int parse_method(const char *spec, method *m)
+{
+    char buf[64], *find;
+    snprintf(buf, sizeof buf, "%s", spec);
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", spec);
+    if ((find = strchr(buf, '/'))) {
+        *find++ = '\0';
+        int f = 0;
+        while (f < 5 && strcmp(find, find_names[f]))
+            f++;
+        if (f == 5)
+            return 2;
+        m->find = (clm_like_find)f;
+    }
+    char *team = strchr(buf, ':');
+    if (team) {
+        *team++ = '\0';
+        if (sscanf(team, "%u:%u", &m->seg_threads, &m->seg_gap) != 2)
+            return 2;
+    }
+    int i = CLM_ROWS_ITEM;
+    while (i <= CLM_ROWS_SEGMENT && strcmp(buf, kernel_name((clm_rows_kernel)i)))
+        i++;
+    if (i > CLM_ROWS_SEGMENT || (team && i != CLM_ROWS_SEGMENT))
+        return 2;
+    m->kernel = (clm_rows_kernel)i;
+    return 0;
+}
+
+static void method_apply(const method *m, clm_selection *sel)
+{
+    sel->kernel = m->kernel;
+    sel->find = m->find;
+    sel->seg_threads = m->seg_threads;
+    sel->seg_gap = m->seg_gap;
 }
 
 static int list_devices(void)
@@ -168,11 +222,11 @@ typedef struct {
 /* One query on one column: a warm-up select (kernel build or cache load), the row-id check,
  * then timed count-only selects. Prints its `query` line. */
 static int run_query(const clm_like *like, const clm_column *col, const char *id,
-                     const char *mode, clm_rows_kernel kernel, const timing *t)
+                     const char *mode, const method *how, const timing *t)
 {
     clm_selection sel;
     clm_selection_init(&sel, sizeof sel);
-    sel.kernel = kernel;
+    method_apply(how, &sel);
     int st = clm_like_select(like, col, &sel);
     if (st != CLM_OK)
         return fail(id, st);
@@ -181,7 +235,7 @@ static int run_query(const clm_like *like, const clm_column *col, const char *id
     /* The row ids, untimed: their sums check the set, not just its size. */
     clm_selection ids;
     clm_selection_init(&ids, sizeof ids);
-    ids.kernel = kernel;
+    method_apply(how, &ids);
     ids.row_id_bits = 64;
     ids.row_id_capacity = count ? count : 1;
     uint64_t *buf = malloc(ids.row_id_capacity * sizeof *buf);
@@ -210,7 +264,7 @@ static int run_query(const clm_like *like, const clm_column *col, const char *id
     int reps = 0;
     while (reps < t->reps && (reps == 0 || now() - start < t->max_time)) {
         clm_selection_init(&sel, sizeof sel);
-        sel.kernel = kernel;
+        method_apply(how, &sel);
         double t0 = now();
         st = clm_like_select(like, col, &sel);
         times[reps++] = now() - t0;
@@ -281,7 +335,9 @@ static int usage(void)
     fputs("usage: records_bench --list\n"
           "       records_bench -d P:D [--mode resident|host|both] [--kernels[=LIST]]"
           " [--pivot W]... [--reps N] [--max-time S] COLUMN QUERIES\n"
-          "       (LIST: comma-separated item, group, filter, automaton; default all;\n"
+          "       (LIST: comma-separated item, group, filter, automaton, segment[:T:K],\n"
+          "        each optionally /first_byte, /kmp_basic, /kmp_step or /kmp_hybrid;\n"
+          "        default the five kernels;\n"
           "        --pivot W: also the column pivoted in pieces of W bytes, mode pivotW)\n",
           stderr);
     return 2;
@@ -290,7 +346,8 @@ static int usage(void)
 int main(int argc, char **argv)
 {
     int plat = -1, devi = -1, resident = 1, host = 1;
-    unsigned kernels = 0; /* bit k: time kernel k forced */
+    method methods[32]; /* --kernels: each timed forced */
+    unsigned nmethods = 0;
     unsigned pivots[3], npivots = 0; /* --pivot widths */
     timing t = {10, 10.0};
     int a = 1;
@@ -298,20 +355,15 @@ int main(int argc, char **argv)
         const char *val = a + 1 < argc ? argv[a + 1] : NULL;
         if (!strcmp(argv[a], "--list"))
             return list_devices();
-        if (!strcmp(argv[a], "--kernels")) {
-            kernels = ~0u;
-            continue;
-        }
-        if (!strncmp(argv[a], "--kernels=", 10)) { /* a bit per kernel named */
-            char list[256];
-            snprintf(list, sizeof list, "%s", argv[a] + 10);
+        if (!strcmp(argv[a], "--kernels") || !strncmp(argv[a], "--kernels=", 10)) {
+            char list[1024];
+            snprintf(list, sizeof list, "%s",
+                     argv[a][9] ? argv[a] + 10 : "item,group,filter,automaton,segment");
+            nmethods = 0;
             for (char *k = strtok(list, ","); k; k = strtok(NULL, ",")) {
-                int i = CLM_ROWS_ITEM;
-                while (i <= CLM_ROWS_AUTOMATON && strcmp(k, kernel_name((clm_rows_kernel)i)))
-                    i++;
-                if (i > CLM_ROWS_AUTOMATON)
+                if (nmethods == sizeof methods / sizeof methods[0] ||
+                    parse_method(k, &methods[nmethods++]))
                     return usage();
-                kernels |= 1u << i;
             }
             continue;
         }
@@ -395,26 +447,25 @@ int main(int argc, char **argv)
         st = clm_like_compile(dev, q.patterns, NULL, flags, q.count, '\\', &like);
         if (st != CLM_OK)
             return fail(q.id, st);
-        if (resident && (st = run_query(like, res, q.id, "resident", CLM_ROWS_AUTO, &t)))
+        const method automatic = {CLM_ROWS_AUTO, CLM_FIND_AUTO, 0, 0, "auto"};
+        if (resident && (st = run_query(like, res, q.id, "resident", &automatic, &t)))
             return st;
-        if (host && (st = run_query(like, col, q.id, "host", CLM_ROWS_AUTO, &t)))
+        if (host && (st = run_query(like, col, q.id, "host", &automatic, &t)))
             return st;
         for (unsigned i = 0; i < npivots; i++) {
             char mode[32];
             snprintf(mode, sizeof mode, "pivot%u", pivots[i]);
-            if ((st = run_query(like, piv[i], q.id, mode, CLM_ROWS_AUTO, &t)))
+            if ((st = run_query(like, piv[i], q.id, mode, &automatic, &t)))
                 return st;
         }
-        /* Seed 004's question: a work-item or a work-group per row, filter and verify, or
-         * an automaton walk per row (issue 19), whichever auto took. */
-        for (int k = CLM_ROWS_ITEM; k <= CLM_ROWS_AUTOMATON; k++) {
-            if (!(kernels >> k & 1))
-                continue;
-            char mode[32];
+        /* Seed 004's question: a work-item, a team or a work-group per row, filter and
+         * verify, or an automaton walk per row (issue 19), whichever auto took; KMP's
+         * variants beside the first-byte scan. */
+        for (unsigned k = 0; k < nmethods; k++) {
+            char mode[96];
             snprintf(mode, sizeof mode, "%s/%s", resident ? "resident" : "host",
-                     kernel_name((clm_rows_kernel)k));
-            if ((st = run_query(like, resident ? res : col, q.id, mode, (clm_rows_kernel)k,
-                                &t)))
+                     methods[k].name);
+            if ((st = run_query(like, resident ? res : col, q.id, mode, &methods[k], &t)))
                 return st;
         }
         clm_like_free(like);
