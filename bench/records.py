@@ -54,6 +54,8 @@ COLUMNS = [
      ["q13", "special", "not-q13", "or10", "s_ecial"]),
     ("mixed.o_comment", "o_comment rows, 3 in 4 alone, else 2-64 joined by a space",
      ["q13", "special", "not-q13", "or10", "s_ecial"]),
+    ("huge.o_comment", "o_comment rows joined by a space until each is >= 64 KiB",
+     ["q13", "special"]),
     ("adversarial.a7b", "rows of 1 KiB of 'aaaaaaab' repeated, 1 in 64 ending 'aaaaaaac' "
      "(seed 004's worst case for KMP and a first-byte scan: 7 bytes match at every place)",
      ["a8", "a7c"]),
@@ -85,23 +87,24 @@ def short_predicate(query_id):
                                                len(pats))
 
 
-def synthesize(src, dst, long_rows):
-    """long.o_comment or mixed.o_comment from the o_comment file (kept when newer)."""
+def synthesize(src, dst, min_bytes):
+    """long, huge or mixed.o_comment from the o_comment file (kept when newer); min_bytes:
+    the least bytes of a row (0: mixed)."""
     if os.path.exists(dst) and os.path.getmtime(dst) >= os.path.getmtime(src):
         return
     rng = random.Random(4)  # fixed: the same column every run
     tmp = dst + ".tmp"
     with open(src, "rb") as fin, open(tmp, "wb") as fout:
         parts, size = [], 0
-        want = 0 if long_rows else (1 if rng.random() < 0.75 else rng.randint(2, 64))
+        want = 0 if min_bytes else (1 if rng.random() < 0.75 else rng.randint(2, 64))
         for line in fin:
             value = line.rstrip(b"\n")
             parts.append(value)
             size += len(value) + 1
-            if (long_rows and size > 1024) or (not long_rows and len(parts) == want):
+            if (min_bytes and size > min_bytes) or (not min_bytes and len(parts) == want):
                 fout.write(b" ".join(parts) + b"\n")
                 parts, size = [], 0
-                if not long_rows:
+                if not min_bytes:
                     want = 1 if rng.random() < 0.75 else rng.randint(2, 64)
         if parts:
             fout.write(b" ".join(parts) + b"\n")
@@ -364,9 +367,11 @@ def main():
     src = os.path.join(args.data, "orders.o_comment.txt")
     for name, _, _ in columns:
         if name.startswith("long."):
-            synthesize(src, os.path.join(args.data, name + ".txt"), True)
+            synthesize(src, os.path.join(args.data, name + ".txt"), 1024)
+        elif name.startswith("huge."):
+            synthesize(src, os.path.join(args.data, name + ".txt"), 65536)
         elif name.startswith("mixed."):
-            synthesize(src, os.path.join(args.data, name + ".txt"), False)
+            synthesize(src, os.path.join(args.data, name + ".txt"), 0)
         elif name.startswith("adversarial."):
             synthesize_adversarial(src, os.path.join(args.data, name + ".txt"))
 
