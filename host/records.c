@@ -29,6 +29,10 @@
  * and the alignment must fit) */
 #define MAX_PIECE_BYTES ((size_t)1 << 30)
 #define LIKE_WG 256u
+/* CLM_ROWS_AUTO: long rows get a work-group each below this many rows per compute unit
+ * (auto_group), and CPUs filter rows of fewer bytes than this on a mean (auto_filter) */
+#define GROUP_ROWS_PER_UNIT 1024u
+#define FILTER_MEAN_CPU 256u
 /* KMP's tables (records.cl LIKE_KMP_MAX): a ushort per prog word in local memory */
 #define KMP_MAX_WORDS 1024u
 
@@ -347,15 +351,33 @@ static int filter_open(const struct clm_like *like, const clm_selection *s, stru
     return CLM_OK;
 }
 
+/* Whether CLM_ROWS_AUTO gives each row a work-group: on GPUs, rows of CLM_ROWS_GROUP_MEAN
+ * bytes and more on a mean, too few to fill the device with a work-item each. H200, TPC-H
+ * SF 10 o_comment joined into rows (bench/results/h200-t2-*-records-*): 11 324 rows of 64
+ * KiB, Q13 3.4 TB/s a group per row, 3.2 Seg-32-16, 0.83 a work-item per row; 705 523
+ * rows of 1 KiB, 0.20 TB/s a group per row, 0.34 a work-item. The bound between is a
+ * guess. Never on CPUs: the 16-core PoCL ran a group per row at 0.2-0.25x a work-item's
+ * speed on both. */
+static int auto_group(const clm_device *dev, const struct clm_column *c)
+{
+    return dev->info.type != CLM_DEVICE_CPU && c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN &&
+           c->rows < (uint64_t)dev->info.compute_units * GROUP_ROWS_PER_UNIT;
+}
+
 /* Whether CLM_ROWS_AUTO tries filter and verify for a filterable predicate (measured on
  * the H200 against a work-item per row, bench/results/h200-*-records-*): for one LIKE or
  * NOT LIKE that is not a prefix or equality (a work-item per row reads only the row's
- * start for those) over short rows; a disjunction's anchors find most rows. The first
- * piece's search then says whether the anchors are rare enough (probe). */
+ * start for those), where rows get no work-group (on 1 KiB rows Q13 ran 2.4x a work-item
+ * per row, h200-t2); a disjunction's anchors find most rows. On CPUs over short rows only:
+ * the 16-core PoCL verified 436-byte rows (TPC-H's mixed lengths) at 0.4x a work-item per
+ * row (pocl16-t2). The first piece's search then says whether the anchors are rare enough
+ * (probe). */
 static int auto_filter(const struct clm_like *like, const struct clm_column *c)
 {
+    const clm_device *dev = like->dev;
     return like->count == 1 && !(like->prog[1 + CLM_LIKE_FLAGS] & CLM_LIKE_F_START) &&
-           c->bytes / c->rows < CLM_ROWS_GROUP_MEAN;
+           !auto_group(dev, c) &&
+           (dev->info.type != CLM_DEVICE_CPU || c->bytes / c->rows < FILTER_MEAN_CPU);
 }
 
 /* Whether CLM_ROWS_AUTO walks the automaton of a disjunction of contains (like->aho_buf):
@@ -409,9 +431,14 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     shape.like_approx = like->approx != 0; /* else the kernels need no room for its states */
     shape.pivot = c->pivot;
     shape.like_block = like->block;
-    /* KMP's tables are a symbol's ushort each in local memory, per prog word */
-    if (s->find >= CLM_FIND_KMP_BASIC && like->prog_words <= KMP_MAX_WORDS) {
-        shape.like_find = (unsigned)s->find - CLM_FIND_KMP_BASIC + 1;
+    /* KMP's tables are a symbol's ushort each in local memory, per prog word. auto: KMP_basic
+     * on GPUs (H200, TPC-H o_comment, a work-item per row: 1.28x the first-byte scan; rows of
+     * 1 KiB 1.41x; bench/results/h200-t1-*-records-*), the first-byte scan on CPUs */
+    clm_like_find find = s->find != CLM_FIND_AUTO ? s->find
+                         : dev->info.type == CLM_DEVICE_GPU ? CLM_FIND_KMP_BASIC
+                                                            : CLM_FIND_FIRST_BYTE;
+    if (find >= CLM_FIND_KMP_BASIC && like->prog_words <= KMP_MAX_WORDS) {
+        shape.like_find = (unsigned)find - CLM_FIND_KMP_BASIC + 1;
         shape.like_kmp_max = KMP_MAX_WORDS;
     }
     /* Seg-k-t: a team per row; a group holds whole bitmap bytes of rows (8 or more) */
@@ -456,7 +483,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     /* an approximate pattern's automaton reads the row in order: a work-item per row */
     Q->group = !Q->filter && !Q->aho && !like->approx && !c->pivot &&
                (s->kernel == CLM_ROWS_GROUP ||
-                (s->kernel == CLM_ROWS_AUTO && c->bytes / c->rows >= CLM_ROWS_GROUP_MEAN));
+                (s->kernel == CLM_ROWS_AUTO && auto_group(dev, c)));
     if (Q->aho && (rc = aho_open(like, Q)) != CLM_OK)
         return rc;
     if (!Q->aho)

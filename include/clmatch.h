@@ -1397,11 +1397,14 @@ CLM_API void clm_like_free(clm_like *like);
 
 /** How clm_like_select's kernels share out the rows (seed 004's basic form and Split). */
 typedef enum {
-    CLM_ROWS_AUTO = 0,  /**< by the column's mean row length: CLM_ROWS_GROUP from
-                             CLM_ROWS_GROUP_MEAN bytes on; below, CLM_ROWS_AUTOMATON for a
-                             disjunction of 2 or more contains that it serves,
+    CLM_ROWS_AUTO = 0,  /**< by the column's mean row length and rows: CLM_ROWS_GROUP on
+                             GPUs from CLM_ROWS_GROUP_MEAN bytes on, for fewer rows than
+                             1 024 per compute unit (never on CPUs); else
+                             CLM_ROWS_AUTOMATON for a disjunction of 2 or more contains
+                             that it serves over rows below CLM_ROWS_GROUP_MEAN,
                              CLM_ROWS_FILTER for one LIKE or NOT LIKE that it
                              serves and that is no prefix or equality (no leading '%'),
+                             on CPUs over rows below 256 bytes on a mean,
                              when its first 32 MiB hold few matches: for one or two literal
                              segments on a GPU, fewer than one place in 16 bytes; else
                              fewer anchors than one 64-byte block in 5 (in 4 on CPU
@@ -1441,7 +1444,8 @@ typedef enum {
 /** How a work-item looks for a segment of a LIKE in its row (clm_selection.find): seed
  *  004's KMP variants beside the first-byte scan. */
 typedef enum {
-    CLM_FIND_AUTO = 0,       /**< the first-byte scan (the fastest measured) */
+    CLM_FIND_AUTO = 0,       /**< KMP_BASIC on GPUs, FIRST_BYTE on CPUs (the fastest
+                                  measured on each) */
     CLM_FIND_FIRST_BYTE = 1, /**< places tried where the segment's first byte is */
     CLM_FIND_KMP_BASIC = 2,  /**< KMP, each step advancing the row or the pattern */
     CLM_FIND_KMP_STEP = 3,   /**< KMP, a row byte per step, failure links in an inner loop */
@@ -1450,7 +1454,7 @@ typedef enum {
 /** Default work-items per row and places per slice of CLM_ROWS_SEGMENT. */
 #define CLM_SEG_THREADS 8u
 #define CLM_SEG_GAP 64u
-/** The mean row length from which CLM_ROWS_AUTO takes a work-group per row. */
+/** The mean row length from which CLM_ROWS_AUTO may take a work-group per row. */
 #define CLM_ROWS_GROUP_MEAN 1024u
 
 /** Where clm_like_select writes its results, and how it reads a host column. */
