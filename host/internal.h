@@ -185,6 +185,10 @@ uint64_t clm_tune_own(const struct clm_device *dev, clm_algorithm algo, enum clm
 unsigned clm_io_threads(unsigned *cpus);
 /* memcpy over up to `threads` threads (one below 2 MiB). */
 void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads);
+/* clm_parallel_copy of [src, src + n) and of a second range [src2, src2 + n2) at once: the
+ * second on a thread of its own (a column's offsets beside its bytes). */
+void clm_parallel_copy2(void *dst, const void *src, size_t n, void *dst2, const void *src2,
+                        size_t n2, unsigned threads);
 /* clm_parallel_copy that returns how many of the bytes are '\n' or '\r' (counted as they are
  * copied, while they are in the cache). */
 size_t clm_parallel_copy_breaks(void *dst, const void *src, size_t n, unsigned threads);

@@ -74,8 +74,8 @@ static void run_placed(struct part *parts, unsigned threads, void *(*fn)(void *)
     }
 }
 
-/* Run fn over `threads` contiguous parts of [0, n), each part's pointers moved to it. */
-static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn)(void *))
+/* `threads` contiguous parts of [0, n), each part's pointers moved to it. */
+static void split_parts(struct part *parts, unsigned threads, size_t n)
 {
     size_t step = clm_round_up((n + threads - 1) / threads, 4096); /* page-aligned parts */
     for (unsigned i = 0; i < threads; i++) {
@@ -85,6 +85,12 @@ static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn
         parts[i].src += a;
         parts[i].n = b - a;
     }
+}
+
+/* Run fn over `threads` contiguous parts of [0, n). */
+static void run_parts(struct part *parts, unsigned threads, size_t n, void *(*fn)(void *))
+{
+    split_parts(parts, threads, n);
     run_placed(parts, threads, fn);
 }
 
@@ -166,6 +172,24 @@ void clm_parallel_copy(void *dst, const void *src, size_t n, unsigned threads)
 {
     struct part parts[MAX_THREADS];
     run_all(parts, parts_init(parts, n, threads, dst, src), n, copy_part);
+}
+
+void clm_parallel_copy2(void *dst, const void *src, size_t n, void *dst2, const void *src2,
+                        size_t n2, unsigned threads)
+{
+    struct part parts[MAX_THREADS];
+    unsigned t = useful_threads(n, threads - (threads > 1));
+    if (t < 1 || t + 1 > MAX_THREADS || !n2) { /* one range would take every thread */
+        clm_parallel_copy(dst, src, n, threads);
+        memcpy(dst2, src2, n2);
+        return;
+    }
+    parts_init(parts, n, t, dst, src);
+    split_parts(parts, t, n);
+    parts[t].dst = dst2;
+    parts[t].src = src2;
+    parts[t].n = n2;
+    run_placed(parts, t + 1, copy_part);
 }
 
 size_t clm_parallel_copy_breaks(void *dst, const void *src, size_t n, unsigned threads)

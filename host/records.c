@@ -133,8 +133,11 @@ static void stage_fill(const struct clm_column *c, unsigned char *dst, uint64_t 
 {
     size_t ob = c->offset_bits / 8;
     uint64_t start = clm_column_offset(c, r0), bytes = clm_column_offset(c, r1) - start;
-    clm_parallel_copy(dst, c->data + start, (size_t)bytes, clm_io_threads(NULL));
-    memcpy(dst + off_at, (const char *)c->offsets + r0 * ob, (size_t)(r1 - r0 + 1) * ob);
+    /* the offsets (a twelfth of TPC-H comments' bytes) on a thread of their own, beside the
+     * bytes' threads rather than after them */
+    clm_parallel_copy2(dst, c->data + start, (size_t)bytes, dst + off_at,
+                       (const char *)c->offsets + r0 * ob, (size_t)(r1 - r0 + 1) * ob,
+                       clm_io_threads(NULL));
     if (c->validity) {
         uint64_t b0 = (c->validity_bit + r0) >> 3, b1 = (c->validity_bit + r1 + 7) >> 3;
         memcpy(dst + valid_at, c->validity + b0, (size_t)(b1 - b0));
