@@ -195,6 +195,8 @@ def run_clmatch(args, device, column_path, query_ids, qfile, kernels):
         cmd.insert(1, "--kernels=" + args.methods if args.methods else "--kernels")
     for w in args.pivot or []:
         cmd[1:1] = ["--pivot", str(w)]
+    for spec in args.self_pivot or []:
+        cmd[1:1] = ["--self-pivot", spec]
     print("records: %s on %s" % (os.path.basename(column_path), device), file=sys.stderr)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True)
@@ -331,6 +333,9 @@ def main():
     ap.add_argument("--mode", default="both", choices=["resident", "host", "both"])
     ap.add_argument("--pivot", type=int, action="append", choices=[4, 8, 16],
                     help="also a resident column pivoted in pieces of W bytes (mode pivotW)")
+    ap.add_argument("--self-pivot", action="append",
+                    help="W:S:L: also a resident column self-pivoted, S segments of L bytes a "
+                    "chunk in pieces of W bytes (mode selfpivotW:S:L)")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--max-time", type=float, default=10.0)
     ap.add_argument("--kernels", default="long", choices=["none", "long", "all"],

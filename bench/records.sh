@@ -38,6 +38,8 @@ usage: sh bench/records.sh [OPTIONS]
                      (e.g. item,item/kmp_hybrid,segment:8:64,segment:4:128/kmp_step)
   --pivot W          also a resident column pivoted in pieces of W bytes (4, 8, 16;
                      repeatable): mode pivotW
+  --self-pivot W:S:L also a resident column self-pivoted: S segments of L bytes a chunk,
+                     pieces of W bytes (repeatable): mode selfpivotW:S:L
   --column NAME      only columns whose name starts with NAME (repeatable; e.g. orders)
   --query ID         only query ID (repeatable; q13 special not-q13 or10 ...)
   --self-test        SF 0.01 on the first device, report under a temporary directory
@@ -63,7 +65,7 @@ while [ $# -gt 0 ]; do
         --tpchgen) need "$@"; tpchgen=$2; shift ;;
         --python-path) need "$@"; PYTHONPATH="$2${PYTHONPATH:+:$PYTHONPATH}"; shift ;;
         --python) need "$@"; python=$2; shift ;;
-        --threads|--reps|--max-time|--duckdb-reps|--mode|--kernels|--methods|--pivot) need "$@"; set_extra "$1" "$2"; shift ;;
+        --threads|--reps|--max-time|--duckdb-reps|--mode|--kernels|--methods|--pivot|--self-pivot) need "$@"; set_extra "$1" "$2"; shift ;;
         --column) need "$@"; set_extra "$1" "$2"; partial=-partial; only="$only $2"; shift ;;
         --query) need "$@"; set_extra "$1" "$2"; partial=-partial; shift ;;
         --self-test) self_test=1 ;;

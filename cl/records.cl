@@ -40,8 +40,19 @@
 #define KMP_BUILD
 #endif
 /* Byte j of the row whose first byte is *row: in a pivoted column (PIVOT: its piece width,
- * clm_column_pivot) the row's pieces are CLM_PIVOT_GROUP pieces apart. */
-#if PIVOT
+ * clm_column_pivot) the row's pieces are CLM_PIVOT_GROUP pieces apart; in a self-pivoted one
+ * (SELF_SEGS segments of SELF_LEN bytes a chunk, clm_column_self_pivot) piece p of segment s
+ * of a chunk is at p * SELF_SEGS + s pieces from the chunk's start. */
+#ifndef SELF_SEGS
+#define SELF_SEGS 0
+#endif
+#if SELF_SEGS
+#define SELF_CHUNK (SELF_SEGS * SELF_LEN)
+#define ROW_AT(row, j)                                                                      \
+    ((row)[(j) / SELF_CHUNK * SELF_CHUNK +                                                 \
+           ((j) % SELF_LEN / PIVOT * SELF_SEGS + (j) % SELF_CHUNK / SELF_LEN) * PIVOT +    \
+           (j) % PIVOT])
+#elif PIVOT
 #define ROW_AT(row, j) ((row)[(j) / PIVOT * (CLM_PIVOT_GROUP * PIVOT) + (j) % PIVOT])
 #else
 #define ROW_AT(row, j) ((row)[j])
@@ -304,7 +315,10 @@ int clm_like_row(__global const uchar *data, __global const OFF_T *offsets,
     if (r >= rows || (has_valid && !(valid[b >> 3] >> (b & 7) & 1)))
         return 0;
     *n = (ulong)offsets[row_off + r + 1] - (ulong)offsets[row_off + r];
-#if PIVOT
+#if SELF_SEGS
+    *start = ((__global const ulong *)data)[row_off + r];
+    (void)base;
+#elif PIVOT
     const ulong i = row_off + r;
     *start = ((__global const ulong *)data)[i / CLM_PIVOT_GROUP] + i % CLM_PIVOT_GROUP * PIVOT;
     (void)base;

@@ -287,10 +287,40 @@ static unsigned char *pivot_bytes(const clm_column *host, unsigned width, uint64
     return out;
 }
 
-/* clm_column_upload, and with width > 0 clm_column_pivot: the offsets and validity as the
- * host has them, the bytes one after the other or pivoted. */
-static int resident(clm_device *dev, const clm_column *host, unsigned width, clm_column **out,
-                    const char *fn)
+/* The self-pivoted bytes of host (cl/records.cl SELF_SEGS): each row's start (a ulong a
+ * row), then the rows, each in chunks of segs segments of len bytes, a chunk's segments
+ * pivoted in pieces of width bytes. NULL when out of memory or past `limit` bytes. */
+static unsigned char *self_pivot_bytes(const clm_column *host, unsigned width, unsigned segs,
+                                       unsigned len, uint64_t limit, uint64_t *bytes)
+{
+    const uint64_t chunk = (uint64_t)segs * len, lead = 8 * (host->rows ? host->rows : 1);
+    uint64_t total = lead;
+    for (uint64_t r = 0; r < host->rows; r++) {
+        uint64_t n = clm_column_offset(host, r + 1) - clm_column_offset(host, r);
+        total += (n + chunk - 1) / chunk * chunk;
+    }
+    *bytes = total;
+    unsigned char *out = total <= limit && total <= SIZE_MAX ? calloc((size_t)total, 1) : NULL;
+    if (!out)
+        return NULL;
+    uint64_t at = lead;
+    for (uint64_t r = 0; r < host->rows; r++) {
+        uint64_t a = clm_column_offset(host, r), n = clm_column_offset(host, r + 1) - a;
+        memcpy(out + 8 * r, &at, 8); /* in the host's byte order, which the device shares */
+        unsigned char *row = out + at;
+        for (uint64_t j = 0; j < n; j++) {
+            uint64_t q = j % chunk, o = q % len;
+            row[j - q + (o / width * segs + q / len) * width + o % width] = host->data[a + j];
+        }
+        at += (n + chunk - 1) / chunk * chunk;
+    }
+    return out;
+}
+
+/* clm_column_upload, and with width > 0 clm_column_pivot (segs 0) or clm_column_self_pivot:
+ * the offsets and validity as the host has them, the bytes one after the other or pivoted. */
+static int resident(clm_device *dev, const clm_column *host, unsigned width, unsigned segs,
+                    unsigned len, clm_column **out, const char *fn)
 {
     if (!out)
         return clm_fail(CLM_E_INVALID, "%s: out is NULL", fn);
@@ -306,7 +336,9 @@ static int resident(clm_device *dev, const clm_column *host, unsigned width, clm
     uint64_t v0 = host->validity_bit >> 3;
     uint64_t vbytes = host->validity ? ((host->validity_bit + host->rows + 7) >> 3) - v0 : 0;
     unsigned char *piv = NULL;
-    if (width && !(piv = pivot_bytes(host, width, dev->info.max_alloc_bytes, &dbytes)) &&
+    if (width && !(piv = segs ? self_pivot_bytes(host, width, segs, len,
+                                                 dev->info.max_alloc_bytes, &dbytes)
+                              : pivot_bytes(host, width, dev->info.max_alloc_bytes, &dbytes)) &&
         dbytes <= dev->info.max_alloc_bytes)
         return clm_fail(CLM_E_NOMEM, "out of memory");
     uint64_t largest = obytes > dbytes ? obytes : dbytes;
@@ -330,6 +362,8 @@ static int resident(clm_device *dev, const clm_column *host, unsigned width, clm
     c->dev_base = base;
     c->dev_vbit = host->validity_bit & 7;
     c->pivot = width;
+    c->self_segs = segs;
+    c->self_len = len;
     int rc = upload(dev, host->offsets, (size_t)obytes, &c->off_buf);
     if (rc == CLM_OK)
         rc = upload(dev, piv ? piv : dbytes ? host->data + base : NULL, (size_t)dbytes,
@@ -347,7 +381,7 @@ static int resident(clm_device *dev, const clm_column *host, unsigned width, clm
 
 int clm_column_upload(clm_device *dev, const clm_column *host, clm_column **out)
 {
-    return resident(dev, host, 0, out, "clm_column_upload");
+    return resident(dev, host, 0, 0, 0, out, "clm_column_upload");
 }
 
 int clm_column_pivot(clm_device *dev, const clm_column *host, unsigned width,
@@ -358,7 +392,26 @@ int clm_column_pivot(clm_device *dev, const clm_column *host, unsigned width,
             *out = NULL;
         return clm_fail(CLM_E_INVALID, "clm_column_pivot: width %u: 4, 8 or 16", width);
     }
-    return resident(dev, host, width, out, "clm_column_pivot");
+    return resident(dev, host, width, 0, 0, out, "clm_column_pivot");
+}
+
+int clm_column_self_pivot(clm_device *dev, const clm_column *host, unsigned width,
+                          unsigned segments, unsigned seg_bytes, clm_column **out)
+{
+    const char *bad = width != 4 && width != 8 && width != 16 ? "width"
+                      : segments < 2 || segments > 32 || (segments & (segments - 1))
+                          ? "segments"
+                      : seg_bytes < 16 || seg_bytes > 4096 || seg_bytes % width ? "seg_bytes"
+                                                                                : NULL;
+    if (bad) {
+        if (out)
+            *out = NULL;
+        return clm_fail(CLM_E_INVALID,
+                        "clm_column_self_pivot: width %u (4, 8 or 16), segments %u (2 to 32, "
+                        "a power of 2), seg_bytes %u (16 to 4096, a multiple of width): bad %s",
+                        width, segments, seg_bytes, bad);
+    }
+    return resident(dev, host, width, segments, seg_bytes, out, "clm_column_self_pivot");
 }
 
 void clm_column_free(clm_column *col)
@@ -386,6 +439,8 @@ int clm_column_get_info(const clm_column *col, clm_column_info *info, size_t siz
     i.offset_bits = col->offset_bits;
     i.resident = col->dev != NULL;
     i.pivot = col->pivot;
+    i.self_segments = col->self_segs;
+    i.seg_bytes = col->self_len;
     i.data_bytes = col->bytes;
     return clm_copy_out(info, size, &i, sizeof i, CLM_COLUMN_INFO_V1, "clm_column_info");
 }

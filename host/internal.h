@@ -369,6 +369,8 @@ struct clm_kernel_shape {
     unsigned pivot;    /* records.cl: the piece width of a pivoted column (clm_column_pivot);
                           0: rows one after the other */
     unsigned like_block; /* records.cl: filter and verify's block (cl/contract.h LIKE_BLOCK) */
+    unsigned self_segs, self_len; /* records.cl: a self-pivoted column's segments a chunk and
+                                     bytes a segment (SELF_SEGS, SELF_LEN); 0: not */
     unsigned like_find; /* records.cl: 0 first byte, 1-3 KMP basic, step, hybrid (LIKE_FIND) */
     unsigned like_kmp_max; /* records.cl, with like_find: prog words KMP's tables cover */
     unsigned compact;  /* the line-break compaction of cl/compact.cl (host/compact.c): 1;
@@ -559,6 +561,8 @@ struct clm_column {
     uint64_t dev_base, dev_vbit;
     unsigned pivot;               /* resident, pivoted (clm_column_pivot): the piece width;
                                      data_buf is cl/contract.h's CLM_PIVOT_* layout */
+    unsigned self_segs, self_len; /* self-pivoted (clm_column_self_pivot): segments a chunk
+                                     and bytes a segment; 0: not */
 };
 /* Offset i of a column's offsets (32- or 64-bit). */
 uint64_t clm_column_offset(const struct clm_column *col, uint64_t i);

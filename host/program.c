@@ -154,6 +154,9 @@ static const struct build_option {
      "3 KMP_hybrid"},
     {"LIKE_KMP_MAX", SHAPE_IF_SET(like_kmp_max), 0,
      "records.cl, with LIKE_FIND: the prog words KMP's local tables cover"},
+    {"SELF_SEGS", SHAPE_IF_SET(self_segs), 0,
+     "records.cl, with PIVOT: a self-pivoted column's segments a chunk (clm_column_self_pivot)"},
+    {"SELF_LEN", SHAPE_IF_SET(self_len), 0, "records.cl, with SELF_SEGS: bytes a segment"},
     {"PIVOT", SHAPE_IF_SET(pivot), 0,
      "records.cl: the piece width of a pivoted column (clm_column_pivot); 0: contiguous rows"},
     {"COMPACT", SHAPE_IF_SET(compact), 0,
@@ -658,7 +661,7 @@ static unsigned char *program_binary(cl_program prog, size_t *len)
 int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_program *out,
                     int *cache_hit, char *options_out, size_t options_cap)
 {
-    char options[512];
+    char options[1024];
     int rc = clm_build_options(dev, shape, options, sizeof options);
     if (rc)
         return rc;
@@ -669,7 +672,7 @@ int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_pr
         return rc;
 
     /* the key: options and source (memory cache); plus device, driver and library (disk) */
-    char key[1024];
+    char key[1088];
     snprintf(key, sizeof key, "%s\nsource %016llx", options,
              (unsigned long long)clm_hash64(src, strlen(src), 0));
     char full_key[2048];

@@ -433,6 +433,8 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     shape.wg = Q->wg;
     shape.like_approx = like->approx != 0; /* else the kernels need no room for its states */
     shape.pivot = c->pivot;
+    shape.self_segs = c->self_segs;
+    shape.self_len = c->self_len;
     shape.like_block = like->block;
     /* KMP's tables are a symbol's ushort each in local memory, per prog word. auto: KMP_basic
      * on GPUs (H200, TPC-H o_comment, a work-item per row: 1.28x the first-byte scan; rows of
@@ -446,11 +448,14 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     }
     /* Seg-k-t: a team per row; a group holds whole bitmap bytes of rows (8 or more) */
     if (s->kernel == CLM_ROWS_SEGMENT && !like->approx) {
-        unsigned t = s->seg_threads ? s->seg_threads : CLM_SEG_THREADS;
+        /* a self-pivoted column: a member per segment of a chunk */
+        unsigned t = s->seg_threads ? s->seg_threads
+                     : c->self_segs ? c->self_segs
+                                    : CLM_SEG_THREADS;
         while (t > 2 && Q->wg / t < 8)
             t /= 2;
         Q->seg_t = t;
-        Q->seg_k = s->seg_gap ? s->seg_gap : CLM_SEG_GAP;
+        Q->seg_k = s->seg_gap ? s->seg_gap : c->self_len ? c->self_len : CLM_SEG_GAP;
     }
     /* the pairing's kernels only where filter and verify may pair (a bigger program: about
      * a second more to build on the 2-core PoCL) */

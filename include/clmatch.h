@@ -1295,6 +1295,21 @@ CLM_API int clm_column_upload(clm_device *dev, const clm_column *host, clm_colum
 CLM_API int clm_column_pivot(clm_device *dev, const clm_column *host, unsigned width,
                              clm_column **out);
 
+/**
+ * clm_column_upload in seed 004's self-pivoted layout, for long rows: each row cut into
+ * segments of seg_bytes bytes, `segments` of them a chunk, and a chunk's segments stored
+ * pivoted in pieces of `width` bytes (its segments' first pieces side by side, then their
+ * second pieces...). A row is padded to whole chunks (segments x seg_bytes). The work-items
+ * of a CLM_ROWS_SEGMENT team, one per segment (seg_threads and seg_gap default to segments
+ * and seg_bytes on it), then read neighbouring bytes while they move through their
+ * segments at similar paces, whichever rows a query reads. Selections run as on
+ * clm_column_pivot's layout (CLM_ROWS_GROUP and CLM_ROWS_FILTER run CLM_ROWS_ITEM).
+ * width: 4, 8 or 16; segments: 2 to 32, a power of 2; seg_bytes: a multiple of width from
+ * 16 to 4096. Errors: as clm_column_upload, and CLM_E_INVALID for other values.
+ */
+CLM_API int clm_column_self_pivot(clm_device *dev, const clm_column *host, unsigned width,
+                                  unsigned segments, unsigned seg_bytes, clm_column **out);
+
 /** Release a column (a resident one's device memory too). NULL is ignored. */
 CLM_API void clm_column_free(clm_column *col);
 
@@ -1307,6 +1322,9 @@ typedef struct clm_column_info {
     int resident;         /**< 1: uploaded to a device (clm_column_upload) */
     unsigned pivot;       /**< the piece width of a pivoted column (clm_column_pivot); 0:
                                the rows' bytes one after the other */
+    unsigned self_segments; /**< a self-pivoted column (clm_column_self_pivot): segments a
+                                 chunk; 0: not self-pivoted */
+    unsigned seg_bytes;     /**< a self-pivoted column: bytes a segment */
 } clm_column_info;
 
 /** Describe a column (copies into *info, of size bytes: sizeof *info). */

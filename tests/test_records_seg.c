@@ -4,7 +4,7 @@
  * lengths straddle the team's rounds; periodic rows and patterns with long borders, where a
  * KMP table that is wrong by one loses or invents matches; prefixes, suffixes, equality,
  * several segments, '_' (no KMP: the first-byte scan), ILIKE, NOT LIKE and NULLs; ids and
- * positions; a pivoted column.
+ * positions; a pivoted and a self-pivoted column.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,15 +178,22 @@ static void test_kmp(const void *arg)
     tcol_free(&c);
 }
 
-/* A pivoted column (clm_column_pivot) in teams and with KMP_hybrid, whose 4 bytes a step
- * come from one piece. */
+/* A pivoted column (clm_column_pivot) and a self-pivoted one (clm_column_self_pivot: 4
+ * segments of 16 bytes a chunk in pieces of 4) in teams, a team member per segment by
+ * default, and with KMP_hybrid, whose 4 bytes a step come from one piece; the automaton of
+ * an OR of contains on the self-pivoted one. */
 static void test_pivot(const void *arg)
 {
     (void)arg;
-    static const squery qs[] = {{{"%abca%"}, {0}, 1}, {{"%aab%ba%"}, {CLM_LIKE_CASELESS}, 1}};
+    static const squery qs[] = {{{"%abca%"}, {0}, 1},
+                                {{"%aab%ba%"}, {CLM_LIKE_CASELESS}, 1},
+                                {{"a%c", "%bbbb%"}, {0, CLM_LIKE_NOT}, 2},
+                                {{"%cabc%", "%aaaa%"}, {0, 0}, 2}};
     static const smethod ms[] = {
         {CLM_ROWS_SEGMENT, CLM_FIND_KMP_HYBRID, 4, 9},
+        {CLM_ROWS_SEGMENT, CLM_FIND_AUTO, 0, 0},
         {CLM_ROWS_ITEM, CLM_FIND_KMP_HYBRID, 0, 0},
+        {CLM_ROWS_AUTOMATON, CLM_FIND_AUTO, 0, 0},
     };
     t_rng r;
     t_rng_init(&r, "records_seg.pivot", 0);
@@ -194,11 +201,20 @@ static void test_pivot(const void *arg)
     tcol_make(&c, &r, 700, 32, len_long, "abcA", 7);
     unsigned char *want = malloc(c.rows);
     uint64_t *want_pos = malloc(c.rows * sizeof *want_pos);
-    clm_column *host = NULL, *piv = NULL;
+    clm_column *host = NULL;
     if (!want || !want_pos)
         abort();
-    if (EXPECT_RC(tcol_wrap(&c, &host), CLM_OK) &&
-        EXPECT_RC(clm_column_pivot(t_dev, host, 4, &piv), CLM_OK)) {
+    for (int self = 0; self < 2 && EXPECT_RC(host ? CLM_OK : tcol_wrap(&c, &host), CLM_OK);
+         self++) {
+        clm_column *piv = NULL;
+        if (!EXPECT_RC(self ? clm_column_self_pivot(t_dev, host, 4, 4, 16, &piv)
+                            : clm_column_pivot(t_dev, host, 4, &piv),
+                       CLM_OK))
+            continue;
+        clm_column_info info;
+        if (EXPECT_RC(clm_column_get_info(piv, &info, sizeof info), CLM_OK))
+            EXPECT(info.pivot == 4 && info.self_segments == (self ? 4u : 0u) &&
+                   info.seg_bytes == (self ? 16u : 0u));
         for (size_t q = 0; q < sizeof qs / sizeof qs[0]; q++) {
             uint64_t n = seg_ref(&c, qs[q].pats, qs[q].flags, qs[q].count, want, want_pos);
             clm_like *like = NULL;
@@ -206,18 +222,46 @@ static void test_pivot(const void *arg)
                                             '\\', &like), CLM_OK))
                 continue;
             for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
+                /* the automaton serves an OR of contains only, a team none of it */
+                int aho = qs[q].count == 2 && !qs[q].flags[1] && qs[q].pats[0][0] == '%';
+                if ((ms[k].kernel == CLM_ROWS_AUTOMATON) != aho && k != 2)
+                    continue;
                 char what[160];
-                snprintf(what, sizeof what, "pivot 4: '%s', kernel %d", qs[q].pats[0],
-                         (int)ms[k].kernel);
+                snprintf(what, sizeof what, "%s 4: '%s', kernel %d", self ? "self-pivot" : "pivot",
+                         qs[q].pats[0], (int)ms[k].kernel);
                 seg_check(like, piv, &c, want, want_pos, n, ms[k], what);
             }
             clm_like_free(like);
         }
+        clm_column_free(piv);
     }
-    clm_column_free(piv);
     clm_column_free(host);
     free(want);
     free(want_pos);
+    tcol_free(&c);
+}
+
+/* clm_column_self_pivot's arguments. */
+static void test_self_pivot_misuse(const void *arg)
+{
+    (void)arg;
+    t_rng r;
+    t_rng_init(&r, "records_seg.self_pivot_misuse", 0);
+    tcol c;
+    tcol_make(&c, &r, 10, 32, len_short, "ab", 0);
+    clm_column *host = NULL, *out = (clm_column *)&c;
+    static const unsigned bad[][3] = {{3, 4, 16}, {4, 1, 16}, {4, 3, 16}, {4, 64, 16},
+                                      {4, 4, 8},  {8, 4, 20}, {4, 4, 8192}};
+    if (EXPECT_RC(tcol_wrap(&c, &host), CLM_OK)) {
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            EXPECT_RC(clm_column_self_pivot(t_dev, host, bad[i][0], bad[i][1], bad[i][2], &out),
+                      CLM_E_INVALID);
+            EXPECT(out == NULL);
+        }
+        EXPECT_RC(clm_column_self_pivot(NULL, host, 4, 4, 16, &out), CLM_E_INVALID);
+        EXPECT_RC(clm_column_self_pivot(t_dev, host, 4, 4, 16, NULL), CLM_E_INVALID);
+    }
+    clm_column_free(host);
     tcol_free(&c);
 }
 
@@ -226,4 +270,5 @@ void register_records_seg_tests(void)
     t_register("records_seg.teams", test_teams, NULL, 1);
     t_register("records_seg.kmp", test_kmp, NULL, 0);
     t_register("records_seg.pivot", test_pivot, NULL, 0);
+    t_register("records_seg.self_pivot_misuse", test_self_pivot_misuse, NULL, 1);
 }

@@ -334,11 +334,14 @@ static int usage(void)
 {
     fputs("usage: records_bench --list\n"
           "       records_bench -d P:D [--mode resident|host|both] [--kernels[=LIST]]"
-          " [--pivot W]... [--reps N] [--max-time S] COLUMN QUERIES\n"
+          " [--pivot W]... [--self-pivot W:S:L]... [--reps N] [--max-time S]\n"
+          "                     COLUMN QUERIES\n"
           "       (LIST: comma-separated item, group, filter, automaton, segment[:T:K],\n"
           "        each optionally /first_byte, /kmp_basic, /kmp_step or /kmp_hybrid;\n"
           "        default the five kernels;\n"
-          "        --pivot W: also the column pivoted in pieces of W bytes, mode pivotW)\n",
+          "        --pivot W: also the column pivoted in pieces of W bytes, mode pivotW;\n"
+          "        --self-pivot W:S:L: also self-pivoted, S segments of L bytes a chunk in\n"
+          "        pieces of W, mode selfpivotW:S:L; each also with every --kernels method)\n",
           stderr);
     return 2;
 }
@@ -348,7 +351,7 @@ int main(int argc, char **argv)
     int plat = -1, devi = -1, resident = 1, host = 1;
     method methods[32]; /* --kernels: each timed forced */
     unsigned nmethods = 0;
-    unsigned pivots[3], npivots = 0; /* --pivot widths */
+    unsigned pivots[3][3], npivots = 0; /* --pivot W, --self-pivot W:S:L */
     timing t = {10, 10.0};
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {
@@ -380,7 +383,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[a], "--pivot")) {
             if (npivots == 3)
                 return usage();
-            pivots[npivots++] = (unsigned)atoi(val);
+            pivots[npivots][1] = pivots[npivots][2] = 0;
+            pivots[npivots++][0] = (unsigned)atoi(val);
+        } else if (!strcmp(argv[a], "--self-pivot")) {
+            if (npivots == 3 || sscanf(val, "%u:%u:%u", &pivots[npivots][0],
+                                       &pivots[npivots][1], &pivots[npivots][2]) != 3)
+                return usage();
+            npivots++;
         } else if (!strcmp(argv[a], "--reps")) {
             t.reps = atoi(val);
             if (t.reps < 1 || t.reps > MAX_REPS)
@@ -422,12 +431,19 @@ int main(int argc, char **argv)
         printf("upload\t%.9f\n", now() - t0);
     }
     clm_column *piv[3] = {NULL, NULL, NULL};
-    for (unsigned i = 0; i < npivots; i++) { /* seed 004's Pivot-k, made on the host */
+    char piv_mode[3][48];
+    for (unsigned i = 0; i < npivots; i++) { /* seed 004's Pivot-k and self-pivoting */
         double t0 = now();
-        st = clm_column_pivot(dev, col, pivots[i], &piv[i]);
+        const unsigned *p = pivots[i];
+        st = p[1] ? clm_column_self_pivot(dev, col, p[0], p[1], p[2], &piv[i])
+                  : clm_column_pivot(dev, col, p[0], &piv[i]);
         if (st != CLM_OK)
             return fail("pivoting the column", st);
-        printf("pivot%u\t%.9f\n", pivots[i], now() - t0);
+        if (p[1])
+            snprintf(piv_mode[i], sizeof piv_mode[i], "selfpivot%u:%u:%u", p[0], p[1], p[2]);
+        else
+            snprintf(piv_mode[i], sizeof piv_mode[i], "pivot%u", p[0]);
+        printf("%s\t%.9f\n", piv_mode[i], now() - t0);
     }
 
     FILE *qf = fopen(argv[a + 1], "r");
@@ -453,10 +469,14 @@ int main(int argc, char **argv)
         if (host && (st = run_query(like, col, q.id, "host", &automatic, &t)))
             return st;
         for (unsigned i = 0; i < npivots; i++) {
-            char mode[32];
-            snprintf(mode, sizeof mode, "pivot%u", pivots[i]);
-            if ((st = run_query(like, piv[i], q.id, mode, &automatic, &t)))
+            if ((st = run_query(like, piv[i], q.id, piv_mode[i], &automatic, &t)))
                 return st;
+            for (unsigned k = 0; k < nmethods; k++) { /* and each method forced on it */
+                char mode[160];
+                snprintf(mode, sizeof mode, "%s/%s", piv_mode[i], methods[k].name);
+                if ((st = run_query(like, piv[i], q.id, mode, &methods[k], &t)))
+                    return st;
+            }
         }
         /* Seed 004's question: a work-item, a team or a work-group per row, filter and
          * verify, or an automaton walk per row (issue 19), whichever auto took; KMP's
