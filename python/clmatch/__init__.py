@@ -171,11 +171,12 @@ class Device(_Owner):
                                                self.info["name"],
                                                " closed" if self.closed else "")
 
-    def upload(self, column, *, pivot=None):
+    def upload(self, column, *, pivot=None, self_pivot=None):
         """column copied once to this device: a ResidentColumn for many queries. pivot: None
         (the rows' bytes one after the other) or 4, 8, 16: seed 004's pivoted layout in
-        pieces of that many bytes (clm_column_pivot)."""
-        return ResidentColumn(self, column, pivot=pivot)
+        pieces of that many bytes (clm_column_pivot). self_pivot: None or (width, segments,
+        seg_bytes): seed 004's self-pivoted layout for long rows (clm_column_self_pivot)."""
+        return ResidentColumn(self, column, pivot=pivot, self_pivot=self_pivot)
 
 
 class DeviceSet(_Owner):
@@ -434,16 +435,27 @@ class ResidentColumn(_Handle):
     """A column uploaded once to a device (clm_column_upload, one per chunk) for any number
     of queries on that device; close() (or a with block) frees its device memory."""
 
-    def __init__(self, device, column, *, pivot=None):
+    def __init__(self, device, column, *, pivot=None, self_pivot=None):
         dev = device._live()
         if pivot is not None and (isinstance(pivot, bool) or not isinstance(pivot, int)):
             raise ValueError("clmatch: pivot is None, 4, 8 or 16, not %r" % (pivot,))
+        if self_pivot is not None and (
+                pivot is not None or not isinstance(self_pivot, tuple) or len(self_pivot) != 3
+                or any(isinstance(v, bool) or not isinstance(v, int) or v < 0
+                       for v in self_pivot)):
+            raise ValueError("clmatch: self_pivot is None or (width, segments, seg_bytes), "
+                             "without pivot, not %r" % (self_pivot,))
         host = HostChunks(column)
         handles = []
         try:
             for h in host.handles:
                 out = ctypes.c_void_p()
-                if pivot is None:
+                if self_pivot is not None:
+                    w, segs, seg_bytes = self_pivot
+                    _check(lib.clm_column_self_pivot(dev, h, w, segs, seg_bytes,
+                                                     ctypes.byref(out)),
+                           "clm_column_self_pivot")
+                elif pivot is None:
                     _check(lib.clm_column_upload(dev, h, ctypes.byref(out)),
                            "clm_column_upload")
                 else:

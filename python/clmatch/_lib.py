@@ -148,6 +148,8 @@ _SIGNATURES = {
     "clm_column_from_arrow": (ctypes.c_int, [_P, _P, _PP]),
     "clm_column_upload": (ctypes.c_int, [_P, _P, _PP]),
     "clm_column_pivot": (ctypes.c_int, [_P, _P, ctypes.c_uint, _PP]),
+    "clm_column_self_pivot": (ctypes.c_int, [_P, _P, ctypes.c_uint, ctypes.c_uint,
+                                             ctypes.c_uint, _PP]),
     "clm_column_free": (None, [_P]),
     "clm_column_get_info": (ctypes.c_int, [_P, ctypes.POINTER(ColumnInfo), ctypes.c_size_t]),
     "clm_like_compile": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_char_p),

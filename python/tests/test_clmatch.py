@@ -319,6 +319,23 @@ class Like(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.dev.upload(col, pivot="8")
 
+    def test_self_pivot(self):
+        rng = random.Random(SEED + 31)
+        values = small_values(rng, 300, 200)
+        col = pa.array(values)
+        want = clmatch.like(col, "%ab%ca%", ids=True).tolist()
+        for spec in ((4, 4, 16), (8, 8, 32)):
+            with self.dev.upload(col, self_pivot=spec) as res:
+                self.assertEqual(res.like("%ab%ca%", ids=True).tolist(), want)
+        with self.assertRaises(clmatch.Error) as e:
+            self.dev.upload(col, self_pivot=(4, 3, 16))
+        self.assertIn("segments", e.exception.detail)
+        for bad in ((4, 4), [4, 4, 16], (4, 4, "16")):
+            with self.assertRaises(ValueError):
+                self.dev.upload(col, self_pivot=bad)
+        with self.assertRaises(ValueError):
+            self.dev.upload(col, pivot=4, self_pivot=(4, 4, 16))
+
     def test_contains_approx_known(self):
         col = pa.array(["kitten", "sitting", "mitten", None, "KITTEN", ""])
         self.assertEqual(clmatch.contains(col, "kitten", 1, ids=True).tolist(), [0, 2])
