@@ -248,7 +248,7 @@ static void check_query_as(const tcol *c, const tquery *q, const tapprox *ap, si
             {{CLM_FIND_AUTO, 0, 0}, 0, CLM_ROWS_SEGMENT, "Seg-64-8"},
             {{CLM_FIND_KMP_HYBRID, 4, 3}, 0, CLM_ROWS_SEGMENT, "Seg-3-4, KMP_hybrid"},
             {{CLM_FIND_KMP_HYBRID, 4, 3}, 1, CLM_ROWS_SEGMENT, "Seg-3-4, KMP_hybrid"},
-            {{CLM_FIND_KMP_STEP, 0, 0}, 1, CLM_ROWS_ITEM, "a work-item per row, KMP_step"},
+            {{CLM_FIND_KMP_HYBRID, 0, 0}, 1, CLM_ROWS_ITEM, "a work-item per row, KMP_hybrid"},
         };
         for (size_t f = 0; f < sizeof finds / sizeof finds[0]; f++) {
             if (finds[f].resident || ap) /* resident: below; approximate: a work-item */
