@@ -63,15 +63,20 @@
 
 uchar clm_like_fold(uchar c) { return c >= 'A' && c <= 'Z' ? (uchar)(c | 0x20) : c; }
 
+/* Byte i of the row, folded for ILIKE. */
+uchar clm_like_byte(__global const uchar *row, ulong i, int caseless)
+{
+    uchar c = ROW_AT(row, i);
+    return caseless ? clm_like_fold(c) : c;
+}
+
 /* Whether the segment of `len` symbols at prog[sym] matches row[at, at + len). */
 int clm_like_seg_at(__global const uchar *row, ulong at, __global const uint *prog, uint sym,
                     uint len, int caseless)
 {
     for (uint j = 0; j < len; j++) {
         uint p = prog[sym + j];
-        uchar c = ROW_AT(row, at + j);
-        if (caseless)
-            c = clm_like_fold(c);
+        uchar c = clm_like_byte(row, at + j, caseless);
         if (p != CLM_LIKE_ANY && c != p)
             return 0;
     }
@@ -110,13 +115,6 @@ void clm_like_kmp_tables(__global const uint *prog, __local ushort *kmp)
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-}
-
-/* Byte i of the row, folded for ILIKE. */
-uchar clm_like_byte(__global const uchar *row, ulong i, int caseless)
-{
-    uchar c = ROW_AT(row, i);
-    return caseless ? clm_like_fold(c) : c;
 }
 
 /* clm_like_find by Knuth-Morris-Pratt over row[lo, hi) for a segment without '_', as seed
@@ -200,10 +198,8 @@ ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global cons
         return lo;
     const uint first = prog[sym + lead];
     for (ulong at = lo; at + len <= hi; at++) {
-        uchar c = ROW_AT(row, at + lead);
-        if (caseless)
-            c = clm_like_fold(c);
-        if (c == first && clm_like_seg_at(row, at, prog, sym, len, caseless))
+        if (clm_like_byte(row, at + lead, caseless) == first &&
+            clm_like_seg_at(row, at, prog, sym, len, caseless))
             return at;
     }
     return CLM_LIKE_NONE;
