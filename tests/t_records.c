@@ -223,6 +223,30 @@ void tsel_select_check(const clm_like *like, const clm_column *col, const tcol *
 /* The rows the parts select one by one, each with the position of the first part that
  * selects it (64-bit ids and positions of one select per part, a work-item per row): what
  * clm_like_or's predicate must give. Returns the count. */
+uint64_t tquery_ref(const tcol *c, const tquery *q, tref_match match, const void *arg,
+                    unsigned char *sel, uint64_t *pos)
+{
+    uint64_t count = 0;
+    for (uint64_t i = 0; i < c->rows; i++) {
+        sel[i] = 0;
+        pos[i] = CLM_NO_POSITION;
+        if (!tcol_valid(c, i)) continue;
+        uint64_t a = tcol_off(c, i), b = tcol_off(c, i + 1);
+        for (unsigned k = 0; k < q->count && !sel[i]; k++) {
+            unsigned f = q->flags ? q->flags[k] : 0;
+            uint64_t at = 0;
+            int m = match ? match(c->data + a, (size_t)(b - a), q, k, arg, &at)
+                          : ref_like(c->data + a, (size_t)(b - a), q->pats[k],
+                                     q->lens ? q->lens[k] : strlen(q->pats[k]), q->escape,
+                                     (f & CLM_LIKE_CASELESS) != 0, &at);
+            if (f & CLM_LIKE_NOT) sel[i] = !m;
+            else if ((sel[i] = (unsigned char)m)) pos[i] = at;
+        }
+        count += sel[i];
+    }
+    return count;
+}
+
 uint64_t tsel_parts_ref(const clm_like *const *parts, unsigned n, const clm_column *col,
                         const tcol *c, unsigned char *want, uint64_t *want_pos)
 {

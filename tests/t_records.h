@@ -42,6 +42,23 @@ void tcol_free(tcol *c);
 /* A host column over c's memory (clm_column_wrap). */
 int tcol_wrap(const tcol *c, clm_column **out);
 
+/* A disjunction of LIKE patterns, as clm_like_compile takes it. */
+typedef struct {
+    const char *const *pats;
+    const size_t *lens;     /* NULL: NUL-terminated */
+    const unsigned *flags;  /* NULL: plain LIKE */
+    unsigned count;
+    int escape;
+} tquery;
+/* Whether pattern k of q is in s[0, n) under another reference than ref_like (an approximate
+ * one), with arg its own; *at as ref_like's *pos. */
+typedef int (*tref_match)(const unsigned char *s, size_t n, const tquery *q, unsigned k,
+                          const void *arg, uint64_t *at);
+/* The reference's selection of q on c (match NULL: ref_like with q's escape): sel[i] and
+ * pos[i] for each row (NOT LIKE, ILIKE and NULLs as SQL has them). Returns the count. */
+uint64_t tquery_ref(const tcol *c, const tquery *q, tref_match match, const void *arg,
+                    unsigned char *sel, uint64_t *pos);
+
 /* One select's results: s points at room for every row of a column. */
 typedef struct {
     clm_selection s;

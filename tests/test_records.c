@@ -85,14 +85,6 @@ static void tcol_slice_free(tcol *s)
 
 /* ---- checking a query ---------------------------------------------------------------- */
 
-typedef struct {
-    const char *const *pats;
-    const size_t *lens;     /* NULL: NUL-terminated */
-    const unsigned *flags;  /* NULL: plain LIKE */
-    unsigned count;
-    int escape;
-} tquery;
-
 /* The errors of an approximate contains (clm_approx_compile: the patterns are plain bytes,
  * no LIKE). */
 typedef struct {
@@ -100,31 +92,21 @@ typedef struct {
     clm_approx_mode mode;
 } tapprox;
 
+/* Pattern k of q as an approximate contains (arg: its tapprox), for tquery_ref. */
+static int approx_match(const unsigned char *s, size_t n, const tquery *q, unsigned k,
+                        const void *arg, uint64_t *at)
+{
+    const tapprox *ap = arg;
+    unsigned f = q->flags ? q->flags[k] : 0;
+    return ref_approx(s, n, q->pats[k], q->lens ? q->lens[k] : strlen(q->pats[k]), ap->k,
+                      ap->mode == CLM_APPROX_MISMATCHES, (f & CLM_LIKE_CASELESS) != 0, at);
+}
+
 /* The reference's selection: sel[i], pos[i]. Returns the count. */
 static uint64_t ref_select(const tcol *c, const tquery *q, const tapprox *ap,
                            unsigned char *sel, uint64_t *pos)
 {
-    uint64_t count = 0;
-    for (uint64_t i = 0; i < c->rows; i++) {
-        sel[i] = 0;
-        pos[i] = CLM_NO_POSITION;
-        if (!tcol_valid(c, i)) continue;
-        uint64_t a = tcol_off(c, i), b = tcol_off(c, i + 1);
-        for (unsigned k = 0; k < q->count && !sel[i]; k++) {
-            unsigned f = q->flags ? q->flags[k] : 0;
-            size_t len = q->lens ? q->lens[k] : strlen(q->pats[k]);
-            uint64_t at = 0;
-            int m = ap ? ref_approx(c->data + a, (size_t)(b - a), q->pats[k], len, ap->k,
-                                    ap->mode == CLM_APPROX_MISMATCHES,
-                                    (f & CLM_LIKE_CASELESS) != 0, &at)
-                       : ref_like(c->data + a, (size_t)(b - a), q->pats[k], len, q->escape,
-                                  (f & CLM_LIKE_CASELESS) != 0, &at);
-            if (f & CLM_LIKE_NOT) sel[i] = !m;
-            else if ((sel[i] = (unsigned char)m)) pos[i] = at;
-        }
-        count += sel[i];
-    }
-    return count;
+    return tquery_ref(c, q, ap ? approx_match : NULL, ap, sel, pos);
 }
 
 /* Select with `like` on col and compare count, bitmap, ids (bits) and positions with the

@@ -26,35 +26,18 @@ static size_t len_short(t_rng *r, uint64_t i)
     return t_below(r, 70);
 }
 
-/* The reference's selection of pattern list q (flags[k]) into want[], want_pos[]. */
-static uint64_t seg_ref(const tcol *c, const char *const *pats, const unsigned *flags,
-                        unsigned count, unsigned char *want, uint64_t *want_pos)
-{
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < c->rows; i++) {
-        want[i] = 0;
-        want_pos[i] = CLM_NO_POSITION;
-        if (!tcol_valid(c, i))
-            continue;
-        uint64_t a = tcol_off(c, i), b = tcol_off(c, i + 1);
-        for (unsigned k = 0; k < count && !want[i]; k++) {
-            uint64_t at = 0;
-            int m = ref_like(c->data + a, (size_t)(b - a), pats[k], strlen(pats[k]), '\\',
-                             (flags[k] & CLM_LIKE_CASELESS) != 0, &at);
-            if (flags[k] & CLM_LIKE_NOT)
-                want[i] = (unsigned char)!m;
-            else if ((want[i] = (unsigned char)m))
-                want_pos[i] = at;
-        }
-        n += want[i];
-    }
-    return n;
-}
-
 typedef struct {
     const char *pats[2];
     unsigned flags[2], count;
 } squery;
+
+/* The reference's selection of q into want[], want_pos[]: its count. */
+static uint64_t seg_ref(const tcol *c, const squery *q, unsigned char *want,
+                        uint64_t *want_pos)
+{
+    const tquery tq = {q->pats, NULL, q->flags, q->count, '\\'};
+    return tquery_ref(c, &tq, NULL, NULL, want, want_pos);
+}
 
 typedef struct {
     clm_rows_kernel kernel;
@@ -96,7 +79,7 @@ static void seg_run(const tcol *c, const squery *qs, size_t nq, const smethod *m
         (resident && !EXPECT_RC(clm_column_upload(t_dev, host, &res), CLM_OK)))
         goto out;
     for (size_t q = 0; q < nq; q++) {
-        uint64_t n = seg_ref(c, qs[q].pats, qs[q].flags, qs[q].count, want, want_pos);
+        uint64_t n = seg_ref(c, &qs[q], want, want_pos);
         clm_like *like = NULL;
         if (!EXPECT_RC(clm_like_compile(t_dev, qs[q].pats, NULL, qs[q].flags, qs[q].count,
                                         '\\', &like), CLM_OK))
@@ -216,7 +199,7 @@ static void test_pivot(const void *arg)
             EXPECT(info.pivot == 4 && info.self_segments == (self ? 4u : 0u) &&
                    info.seg_bytes == (self ? 16u : 0u));
         for (size_t q = 0; q < sizeof qs / sizeof qs[0]; q++) {
-            uint64_t n = seg_ref(&c, qs[q].pats, qs[q].flags, qs[q].count, want, want_pos);
+            uint64_t n = seg_ref(&c, &qs[q], want, want_pos);
             clm_like *like = NULL;
             if (!EXPECT_RC(clm_like_compile(t_dev, qs[q].pats, NULL, qs[q].flags, qs[q].count,
                                             '\\', &like), CLM_OK))
