@@ -154,13 +154,24 @@ void clm_host_database_free(clm_host_database *db)
 typedef struct {
     int count_only;
     uint64_t n;     /* matches found */
-    uint64_t *v;    /* their starts (not count_only) */
+    uint64_t *v;    /* their starts (not count_only, no cb) */
     size_t cap;
     int oom;
+    /* clm_host_scan_serial: each match goes to cb at once (db: its id and length) */
+    clm_match_cb cb;
+    void *ctx;
+    const struct clm_host_database *db;
+    int stopped;
 } sink;
 
+/* Non-zero stops the scan: out of memory, or cb asked to stop. */
 static int emit(sink *k, uint64_t start)
 {
+    if (k->cb) {
+        clm_match mt = {start, start + k->db->m, k->db->id, 0, 1};
+        k->n++;
+        return k->stopped = k->cb(&mt, k->ctx) != 0;
+    }
     if (!k->count_only) {
         if (k->n == k->cap) {
             size_t cap = k->cap ? 2 * k->cap : 1024;
@@ -191,7 +202,7 @@ static int filter_at(const struct clm_host_database *db, const unsigned char *t)
 }
 
 /* The matches starting at buf[0, own) whose bytes lie in buf[0, avail), as base + start.
- * Non-zero when the sink ran out of memory. */
+ * Non-zero when the sink ran out of memory or its callback stopped the scan. */
 static int scan_block(const struct clm_host_database *db, const unsigned char *buf,
                       size_t avail, size_t own, uint64_t base, sink *k)
 {
@@ -308,26 +319,54 @@ typedef struct {
     part *parts;
 } job;
 
-static int job_init(job *j, const struct clm_host_database *db, clm_match_cb cb, void *ctx)
+/* The parts of a round: CLMATCH_HOST_THREADS (*forced set), else the online CPUs. */
+static int host_threads(unsigned *threads, int *forced)
 {
     const char *env = clm_env(CLM_ENV_HOST_THREADS);
-    memset(j, 0, sizeof *j);
-    j->db = db;
-    j->cb = cb;
-    j->ctx = ctx;
+    *forced = 0;
     if (env && *env && strcmp(env, "auto") != 0) {
         char *end;
         unsigned long v = strtoul(env, &end, 10);
         if (*end || env[0] == '-' || v < 1 || v > CLM_HOST_MAX_THREADS)
             return clm_fail(CLM_E_INVALID, "CLMATCH_HOST_THREADS='%s': expected 1 to %u or "
                                            "auto", env, CLM_HOST_MAX_THREADS);
-        j->threads = (unsigned)v;
-        j->forced = 1;
+        *threads = (unsigned)v;
+        *forced = 1;
     } else {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
-        j->threads = n < 1 ? 1 : n > (long)CLM_HOST_MAX_THREADS ? CLM_HOST_MAX_THREADS
-                                                                 : (unsigned)n;
+        *threads = n < 1 ? 1 : n > (long)CLM_HOST_MAX_THREADS ? CLM_HOST_MAX_THREADS
+                                                               : (unsigned)n;
     }
+    return CLM_OK;
+}
+
+/* How many parts an input of len bytes is cut into. */
+static unsigned parts_for(unsigned threads, int forced, uint64_t len)
+{
+    uint64_t parts = forced ? threads : len / HOST_MIN_PART;
+    if (parts > threads) parts = threads;
+    if (parts > len) parts = len;
+    return parts < 1 ? 1 : (unsigned)parts;
+}
+
+int clm_host_threads(uint64_t bytes, unsigned *threads)
+{
+    unsigned t;
+    int forced;
+    if (!threads) return clm_fail(CLM_E_INVALID, "clm_host_threads: NULL threads");
+    int rc = host_threads(&t, &forced);
+    if (rc == CLM_OK) *threads = forced ? t : parts_for(t, 0, bytes);
+    return rc;
+}
+
+static int job_init(job *j, const struct clm_host_database *db, clm_match_cb cb, void *ctx)
+{
+    memset(j, 0, sizeof *j);
+    j->db = db;
+    j->cb = cb;
+    j->ctx = ctx;
+    int rc = host_threads(&j->threads, &j->forced);
+    if (rc != CLM_OK) return rc;
     if (!(j->parts = calloc(j->threads, sizeof *j->parts)))
         return clm_fail(CLM_E_NOMEM, "host search: out of memory");
     return CLM_OK;
@@ -351,10 +390,7 @@ static int run(job *j, const unsigned char *mem, int fd, uint64_t fd_off, uint64
     const uint64_t round_max = (uint64_t)j->threads * HOST_PART_BYTES;
     for (uint64_t a = 0; a < own;) {
         uint64_t rl = own - a < round_max ? own - a : round_max;
-        uint64_t parts = j->forced ? j->threads : rl / HOST_MIN_PART;
-        if (parts > j->threads) parts = j->threads;
-        if (parts > rl) parts = rl;
-        if (parts < 1) parts = 1;
+        const unsigned parts = parts_for(j->threads, j->forced, rl);
         for (unsigned i = 0; i < parts; i++) {
             part *p = &j->parts[i];
             p->db = j->db;
@@ -428,6 +464,19 @@ int clm_host_count(const clm_host_database *db, const void *data, size_t len, ui
 {
     return count ? host_mem(db, data, len, NULL, NULL, count)
                  : clm_fail(CLM_E_INVALID, "clm_host_count: NULL count");
+}
+
+int clm_host_scan_serial(const clm_host_database *db, const void *data, size_t len,
+                         clm_match_cb cb, void *ctx)
+{
+    if (!db || !cb || (!data && len))
+        return clm_fail(CLM_E_INVALID, "clm_host_scan_serial: NULL argument");
+    sink k = {0};
+    k.cb = cb;
+    k.ctx = ctx;
+    k.db = db;
+    scan_block(db, data, len, len, 0, &k);
+    return k.stopped ? CLM_STOPPED : CLM_OK;
 }
 
 /* A pipe or terminal: read to its end in blocks, each keeping the previous one's last m - 1

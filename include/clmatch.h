@@ -930,6 +930,23 @@ CLM_API int clm_host_count(const clm_host_database *db, const void *data, size_t
                            uint64_t *count);
 
 /**
+ * clm_host_scan on the calling thread alone: no thread started, data[0, len) searched in one
+ * go and each match delivered to cb as it is found, in text order. For callers that run
+ * threads of their own, each searching its own part (clm_host_threads says how many parts
+ * clm_host_scan would make). Returns CLM_OK, CLM_STOPPED, or CLM_E_INVALID (db or cb NULL,
+ * data NULL with len > 0). CLMATCH_HOST_THREADS is not read.
+ */
+CLM_API int clm_host_scan_serial(const clm_host_database *db, const void *data, size_t len,
+                                 clm_match_cb cb, void *ctx);
+
+/**
+ * The parts (threads) clm_host_scan cuts an input of `bytes` into: CLMATCH_HOST_THREADS when
+ * it is set, else the online CPUs (at most CLM_HOST_MAX_THREADS) with no part below 1 MiB,
+ * at least 1. Errors: CLM_E_INVALID (threads NULL, a bad CLMATCH_HOST_THREADS).
+ */
+CLM_API int clm_host_threads(uint64_t bytes, unsigned *threads);
+
+/**
  * clm_host_scan over bytes [offset, offset + length) of fd, as if that range were the whole
  * input (offsets count from `offset`), with the range rules of clm_scan_fd_range: length
  * CLM_FD_TO_END is up to the size fstat() gives at the call, an offset at or past it is an

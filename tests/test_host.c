@@ -54,7 +54,7 @@ static int check(const unsigned char *text, size_t len, const unsigned char *pat
     const unsigned char *pats[1] = {pat};
     const unsigned id = 7;
     t_patset ps = {pats, &m, &id, 1, caseless};
-    t_matches want, got;
+    t_matches want, got, serial;
     clm_host_database *db;
     uint64_t count = 0;
     char buf[512];
@@ -62,6 +62,7 @@ static int check(const unsigned char *text, size_t len, const unsigned char *pat
     if (!EXPECT_RC(compile1(pat, m, id, caseless ? CLM_CASELESS : 0, &db), CLM_OK)) return 0;
     t_matches_init(&want);
     t_matches_init(&got);
+    t_matches_init(&serial);
     t_reference(text, len, &ps, &want);
     set_threads(n);
     ok &= EXPECT_RC(clm_host_scan(db, text, len, collect, &got), CLM_OK);
@@ -69,6 +70,12 @@ static int check(const unsigned char *text, size_t len, const unsigned char *pat
     set_threads(0);
     if (t_matches_diff(&got, &want, buf, sizeof buf))
         ok = T_FAIL("%s (m %zu, threads %u): %s", what, m, n, buf);
+    if (n == 0) { /* on this thread alone: the same matches */
+        ok &= EXPECT_RC(clm_host_scan_serial(db, text, len, collect, &serial), CLM_OK);
+        if (t_matches_diff(&serial, &want, buf, sizeof buf))
+            ok = T_FAIL("%s (m %zu, serial): %s", what, m, buf);
+    }
+    t_matches_free(&serial);
     if (count != want.n)
         ok = T_FAIL("%s (m %zu, threads %u): count %llu, reference %zu", what, m, n,
                     (unsigned long long)count, want.n);
@@ -361,8 +368,37 @@ static void test_stop(const void *arg)
             break;
         }
     t_matches_free(&got);
+    t_matches_init(&got);
+    got.limit = 777;
+    EXPECT_RC(clm_host_scan_serial(db, text, n, collect, &got), CLM_STOPPED);
+    EXPECT(got.n == 777 && got.v[776].start == 776);
+    t_matches_free(&got);
     clm_host_database_free(db);
     free(text);
+}
+
+/* The parts clm_host_threads says clm_host_scan makes: 1 MiB at least, the env's count. */
+static void test_threads(const void *arg)
+{
+    (void)arg;
+    unsigned t = 0, all = 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    set_threads(0);
+    EXPECT_RC(clm_host_threads(0, &t), CLM_OK);
+    EXPECT(t == 1);
+    EXPECT_RC(clm_host_threads(((uint64_t)2 << 20) - 1, &t), CLM_OK);
+    EXPECT(t == 1);
+    EXPECT_RC(clm_host_threads((uint64_t)1 << 40, &all), CLM_OK);
+    EXPECT(all >= 1 && all <= CLM_HOST_MAX_THREADS && (cpus < 1 || all <= (unsigned long)cpus));
+    EXPECT_RC(clm_host_threads((uint64_t)3 << 20, &t), CLM_OK);
+    EXPECT(t == (all < 3 ? all : 3));
+    set_threads(5);
+    EXPECT_RC(clm_host_threads(10, &t), CLM_OK);
+    EXPECT(t == 5);
+    setenv("CLMATCH_HOST_THREADS", "65", 1);
+    EXPECT_RC(clm_host_threads(10, &t), CLM_E_INVALID);
+    set_threads(0);
+    EXPECT_RC(clm_host_threads(10, NULL), CLM_E_INVALID);
 }
 
 /* The same matches as the device's clm_scan, caseless included. */
@@ -447,6 +483,10 @@ static void test_refused(const void *arg)
     EXPECT_RC(clm_host_scan(db, "ab", 2, NULL, NULL), CLM_E_INVALID);
     EXPECT_RC(clm_host_scan(db, NULL, 2, collect, &got), CLM_E_INVALID);
     EXPECT_RC(clm_host_scan(db, NULL, 0, collect, &got), CLM_OK);
+    EXPECT_RC(clm_host_scan_serial(NULL, "ab", 2, collect, &got), CLM_E_INVALID);
+    EXPECT_RC(clm_host_scan_serial(db, "ab", 2, NULL, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_host_scan_serial(db, NULL, 2, collect, &got), CLM_E_INVALID);
+    EXPECT_RC(clm_host_scan_serial(db, NULL, 0, collect, &got), CLM_OK);
     EXPECT_RC(clm_host_count(db, "ab", 2, NULL), CLM_E_INVALID);
     EXPECT_RC(clm_host_count_fd(db, -1, &c), CLM_E_INVALID);
     EXPECT_RC(clm_host_scan_fd(NULL, 0, collect, &got), CLM_E_INVALID);
@@ -475,6 +515,7 @@ void register_host_tests(void)
     t_register("host.file_range", test_file_range, NULL, 1);
     t_register("host.pipe", test_pipe, NULL, 0);
     t_register("host.stop", test_stop, NULL, 1);
+    t_register("host.threads", test_threads, NULL, 1);
     t_register("host.vs_device", test_vs_device, NULL, 1);
     t_register("host.refused", test_refused, NULL, 1);
 }
