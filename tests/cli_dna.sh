@@ -250,6 +250,120 @@ EOF
     head -c 3000 "$T/edge.fa.gz" >"$T/cut.fa.gz"
     both_paths "truncated gzip: the complete records, exit 2" "$T/cut.fa.gz" -e GATTACA
 fi
+# ---- --devices auto: the host search (tools/dna_host.c) against the host path -------------
+# Exact patterns of plain bases in FASTA files go to the CPU's threads with no OpenCL at all.
+# CLMATCH_HOST_THREADS cuts even a small file into that many byte ranges, so that ranges begin
+# inside headers (long ones too), CRLF pairs, blank lines and sequence lines, and --block-size
+# makes each thread read a few bytes at a time. Each run must print byte for byte what the
+# host path prints, and --stats must say that no device was opened.
+# host_search NAME THREADS BLOCK FILES ARGS...
+host_search() {
+    name=$1 th=$2 bs=$3 files=$4
+    shift 4
+    # shellcheck disable=SC2086 # $files is a list
+    "$CLM" --dna --line-breaks=host "$@" $files >"$T/exp" 2>"$T/experr"
+    echo "exit $?" >>"$T/exp"
+    # shellcheck disable=SC2086
+    CLMATCH_HOST_THREADS=$th "$CLM" --dna --devices auto --block-size="$bs" --stats "$@" \
+        $files >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    if ! grep -q 'no OpenCL device opened' "$T/err"; then
+        fail "host search: $name ($th threads, block $bs): a device was opened" \
+            "$(grep -v '^clmatch: setup' "$T/err" | head -n 4)"
+    else
+        same "host search = host path: $name ($th threads, block $bs)" "$T/exp" "$T/act" \
+            "$T/err"
+    fi
+}
+# auto_same NAME ARGS...: --devices auto (host search or devices) prints what the host path
+# prints.
+auto_same() {
+    name=$1
+    shift
+    "$CLM" --dna --line-breaks=host "$@" >"$T/exp" 2>"$T/experr"
+    echo "exit $?" >>"$T/exp"
+    CLMATCH_HOST_THREADS=5 "$CLM" --dna --devices auto "$@" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    same "--devices auto = host path: $name" "$T/exp" "$T/act" "$T/err"
+}
+if [ -n "$HAVE_PY" ]; then
+    python3 - "$T" <<'EOF'
+import random, sys
+T = sys.argv[1]
+rnd = random.Random(20261129)
+def seq(n):
+    s = list(''.join(rnd.choice('ACGT') for _ in range(n)))
+    for _ in range(n // 25):
+        p = rnd.choice(['GATTACA', 'TGTAATC', 'GAATTC', 'AGG'])
+        i = rnd.randrange(0, max(1, n - len(p)))
+        s[i:i + len(p)] = p
+    return ''.join(s)
+out = []
+for j in range(12):                # headers of 3-9 KB: ranges begin and end inside them
+    hdr = 'long%d ' % j + ''.join(rnd.choice('ab \t') for _ in range(rnd.randrange(3000, 9000)))
+    out.append('>' + hdr + ('\r\n' if j % 3 == 0 else '\n'))
+    s = seq(rnd.choice([0, 5, 60, 700, 4000]))
+    i = 0
+    while i < len(s):
+        w = rnd.randrange(1, 120)
+        out.append(s[i:i + w] + rnd.choice(['\n', '\r\n', '\n\n']))
+        i += w
+out.append('>' + 'x' * ((1 << 20) + 50) + ' truncated past 1 MiB\nGATTACAGATTACA\n')
+out.append('>end\nGATTACA')
+open(T + '/longhdr.fa', 'w', newline='').write(''.join(out))
+EOF
+    E=$T/edge.fa
+    for th in 1 2 3 16 64; do
+        host_search "exact, both strands" $th 4096 "$E" -e GATTACA -e GAATTC -e AGG
+    done
+    host_search "exact, both strands" 7 61 "$E" -e GATTACA -e GAATTC -e AGG
+    for bs in 1 2 7; do
+        host_search "tiny reads" 64 $bs "$T/edge-small.fa" -e GATTACA -e GAATTC
+    done
+    host_search "-i (lower case)" 9 100 "$E" -i -e GATTACA -e gaattc
+    host_search "lower-case pattern" 9 100 "$E" -e gattaca
+    host_search "--strand -" 11 333 "$E" --strand - -e GATTACA -e TGTAATC
+    host_search "--strand +" 11 333 "$E" --strand + -e GATTACA -e AGG
+    host_search "U for T" 6 50 "$E" -e GAUUACA -e gauuaca
+    host_search "one base (no overlap to read)" 13 17 "$E" -e G -e a
+    host_search "-c" 10 64 "$E" -c -e GATTACA -e AGG
+    host_search "--bed" 10 64 "$E" --bed -e GATTACA -e GAATTC
+    printf 'GAATTC\n\nAGGT\nplain\tGATTACA\n' >"$T/plain.txt"
+    host_search "-f a pattern file" 4 4096 "$E" -f "$T/plain.txt" -e TGTAATC
+    host_search "headers of 3-9 KB and one past 1 MiB" 40 1000 "$T/longhdr.fa" -e GATTACA -e AGG
+    host_search "headers of 3-9 KB, -c" 64 4096 "$T/longhdr.fa" -c -e GATTACA
+    host_search "five files, one line each, CRLF, ragged" 8 256 "$VARIANTS" -e GATTACA -e G
+    host_search "no match (exit 1)" 5 4096 "$E" -e GGGGGGGGGGGGGGGGGGGGGG
+    : >"$T/empty.fa"
+    printf '\n\r\n\n' >"$T/blank.fa"
+    host_search "an empty file and one of line breaks only" 3 4096 "$T/empty.fa $T/blank.fa" \
+        -c -e GATTACA
+    # What it declines goes to the devices, with the same rows.
+    auto_same "gzip input" -e GATTACA "$T/edge.fa.gz"
+    auto_same "raw sequence (no header)" -e GATTACA "$T/raw.txt"
+    auto_same "FASTQ" -e GATTACA "$T/q.fq"
+    auto_same "an IUPAC code" -e GANTC "$E"
+    auto_same "-m 1" -m 1 -e GATTACA "$E"
+    "$CLM" --dna --line-breaks=host -e GATTACA "$E" >"$T/exp" 2>&1
+    "$CLM" --dna --devices auto -e GATTACA - <"$E" >"$T/act" 2>&1
+    same "--devices auto = host path: standard input" "$T/exp" "$T/act"
+    auto_same "FASTA, gzip, FASTA (host, devices, host)" -c -e GATTACA "$E" "$T/edge.fa.gz" "$E"
+    CLMATCH_TEST_HOST_MATCHES=10 auto_same "more matches than it holds" -e AGG -e GATTACA "$E"
+    CLMATCH_TEST_HOST_MATCHES=10 "$CLM" --dna --devices auto --stats -e AGG "$E" >/dev/null \
+        2>"$T/err"
+    if grep -q 'no OpenCL device opened' "$T/err"; then
+        fail "more matches than the host search holds: the devices take the file"
+    else
+        pass "more matches than the host search holds: the devices take the file"
+    fi
+    CLMATCH_HOST_MAX=100 "$CLM" --dna --devices auto --stats -e AGG "$E" >/dev/null 2>"$T/err"
+    if grep -q 'no OpenCL device opened' "$T/err"; then
+        fail "CLMATCH_HOST_MAX below the file's size: the devices take it"
+    else
+        pass "CLMATCH_HOST_MAX below the file's size: the devices take it"
+    fi
+fi
+
 printf '>s\nACGT\n' >"$T/lb.fa"
 expect_error "bad --line-breaks" 2 "invalid --line-breaks 'gpu'" \
     "$CLM" --dna --line-breaks=gpu ACGT "$T/lb.fa"

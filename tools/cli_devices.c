@@ -438,6 +438,11 @@ static void device_stats(const cli_set *set)
     }
 }
 
+uint64_t cli_set_host_max(const cli_set *set)
+{
+    return set && set->lazy ? set->host_max : 0;
+}
+
 clm_device_set *cli_set_devices(const cli_set *set)
 {
     return set && !set->early ? set->set : NULL;

@@ -26,6 +26,7 @@
  */
 #include "dna.h"
 #include "dna_args.h"
+#include "dna_host.h"
 
 #include "clmatch.h"
 #include "cli_common.h"
@@ -88,6 +89,10 @@ typedef struct {
     unsigned char *block;
     unsigned char *block2; /* a regular file's second block (readahead.h), made on first use */
     int fasta_on_device; /* FASTA files take the device path (--line-breaks) */
+    int devices_ready;   /* setup_device has run (--devices auto: when a file first needs it) */
+    dna_host *host;      /* --devices auto: FASTA files searched by the host (dna_host.h) */
+    uint64_t host_max, host_bytes;
+    unsigned host_files, host_threads;
     /* Per file (reset by search_file). */
     const char *name;
     /* The device path: the sequence lines go raw to a CLM_STREAM_SKIP_LINE_BREAKS stream as
@@ -253,14 +258,43 @@ static const unsigned char *match_text(dna_run *r, uint64_t start, uint64_t end)
     return r->win + (start - r->base);
 }
 
+/* Keep a match of the front record (counted only with -c); its text is at `text`. */
+static int keep_hit(dna_run *r, uint64_t start, uint64_t end, unsigned pat, unsigned edits,
+                    int strand, const unsigned char *text)
+{
+    const record *rec = &r->q[r->q_head];
+    hit *h;
+    size_t n = (size_t)(end - start);
+    if (r->cfg.count) {
+        r->n_hits++; /* counted, not kept */
+        return 0;
+    }
+    if (grow((void **)&r->hits, &r->hits_cap, r->n_hits + 1, sizeof *r->hits) != 0 ||
+        grow((void **)&r->arena, &r->arena_cap, r->arena_len + n, 1) != 0) {
+        errmsg("out of memory for the matches of record '%.*s'", (int)rec->id_len, rec->id);
+        r->internal = 1;
+        return 1;
+    }
+    h = &r->hits[r->n_hits++];
+    h->start = start;
+    h->end = end;
+    h->pat = pat;
+    h->edits = edits;
+    h->strand = r->cfg.strands == STRAND_MINUS ? -1 : (strand < 0 ? -1 : 1);
+    h->text = r->arena_len;
+    if (!r->cfg.bed) {
+        memcpy(r->arena + r->arena_len, text, n);
+        r->arena_len += n;
+    }
+    return 0;
+}
+
 /* The library's callback: matches in text order (start, id, strand, end). */
 static int on_match(const clm_match *m, void *vctx)
 {
     dna_run *r = vctx;
     record *rec;
     uint64_t start = m->start;
-    hit *h;
-    size_t n;
 
     if (cli_out.failed)
         return 1;
@@ -301,29 +335,7 @@ static int on_match(const clm_match *m, void *vctx)
         r->pam_mismatched++;
         return 0;
     }
-    if (r->cfg.count) {
-        r->n_hits++; /* counted, not kept */
-        return 0;
-    }
-    if (grow((void **)&r->hits, &r->hits_cap, r->n_hits + 1, sizeof *r->hits) != 0 ||
-        grow((void **)&r->arena, &r->arena_cap, r->arena_len + (size_t)(m->end - start), 1) != 0) {
-        errmsg("out of memory for the matches of record '%.*s'", (int)rec->id_len, rec->id);
-        r->internal = 1;
-        return 1;
-    }
-    h = &r->hits[r->n_hits++];
-    h->start = start;
-    h->end = m->end;
-    h->pat = m->id;
-    h->edits = m->edits;
-    h->strand = r->cfg.strands == STRAND_MINUS ? -1 : (m->strand < 0 ? -1 : 1);
-    h->text = r->arena_len;
-    n = (size_t)(m->end - start);
-    if (!r->cfg.bed) {
-        memcpy(r->arena + r->arena_len, text, n);
-        r->arena_len += n;
-    }
-    return 0;
+    return keep_hit(r, start, m->end, m->id, m->edits, m->strand, text);
 }
 
 static int on_ignore(const clm_match *m, void *vctx)
@@ -612,6 +624,111 @@ static void search_file(dna_run *r, const char *path)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* --devices auto: FASTA files searched by the host's threads (dna_host.h)                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static int host_record_start(void *vctx, const char *id, size_t id_len)
+{
+    dna_run *r = vctx;
+    if (grow((void **)&r->q, &r->q_cap, 1, sizeof *r->q) != 0 ||
+        !(r->q[0].id = dna_dup_bytes(id, id_len))) {
+        errmsg("out of memory");
+        return 1;
+    }
+    r->q[0].id_len = id_len;
+    r->q[0].start = r->q[0].end = 0;
+    r->q[0].ended = 0;
+    r->q_head = 0;
+    r->q_len = 1;
+    return 0;
+}
+
+static int host_match(void *vctx, unsigned pat, int strand, uint64_t start, uint64_t end,
+                      const unsigned char *text)
+{
+    return keep_hit(vctx, start, end, pat, 0, strand, text);
+}
+
+static int host_count(void *vctx, uint64_t n)
+{
+    ((dna_run *)vctx)->n_hits += n;
+    return 0;
+}
+
+static int host_record_end(void *vctx, uint64_t seq_len)
+{
+    dna_run *r = vctx;
+    r->q[0].end = seq_len;
+    r->q[0].ended = 1;
+    r->seq_bytes += seq_len;
+    emit_front(r);
+    return cli_out.failed != 0;
+}
+
+/* Ready the host search when --devices auto may take it: exact patterns of plain bases, no
+ * PAM, FASTA, line breaks left to auto, no kernel asked for. 0 (r->host set or not), or -1
+ * after a message. */
+static int open_host_search(dna_run *r)
+{
+    const dna_config *c = &r->cfg;
+    if (!r->set || !(r->host_max = cli_set_host_max(r->set)) || c->max_errors > 0 ||
+        c->pam.seq || c->degenerate_text || c->format == READS_FASTQ ||
+        c->line_breaks != LINE_BREAKS_AUTO || c->dev.algorithm != CLM_ALGO_AUTO ||
+        c->dev.variant != CLM_VARIANT_AUTO || c->dev.table_memory != CLM_TABLE_AUTO)
+        return 0;
+    const char **seqs = calloc(r->pats.n ? r->pats.n : 1, sizeof *seqs);
+    size_t *lens = calloc(r->pats.n ? r->pats.n : 1, sizeof *lens);
+    int rc = -1;
+    if (!seqs || !lens) {
+        errmsg("out of memory");
+    } else {
+        for (size_t i = 0; i < r->pats.n; i++) {
+            seqs[i] = r->pats.v[i].seq;
+            lens[i] = r->pats.v[i].len;
+        }
+        const dna_host_spec spec = {seqs, lens, r->pats.n, (c->strands & STRAND_PLUS) != 0,
+                                    (c->strands & STRAND_MINUS) != 0, c->caseless, c->count,
+                                    c->dev.block_bytes};
+        rc = dna_host_open(&spec, &r->host) < 0 ? -1 : 0;
+    }
+    free(seqs);
+    free(lens);
+    return rc;
+}
+
+/* A regular file of at most CLMATCH_HOST_MAX bytes, when the host search takes it. 0: done
+ * (or failed after a message), 1: the file is search_file's. */
+static int search_on_host(dna_run *r, const char *path)
+{
+    static const dna_host_callbacks cb = {host_record_start, host_match, host_count,
+                                          host_record_end};
+    struct stat sb;
+    unsigned threads;
+    int fd;
+    if (!r->host || strcmp(path, "-") == 0 || (fd = open(path, O_RDONLY)) < 0)
+        return 1; /* search_file reports what open says */
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > r->host_max) {
+        close(fd);
+        return 1;
+    }
+    const uint64_t size = (uint64_t)sb.st_size;
+    int st = dna_host_search(r->host, fd, size, path, &cb, r, &threads);
+    close(fd);
+    while (r->q_head < r->q_len) /* a record a write error cut short */
+        free(r->q[r->q_head++].id);
+    r->q_head = r->q_len = 0;
+    r->n_hits = 0;
+    r->arena_len = 0;
+    if (st == DNA_HOST_DECLINED) return 1;
+    if (st == DNA_HOST_FAILED) r->failed = 1;
+    r->bytes_in += size;
+    r->host_bytes += size;
+    r->host_files++;
+    r->host_threads = threads;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Device, compile, stats                                                                     */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -625,7 +742,8 @@ static int setup_device(dna_run *r)
     char **rc_seqs = NULL;
     int st;
 
-    if (cfg->devices ? cli_set_open(cfg->devices, &cfg->dev, &r->set) != 0
+    r->devices_ready = 1;
+    if (cfg->devices ? !r->set && cli_set_open(cfg->devices, &cfg->dev, &r->set) != 0
                      : cli_open_device(&cfg->dev, &r->dev) != 0)
         return -1;
     if (r->pats.n > UINT_MAX) {
@@ -724,8 +842,18 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
     clm_device_info di;
     clm_database_info dbi;
     clm_stats s;
-    if (r->set) {
+    if (r->host_files)
+        fprintf(stderr, "clmatch: %u file(s), %" PRIu64 " bytes, searched by the host's threads "
+                "(%u; no OpenCL): %" PRIu64 " record(s), %" PRIu64 " match(es)\n",
+                r->host_files, r->host_bytes, r->host_threads, r->records, r->total_matches);
+    if (r->set && r->devices_ready) {
         cli_set_stats(r->set, setup_s, search_s, r->bytes_in);
+        return;
+    }
+    if (!r->devices_ready) {
+        fprintf(stderr, "clmatch: no OpenCL device opened\n");
+        cli_stats_setup(setup_s, search_s);
+        fputc('\n', stderr);
         return;
     }
     if (clm_device_get_info(r->dev, &di, sizeof di) == CLM_OK)
@@ -812,9 +940,15 @@ int dna_main(int argc, char **argv)
         errmsg("out of memory");
         goto done;
     }
-    if (setup_device(&r) != 0)
+    if (r.cfg.devices && cli_set_open(r.cfg.devices, &r.cfg.dev, &r.set) != 0)
         goto done;
-    r.fasta_on_device = fasta_on_device(&r);
+    if (open_host_search(&r) != 0)
+        goto done;
+    if (!r.host) {
+        if (setup_device(&r) != 0)
+            goto done;
+        r.fasta_on_device = fasta_on_device(&r);
+    }
 
     t_search = now_seconds();
     if (r.cfg.n_files == 0) {
@@ -825,8 +959,18 @@ int dna_main(int argc, char **argv)
         out_str("seqID\tpatternName\tpattern\tstrand\tstart\tend\tmatched");
         out_str(r.cfg.max_errors > 0 ? "\tedits\n" : "\n");
     }
-    for (i = 0; i < r.cfg.n_files && !cli_out.failed; i++)
+    for (i = 0; i < r.cfg.n_files && !cli_out.failed; i++) {
+        if (search_on_host(&r, r.cfg.files[i]) == 0)
+            continue;
+        if (!r.devices_ready) { /* the first input the host search does not take */
+            if (setup_device(&r) != 0) {
+                r.failed = 1;
+                break;
+            }
+            r.fasta_on_device = fasta_on_device(&r);
+        }
         search_file(&r, r.cfg.files[i]);
+    }
     if (r.cfg.count && !cli_out.failed) {
         out_str("# total\t");
         out_u64(r.total_matches);
@@ -861,5 +1005,6 @@ done:
     free(r.block2);
     free(r.cfg.pattern_args);
     free(r.cfg.pattern_files);
+    dna_host_close(r.host);
     return status;
 }
