@@ -30,6 +30,7 @@ struct cli_set {
     int lazy;
     const char *list;
     uint64_t host_max;
+    int host_max_env; /* CLMATCH_HOST_MAX was set */
     clm_host_database *host;
     char *pat;
     size_t pat_len;
@@ -129,12 +130,13 @@ static void scratch_options(const cli_device_opts *o, clm_scratch_options *so)
 
 /* CLMATCH_HOST_MAX: bytes, with K, M or G; 0 turns the host search off. 0, or -1 after a
  * message. */
-static int host_max_from_env(uint64_t *out)
+static int host_max_from_env(uint64_t *out, int *set)
 {
     const char *v = getenv("CLMATCH_HOST_MAX");
     char *end;
     *out = HOST_MAX_DEFAULT;
-    if (!v || !*v) return 0;
+    *set = v && *v;
+    if (!*set) return 0;
     errno = 0;
     unsigned long long n = strtoull(v, &end, 10);
     unsigned shift = 0;
@@ -248,7 +250,7 @@ int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out)
         s->o = o;
         s->early = s->lazy = 1;
         s->list = list;
-        if (host_max_from_env(&s->host_max) != 0) {
+        if (host_max_from_env(&s->host_max, &s->host_max_env) != 0) {
             free(s);
             return -1;
         }
@@ -438,9 +440,9 @@ static void device_stats(const cli_set *set)
     }
 }
 
-uint64_t cli_set_host_max(const cli_set *set)
+uint64_t cli_set_host_max(const cli_set *set, uint64_t dflt)
 {
-    return set && set->lazy ? set->host_max : 0;
+    return !set || !set->lazy ? 0 : set->host_max_env ? set->host_max : dflt;
 }
 
 clm_device_set *cli_set_devices(const cli_set *set)

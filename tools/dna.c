@@ -671,7 +671,9 @@ static int host_record_end(void *vctx, uint64_t seq_len)
 static int open_host_search(dna_run *r)
 {
     const dna_config *c = &r->cfg;
-    if (!r->set || !(r->host_max = cli_set_host_max(r->set)) || c->max_errors > 0 ||
+    /* No size limit by default: on the H200 machine 10 GB took 1.07 s here against 2.35 s on
+     * the GPU, whose path is bound by the host's work on the FASTA bytes. */
+    if (!r->set || !(r->host_max = cli_set_host_max(r->set, UINT64_MAX)) || c->max_errors > 0 ||
         c->pam.seq || c->degenerate_text || c->format == READS_FASTQ ||
         c->line_breaks != LINE_BREAKS_AUTO || c->dev.algorithm != CLM_ALGO_AUTO ||
         c->dev.variant != CLM_VARIANT_AUTO || c->dev.table_memory != CLM_TABLE_AUTO)
