@@ -28,6 +28,7 @@
 
 #define HOST_PART_BYTES ((size_t)4 << 20) /* a thread's part of a round: buffer, matches */
 #define HOST_MIN_PART ((size_t)1 << 20)    /* automatic threads: no part smaller than this */
+#define HOST_PIECE_BYTES ((uint64_t)256 << 10) /* a part's file bytes read at a time */
 #define HOST_FILTER_MAX 4
 
 struct clm_host_database {
@@ -270,11 +271,21 @@ typedef struct {
 
 static void run_part(part *p)
 {
-    uint64_t end = p->hi + p->db->m - 1 < p->avail ? p->hi + p->db->m - 1 : p->avail;
-    size_t n = (size_t)(end - p->lo);
-    const unsigned char *t = p->mem ? p->mem + p->lo : NULL;
+    const uint64_t keep = p->db->m - 1;
     p->status = CLM_OK;
-    if (!t) {
+    if (p->mem) {
+        uint64_t end = p->hi + keep < p->avail ? p->hi + keep : p->avail;
+        if (scan_block(p->db, p->mem + p->lo, (size_t)(end - p->lo), (size_t)(p->hi - p->lo),
+                       p->base + p->lo, &p->k))
+            p->status = CLM_E_NOMEM;
+        return;
+    }
+    /* a file: read a piece at a time, small enough that the copy and the scan stay in the
+     * core's cache (the copy from the page cache was most of the time with 4 MiB pieces) */
+    for (uint64_t lo = p->lo; lo < p->hi;) {
+        uint64_t hi = p->hi - lo > HOST_PIECE_BYTES ? lo + HOST_PIECE_BYTES : p->hi;
+        uint64_t end = hi + keep < p->avail ? hi + keep : p->avail;
+        size_t n = (size_t)(end - lo);
         if (n > p->buf_cap) {
             unsigned char *b = realloc(p->buf, n);
             if (!b) {
@@ -285,20 +296,22 @@ static void run_part(part *p)
             p->buf_cap = n;
         }
         for (size_t got = 0; got < n;) {
-            ssize_t r = pread(p->fd, p->buf + got, n - got, (off_t)(p->fd_off + p->lo + got));
+            ssize_t r = pread(p->fd, p->buf + got, n - got, (off_t)(p->fd_off + lo + got));
             if (r < 0 && errno == EINTR) continue;
             if (r <= 0) {
                 p->status = CLM_E_IO;
                 p->err = r < 0 ? errno : 0;
-                p->lo += got; /* for the message: where the read failed */
+                p->lo = lo + got; /* for the message: where the read failed */
                 return;
             }
             got += (size_t)r;
         }
-        t = p->buf;
+        if (scan_block(p->db, p->buf, n, (size_t)(hi - lo), p->base + lo, &p->k)) {
+            p->status = CLM_E_NOMEM;
+            return;
+        }
+        lo = hi;
     }
-    if (scan_block(p->db, t, n, (size_t)(p->hi - p->lo), p->base + p->lo, &p->k))
-        p->status = CLM_E_NOMEM;
 }
 
 static void *part_thread(void *arg)

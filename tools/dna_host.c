@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #define DH_MAX_LITERALS 16
-#define DH_CHUNK_MAX ((size_t)1 << 20)
+#define DH_CHUNK_MAX ((size_t)256 << 10) /* the copy and the scan stay in cache */
 #define DH_MATCH_CAP ((uint64_t)1 << 23) /* matches held before the search declines */
 #define DH_HEAD_PROBE ((size_t)64 << 10)  /* where the first header must begin */
 #define DH_NONE UINT64_MAX
