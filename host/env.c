@@ -99,10 +99,11 @@ static const struct clm_env_row {
                             "`D:fail` or `D:K` (D from 1); anything else: ignored",
                             "[library.md](library.md)"},
     [CLM_ENV_HOST_THREADS] = {"CLMATCH_HOST_THREADS",
-                              "the parts (threads) of each round of a host search "
-                              "(`clm_host_scan` and its kin), whatever the input's size",
+                              "the threads of a host search (`clm_host_scan` and its "
+                              "kin; at least that many pieces) and the parts of clmatch "
+                              "`--dna`'s host search, whatever the input's size",
                               "`1` to `64` (`CLM_HOST_MAX_THREADS`) or `auto` (the online CPUs, "
-                              "no part below 1 MiB); another value makes the search fail with "
+                              "no piece below 1 MiB); another value makes the search fail with "
                               "`CLM_E_INVALID`",
                               "`clm_host_compile`"},
     [CLM_ENV_KMER_Q] = {"CLMATCH_KMER_Q",

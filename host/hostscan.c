@@ -3,12 +3,14 @@
  * searched by the CPU's threads with no OpenCL call at all, so that a small input is done
  * before a GPU's platform and context could even come up.
  *
- * The input is searched in rounds of up to (threads x HOST_PART_BYTES) bytes; a round is cut
- * into one contiguous part per thread, each part owning the starts in [lo, hi) and reading
- * m - 1 bytes past hi, so that a match is found exactly once, by the part where it starts.
- * Each thread keeps its matches' starts in an array of its own; after the round the calling
- * thread delivers them part by part, which is text order. Rounds bound the memory (a text
- * that matches everywhere holds 8 bytes a byte of one round, not of the whole input).
+ * The input is cut into pieces of up to HOST_PART_BYTES (at least one a thread), each owning
+ * the starts in [lo, hi) and reading m - 1 bytes past hi, so that a match is found exactly
+ * once, by the piece where it starts. The threads take the pieces in turn, each keeping its
+ * matches' starts in the piece's array, and the calling thread delivers them piece by piece,
+ * which is text order. A thread takes a piece only once the piece 4 x threads before it has
+ * been delivered: that bounds the memory (a text that matches everywhere holds 8 bytes a byte
+ * of the pieces in flight, not of the whole input) and no thread waits for the others'
+ * pieces to end.
  *
  * Candidates: 2 of the pattern's rarest bytes (4 for a pattern of at most 4 distinct bytes,
  * such as DNA), compared at 16 starts at once with SSE2; each candidate is then verified.
@@ -26,9 +28,9 @@
 
 #include "internal.h"
 
-#define HOST_PART_BYTES ((size_t)4 << 20) /* a thread's part of a round: buffer, matches */
+#define HOST_PART_BYTES ((size_t)4 << 20) /* a piece: the most a thread takes at a time */
 #define HOST_MIN_PART ((size_t)1 << 20)    /* automatic threads: no part smaller than this */
-#define HOST_PIECE_BYTES ((uint64_t)256 << 10) /* a part's file bytes read at a time */
+#define HOST_READ_BYTES ((uint64_t)256 << 10) /* a piece's file bytes read at a time */
 #define HOST_FILTER_MAX 4
 
 struct clm_host_database {
@@ -254,59 +256,92 @@ static int scan_block(const struct clm_host_database *db, const unsigned char *b
     return 0;
 }
 
-/* A part: input offsets [lo, hi) are its starts; the input is mem[0, avail) or the regular
- * file fd from file offset fd_off (pread into buf: no mapping, so a file that shrinks is a
- * short read, CLM_E_IO, and never a SIGBUS). Matches are reported as base + offset. */
+/* A piece of the input: offsets [lo, hi) are its starts, its matches those that start there.
+ * The input is mem[0, avail) or the regular file fd from file offset fd_off (pread: no
+ * mapping, so a file that shrinks is a short read, CLM_E_IO, and never a SIGBUS). */
 typedef struct {
-    const struct clm_host_database *db;
-    const unsigned char *mem;
-    int fd;
-    uint64_t fd_off, avail, base, lo, hi;
-    unsigned char *buf;
-    size_t buf_cap;
+    uint64_t lo, hi;
     sink k;
     int status, err; /* err: errno of a failed read, 0 for a short one */
-    pthread_t thread;
-} part;
+    uint64_t err_off;
+    int done;
+} piece;
 
-static void run_part(part *p)
+struct job;
+
+/* A thread's read buffer. */
+typedef struct {
+    struct job *j;
+    unsigned char *buf;
+    size_t cap;
+    pthread_t thread;
+} worker;
+
+typedef struct job {
+    const struct clm_host_database *db;
+    clm_match_cb cb; /* NULL: count only */
+    void *ctx;
+    uint64_t count;
+    unsigned threads; /* CLMATCH_HOST_THREADS or the online CPUs */
+    int forced;       /* CLMATCH_HOST_THREADS: that many pieces at least, whatever the size */
+    /* the input of the current run() and its pieces: piece i lives in slot[i % window]; a
+     * thread takes the next piece once the one a window before it has been delivered */
+    const unsigned char *mem;
+    int fd;
+    uint64_t fd_off, avail, base, own, pieces;
+    piece *slot;
+    unsigned window;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t claimed, delivered;
+    int abort;
+} job;
+
+static int grow_buf(worker *w, size_t n)
 {
-    const uint64_t keep = p->db->m - 1;
+    if (n <= w->cap) return 0;
+    unsigned char *b = realloc(w->buf, n);
+    if (!b) return -1;
+    w->buf = b;
+    w->cap = n;
+    return 0;
+}
+
+static void scan_piece(const job *j, worker *w, piece *p)
+{
+    const uint64_t keep = j->db->m - 1;
     p->status = CLM_OK;
-    if (p->mem) {
-        uint64_t end = p->hi + keep < p->avail ? p->hi + keep : p->avail;
-        if (scan_block(p->db, p->mem + p->lo, (size_t)(end - p->lo), (size_t)(p->hi - p->lo),
-                       p->base + p->lo, &p->k))
+    p->k.n = 0;
+    p->k.count_only = j->cb == NULL;
+    if (j->mem) {
+        uint64_t end = p->hi + keep < j->avail ? p->hi + keep : j->avail;
+        if (scan_block(j->db, j->mem + p->lo, (size_t)(end - p->lo), (size_t)(p->hi - p->lo),
+                       j->base + p->lo, &p->k))
             p->status = CLM_E_NOMEM;
         return;
     }
-    /* a file: read a piece at a time, small enough that the copy and the scan stay in the
-     * core's cache (the copy from the page cache was most of the time with 4 MiB pieces) */
+    /* a file: read HOST_READ_BYTES at a time, so that the copy and the scan after it stay in
+     * the core's cache (with 4 MiB reads the copy out of the page cache was most of the time) */
     for (uint64_t lo = p->lo; lo < p->hi;) {
-        uint64_t hi = p->hi - lo > HOST_PIECE_BYTES ? lo + HOST_PIECE_BYTES : p->hi;
-        uint64_t end = hi + keep < p->avail ? hi + keep : p->avail;
+        uint64_t hi = p->hi - lo > HOST_READ_BYTES ? lo + HOST_READ_BYTES : p->hi;
+        uint64_t end = hi + keep < j->avail ? hi + keep : j->avail;
         size_t n = (size_t)(end - lo);
-        if (n > p->buf_cap) {
-            unsigned char *b = realloc(p->buf, n);
-            if (!b) {
-                p->status = CLM_E_NOMEM;
-                return;
-            }
-            p->buf = b;
-            p->buf_cap = n;
+        if (grow_buf(w, n) != 0) {
+            p->status = CLM_E_NOMEM;
+            return;
         }
         for (size_t got = 0; got < n;) {
-            ssize_t r = pread(p->fd, p->buf + got, n - got, (off_t)(p->fd_off + lo + got));
+            ssize_t r = pread(j->fd, w->buf + got, n - got, (off_t)(j->fd_off + lo + got));
             if (r < 0 && errno == EINTR) continue;
             if (r <= 0) {
                 p->status = CLM_E_IO;
                 p->err = r < 0 ? errno : 0;
-                p->lo = lo + got; /* for the message: where the read failed */
+                p->err_off = j->fd_off + lo + got;
                 return;
             }
             got += (size_t)r;
         }
-        if (scan_block(p->db, p->buf, n, (size_t)(hi - lo), p->base + lo, &p->k)) {
+        if (scan_block(j->db, w->buf, n, (size_t)(hi - lo), j->base + lo, &p->k)) {
             p->status = CLM_E_NOMEM;
             return;
         }
@@ -314,23 +349,36 @@ static void run_part(part *p)
     }
 }
 
-static void *part_thread(void *arg)
+/* Piece i's bounds: own * i / pieces (with CLMATCH_HOST_THREADS=N a small input is N
+ * pieces, each a thread's). */
+static void set_piece(const job *j, piece *p, uint64_t i)
 {
-    run_part(arg);
-    return NULL;
+    const uint64_t q = j->own / j->pieces, r = j->own % j->pieces; /* own * i / pieces */
+    p->lo = q * i + r * i / j->pieces;
+    p->hi = q * (i + 1) + r * (i + 1) / j->pieces;
 }
 
-/* ---- rounds ----------------------------------------------------------------------------- */
-
-typedef struct {
-    const struct clm_host_database *db;
-    clm_match_cb cb; /* NULL: count only */
-    void *ctx;
-    uint64_t count;
-    unsigned threads; /* parts of a round */
-    int forced;       /* CLMATCH_HOST_THREADS: that many parts whatever the size */
-    part *parts;
-} job;
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    job *j = w->j;
+    pthread_mutex_lock(&j->mu);
+    for (;;) {
+        while (!j->abort && j->claimed < j->pieces && j->claimed >= j->delivered + j->window)
+            pthread_cond_wait(&j->cv, &j->mu);
+        if (j->abort || j->claimed >= j->pieces) break;
+        uint64_t i = j->claimed++;
+        piece *p = &j->slot[i % j->window];
+        pthread_mutex_unlock(&j->mu);
+        set_piece(j, p, i);
+        scan_piece(j, w, p);
+        pthread_mutex_lock(&j->mu);
+        p->done = 1;
+        pthread_cond_broadcast(&j->cv);
+    }
+    pthread_mutex_unlock(&j->mu);
+    return NULL;
+}
 
 /* The parts of a round: CLMATCH_HOST_THREADS (*forced set), else the online CPUs. */
 static int host_threads(unsigned *threads, int *forced)
@@ -378,79 +426,99 @@ static int job_init(job *j, const struct clm_host_database *db, clm_match_cb cb,
     j->db = db;
     j->cb = cb;
     j->ctx = ctx;
-    int rc = host_threads(&j->threads, &j->forced);
-    if (rc != CLM_OK) return rc;
-    if (!(j->parts = calloc(j->threads, sizeof *j->parts)))
-        return clm_fail(CLM_E_NOMEM, "host search: out of memory");
-    return CLM_OK;
+    return host_threads(&j->threads, &j->forced);
 }
 
-static void job_free(job *j)
+/* A delivered piece's error, or its matches handed to the callback. */
+static int deliver(job *j, const piece *p)
 {
-    for (unsigned i = 0; j->parts && i < j->threads; i++) {
-        free(j->parts[i].buf);
-        free(j->parts[i].k.v);
+    if (p->status == CLM_E_IO)
+        return p->err ? clm_fail(CLM_E_IO, "host search: pread at offset %llu: %s",
+                                 (unsigned long long)p->err_off, strerror(p->err))
+                      : clm_fail(CLM_E_IO, "host search: short read at offset %llu "
+                                           "(the file shrank)",
+                                 (unsigned long long)p->err_off);
+    if (p->status != CLM_OK)
+        return clm_fail(p->status, "host search: out of memory for the matches");
+    j->count += p->k.n;
+    for (uint64_t x = 0; j->cb && x < p->k.n; x++) {
+        clm_match mt = {p->k.v[x], p->k.v[x] + j->db->m, j->db->id, 0, 1};
+        if (j->cb(&mt, j->ctx)) return CLM_STOPPED;
     }
-    free(j->parts);
+    return CLM_OK;
 }
 
 /* Search the starts [0, own) of an input of avail bytes (mem, or the file fd from fd_off),
- * reporting base + offset; round after round, part by part. CLM_OK, CLM_STOPPED or an
- * error. */
+ * reporting base + offset: pieces of up to HOST_PART_BYTES taken by the threads in turn and
+ * delivered in text order on the calling thread. CLM_OK, CLM_STOPPED or an error. */
 static int run(job *j, const unsigned char *mem, int fd, uint64_t fd_off, uint64_t own,
                uint64_t avail, uint64_t base)
 {
-    const uint64_t round_max = (uint64_t)j->threads * HOST_PART_BYTES;
-    for (uint64_t a = 0; a < own;) {
-        uint64_t rl = own - a < round_max ? own - a : round_max;
-        const unsigned parts = parts_for(j->threads, j->forced, rl);
-        for (unsigned i = 0; i < parts; i++) {
-            part *p = &j->parts[i];
-            p->db = j->db;
-            p->mem = mem;
-            p->fd = fd;
-            p->fd_off = fd_off;
-            p->avail = avail;
-            p->base = base;
-            p->lo = a + rl * i / parts;
-            p->hi = a + rl * (i + 1) / parts;
-            p->k.count_only = j->cb == NULL;
-            p->k.n = 0;
-            p->err = 0;
-        }
-        /* part 0 on the calling thread; a thread that cannot start runs its part here */
-        unsigned started[CLM_HOST_MAX_THREADS] = {0};
-        for (unsigned i = 1; i < parts; i++)
-            started[i] = pthread_create(&j->parts[i].thread, NULL, part_thread,
-                                        &j->parts[i]) == 0;
-        run_part(&j->parts[0]);
-        for (unsigned i = 1; i < parts; i++) {
-            if (started[i]) pthread_join(j->parts[i].thread, NULL);
-            else run_part(&j->parts[i]);
-        }
-        for (unsigned i = 0; i < parts; i++) {
-            const part *p = &j->parts[i];
-            if (p->status == CLM_E_IO)
-                return p->err ? clm_fail(CLM_E_IO, "host search: pread at offset %llu: %s",
-                                         (unsigned long long)(p->fd_off + p->lo),
-                                         strerror(p->err))
-                              : clm_fail(CLM_E_IO, "host search: short read at offset %llu "
-                                                   "(the file shrank)",
-                                         (unsigned long long)(p->fd_off + p->lo));
-            if (p->status != CLM_OK)
-                return clm_fail(p->status, "host search: out of memory for the matches");
-        }
-        for (unsigned i = 0; i < parts; i++) {
-            const part *p = &j->parts[i];
-            j->count += p->k.n;
-            for (uint64_t x = 0; j->cb && x < p->k.n; x++) {
-                clm_match mt = {p->k.v[x], p->k.v[x] + j->db->m, j->db->id, 0, 1};
-                if (j->cb(&mt, j->ctx)) return CLM_STOPPED;
-            }
-        }
-        a += rl;
+    if (own == 0) return CLM_OK;
+    j->mem = mem;
+    j->fd = fd;
+    j->fd_off = fd_off;
+    j->avail = avail;
+    j->base = base;
+    j->own = own;
+    j->pieces = parts_for(j->threads, j->forced, own);
+    if (j->pieces < (own + HOST_PART_BYTES - 1) / HOST_PART_BYTES)
+        j->pieces = (own + HOST_PART_BYTES - 1) / HOST_PART_BYTES;
+    const unsigned nw = j->pieces < j->threads ? (unsigned)j->pieces : j->threads;
+    j->window = nw > 1 ? 4 * nw : 1;
+    j->claimed = j->delivered = 0;
+    j->abort = 0;
+    int rc = CLM_OK;
+    worker *w = calloc(nw, sizeof *w);
+    j->slot = calloc(j->window, sizeof *j->slot);
+    if (!w || !j->slot) {
+        free(w);
+        free(j->slot);
+        return clm_fail(CLM_E_NOMEM, "host search: out of memory");
     }
-    return CLM_OK;
+    if (nw == 1) { /* one piece at a time on this thread */
+        w[0].j = j;
+        for (uint64_t i = 0; i < j->pieces && rc == CLM_OK; i++) {
+            set_piece(j, &j->slot[0], i);
+            scan_piece(j, &w[0], &j->slot[0]);
+            rc = deliver(j, &j->slot[0]);
+        }
+    } else {
+        pthread_mutex_init(&j->mu, NULL);
+        pthread_cond_init(&j->cv, NULL);
+        unsigned started = 0;
+        for (unsigned i = 0; i < nw; i++) {
+            w[i].j = j;
+            if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0) break;
+            started++;
+        }
+        if (started == 0) rc = clm_fail(CLM_E_NOMEM, "host search: no thread could start");
+        for (uint64_t d = 0; d < j->pieces && rc == CLM_OK; d++) {
+            piece *p = &j->slot[d % j->window];
+            pthread_mutex_lock(&j->mu);
+            while (!p->done) pthread_cond_wait(&j->cv, &j->mu);
+            pthread_mutex_unlock(&j->mu);
+            rc = deliver(j, p);
+            pthread_mutex_lock(&j->mu);
+            p->done = 0;
+            j->delivered++;
+            pthread_cond_broadcast(&j->cv);
+            pthread_mutex_unlock(&j->mu);
+        }
+        pthread_mutex_lock(&j->mu);
+        j->abort = 1;
+        pthread_cond_broadcast(&j->cv);
+        pthread_mutex_unlock(&j->mu);
+        for (unsigned i = 0; i < started; i++) pthread_join(w[i].thread, NULL);
+        pthread_cond_destroy(&j->cv);
+        pthread_mutex_destroy(&j->mu);
+    }
+    for (unsigned i = 0; i < nw; i++) free(w[i].buf);
+    for (unsigned i = 0; i < j->window; i++) free(j->slot[i].k.v);
+    free(w);
+    free(j->slot);
+    j->slot = NULL;
+    return rc;
 }
 
 static int host_mem(const clm_host_database *db, const void *data, size_t len, clm_match_cb cb,
@@ -462,7 +530,6 @@ static int host_mem(const clm_host_database *db, const void *data, size_t len, c
     int rc = job_init(&j, db, cb, ctx);
     if (rc == CLM_OK) rc = run(&j, data, -1, 0, len, len, 0);
     if (count && rc == CLM_OK) *count = j.count;
-    job_free(&j);
     return rc;
 }
 
@@ -558,7 +625,6 @@ static int host_fd(const clm_host_database *db, int fd, uint64_t offset, uint64_
         rc = S_ISREG(sb.st_mode) ? run(&j, NULL, fd, offset, length, length, 0)
                                  : host_stream(&j, fd);
     if (count && rc == CLM_OK) *count = j.count;
-    job_free(&j);
     return rc;
 }
 

@@ -879,12 +879,13 @@ CLM_API int clm_stream_text_offset(clm_stream *stream, uint64_t *offset);
  *         clm_host_scan(h, text, len, on_match, ctx);
  *     clm_host_database_free(h);
  *
- * The input is searched in rounds of up to (threads x 4 MiB), each split into one contiguous
- * part per thread (its matches are those that start in it), and delivered part by part once
- * the round is done, on the calling thread. Threads: the online CPUs (at most
- * CLM_HOST_MAX_THREADS), with no part below 1 MiB (an input under 2 MiB is one thread's);
- * CLMATCH_HOST_THREADS=N (1 to CLM_HOST_MAX_THREADS, or auto) makes every round N parts
- * whatever its size (a bad value: CLM_E_INVALID from the scan and count calls).
+ * The input is cut into contiguous pieces of up to 4 MiB (its matches are those that start
+ * in it), which the threads take in turn; the calling thread delivers them piece by piece.
+ * A thread takes a piece only once the one 4 x threads pieces before it has been delivered,
+ * which bounds the matches held. Threads: the online CPUs (at most CLM_HOST_MAX_THREADS),
+ * with no piece below 1 MiB (an input under 2 MiB is one thread's); CLMATCH_HOST_THREADS=N
+ * (1 to CLM_HOST_MAX_THREADS, or auto) makes N threads and at least N pieces whatever the
+ * size (a bad value: CLM_E_INVALID from the scan and count calls).
  */
 
 /** Most threads one host search uses. */
@@ -918,7 +919,7 @@ CLM_API void clm_host_database_free(clm_host_database *db);
 /**
  * Every occurrence in data[0, len), delivered to cb in text order. Returns CLM_OK,
  * CLM_STOPPED, or an error: CLM_E_INVALID (db or cb NULL, data NULL with len > 0, a bad
- * CLMATCH_HOST_THREADS), CLM_E_NOMEM (the matches of a round did not fit in memory: 8 bytes
+ * CLMATCH_HOST_THREADS), CLM_E_NOMEM (the matches of a piece did not fit in memory: 8 bytes
  * each). len 0, or a pattern longer than the input: no match, CLM_OK.
  */
 CLM_API int clm_host_scan(const clm_host_database *db, const void *data, size_t len,
