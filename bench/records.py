@@ -282,7 +282,7 @@ def write_report(args, st, duckdb_version, pending):
           "filter and verify, *automaton* one Aho-Corasick walk per row (an OR of "
           "contains), *segment* seed 004's Seg-k-t (`segment:T:K`: T work-items a row, "
           "slices of K places); a mode `resident/item`, `resident/group`, ... forces it "
-          "(`clm_selection.kernel`), `/kmp_basic`, `/kmp_step`, `/kmp_hybrid` the way a "
+          "(`clm_selection.kernel`), `/kmp_basic`, `/kmp_step`, `/kmp_hybrid`, `/wide` the way a "
           "row's segments are found (`clm_selection.find`; else the first-byte scan), the "
           "other rows take `CLM_ROWS_AUTO`",
           "- every row's selection is checked against DuckDB's: count, sum of row ids and "
@@ -344,7 +344,7 @@ def main():
     ap.add_argument("--methods", default="",
                     help="with --kernels: the methods to force (records_bench --kernels=LIST: "
                     "item, group, filter, automaton, segment[:T:K], each optionally "
-                    "/kmp_basic, /kmp_step, /kmp_hybrid or /first_byte)")
+                    "/kmp_basic, /kmp_step, /kmp_hybrid, /wide or /first_byte)")
     ap.add_argument("--duckdb-reps", type=int, default=4)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--column", action="append", default=[],

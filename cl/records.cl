@@ -8,7 +8,8 @@
  * pattern; else its matcher, whose states take registers, is left out of every kernel) and
  * LIKE_BLOCK (filter and verify's block, cl/contract.h); LIKE_FIND (how a work-item finds a
  * segment in its row: 0 by its first byte, 1 KMP_basic, 2 KMP_step, 3 KMP_hybrid, seed 004
- * section 5.2) with LIKE_KMP_MAX (the most prog words KMP's tables cover). */
+ * section 5.2, 4 by its first byte 16 places a load) with LIKE_KMP_MAX (the most prog words
+ * KMP's tables cover). */
 
 #if RECORDS == 64
 #define OFF_T ulong
@@ -27,7 +28,8 @@
 #endif
 /* KMP's failure tables live in local memory, an entry per symbol of prog: the kernels that
  * match rows take them as an extra argument of their matchers. */
-#if LIKE_FIND
+#define LIKE_KMP (LIKE_FIND >= 1 && LIKE_FIND <= 3)
+#if LIKE_KMP
 #define KMP_PARAM , __local const ushort *kmp
 #define KMP_PASS , kmp
 #define KMP_DECL __local ushort kmp[LIKE_KMP_MAX];
@@ -83,7 +85,7 @@ int clm_like_seg_at(__global const uchar *row, ulong at, __global const uint *pr
     return 1;
 }
 
-#if LIKE_FIND
+#if LIKE_KMP
 /* The failure tables of every segment without '_' of every exact pattern: kmp[sym + j] the
  * longest proper border of the segment's first j + 1 symbols (kmp[sym] = CLM_LIKE_KMP_OFF
  * for a segment with a '_'). A work-item per segment; every work-item of the group calls
@@ -184,7 +186,7 @@ ulong clm_like_kmp(__global const uchar *row, ulong lo, ulong hi, __global const
 ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global const uint *prog,
                     uint sym, uint len, int caseless KMP_PARAM)
 {
-#if LIKE_FIND
+#if LIKE_KMP
     if (len && kmp[sym] != CLM_LIKE_KMP_OFF)
         return lo + len > hi ? CLM_LIKE_NONE
                              : clm_like_kmp(row, lo, hi, prog, sym, len, caseless, kmp);
@@ -197,7 +199,40 @@ ulong clm_like_find(__global const uchar *row, ulong lo, ulong hi, __global cons
     if (lead == len) /* '_' alone: the first place */
         return lo;
     const uint first = prog[sym + lead];
-    for (ulong at = lo; at + len <= hi; at++) {
+    ulong at = lo;
+#if LIKE_FIND == 4 && !PIVOT && !SELF_SEGS
+    /* 16 places a step: one load of the bytes in the first byte's place (and one of the next
+     * byte's, when the segment has one: a pair is far rarer than a byte), one compare each
+     * (a CPU's vector registers); the places where all are equal are then checked in order */
+    const uint two = lead + 1 < len && prog[sym + lead + 1] != CLM_LIKE_ANY;
+    const uchar16 f = (uchar16)((uchar)first);
+    const uchar16 g = (uchar16)((uchar)(two ? prog[sym + lead + 1] : 0));
+    for (; at + lead + 16 + two <= hi && at + len <= hi; at += 16) {
+        uchar16 v = vload16(0, row + at + lead);
+        if (caseless)
+            v |= (uchar16)0x20 & as_uchar16((v >= (uchar16)'A') & (v <= (uchar16)'Z'));
+        char16 eq = v == f;
+        if (two) {
+            uchar16 w = vload16(0, row + at + lead + 1);
+            if (caseless)
+                w |= (uchar16)0x20 & as_uchar16((w >= (uchar16)'A') & (w <= (uchar16)'Z'));
+            eq &= w == g;
+        }
+        const ulong2 m = as_ulong2(eq);
+        for (uint h = 0; h < 2; h++) {
+            for (ulong x = h ? m.s1 : m.s0; x;) { /* the lowest place first */
+                const uint b = (uint)popcount((x & (~x + 1)) - 1); /* its bit: 8 x lane */
+                const ulong k = at + 8 * h + b / 8;
+                if (k + len > hi)
+                    return CLM_LIKE_NONE;
+                if (clm_like_seg_at(row, k, prog, sym, len, caseless))
+                    return k;
+                x &= ~((ulong)0xff << b);
+            }
+        }
+    }
+#endif
+    for (; at + len <= hi; at++) {
         if (clm_like_byte(row, at + lead, caseless) == first &&
             clm_like_seg_at(row, at, prog, sym, len, caseless))
             return at;

@@ -371,7 +371,7 @@ struct clm_kernel_shape {
     unsigned like_block; /* records.cl: filter and verify's block (cl/contract.h LIKE_BLOCK) */
     unsigned self_segs, self_len; /* records.cl: a self-pivoted column's segments a chunk and
                                      bytes a segment (SELF_SEGS, SELF_LEN); 0: not */
-    unsigned like_find; /* records.cl: 0 first byte, 1-3 KMP basic, step, hybrid (LIKE_FIND) */
+    unsigned like_find; /* records.cl: 0 first byte, 1-3 KMP basic, step, hybrid, 4 wide (LIKE_FIND) */
     unsigned like_kmp_max; /* records.cl, with like_find: prog words KMP's tables cover */
     unsigned compact;  /* the line-break compaction of cl/compact.cl (host/compact.c): 1;
                           0 for the search kernels */

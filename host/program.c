@@ -151,9 +151,9 @@ static const struct build_option {
      "records.cl: filter and verify's block of bytes (cl/contract.h CLM_LIKE_BLOCK, _CPU)"},
     {"LIKE_FIND", SHAPE_IF_SET(like_find), 0,
      "records.cl: how a row's segment is found: 0 first byte, 1 KMP_basic, 2 KMP_step, "
-     "3 KMP_hybrid"},
+     "3 KMP_hybrid, 4 first byte 16 places a load"},
     {"LIKE_KMP_MAX", SHAPE_IF_SET(like_kmp_max), 0,
-     "records.cl, with LIKE_FIND: the prog words KMP's local tables cover"},
+     "records.cl, with LIKE_FIND 1-3: the prog words KMP's local tables cover"},
     {"SELF_SEGS", SHAPE_IF_SET(self_segs), 0,
      "records.cl, with PIVOT: a self-pivoted column's segments a chunk (clm_column_self_pivot)"},
     {"SELF_LEN", SHAPE_IF_SET(self_len), 0, "records.cl, with SELF_SEGS: bytes a segment"},

@@ -438,11 +438,13 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
     shape.like_block = like->block;
     /* KMP's tables are a symbol's ushort each in local memory, per prog word. auto: KMP_basic
      * on GPUs (H200, TPC-H o_comment, a work-item per row: 1.28x the first-byte scan; rows of
-     * 1 KiB 1.41x; bench/results/h200-t1-*-records-*), the first-byte scan on CPUs */
+     * 1 KiB 1.41x; bench/results/h200-t1-*-records-*), the wide first-byte scan on CPUs */
     clm_like_find find = s->find != CLM_FIND_AUTO ? s->find
                          : dev->info.type == CLM_DEVICE_GPU ? CLM_FIND_KMP_BASIC
-                                                            : CLM_FIND_FIRST_BYTE;
-    if (find >= CLM_FIND_KMP_BASIC && like->prog_words <= KMP_MAX_WORDS) {
+                                                            : CLM_FIND_FIRST_BYTE_WIDE;
+    if (find == CLM_FIND_FIRST_BYTE_WIDE)
+        shape.like_find = 4;
+    else if (find >= CLM_FIND_KMP_BASIC && like->prog_words <= KMP_MAX_WORDS) {
         shape.like_find = (unsigned)find - CLM_FIND_KMP_BASIC + 1;
         shape.like_kmp_max = KMP_MAX_WORDS;
     }
@@ -903,9 +905,9 @@ int clm_like_select(const clm_like *like, const clm_column *col, clm_selection *
                         s.seg_threads);
     if (s.seg_gap > 65536)
         return clm_fail(CLM_E_INVALID, "clm_selection.seg_gap %u: 1 to 65536", s.seg_gap);
-    if ((unsigned)s.find > CLM_FIND_KMP_HYBRID)
+    if ((unsigned)s.find > CLM_FIND_FIRST_BYTE_WIDE)
         return clm_fail(CLM_E_INVALID, "clm_selection.find %d: CLM_FIND_AUTO, _FIRST_BYTE, "
-                                       "_KMP_BASIC, _KMP_STEP or _KMP_HYBRID",
+                                       "_KMP_BASIC, _KMP_STEP, _KMP_HYBRID or _FIRST_BYTE_WIDE",
                         (int)s.find);
     if (s.positions && !s.row_ids)
         return clm_fail(CLM_E_INVALID, "clm_selection: positions without row_ids");

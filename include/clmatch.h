@@ -1480,12 +1480,14 @@ typedef enum {
 /** How a work-item looks for a segment of a LIKE in its row (clm_selection.find): seed
  *  004's KMP variants beside the first-byte scan. */
 typedef enum {
-    CLM_FIND_AUTO = 0,       /**< KMP_BASIC on GPUs, FIRST_BYTE on CPUs (the fastest
+    CLM_FIND_AUTO = 0,       /**< KMP_BASIC on GPUs, FIRST_BYTE_WIDE on CPUs (the fastest
                                   measured on each) */
     CLM_FIND_FIRST_BYTE = 1, /**< places tried where the segment's first byte is */
     CLM_FIND_KMP_BASIC = 2,  /**< KMP, each step advancing the row or the pattern */
     CLM_FIND_KMP_STEP = 3,   /**< KMP, a row byte per step, failure links in an inner loop */
-    CLM_FIND_KMP_HYBRID = 4  /**< KMP, 4 row bytes per step (one load), basic's steps inside */
+    CLM_FIND_KMP_HYBRID = 4, /**< KMP, 4 row bytes per step (one load), basic's steps inside */
+    CLM_FIND_FIRST_BYTE_WIDE = 5 /**< FIRST_BYTE, 16 places per load and compare (a CPU's
+                                      vector registers); a pivoted column's rows: FIRST_BYTE */
 } clm_like_find;
 /** Default work-items per row and places per slice of CLM_ROWS_SEGMENT. */
 #define CLM_SEG_THREADS 8u

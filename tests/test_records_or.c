@@ -368,7 +368,7 @@ static void test_fallbacks(const void *arg)
         static const struct {
             int kernel, find;
             unsigned seg_threads, seg_gap;
-        } bad[] = {{CLM_ROWS_SEGMENT + 1, 0, 0, 0}, {CLM_ROWS_ITEM, CLM_FIND_KMP_HYBRID + 1, 0, 0},
+        } bad[] = {{CLM_ROWS_SEGMENT + 1, 0, 0, 0}, {CLM_ROWS_ITEM, CLM_FIND_FIRST_BYTE_WIDE + 1, 0, 0},
                    {CLM_ROWS_SEGMENT, 0, 1, 0},    {CLM_ROWS_SEGMENT, 0, 3, 0},
                    {CLM_ROWS_SEGMENT, 0, 64, 0},   {CLM_ROWS_SEGMENT, 0, 0, 65537}};
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -152,6 +152,8 @@ static void test_kmp(const void *arg)
         {CLM_ROWS_ITEM, CLM_FIND_FIRST_BYTE, 0, 0},  {CLM_ROWS_ITEM, CLM_FIND_KMP_BASIC, 0, 0},
         {CLM_ROWS_ITEM, CLM_FIND_KMP_STEP, 0, 0},    {CLM_ROWS_ITEM, CLM_FIND_KMP_HYBRID, 0, 0},
         {CLM_ROWS_SEGMENT, CLM_FIND_KMP_STEP, 4, 5}, {CLM_ROWS_SEGMENT, CLM_FIND_KMP_HYBRID, 8, 2},
+        {CLM_ROWS_ITEM, CLM_FIND_FIRST_BYTE_WIDE, 0, 0},
+        {CLM_ROWS_SEGMENT, CLM_FIND_FIRST_BYTE_WIDE, 2, 40},
     };
     t_rng r;
     t_rng_init(&r, "records_seg.kmp", 0);
@@ -176,6 +178,7 @@ static void test_pivot(const void *arg)
         {CLM_ROWS_SEGMENT, CLM_FIND_KMP_HYBRID, 4, 9},
         {CLM_ROWS_SEGMENT, CLM_FIND_AUTO, 0, 0},
         {CLM_ROWS_ITEM, CLM_FIND_KMP_HYBRID, 0, 0},
+        {CLM_ROWS_ITEM, CLM_FIND_FIRST_BYTE_WIDE, 0, 0}, /* a pivoted row: byte by byte */
         {CLM_ROWS_AUTOMATON, CLM_FIND_AUTO, 0, 0},
     };
     t_rng r;

@@ -15,7 +15,7 @@
  * kernel that cannot serve the query reports the one that ran); --kernels=LIST only those
  * of a comma-separated list of methods: item, group, filter, automaton, segment (Seg-k-t;
  * segment:T:K for T work-items a row and slices of K places), each optionally followed by
- * /first_byte, /kmp_basic, /kmp_step or /kmp_hybrid (how a row's segments are found; seed
+ * /first_byte, /kmp_basic, /kmp_step, /kmp_hybrid or /wide (how a row's segments are found; seed
  * 004's variants). Output, tab-separated lines on stdout (bench/records.py reads them):
  *     device  P:D  type  name
  *     column  rows  string_bytes  offset_bits
@@ -70,8 +70,8 @@ static const char *kernel_name(clm_rows_kernel k)
                                    : "auto";
 }
 
-static const char *const find_names[] = {"auto", "first_byte", "kmp_basic", "kmp_step",
-                                         "kmp_hybrid"};
+static const char *const find_names[] = {"auto",     "first_byte", "kmp_basic",
+                                         "kmp_step", "kmp_hybrid", "wide"};
 
 /* A way to select rows: the kernel, how it finds segments, Seg-k-t's team and slice. */
 typedef struct {
@@ -91,9 +91,9 @@ static int parse_method(const char *spec, method *m)
     if ((find = strchr(buf, '/'))) {
         *find++ = '\0';
         int f = 0;
-        while (f < 5 && strcmp(find, find_names[f]))
+        while (f < 6 && strcmp(find, find_names[f]))
             f++;
-        if (f == 5)
+        if (f == 6)
             return 2;
         m->find = (clm_like_find)f;
     }
@@ -337,7 +337,7 @@ static int usage(void)
           " [--pivot W]... [--self-pivot W:S:L]... [--reps N] [--max-time S]\n"
           "                     COLUMN QUERIES\n"
           "       (LIST: comma-separated item, group, filter, automaton, segment[:T:K],\n"
-          "        each optionally /first_byte, /kmp_basic, /kmp_step or /kmp_hybrid;\n"
+          "        each optionally /first_byte, /kmp_basic, /kmp_step, /kmp_hybrid or /wide;\n"
           "        default the five kernels;\n"
           "        --pivot W: also the column pivoted in pieces of W bytes, mode pivotW;\n"
           "        --self-pivot W:S:L: also self-pivoted, S segments of L bytes a chunk in\n"
