@@ -2,11 +2,8 @@
  * CLM_ROWS_FILTER): the batch's bytes are searched as one text for both segments, and each
  * place that lies within one row is kept by that row: the end of its first a and the start
  * of its last b (atomic min and max). A row is selected when it has an a that ends at or
- * before its last b starts; no row is read whole. Rows found (SEGS.sf set: short rows, no
- * positions asked for): only a is searched over the text, and at a work-item's first a of a
- * row b is looked for in the rest of the row at once; the row's bit in FIRST, read as words
- * of 32 rows, is then set (atomic or), with no per-row place kept. Part of the records
- * program: after records.cl (OFF_T, clm_like_publish). */
+ * before its last b starts; no row is read whole. Part of the records program: after
+ * records.cl (OFF_T, clm_like_publish). */
 
 /* A string of 4 bytes with its upper-case ASCII letters made lower-case (ILIKE). */
 uint clm_text_fold4(uint w)
@@ -56,16 +53,6 @@ uint clm_text_row(__global const OFF_T *offsets, ulong row_off, ulong base, uint
     return r;
 }
 
-/* Whether the segment (LEN symbols at prog[SYM]) is anywhere in DATA[from, end). */
-int clm_text_seg_in(__global const uchar *data, ulong from, ulong end,
-                    __global const uint *prog, uint sym, uint len, int caseless)
-{
-    for (ulong at = from; at + len <= end; at++)
-        if (clm_text_seg_at(data, at, end, prog, sym, len, caseless))
-            return 1;
-    return 0;
-}
-
 /* Word i (0..19) of the 80 bytes from DATA[c]: bytes past END read as 0. */
 uint clm_text_word(__global const uchar *data, ulong c, ulong end, uint i)
 {
@@ -90,7 +77,7 @@ uint clm_text_word(__global const uchar *data, ulong c, ulong end, uint i)
         const uint b_ = (a_ >> 8) | (n_ << 24), c_ = (a_ >> 16) | (n_ << 16);               \
         ca |= (ulong)clm_text_cand(a_, b_, c_, segs.s2, segs.s3, segs.s4, segs.s5, segs.s6) \
               << (4u * (K));                                                               \
-        if (scan_b)                                                                        \
+        if (two)                                                                           \
             cb |= (ulong)clm_text_cand(a_, b_, c_, segs.s9, segs.sa, segs.sb, segs.sc,     \
                                        segs.sd)                                            \
                   << (4u * (K));                                                           \
@@ -113,11 +100,8 @@ __kernel void clm_like_text_index(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIK
     const uint g = (uint)get_global_id(0);
     if (g >= rows)
         return;
-    if (!segs.sf)
-        first[g] = 0xffffffffu;
-    else if (g < (rows + 31u) / 32u) /* rows found: a bit a row */
-        first[g] = 0u;
-    if (segs.s8 && !segs.sf)
+    first[g] = 0xffffffffu;
+    if (segs.s8)
         last[g] = 0u;
     const ulong s = (ulong)offsets[row_off + g] - base;
     const ulong e = (ulong)offsets[row_off + g + 1] - base;
@@ -137,10 +121,9 @@ clm_like_text_select(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
     int sel = 0;
     if (g < rows) {
         const ulong vb = vbit + g;
-        const uint f = first[segs.sf ? g >> 5 : g];
+        const uint f = first[g];
         const int not = (segs.s7 & CLM_LIKE_F_NOT) != 0u;
-        const int found = segs.sf ? (int)(f >> (g & 31u) & 1u)
-                                  : f != 0xffffffffu && (!segs.s8 || f < last[g]);
+        const int found = f != 0xffffffffu && (!segs.s8 || f < last[g]);
         sel = (!has_valid || (valid[vb >> 3] >> (vb & 7) & 1)) && found != not;
         if (want_pos)
             pos[g] = sel && !not ? (ulong)(f - segs.s1) : CLM_LIKE_NONE;
@@ -156,7 +139,6 @@ __kernel void clm_like_text_search(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LI
     const uint g = (uint)get_global_id(0);
     const uint lenA = segs.s1, lenB = segs.s8;
     const int two = lenB != 0u, caseless = (segs.s7 & CLM_LIKE_F_CASELESS) != 0u;
-    const int found_rows = segs.sf != 0u, scan_b = two && !found_rows;
     const ulong c = origin + (ulong)g * CLM_LIKE_TEXT_CHUNK;
     if (c >= owned)
         return;
@@ -183,7 +165,7 @@ __kernel void clm_like_text_search(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LI
         return;
     /* the places in order, the row in hand kept until a place lies past it: one index
      * lookup a work-item, and a row's places met here go to it in one atomic each */
-    uint r = 0xffffffffu, fa = 0xffffffffu, lb = 0u, kept = 0, done = 0xffffffffu;
+    uint r = 0xffffffffu, fa = 0xffffffffu, lb = 0u, kept = 0;
     ulong start = 0, end = 0;
     for (ulong m = ca | cb; m; m &= m - 1ul) {
         const uint j = 63u - (uint)clz(m & (0ul - m)); /* the lowest candidate */
@@ -212,15 +194,6 @@ __kernel void clm_like_text_search(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LI
         }
         if (at < start) /* before the batch's first row */
             continue;
-        if (found_rows) { /* this a, the row's first here, has the most room for b */
-            if (a && at + lenA <= end && r != done) {
-                done = r;
-                kept++;
-                if (!two || clm_text_seg_in(data, at + lenA, end, prog, segs.se, lenB, caseless))
-                    atomic_or(&first[r >> 5], 1u << (r & 31u));
-            }
-            continue;
-        }
         if (a && at + lenA <= end) {
             if (fa == 0xffffffffu)
                 fa = (uint)(at + lenA - start);

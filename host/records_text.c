@@ -125,16 +125,10 @@ static int probe(struct query *Q, cl_ulong a, cl_ulong b1, cl_ulong *from)
     return CLM_OK;
 }
 
-/* Rows found at a's place (SEGS.sf, cl/like_text.cl) up to this mean row length: b is then
- * looked for in the rest of the row at once, with no place kept per row. */
-#define FOUND_ROWS_MEAN 256u
-
 int clm_like_text_rows(const struct clm_like *like, struct query *Q, const struct batch *b,
                        uint64_t b0, uint64_t b1)
 {
     const cl_ulong a = b0 / 16 * 16, end = b1;
-    cl_uint16 segs = Q->segs;
-    segs.s[15] = !Q->pos_wanted && b1 - b0 <= (uint64_t)FOUND_ROWS_MEAN * b->rows;
     const size_t grains = (size_t)((b1 - a) / CLM_LIKE_TEXT_GRAIN + 1);
     int rc;
     if (grains > Q->index_cap) {
@@ -151,7 +145,7 @@ int clm_like_text_rows(const struct clm_like *like, struct query *Q, const struc
             (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_INDEX, sizeof Q->index, &Q->index)) ||
             (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_B0, sizeof a, &a)) ||
             (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_AVAIL, sizeof end, &end)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_SEGS, sizeof segs, &segs)) ||
+            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_SEGS, sizeof Q->segs, &Q->segs)) ||
             (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_FIRST, sizeof Q->first, &Q->first)) ||
             (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_LAST, sizeof Q->last, &Q->last)) ||
             (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||

@@ -213,10 +213,6 @@ static void check_query_as(const tcol *c, const tquery *q, const tapprox *ap, si
         snprintf(label, sizeof label, "%s, host column copied, filter and verify", what);
         check_select(like, host, c, want, want_pos, n, 64, slab, CLM_ROWS_FILTER,
                      CLM_PATH_COPY, fl, label);
-        /* no positions asked for: short rows' pairs found at a's place (like_text.cl) */
-        snprintf(label, sizeof label, "%s, host column copied, filter, ids alone", what);
-        tsel_select_check(like, host, c, want, want_pos, n, 32, 0, slab, CLM_ROWS_FILTER,
-                          CLM_PATH_COPY, fl ? CLM_ROWS_FILTER : CLM_ROWS_ITEM, label);
         /* in place: a batch's buffer from the aligned address before its first row, so
          * memory that is not 16-byte aligned runs a work-item per row */
         snprintf(label, sizeof label, "%s, host column in place, filter and verify", what);
