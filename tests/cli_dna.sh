@@ -356,6 +356,15 @@ EOF
     else
         pass "more matches than the host search holds: the devices take the file"
     fi
+    CLMATCH_TEST_HOST_MATCHES=12 "$CLM" --dna --devices auto --stats -c \
+        -e GGGGGGGGGGGGGGGGGGGGGG "$E" >/dev/null 2>"$T/err"
+    if grep -q 'no OpenCL device opened' "$T/err"; then
+        fail "more records than the host search holds: the devices take the file"
+    else
+        pass "more records than the host search holds: the devices take the file"
+    fi
+    CLMATCH_TEST_HOST_MATCHES=12 auto_same "more records than it holds" -c \
+        -e GGGGGGGGGGGGGGGGGGGGGG "$E"
     CLMATCH_HOST_MAX=100 "$CLM" --dna --devices auto --stats -e AGG "$E" >/dev/null 2>"$T/err"
     if grep -q 'no OpenCL device opened' "$T/err"; then
         fail "CLMATCH_HOST_MAX below the file's size: the devices take it"
