@@ -76,7 +76,7 @@ CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/dna_args.c \
             tools/grep_args.c tools/output.c tools/batch.c \
             tools/walk.c tools/grep_stats.c tools/progress.c tools/grep_db.c tools/grep_match.c \
             tools/cli_devices.c tools/like.c tools/line_records.c tools/fastq.c tools/reads.c tools/gz.c \
-            tools/readahead.c tools/dna_host.c
+            tools/readahead.c tools/dna_host.c tools/dna_run.c
 # zlib (gzip input of the DNA mode, tools/gz.c) is the CLI's alone: the library has no zlib.
 $(B)/clmatch: $(CLI_SRC) $(patsubst %.c,%.h,$(filter-out tools/clmatch.c,$(CLI_SRC))) \
               $(B)/libclmatch.a
@@ -218,6 +218,7 @@ FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz
 FUZZ_DEP_OBJ := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRC) $(B)/kernels_gen.c \
                   tools/cli_common.c tools/dna.c tools/dna_args.c tools/dna_patterns.c tools/fasta.c \
                   tools/fasta_device.c tools/fastq.c tools/reads.c tools/readahead.c tools/dna_host.c \
+                  tools/dna_run.c \
                   tools/gz.c tools/crispr.c tools/cli_devices.c tests/t_ref.c)
 FUZZ_HDR     := include/clmatch.h $(wildcard host/*.h tools/*.h tests/*.h tests/fuzz/*.h)
 

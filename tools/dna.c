@@ -25,8 +25,7 @@
  * about one block, and the matches of one record. Files of any size are streamed.
  */
 #include "dna.h"
-#include "dna_args.h"
-#include "dna_host.h"
+#include "dna_run.h"
 
 #include "clmatch.h"
 #include "cli_common.h"
@@ -56,190 +55,6 @@
 static const char device_separator[] = "#################";
 _Static_assert(sizeof device_separator > CLM_MAX_ERRORS + 1, "a separator of k + 1 bytes");
 
-/* ---------------------------------------------------------------------------------------- */
-/* The search state                                                                           */
-/* ---------------------------------------------------------------------------------------- */
-
-/* A record whose matches may still arrive (stream offsets of its sequence). */
-typedef struct {
-    uint64_t start, end; /* end valid once ended */
-    int ended;
-    char *id;
-    size_t id_len;
-} record;
-
-/* A match of the record at the front of the queue. */
-typedef struct {
-    uint64_t start, end; /* stream offsets */
-    unsigned pat, edits;
-    int strand;
-    size_t text; /* offset of its text in the arena */
-} hit;
-
-typedef struct {
-    dna_config cfg;
-    pattern_list pats;
-    size_t max_len;
-    clm_device *dev;
-    clm_database *db;
-    clm_scratch *scratch;
-    cli_set *set;      /* --devices: the search runs on it, not on dev */
-    int lowercase_out; /* -i without --degenerate */
-    int edit_mode;     /* -k without --mismatches-only: insertions and deletions */
-    unsigned char *block;
-    unsigned char *block2; /* a regular file's second block (readahead.h), made on first use */
-    int fasta_on_device; /* FASTA files take the device path (--line-breaks) */
-    int devices_ready;   /* setup_device has run (--devices auto: when a file first needs it) */
-    dna_host *host;      /* --devices auto: FASTA files searched by the host (dna_host.h) */
-    uint64_t host_max, host_bytes;
-    unsigned host_files, host_threads;
-    /* Per file (reset by search_file). */
-    const char *name;
-    /* The device path: the sequence lines go raw to a CLM_STREAM_SKIP_LINE_BREAKS stream as
-     * they are read; dw maps its text offsets back to the bytes (fasta_device.h). */
-    int on_device;
-    cli_stream *stream;
-    fdev_window dw;
-    int stream_status; /* a stream call's failure inside a reader callback */
-    unsigned char *win; /* stream bytes [base, base + win_len) */
-    size_t win_len, win_cap;
-    uint64_t base;
-    uint64_t written; /* bytes handed to the stream (device path: text flushed) */
-    uint64_t records_in_file;
-    record *q;        /* queue of records q[q_head .. q_len) */
-    size_t q_head, q_len, q_cap;
-    hit *hits;        /* matches of q[q_head] */
-    size_t n_hits, hits_cap;
-    char *arena;      /* their text */
-    size_t arena_len, arena_cap;
-    /* Totals. */
-    uint64_t total_matches, records, bytes_in, seq_bytes, dropped, clamped;
-    uint64_t pam_mismatched; /* --pam: matches dropped for a mismatch in the PAM */
-    int failed;   /* an error was reported */
-    int internal; /* an internal error stopped the scan */
-} dna_run;
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    size_t c = *cap ? *cap : 64;
-    void *q;
-    if (need <= *cap)
-        return 0;
-    while (c < need)
-        c *= 2;
-    q = realloc(*p, c * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Emitting a complete record                                                                 */
-/* ---------------------------------------------------------------------------------------- */
-
-/* seqkit's order: pattern, + before -, + by (start, end), - by (end, start) descending (the
- * order of the - strand's own coordinates). */
-static int hit_cmp(const void *a, const void *b)
-{
-    const hit *x = a, *y = b;
-    if (x->pat != y->pat)
-        return x->pat < y->pat ? -1 : 1;
-    if (x->strand != y->strand)
-        return x->strand > y->strand ? -1 : 1;
-    if (x->strand > 0) {
-        if (x->start != y->start)
-            return x->start < y->start ? -1 : 1;
-        if (x->end != y->end)
-            return x->end < y->end ? -1 : 1;
-    } else {
-        if (x->end != y->end)
-            return x->end > y->end ? -1 : 1;
-        if (x->start != y->start)
-            return x->start > y->start ? -1 : 1;
-    }
-    return 0;
-}
-
-static void put_matched(const dna_run *r, const hit *h)
-{
-    const unsigned char *t = (const unsigned char *)r->arena + h->text;
-    size_t n = (size_t)(h->end - h->start), i;
-    for (i = 0; i < n; i++) {
-        unsigned char c = h->strand > 0 ? t[i] : dna_complement(t[n - 1 - i]);
-        out_char((char)(r->lowercase_out ? dna_lower(c) : c));
-    }
-}
-
-static void emit_front(dna_run *r)
-{
-    record *rec = &r->q[r->q_head];
-    size_t i;
-    const dna_config *cfg = &r->cfg;
-    if (cfg->count) {
-        out_bytes(rec->id, rec->id_len);
-        out_char('\t');
-        out_u64(r->n_hits);
-        out_char('\n');
-    } else if (r->n_hits > 0) {
-        qsort(r->hits, r->n_hits, sizeof *r->hits, hit_cmp);
-        for (i = 0; i < r->n_hits; i++) {
-            const hit *h = &r->hits[i];
-            const dna_pattern *p = &r->pats.v[h->pat];
-            out_bytes(rec->id, rec->id_len);
-            out_char('\t');
-            if (cfg->bed) {
-                out_u64(h->start - rec->start);
-                out_char('\t');
-                out_u64(h->end - rec->start);
-                out_char('\t');
-                out_bytes(p->name, p->name_len);
-                out_str("\t0\t");
-                out_char(h->strand > 0 ? '+' : '-');
-            } else {
-                out_bytes(p->name, p->name_len);
-                out_char('\t');
-                out_bytes(p->shown, p->len);
-                out_char('\t');
-                out_char(h->strand > 0 ? '+' : '-');
-                out_char('\t');
-                out_u64(h->start - rec->start + 1);
-                out_char('\t');
-                out_u64(h->end - rec->start);
-                out_char('\t');
-                put_matched(r, h);
-                if (cfg->max_errors > 0) {
-                    out_char('\t');
-                    out_u64(h->edits);
-                }
-            }
-            out_char('\n');
-        }
-    }
-    r->total_matches += r->n_hits;
-    r->records++;
-    r->n_hits = 0;
-    r->arena_len = 0;
-    free(rec->id);
-    rec->id = NULL;
-    r->q_head++;
-    if (r->q_head == r->q_len) {
-        r->q_head = r->q_len = 0;
-    } else if (r->q_head > 4096 && r->q_head * 2 > r->q_len) {
-        memmove(r->q, r->q + r->q_head, (r->q_len - r->q_head) * sizeof *r->q);
-        r->q_len -= r->q_head;
-        r->q_head = 0;
-    }
-}
-
-/* Emit the records whose every match has arrived: those ending at or before `settled`. */
-static void emit_settled(dna_run *r, uint64_t settled)
-{
-    while (r->q_head < r->q_len && r->q[r->q_head].ended && r->q[r->q_head].end <= settled)
-        emit_front(r);
-}
-
 static int internal_error(dna_run *r, const clm_match *m, const char *why)
 {
     errmsg("internal error: match [%" PRIu64 ", %" PRIu64 ") of pattern %u: %s", m->start,
@@ -258,37 +73,6 @@ static const unsigned char *match_text(dna_run *r, uint64_t start, uint64_t end)
     return r->win + (start - r->base);
 }
 
-/* Keep a match of the front record (counted only with -c); its text is at `text`. */
-static int keep_hit(dna_run *r, uint64_t start, uint64_t end, unsigned pat, unsigned edits,
-                    int strand, const unsigned char *text)
-{
-    const record *rec = &r->q[r->q_head];
-    hit *h;
-    size_t n = (size_t)(end - start);
-    if (r->cfg.count) {
-        r->n_hits++; /* counted, not kept */
-        return 0;
-    }
-    if (grow((void **)&r->hits, &r->hits_cap, r->n_hits + 1, sizeof *r->hits) != 0 ||
-        grow((void **)&r->arena, &r->arena_cap, r->arena_len + n, 1) != 0) {
-        errmsg("out of memory for the matches of record '%.*s'", (int)rec->id_len, rec->id);
-        r->internal = 1;
-        return 1;
-    }
-    h = &r->hits[r->n_hits++];
-    h->start = start;
-    h->end = end;
-    h->pat = pat;
-    h->edits = edits;
-    h->strand = r->cfg.strands == STRAND_MINUS ? -1 : (strand < 0 ? -1 : 1);
-    h->text = r->arena_len;
-    if (!r->cfg.bed) {
-        memcpy(r->arena + r->arena_len, text, n);
-        r->arena_len += n;
-    }
-    return 0;
-}
-
 /* The library's callback: matches in text order (start, id, strand, end). */
 static int on_match(const clm_match *m, void *vctx)
 {
@@ -300,7 +84,7 @@ static int on_match(const clm_match *m, void *vctx)
         return 1;
     /* Every match of a record starts before the record's end, and matches arrive by start:
      * the records that end at or before this start are complete. */
-    emit_settled(r, m->start);
+    dna_emit_settled(r, m->start);
     if (r->q_head == r->q_len)
         return internal_error(r, m, "no record is pending");
     if (m->id >= r->pats.n)
@@ -335,7 +119,7 @@ static int on_match(const clm_match *m, void *vctx)
         r->pam_mismatched++;
         return 0;
     }
-    return keep_hit(r, start, m->end, m->id, m->edits, m->strand, text);
+    return dna_keep_hit(r, start, m->end, m->id, m->edits, m->strand, text);
 }
 
 static int on_ignore(const clm_match *m, void *vctx)
@@ -351,7 +135,7 @@ static int on_ignore(const clm_match *m, void *vctx)
 
 static int win_append(dna_run *r, const void *p, size_t n, int fill)
 {
-    if (grow((void **)&r->win, &r->win_cap, r->win_len + n, 1) != 0) {
+    if (dna_grow((void **)&r->win, &r->win_cap, r->win_len + n, 1) != 0) {
         errmsg("%s: out of memory for a %zu-byte stream window", r->name, r->win_len + n);
         return 1;
     }
@@ -413,7 +197,7 @@ static int on_record_start(void *vctx, const char *header, size_t len, uint64_t 
     /* The separator: k + 1 bytes that no IUPAC code matches. */
     if (r->records_in_file > 0 && put_text(r, NULL, r->cfg.max_errors + 1) != 0)
         return 1;
-    if (grow((void **)&r->q, &r->q_cap, r->q_len + 1, sizeof *r->q) != 0) {
+    if (dna_grow((void **)&r->q, &r->q_cap, r->q_len + 1, sizeof *r->q) != 0) {
         errmsg("out of memory");
         return 1;
     }
@@ -467,7 +251,7 @@ static int push_window(dna_run *r, cli_stream *s)
             return st;
         r->written = total;
         settled = total > hold ? total - hold : 0;
-        emit_settled(r, settled);
+        dna_emit_settled(r, settled);
         return fdev_keep(&r->dw, settled) != 0 ? CLM_E_NOMEM : CLM_OK;
     }
     if (total == r->written)
@@ -480,7 +264,7 @@ static int push_window(dna_run *r, cli_stream *s)
     if (st != CLM_OK)
         return st;
     settled = total > hold ? total - hold : 0;
-    emit_settled(r, settled);
+    dna_emit_settled(r, settled);
     if (settled > r->base) {
         size_t drop = (size_t)(settled - r->base);
         memmove(r->win, r->win + drop, r->win_len - drop);
@@ -602,7 +386,7 @@ static void search_file(dna_run *r, const char *path)
         keep = 0;
     }
     if (rc == 0 || keep) {
-        emit_settled(r, UINT64_MAX); /* every match has arrived */
+        dna_emit_settled(r, UINT64_MAX); /* every match has arrived */
     }
     /* Whatever is left after an error is not printed. */
     while (r->q_head < r->q_len)
@@ -630,7 +414,7 @@ static void search_file(dna_run *r, const char *path)
 static int host_record_start(void *vctx, const char *id, size_t id_len)
 {
     dna_run *r = vctx;
-    if (grow((void **)&r->q, &r->q_cap, 1, sizeof *r->q) != 0 ||
+    if (dna_grow((void **)&r->q, &r->q_cap, 1, sizeof *r->q) != 0 ||
         !(r->q[0].id = dna_dup_bytes(id, id_len))) {
         errmsg("out of memory");
         return 1;
@@ -646,7 +430,7 @@ static int host_record_start(void *vctx, const char *id, size_t id_len)
 static int host_match(void *vctx, unsigned pat, int strand, uint64_t start, uint64_t end,
                       const unsigned char *text)
 {
-    return keep_hit(vctx, start, end, pat, 0, strand, text);
+    return dna_keep_hit(vctx, start, end, pat, 0, strand, text);
 }
 
 static int host_count(void *vctx, uint64_t n)
@@ -661,7 +445,7 @@ static int host_record_end(void *vctx, uint64_t seq_len)
     r->q[0].end = seq_len;
     r->q[0].ended = 1;
     r->seq_bytes += seq_len;
-    emit_front(r);
+    dna_emit_front(r);
     return cli_out.failed != 0;
 }
 
