@@ -300,8 +300,8 @@ static void append_sequence(dh_part *p, const unsigned char *c, const unsigned c
     }
 }
 
-/* Parse raw[0, n) (file offset off); past the range (look) at most `want` more sequence
- * bytes are taken. Returns 1 when the range is done, 0 to read on, -1 on failure. */
+/* Parse raw[0, n), the next bytes of the file; past the range (look) at most `want` more
+ * sequence bytes are taken. Returns 1 when the range is done, 0 to read on, -1 on failure. */
 static int parse(dh_part *p, int *state, size_t n, int look, size_t *want)
 {
     const unsigned char *c = p->raw, *end = c + n;
