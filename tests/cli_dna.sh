@@ -90,8 +90,9 @@ EOF
 fi
 F=$T/w60.fa
 VARIANTS="$T/w60.fa $T/w1.fa $T/w80crlf.fa $T/ragged.fa $T/oneline.fa"
-# Every comparison with the reference on both of FASTA's paths (--line-breaks).
-VS_REF_PATHS="host device"
+# Every comparison with the reference on both of FASTA's paths (--line-breaks) and with no
+# option (the host search where it serves, tools/dna_host.c).
+VS_REF_PATHS="host device default"
 
 if [ -n "$HAVE_PY" ]; then
     vs_ref "exact, both strands, palindrome and not" "$VARIANTS" -e GAATTC -e GATTACA
@@ -365,6 +366,22 @@ EOF
     fi
     CLMATCH_TEST_HOST_MATCHES=12 auto_same "more records than it holds" -c \
         -e GGGGGGGGGGGGGGGGGGGGGG "$E"
+    # With no device chosen the host search takes what it can too; -p/-d choose a device.
+    "$CLM" --dna --stats -e AGG "$E" >/dev/null 2>"$T/err"
+    if grep -q 'no OpenCL device opened' "$T/err"; then
+        pass "no device chosen: the host search takes the file"
+    else
+        fail "no device chosen: the host search takes the file" "$(head -n 3 "$T/err")"
+    fi
+    for opt in "-p 0" "-d 0"; do
+        # shellcheck disable=SC2086 # $opt is two words
+        "$CLM" --dna $opt --stats -e AGG "$E" >/dev/null 2>"$T/err"
+        if grep -q 'no OpenCL device opened' "$T/err"; then
+            fail "$opt: a device searches the file"
+        else
+            pass "$opt: a device searches the file"
+        fi
+    done
     CLMATCH_HOST_MAX=100 "$CLM" --dna --devices auto --stats -e AGG "$E" >/dev/null 2>"$T/err"
     if grep -q 'no OpenCL device opened' "$T/err"; then
         fail "CLMATCH_HOST_MAX below the file's size: the devices take it"
@@ -513,7 +530,7 @@ if [ $rc -eq 0 ] && grep -q -- '--degenerate-text' "$T/act" && grep -q -- '--str
 else
     fail "clmatch --dna --help documents the DNA options and output" "exit $rc"
 fi
-"$CLM" --dna --stats -e GAATTC "$T/pal.fa" >/dev/null 2>"$T/err"
+"$CLM" --dna --line-breaks=host --stats -e GAATTC "$T/pal.fa" >/dev/null 2>"$T/err"
 if grep -q 'algorithm ' "$T/err" && grep -Eq 'text (packed|unpacked)' "$T/err" \
     && grep -q '1 record(s)' "$T/err"; then
     pass "--stats: algorithm, packing, records"

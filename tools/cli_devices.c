@@ -130,7 +130,7 @@ static void scratch_options(const cli_device_opts *o, clm_scratch_options *so)
 
 /* CLMATCH_HOST_MAX: bytes, with K, M or G; 0 turns the host search off. 0, or -1 after a
  * message. */
-static int host_max_from_env(uint64_t *out, int *set)
+int cli_host_max_env(uint64_t *out, int *set)
 {
     const char *v = getenv("CLMATCH_HOST_MAX");
     char *end;
@@ -250,7 +250,7 @@ int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out)
         s->o = o;
         s->early = s->lazy = 1;
         s->list = list;
-        if (host_max_from_env(&s->host_max, &s->host_max_env) != 0) {
+        if (cli_host_max_env(&s->host_max, &s->host_max_env) != 0) {
             free(s);
             return -1;
         }

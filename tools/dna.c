@@ -449,15 +449,25 @@ static int host_record_end(void *vctx, uint64_t seq_len)
     return cli_out.failed != 0;
 }
 
-/* Ready the host search when --devices auto may take it: exact patterns of plain bases, no
+/* Ready the host search where it may serve: --devices auto, or no device chosen at all (no
+ * -p, -d, --devices, CLMATCH_PLATFORM or CLMATCH_DEVICE); exact patterns of plain bases, no
  * PAM, FASTA, line breaks left to auto, no kernel asked for. 0 (r->host set or not), or -1
  * after a message. */
 static int open_host_search(dna_run *r)
 {
     const dna_config *c = &r->cfg;
+    const int no_device = !c->devices && c->dev.platform < 0 && c->dev.device < 0 &&
+                          !getenv("CLMATCH_PLATFORM") && !getenv("CLMATCH_DEVICE");
+    int env_set = 0;
+    if (no_device && cli_host_max_env(&r->host_max, &env_set) != 0)
+        return -1;
     /* No size limit by default: on the H200 machine 10 GB took 1.07 s here against 2.35 s on
      * the GPU, whose path is bound by the host's work on the FASTA bytes. */
-    if (!r->set || !(r->host_max = cli_set_host_max(r->set, UINT64_MAX)) || c->max_errors > 0 ||
+    if (no_device && !env_set)
+        r->host_max = UINT64_MAX;
+    else if (!no_device)
+        r->host_max = cli_set_host_max(r->set, UINT64_MAX);
+    if (!r->host_max || c->max_errors > 0 ||
         c->pam.seq || c->degenerate_text || c->format == READS_FASTQ ||
         c->line_breaks != LINE_BREAKS_AUTO || c->dev.algorithm != CLM_ALGO_AUTO ||
         c->dev.variant != CLM_VARIANT_AUTO || c->dev.table_memory != CLM_TABLE_AUTO)

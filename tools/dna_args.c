@@ -61,7 +61,8 @@ static void print_help(void)
         "  -c, --count               per record 'seqID<TAB>matches' (every record, 0 too), then\n"
         "                            '# total<TAB>matches'\n"
         "\n"
-        "Device and kernels:\n"
+        "Device and kernels (none chosen: exact patterns of A C G T in a FASTA file are\n"
+        "searched by the CPU's threads, with no OpenCL, as with --devices auto):\n"
         "  -p, --platform=N          OpenCL platform index (clmatch --list-devices)\n"
         "  -d, --device=N            device index within the platform (as in clmatch; seqkit's\n"
         "                            -d is --degenerate here)\n",
