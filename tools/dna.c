@@ -388,12 +388,7 @@ static void search_file(dna_run *r, const char *path)
     if (rc == 0 || keep) {
         dna_emit_settled(r, UINT64_MAX); /* every match has arrived */
     }
-    /* Whatever is left after an error is not printed. */
-    while (r->q_head < r->q_len)
-        free(r->q[r->q_head++].id);
-    r->q_head = r->q_len = 0;
-    r->n_hits = 0;
-    r->arena_len = 0;
+    dna_drop_records(r); /* whatever is left after an error is not printed */
     reads_free(&fr);
     fasta_split_free(&split);
     r->stream = NULL;
@@ -510,11 +505,7 @@ static int search_on_host(dna_run *r, const char *path)
     const uint64_t size = (uint64_t)sb.st_size;
     int st = dna_host_search(r->host, fd, size, path, &cb, r, &threads);
     close(fd);
-    while (r->q_head < r->q_len) /* a record a write error cut short */
-        free(r->q[r->q_head++].id);
-    r->q_head = r->q_len = 0;
-    r->n_hits = 0;
-    r->arena_len = 0;
+    dna_drop_records(r); /* a record a write error cut short */
     if (st == DNA_HOST_DECLINED) return 1;
     if (st == DNA_HOST_FAILED) r->failed = 1;
     r->bytes_in += size;

@@ -93,18 +93,6 @@ typedef struct {
     pthread_t thread;
 } dh_part;
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    size_t c = *cap ? *cap : 16;
-    if (need <= *cap) return 0;
-    while (c < need) c *= 2;
-    void *q = realloc(*p, c * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 int dna_host_open(const dna_host_spec *spec, dna_host **out)
 {
     *out = NULL;
@@ -214,7 +202,7 @@ static int new_segment(dh_part *p, const char *header, size_t len)
         p->status = DNA_HOST_DECLINED;
         return -1;
     }
-    if (grow((void **)&p->seg, &p->seg_cap_alloc, p->n_seg + 1, sizeof *p->seg) != 0)
+    if (dna_grow((void **)&p->seg, &p->seg_cap_alloc, p->n_seg + 1, sizeof *p->seg) != 0)
         return fail_nomem(p);
     dh_seg *s = &p->seg[p->n_seg];
     memset(s, 0, sizeof *s);
@@ -252,8 +240,8 @@ static int on_hit(const clm_match *m, void *vctx)
         p->status = DNA_HOST_DECLINED;
         return 1;
     }
-    if (grow((void **)&p->m, &p->m_cap, p->n_m + 1, sizeof *p->m) != 0 ||
-        grow((void **)&p->arena, &p->arena_cap, p->arena_len + c->L->len, 1) != 0)
+    if (dna_grow((void **)&p->m, &p->m_cap, p->n_m + 1, sizeof *p->m) != 0 ||
+        dna_grow((void **)&p->arena, &p->arena_cap, p->arena_len + c->L->len, 1) != 0)
         return fail_nomem(p), 1;
     dh_match *x = &p->m[p->n_m++];
     x->pos = p->seq_base + m->start;

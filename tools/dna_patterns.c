@@ -33,6 +33,22 @@ unsigned char dna_lower(unsigned char c)
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c;
 }
 
+int dna_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    size_t c = *cap ? *cap : 64;
+    void *q;
+    if (need <= *cap)
+        return 0;
+    while (c < need)
+        c *= 2;
+    q = realloc(*p, c * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
 char *dna_dup_bytes(const char *p, size_t n)
 {
     char *s = malloc(n + 1);

@@ -1,6 +1,6 @@
 /* The DNA mode's patterns (tools/dna_patterns.c): -e values and -f files (FASTA records,
  * NAME<TAB>PATTERN lines or one PATTERN a line), checked to be IUPAC codes, a CRISPR PAM
- * joined, each (name, pattern) kept once; and the IUPAC helpers the mode's output uses. */
+ * joined, each (name, pattern) kept once; and the IUPAC and memory helpers the mode uses. */
 #ifndef CLMATCH_DNA_PATTERNS_H
 #define CLMATCH_DNA_PATTERNS_H
 
@@ -44,5 +44,7 @@ unsigned char dna_complement(unsigned char c);
 unsigned char dna_lower(unsigned char c);
 /* n bytes of p, NUL-terminated, malloc'd (NULL: out of memory). */
 char *dna_dup_bytes(const char *p, size_t n);
+/* Grow *p (*cap elements of elem bytes, doubling) to hold need. 0, or -1 out of memory. */
+int dna_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #endif

@@ -6,22 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int dna_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    size_t c = *cap ? *cap : 64;
-    void *q;
-    if (need <= *cap)
-        return 0;
-    while (c < need)
-        c *= 2;
-    q = realloc(*p, c * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 /* seqkit's order: pattern, + before -, + by (start, end), - by (end, start) descending (the
  * order of the - strand's own coordinates). */
 static int hit_cmp(const void *a, const void *b)
@@ -154,3 +138,11 @@ int dna_keep_hit(dna_run *r, uint64_t start, uint64_t end, unsigned pat, unsigne
     return 0;
 }
 
+void dna_drop_records(dna_run *r)
+{
+    while (r->q_head < r->q_len)
+        free(r->q[r->q_head++].id);
+    r->q_head = r->q_len = 0;
+    r->n_hits = 0;
+    r->arena_len = 0;
+}

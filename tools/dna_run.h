@@ -76,10 +76,10 @@ typedef struct {
 } dna_run;
 
 
-/* Grow *p (of *cap elements of elem bytes) to hold need. 0, or -1 out of memory. */
-int dna_grow(void **p, size_t *cap, size_t need, size_t elem);
 /* Print the front record (its matches sorted in seqkit's order, or its count) and drop it. */
 void dna_emit_front(dna_run *r);
+/* Drop the records still queued and the front one's matches, unprinted. */
+void dna_drop_records(dna_run *r);
 /* Emit the records whose every match has arrived: those ending at or before `settled`. */
 void dna_emit_settled(dna_run *r, uint64_t settled);
 /* Keep a match of the front record (counted only with -c); its text is at `text`. 0, or 1

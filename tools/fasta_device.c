@@ -2,6 +2,7 @@
 #include "fasta_device.h"
 
 #include "clmatch.h"
+#include "dna_patterns.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,24 +123,9 @@ void fdev_reset(fdev_window *w)
     w->ctext = w->text_end = w->written = 0;
 }
 
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-    size_t c = *cap ? *cap : 64;
-    if (need <= *cap)
-        return 0;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 static int add_piece(fdev_window *w, uint64_t text, const unsigned char *p, size_t n)
 {
-    if (reserve((void **)&w->v, &w->cap, w->n + 1, sizeof *w->v) != 0)
+    if (dna_grow((void **)&w->v, &w->cap, w->n + 1, sizeof *w->v) != 0)
         return -1;
     w->v[w->n].text = text;
     w->v[w->n].p = p;
@@ -172,7 +158,7 @@ static int chunk_room(fdev_window *w, size_t n, fdev_write_fn write, void *ctx)
     size_t next = w->n_chunks ? w->cur + 1 : 0;
     if (next == w->n_chunks) {
         unsigned char *c = malloc(FDEV_CHUNK);
-        if (!c || reserve((void **)&w->chunk, &w->cap_chunks, w->n_chunks + 1,
+        if (!c || dna_grow((void **)&w->chunk, &w->cap_chunks, w->n_chunks + 1,
                           sizeof *w->chunk) != 0) {
             free(c);
             return CLM_E_NOMEM;
@@ -251,7 +237,7 @@ static size_t piece_of(const fdev_window *w, uint64_t t)
 const unsigned char *fdev_text(fdev_window *w, uint64_t start, uint64_t end)
 {
     if (!w->n || start < w->v[0].text || end < start ||
-        reserve((void **)&w->out, &w->out_cap, (size_t)(end - start) + 1, 1) != 0)
+        dna_grow((void **)&w->out, &w->out_cap, (size_t)(end - start) + 1, 1) != 0)
         return NULL;
     size_t i = piece_of(w, start);
     if (!(w->ci >= i && w->ci < w->n && w->ctext <= start)) { /* the cursor is of no use */
@@ -292,7 +278,7 @@ int fdev_keep(fdev_window *w, uint64_t from)
         from = end;
     int next = !w->keep_cur;
     size_t want = (size_t)(end - from), at = want;
-    if (reserve((void **)&w->keep[next], &w->keep_cap[next], want + 1, 1) != 0)
+    if (dna_grow((void **)&w->keep[next], &w->keep_cap[next], want + 1, 1) != 0)
         return -1;
     unsigned char *dst = w->keep[next];
     for (size_t i = w->n; i-- > 0 && at > 0;) /* backwards: the pieces' last text bytes */
