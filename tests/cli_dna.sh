@@ -150,15 +150,23 @@ fi
 # case must print byte for byte what the host path (fasta.c) prints, with the same status,
 # wherever the read blocks end (inside a header, inside a CRLF pair, right after a '>'), for
 # records shorter and longer than the 4 KiB from which their bytes are written in place.
+# vs_host_path LABEL OPTIONS ARGS...: clmatch --dna OPTIONS ARGS (OPTIONS split into words)
+# prints, with the same status, what the host path (--line-breaks=host) prints for ARGS.
+vs_host_path() {
+    label=$1 opts=$2
+    shift 2
+    "$CLM" --dna --line-breaks=host "$@" >"$T/exp" 2>"$T/experr"
+    echo "exit $?" >>"$T/exp"
+    # shellcheck disable=SC2086 # $opts: options, split
+    "$CLM" --dna $opts "$@" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    same "$label" "$T/exp" "$T/act" "$T/err"
+}
 # both_paths NAME FILE ARGS...
 both_paths() {
     name=$1 f=$2
     shift 2
-    "$CLM" --dna --line-breaks=host "$@" "$f" >"$T/exp" 2>"$T/experr"
-    echo "exit $?" >>"$T/exp"
-    "$CLM" --dna --line-breaks=device "$@" "$f" >"$T/act" 2>"$T/err"
-    echo "exit $?" >>"$T/act"
-    same "device path = host path: $name" "$T/exp" "$T/act" "$T/err"
+    vs_host_path "device path = host path: $name" --line-breaks=device "$@" "$f"
 }
 if [ -n "$HAVE_PY" ]; then
     python3 - "$T" <<'EOF'
@@ -281,11 +289,17 @@ host_search() {
 auto_same() {
     name=$1
     shift
-    "$CLM" --dna --line-breaks=host "$@" >"$T/exp" 2>"$T/experr"
-    echo "exit $?" >>"$T/exp"
-    CLMATCH_HOST_THREADS=5 "$CLM" --dna --devices auto "$@" >"$T/act" 2>"$T/err"
-    echo "exit $?" >>"$T/act"
-    same "--devices auto = host path: $name" "$T/exp" "$T/act" "$T/err"
+    CLMATCH_HOST_THREADS=5 vs_host_path "--devices auto = host path: $name" "--devices auto" \
+        "$@"
+}
+# searched_by NAME host|device ARGS...: clmatch --dna --stats ARGS says that no device was
+# opened (host) or that one was (device).
+searched_by() {
+    name=$1 want=$2
+    shift 2
+    "$CLM" --dna --stats "$@" >/dev/null 2>"$T/err"
+    if grep -q 'no OpenCL device opened' "$T/err"; then got=host; else got=device; fi
+    if [ "$got" = "$want" ]; then pass "$name"; else fail "$name" "$(head -n 3 "$T/err")"; fi
 }
 if [ -n "$HAVE_PY" ]; then
     python3 - "$T" <<'EOF'
@@ -350,44 +364,23 @@ EOF
     same "--devices auto = host path: standard input" "$T/exp" "$T/act"
     auto_same "FASTA, gzip, FASTA (host, devices, host)" -c -e GATTACA "$E" "$T/edge.fa.gz" "$E"
     CLMATCH_TEST_HOST_MATCHES=10 auto_same "more matches than it holds" -e AGG -e GATTACA "$E"
-    CLMATCH_TEST_HOST_MATCHES=10 "$CLM" --dna --devices auto --stats -e AGG "$E" >/dev/null \
-        2>"$T/err"
-    if grep -q 'no OpenCL device opened' "$T/err"; then
-        fail "more matches than the host search holds: the devices take the file"
-    else
-        pass "more matches than the host search holds: the devices take the file"
-    fi
-    CLMATCH_TEST_HOST_MATCHES=12 "$CLM" --dna --devices auto --stats -c \
-        -e GGGGGGGGGGGGGGGGGGGGGG "$E" >/dev/null 2>"$T/err"
-    if grep -q 'no OpenCL device opened' "$T/err"; then
-        fail "more records than the host search holds: the devices take the file"
-    else
-        pass "more records than the host search holds: the devices take the file"
-    fi
+    CLMATCH_TEST_HOST_MATCHES=10 searched_by \
+        "more matches than the host search holds: the devices take the file" device \
+        --devices auto -e AGG "$E"
+    CLMATCH_TEST_HOST_MATCHES=12 searched_by \
+        "more records than the host search holds: the devices take the file" device \
+        --devices auto -c -e GGGGGGGGGGGGGGGGGGGGGG "$E"
     CLMATCH_TEST_HOST_MATCHES=12 auto_same "more records than it holds" -c \
         -e GGGGGGGGGGGGGGGGGGGGGG "$E"
     # With no device chosen the host search takes what it can too; -p/-d choose a device.
-    "$CLM" --dna --stats -e AGG "$E" >/dev/null 2>"$T/err"
-    if grep -q 'no OpenCL device opened' "$T/err"; then
-        pass "no device chosen: the host search takes the file"
-    else
-        fail "no device chosen: the host search takes the file" "$(head -n 3 "$T/err")"
-    fi
+    searched_by "no device chosen: the host search takes the file" host -e AGG "$E"
     for opt in "-p 0" "-d 0"; do
         # shellcheck disable=SC2086 # $opt is two words
-        "$CLM" --dna $opt --stats -e AGG "$E" >/dev/null 2>"$T/err"
-        if grep -q 'no OpenCL device opened' "$T/err"; then
-            fail "$opt: a device searches the file"
-        else
-            pass "$opt: a device searches the file"
-        fi
+        searched_by "$opt: a device searches the file" device $opt -e AGG "$E"
     done
-    CLMATCH_HOST_MAX=100 "$CLM" --dna --devices auto --stats -e AGG "$E" >/dev/null 2>"$T/err"
-    if grep -q 'no OpenCL device opened' "$T/err"; then
-        fail "CLMATCH_HOST_MAX below the file's size: the devices take it"
-    else
-        pass "CLMATCH_HOST_MAX below the file's size: the devices take it"
-    fi
+    CLMATCH_HOST_MAX=100 searched_by \
+        "CLMATCH_HOST_MAX below the file's size: the devices take it" device \
+        --devices auto -e AGG "$E"
 fi
 
 printf '>s\nACGT\n' >"$T/lb.fa"
