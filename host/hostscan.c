@@ -380,7 +380,7 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* The parts of a round: CLMATCH_HOST_THREADS (*forced set), else the online CPUs. */
+/* The threads: CLMATCH_HOST_THREADS (*forced set), else the online CPUs. */
 static int host_threads(unsigned *threads, int *forced)
 {
     const char *env = clm_env(CLM_ENV_HOST_THREADS);
@@ -401,7 +401,7 @@ static int host_threads(unsigned *threads, int *forced)
     return CLM_OK;
 }
 
-/* How many parts an input of len bytes is cut into. */
+/* How many parts (threads, at least that many pieces) an input of len bytes is cut into. */
 static unsigned parts_for(unsigned threads, int forced, uint64_t len)
 {
     uint64_t parts = forced ? threads : len / HOST_MIN_PART;

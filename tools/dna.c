@@ -453,15 +453,17 @@ static int open_host_search(dna_run *r)
     const dna_config *c = &r->cfg;
     const int no_device = !c->devices && c->dev.platform < 0 && c->dev.device < 0 &&
                           !getenv("CLMATCH_PLATFORM") && !getenv("CLMATCH_DEVICE");
-    int env_set = 0;
-    if (no_device && cli_host_max_env(&r->host_max, &env_set) != 0)
-        return -1;
     /* No size limit by default: on the H200 machine 10 GB took 1.07 s here against 2.35 s on
      * the GPU, whose path is bound by the host's work on the FASTA bytes. */
-    if (no_device && !env_set)
-        r->host_max = UINT64_MAX;
-    else if (!no_device)
-        r->host_max = cli_set_host_max(r->set, UINT64_MAX);
+    if (no_device) {
+        int env_set;
+        if (cli_host_max_env(&r->host_max, &env_set) != 0)
+            return -1;
+        if (!env_set)
+            r->host_max = UINT64_MAX;
+    } else {
+        r->host_max = cli_set_host_max(r->set, UINT64_MAX); /* 0: not --devices auto */
+    }
     if (!r->host_max || c->max_errors > 0 ||
         c->pam.seq || c->degenerate_text || c->format == READS_FASTQ ||
         c->line_breaks != LINE_BREAKS_AUTO || c->dev.algorithm != CLM_ALGO_AUTO ||

@@ -28,8 +28,8 @@
 
 #define DH_MAX_LITERALS 16
 #define DH_CHUNK_MAX ((size_t)256 << 10) /* the copy and the scan stay in cache */
-#define DH_MATCH_CAP ((uint64_t)1 << 23) /* matches held before the search declines */
-#define DH_SEG_CAP ((uint64_t)1 << 22)   /* record pieces held (many short records: reads) */
+#define DH_MATCH_MAX ((uint64_t)1 << 23) /* matches held before the search declines */
+#define DH_SEG_MAX ((uint64_t)1 << 22)   /* record pieces held (many short records: reads) */
 #define DH_HEAD_PROBE ((size_t)64 << 10)  /* where the first header must begin */
 #define DH_NONE UINT64_MAX
 
@@ -71,10 +71,10 @@ typedef struct {
     uint64_t lo, hi, size; /* the range [lo, hi) of a file of size bytes */
     uint64_t last_nl;      /* first pass: its last '\n' (DH_NONE: none) */
     int state;             /* where lo is (AT_LINE_START, IN_SEQUENCE, IN_OTHERS_HEADER) */
-    uint64_t match_cap, seg_cap;
+    uint64_t match_max, seg_max; /* held before the search declines */
     /* results */
     dh_seg *seg;
-    size_t n_seg, seg_cap_alloc;
+    size_t n_seg, seg_cap;
     dh_match *m;
     size_t n_m, m_cap;
     unsigned char *arena;
@@ -198,11 +198,11 @@ static void find_last_line_break(dh_part *p)
 
 static int new_segment(dh_part *p, const char *header, size_t len)
 {
-    if (p->n_seg >= p->seg_cap) { /* the devices stream such a file in bounded memory */
+    if (p->n_seg >= p->seg_max) { /* the devices stream such a file in bounded memory */
         p->status = DNA_HOST_DECLINED;
         return -1;
     }
-    if (dna_grow((void **)&p->seg, &p->seg_cap_alloc, p->n_seg + 1, sizeof *p->seg) != 0)
+    if (dna_grow((void **)&p->seg, &p->seg_cap, p->n_seg + 1, sizeof *p->seg) != 0)
         return fail_nomem(p);
     dh_seg *s = &p->seg[p->n_seg];
     memset(s, 0, sizeof *s);
@@ -236,7 +236,7 @@ static int on_hit(const clm_match *m, void *vctx)
         s->count++;
         return 0;
     }
-    if (p->n_m >= p->match_cap) {
+    if (p->n_m >= p->match_max) {
         p->status = DNA_HOST_DECLINED;
         return 1;
     }
@@ -483,8 +483,8 @@ int dna_host_search(const dna_host *h, int fd, uint64_t size, const char *name,
     /* tests (CLMATCH_TEST_HOST_MATCHES): smaller caps of the matches and the record pieces
      * held, to see the search decline */
     const char *cap_env = getenv("CLMATCH_TEST_HOST_MATCHES");
-    const uint64_t cap = cap_env && *cap_env ? strtoull(cap_env, NULL, 10) : DH_MATCH_CAP;
-    const uint64_t seg_cap = cap_env && *cap_env ? cap : DH_SEG_CAP;
+    const uint64_t match_max = cap_env && *cap_env ? strtoull(cap_env, NULL, 10) : DH_MATCH_MAX;
+    const uint64_t seg_max = cap_env && *cap_env ? match_max : DH_SEG_MAX;
     dh_part *parts = calloc(n, sizeof *parts);
     int rc = DNA_HOST_DONE;
     if (!parts) {
@@ -498,8 +498,8 @@ int dna_host_search(const dna_host *h, int fd, uint64_t size, const char *name,
         p->size = size;
         p->lo = start + (size - start) * i / n;
         p->hi = start + (size - start) * (i + 1) / n;
-        p->match_cap = cap / n;
-        p->seg_cap = seg_cap / n + 2; /* the piece before the range's first header, and one */
+        p->match_max = match_max / n;
+        p->seg_max = seg_max / n + 2; /* the piece before the range's first header, and one */
         p->seq_cap = 2 * h->chunk + 2 * h->max_len;
         if (!(p->raw = malloc(h->chunk)) || !(p->seq = malloc(p->seq_cap))) {
             errmsg("out of memory");
