@@ -230,19 +230,25 @@ static int load_source(const char *name, char **out)
  * helpers, the algorithm's range scan, entry points. The LIKE kernels: contract.h +
  * records.cl, and like_text.cl when asked for (LIKE_TEXT). */
 #define PROGRAM_FILES 4
+static int source_files(const struct clm_kernel_shape *shape, const char *files[PROGRAM_FILES])
+{
+    const char *all[PROGRAM_FILES] = {"contract.h", "common.cl", algorithm_file(shape),
+                                      "kernels.cl"};
+    const char *alone[PROGRAM_FILES] = {"contract.h", algorithm_file(shape), "like_text.cl"};
+    int nfiles = shape->records   ? (shape->like_text ? 3 : 2)
+                 : shape->compact ? 2
+                                  : PROGRAM_FILES;
+    /* records.cl (and like_text.cl), compact.cl: programs of their own */
+    memcpy(files, nfiles < PROGRAM_FILES ? alone : all, sizeof all);
+    return nfiles;
+}
+
 int clm_program_source(const struct clm_kernel_shape *shape, char **out)
 {
-    const char *files[PROGRAM_FILES] = {"contract.h", "common.cl", algorithm_file(shape),
-                                        "kernels.cl"};
-    const char *alone[PROGRAM_FILES] = {"contract.h", algorithm_file(shape), "like_text.cl"};
+    const char *files[PROGRAM_FILES];
     char *parts[PROGRAM_FILES] = {NULL};
     size_t total = 1;
-    int rc = CLM_OK, nfiles = shape->records   ? (shape->like_text ? 3 : 2)
-                              : shape->compact ? 2
-                                               : PROGRAM_FILES;
-    if (nfiles < PROGRAM_FILES) /* records.cl (and like_text.cl), compact.cl: programs of
-                                   their own */
-        memcpy(files, alone, sizeof files);
+    int rc = CLM_OK, nfiles = source_files(shape, files);
     for (int i = 0; i < nfiles && rc == CLM_OK; i++) {
         rc = load_source(files[i], &parts[i]);
         if (rc == CLM_OK)
@@ -573,7 +579,7 @@ static unsigned entry_points(const struct clm_kernel_shape *shape,
         return sizeof compact / sizeof compact[0];
     }
     static const char *const text[] = {"clm_like_text_index", "clm_like_text_search",
-                                       "clm_like_text_select"};
+                                       "clm_like_text_select", "clm_like_text_groups"};
     if (shape->records) {
         memcpy(names, like, sizeof like);
         if (!shape->like_text)
@@ -658,6 +664,17 @@ static unsigned char *program_binary(cl_program prog, size_t *len)
     return bin;
 }
 
+/* The program cached in memory under KEY, retained for the caller (dev->lock held), or NULL. */
+static cl_program memory_lookup(clm_device *dev, const char *key)
+{
+    for (struct clm_program_entry *e = dev->programs; e; e = e->next)
+        if (strcmp(e->key, key) == 0) {
+            clRetainProgram(e->program);
+            return e->program;
+        }
+    return NULL;
+}
+
 int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_program *out,
                     int *cache_hit, char *options_out, size_t options_cap)
 {
@@ -667,29 +684,49 @@ int clm_get_program(clm_device *dev, const struct clm_kernel_shape *shape, cl_pr
         return rc;
     if (options_out)
         snprintf(options_out, options_cap, "%s", options);
+    /* the memory cache's key: the options and the source. The library's own sources are
+     * named (hashing some 100 KiB would cost every select and scan about 0.1 ms); those of
+     * CLMATCH_KERNEL_DIR are hashed, as the disk cache's key always hashes them. */
+    char key[1088];
+    const char *dir = clm_env(CLM_ENV_KERNEL_DIR), *files[PROGRAM_FILES];
+    int nfiles = source_files(shape, files), built_in = !dir || !*dir;
+    if (built_in) {
+        size_t n = (size_t)snprintf(key, sizeof key, "%s\nbuilt-in", options);
+        for (int i = 0; i < nfiles && n < sizeof key; i++)
+            n += (size_t)snprintf(key + n, sizeof key - n, " %s", files[i]);
+        if (n >= sizeof key)
+            return clm_fail(CLM_E_INVALID, "build options do not fit");
+        pthread_mutex_lock(&dev->lock);
+        cl_program hit = memory_lookup(dev, key);
+        pthread_mutex_unlock(&dev->lock);
+        if (hit) {
+            *out = hit;
+            *cache_hit = 1;
+            return CLM_OK;
+        }
+    }
     char *src;
     if ((rc = clm_program_source(shape, &src)) != CLM_OK)
         return rc;
+    const unsigned long long hash = clm_hash64(src, strlen(src), 0);
+    if (!built_in)
+        snprintf(key, sizeof key, "%s\nsource %016llx", options, hash);
 
-    /* the key: options and source (memory cache); plus device, driver and library (disk) */
-    char key[1088];
-    snprintf(key, sizeof key, "%s\nsource %016llx", options,
-             (unsigned long long)clm_hash64(src, strlen(src), 0));
+    /* the disk cache's key: options and source, device, driver and library */
     char full_key[2048];
-    snprintf(full_key, sizeof full_key, "clmatch %s\nplatform %s %s\ndevice %s %s\ndriver %s\n%s",
+    snprintf(full_key, sizeof full_key,
+             "clmatch %s\nplatform %s %s\ndevice %s %s\ndriver %s\n%s\nsource %016llx",
              CLM_VERSION_STRING, dev->info.platform_name, dev->info.platform_version,
-             dev->info.name, dev->info.version, dev->info.driver_version, key);
+             dev->info.name, dev->info.version, dev->info.driver_version, options, hash);
 
     pthread_mutex_lock(&dev->lock);
-    for (struct clm_program_entry *e = dev->programs; e; e = e->next) {
-        if (strcmp(e->key, key) == 0) {
-            clRetainProgram(e->program);
-            *out = e->program;
-            *cache_hit = 1;
-            pthread_mutex_unlock(&dev->lock);
-            free(src);
-            return CLM_OK;
-        }
+    cl_program hit = memory_lookup(dev, key);
+    if (hit) {
+        *out = hit;
+        *cache_hit = 1;
+        pthread_mutex_unlock(&dev->lock);
+        free(src);
+        return CLM_OK;
     }
 
     cl_program prog = NULL;
