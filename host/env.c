@@ -119,7 +119,10 @@ static const struct clm_env_row {
                            "(kernel development and tests: by default GPUs pair them, CPUs "
                            "verify)",
                            "`off`: anchor and verify on every device; `on`: pairing on every "
-                           "device (llvmpipe excepted); anything else: ignored",
+                           "device (llvmpipe excepted), a work-group per 8 x wg rows where "
+                           "their mean length is 256 bytes or less, else through a row index; "
+                           "`groups`, `index`: pairing, one of those two ways always; anything "
+                           "else: ignored",
                            "[performance.md](performance.md)"},
 };
 

@@ -59,7 +59,7 @@ static void query_release(struct query *Q)
             clm_pool_put_buffer(Q->dev, *bufs[i]);
     cl_kernel *kernels[] = {&Q->match,  &Q->ids,    &Q->count, &Q->verify,
                             &Q->invert, &Q->marked, &Q->text_k[0],
-                            &Q->text_k[1], &Q->text_k[2]};
+                            &Q->text_k[1], &Q->text_k[2], &Q->text_k[3]};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (*kernels[i])
             clm_pool_put_kernel(Q->dev, *kernels[i]);
@@ -529,7 +529,7 @@ static int query_open(const struct clm_like *like, const struct clm_column *c,
                                                             : DEFAULT_SLAB_BYTES)) <
                   ((uint64_t)1 << 32);
     if (Q->text) {
-        if ((rc = clm_like_text_open(like, Q, batch)) != CLM_OK)
+        if ((rc = clm_like_text_open(like, c, Q, batch)) != CLM_OK)
             return rc;
     } else if (Q->filter && (rc = filter_open(like, s, Q, batch)) != CLM_OK) {
         if (!Q->probe) /* asked for: its failure is the call's */
@@ -842,6 +842,8 @@ static int filter_batch(const struct clm_like *like, const struct clm_column *c,
 {
     uint64_t b0 = 0, b1;
     int rc;
+    if (Q->text && Q->text_groups)
+        return clm_like_text_groups(like, c, Q, b);
     if (c->dev) {
         if ((rc = resident_offset(Q, c, r0, &b0)) || (rc = resident_offset(Q, c, r1, &b1)))
             return rc;

@@ -40,7 +40,9 @@ struct query {
     /* filter by the text (records_text.c): one LIKE of one or two literal segments, found
      * over the batch's bytes and paired per row, none verified */
     int text;
-    cl_kernel text_k[3]; /* clm_like_text_index, _search, _select */
+    int text_groups; /* short rows: a work-group per rows' range, their places in local
+                        memory (clm_like_text_groups: text_k[3] alone) */
+    cl_kernel text_k[4]; /* clm_like_text_index, _search, _select, _groups */
     cl_uint16 segs;
     cl_mem index, first, last, places;
     size_t index_cap;
@@ -66,8 +68,13 @@ int clm_rq_row_args(const struct clm_like *like, cl_kernel k, const struct batch
  * from its bytes [b0, b1) of the data buffer (auto's probe, Q->probe, may find the places
  * too dense and leave the batch with Q->filter 0). */
 int clm_like_text_plan(const struct clm_like *like, cl_uint16 *segs);
-int clm_like_text_open(const struct clm_like *like, struct query *Q, uint64_t batch);
+int clm_like_text_open(const struct clm_like *like, const struct clm_column *c,
+                       struct query *Q, uint64_t batch);
 int clm_like_text_rows(const struct clm_like *like, struct query *Q, const struct batch *b,
                        uint64_t b0, uint64_t b1);
+/* ... or, Q->text_groups, the batch's rows a work-group per range of them (no byte range
+ * needed). */
+int clm_like_text_groups(const struct clm_like *like, const struct clm_column *c,
+                         struct query *Q, const struct batch *b);
 
 #endif

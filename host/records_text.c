@@ -17,11 +17,22 @@ static void segment_words(const uint32_t *prog, uint32_t sym, uint32_t len, cl_u
     at[5] = len > 2 ? 0xffffffffu : 0;
 }
 
+/* CLMATCH_LIKE_TEXT: 0 unset (or another value), else 1 + its index in text_env's list */
+enum { TEXT_ENV_OFF = 1, TEXT_ENV_ON, TEXT_ENV_INDEX, TEXT_ENV_GROUPS };
+static int text_env(void)
+{
+    static const char *const values[] = {"off", "on", "index", "groups"};
+    const char *env = clm_env(CLM_ENV_LIKE_TEXT);
+    for (int i = 0; env && i < 4; i++)
+        if (strcmp(env, values[i]) == 0)
+            return 1 + i;
+    return 0;
+}
+
 int clm_like_text_plan(const struct clm_like *like, cl_uint16 *segs)
 {
-    const char *env = clm_env(CLM_ENV_LIKE_TEXT);
-    const int forced = env && strcmp(env, "on") == 0;
-    if (env && strcmp(env, "off") == 0)
+    const int env = text_env(), forced = env > TEXT_ENV_OFF;
+    if (env == TEXT_ENV_OFF)
         return 0;
     const uint32_t *prog = like->prog, *head = prog + 1;
     const uint32_t flags = head[CLM_LIKE_FLAGS], n = head[CLM_LIKE_SEGS];
@@ -52,19 +63,44 @@ int clm_like_text_plan(const struct clm_like *like, cl_uint16 *segs)
         }
     }
     segs->s[7] = flags;
+    /* clm_like_text_groups finds segments of 7 bytes and more by their aligned words */
+    segs->s[15] = segs->s[1] >= 7 && (n == 1 || segs->s[8] >= 7);
     return 1;
 }
 
-int clm_like_text_open(const struct clm_like *like, struct query *Q, uint64_t batch)
+/* Rows per work-group of clm_like_text_groups (cl/like_text.cl TEXT_ROWS), and the mean row
+ * length up to which auto takes it: a group's bytes are then its rows' at most 8 wg x 256. */
+#define GROUP_ROWS_PER_ITEM 8u
+#define GROUPS_MEAN 256u
+
+/* Whether a batch's rows go a work-group per range of them: short rows, and room for their
+ * offsets, first a and last b, and the grains' rows in local memory (a KiB left for the
+ * kernel's own). */
+static int use_groups(const struct clm_like *like, const struct clm_column *c,
+                      const struct query *Q)
 {
-    static const char *const names[3] = {"clm_like_text_index", "clm_like_text_search",
-                                         "clm_like_text_select"};
+    const int env = text_env();
+    size_t local = ((size_t)GROUP_ROWS_PER_ITEM * Q->wg * 3 + 9) * 4 +
+                   (size_t)GROUP_ROWS_PER_ITEM * Q->wg * 2;
+    if (env == TEXT_ENV_INDEX || local + 1024 > like->dev->info.local_mem_bytes)
+        return 0;
+    return env == TEXT_ENV_GROUPS || c->bytes / c->rows <= GROUPS_MEAN;
+}
+
+int clm_like_text_open(const struct clm_like *like, const struct clm_column *c,
+                       struct query *Q, uint64_t batch)
+{
+    static const char *const names[4] = {"clm_like_text_index", "clm_like_text_search",
+                                         "clm_like_text_select", "clm_like_text_groups"};
     cl_int err = CL_SUCCESS;
-    for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
+    Q->text_groups = use_groups(like, c, Q);
+    for (int i = Q->text_groups ? 3 : 0; i < (Q->text_groups ? 4 : 3) && err == CL_SUCCESS; i++)
         Q->text_k[i] = clm_pool_kernel(like->dev, Q->program, names[i], &err);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clCreateKernel (LIKE text)");
     int rc;
+    if (Q->text_groups)
+        return clm_pool_buffer(like->dev, CL_MEM_READ_WRITE, sizeof(cl_uint), &Q->places);
     if ((rc = clm_pool_buffer(like->dev, CL_MEM_READ_WRITE, (size_t)batch * 4, &Q->first)) ||
         (rc = clm_pool_buffer(like->dev, CL_MEM_READ_WRITE, Q->segs.s[8] ? (size_t)batch * 4 : 4,
                             &Q->last)))
@@ -166,4 +202,73 @@ int clm_like_text_rows(const struct clm_like *like, struct query *Q, const struc
     if (from < end && (rc = text_stage(Q, 1, 0, from, end)))
         return rc;
     return text_stage(Q, 2, b->rows, a, a);
+}
+
+/* Groups [g0, g1) of clm_like_text_groups, stage 4 (or 5: counting their places). */
+static int groups_stage(struct query *Q, cl_uint stage, cl_ulong g0, cl_ulong g1)
+{
+    cl_kernel k = Q->text_k[3];
+    int rc;
+    if ((rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_STAGE, sizeof stage, &stage)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_ORIGIN, sizeof g0, &g0)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_OWNED, sizeof g1, &g1)))
+        return rc;
+    size_t local = Q->wg, global = (size_t)(g1 - g0) * local;
+    cl_int err = clEnqueueNDRangeKernel(Q->q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    return err == CL_SUCCESS ? CLM_OK
+                             : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_text_groups)");
+}
+
+int clm_like_text_groups(const struct clm_like *like, const struct clm_column *c,
+                         struct query *Q, const struct batch *b)
+{
+    /* every byte of the data buffer may be read: the kernel keeps places within its rows */
+    size_t size = 0;
+    cl_int err = clGetMemObjectInfo(b->data, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clGetMemObjectInfo (LIKE text)");
+    const cl_ulong avail = size, none = 0;
+    cl_kernel k = Q->text_k[3];
+    int rc;
+    if ((rc = clm_rq_row_args(like, k, b)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_INDEX, sizeof Q->places, &Q->places)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_B0, sizeof none, &none)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_AVAIL, sizeof avail, &avail)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_SEGS, sizeof Q->segs, &Q->segs)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_FIRST, sizeof Q->places, &Q->places)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_LAST, sizeof Q->places, &Q->places)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_POS, sizeof Q->pos, &Q->pos)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_WANT_POS, sizeof Q->pos_wanted,
+                         &Q->pos_wanted)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_PLACES, sizeof Q->places, &Q->places)))
+        return rc;
+    const uint64_t per = (uint64_t)GROUP_ROWS_PER_ITEM * Q->wg;
+    const cl_ulong groups = (b->rows + per - 1) / per;
+    if (!Q->probe)
+        return groups_stage(Q, 4, 0, groups);
+    /* auto: the groups of about the first CLM_RQ_PROBE_BYTES count their places. The rest
+     * is launched before the count is read back (no round trip between them); a count that
+     * finds the places too dense leaves the whole batch to a work-item per row. */
+    uint64_t mean = c->bytes / c->rows ? c->bytes / c->rows : 1;
+    uint64_t n = (CLM_RQ_PROBE_BYTES / mean + per - 1) / per;
+    const cl_ulong from = n < groups ? n : groups;
+    cl_uint places = 0;
+    err = clEnqueueWriteBuffer(Q->q, Q->places, CL_FALSE, 0, sizeof places, &places, 0, NULL,
+                               NULL);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clEnqueueWriteBuffer (LIKE text probe)");
+    if ((rc = groups_stage(Q, 5, 0, from)) != CLM_OK ||
+        (from < groups && (rc = groups_stage(Q, 4, from, groups)) != CLM_OK))
+        return rc;
+    err = clEnqueueReadBuffer(Q->q, Q->places, CL_TRUE, 0, sizeof places, &places, 0, NULL,
+                              NULL);
+    if (err != CL_SUCCESS)
+        return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE text probe)");
+    Q->probe = 0;
+    uint64_t probed = from * per < b->rows ? from * per : b->rows;
+    if ((uint64_t)places * DENSE > probed * mean)
+        Q->filter = 0; /* too dense: the batch goes to a work-item per row */
+    return CLM_OK;
 }

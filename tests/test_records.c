@@ -482,26 +482,33 @@ static void test_filter(const void *arg)
 
 /* One or two literal segments ('%a%', '%a%b%'), found over the bytes and paired per row
  * (cl/like_text.cl) under CLM_ROWS_FILTER: random segments of a two-letter alphabet, so that
- * places abound, overlap each other and cross row, chunk (64 bytes), index grain (128
- * bytes) and slab edges; NOT LIKE, ILIKE, NULLs and empty rows; short and long rows. Each
+ * places abound, overlap each other and cross row, chunk (16 and 64 bytes), index grain (128
+ * bytes), work-group (8 x wg rows) and slab edges; NOT LIKE, ILIKE, NULLs and empty rows; short and long rows. Each
  * check also runs the other kernels against the reference. */
 static void test_text(const void *arg)
 {
     (void)arg;
-    setenv("CLMATCH_LIKE_TEXT", "on", 1); /* CPUs too, which verify by default */
     t_rng r;
     t_rng_init(&r, "records.text", 0);
     static size_t (*const lens[])(t_rng *, uint64_t) = {len_short, len_mixed};
-    for (size_t l = 0; l < 2 && !t_failures(); l++) {
+    /* CPUs too, which verify by default: through the row index, and a work-group per
+     * 8 x wg rows (2 to 4 groups here, the last one short) */
+    static const char *const modes[] = {"index", "groups"};
+    for (size_t l = 0; l < 4 && !t_failures(); l++) {
+        setenv("CLMATCH_LIKE_TEXT", modes[l / 2], 1);
         tcol c;
-        tcol_make(&c, &r, l ? 1500 : 4000, l ? 64 : 32, lens[l], "abAB", 5);
+        tcol_make(&c, &r, l % 2 ? 1500 : 4000 + 700 * l, l % 2 ? 64 : 32, lens[l % 2], "abAB",
+                  5);
         unsigned cases = t_quick ? 8 : 20;
         for (unsigned k = 0; k < cases && !t_failures(); k++) {
             char pat[32];
             size_t n = 0, segs = 1 + t_below(&r, 2);
             pat[n++] = '%';
+            /* groups: every other pattern's segments of 7 to 10 bytes, found by their
+             * aligned words */
+            const int aligned = l >= 2 && k % 2;
             for (size_t s = 0; s < segs; s++) {
-                size_t len = 1 + t_below(&r, s ? 4 : 6);
+                size_t len = aligned ? 7 + t_below(&r, 4) : 1 + t_below(&r, s ? 4 : 6);
                 for (size_t j = 0; j < len; j++)
                     pat[n++] = "abAB"[t_below(&r, k % 3 ? 2 : 4)];
                 pat[n++] = '%';
