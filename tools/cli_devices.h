@@ -21,8 +21,8 @@ typedef struct cli_set cli_set;
  * CPU searches at once while the GPUs come up (clm_set_open_early).
  * "auto" with one literal pattern the host search takes (clm_host_compile) lists and opens
  * no device at all until an input needs one: inputs of up to CLMATCH_HOST_MAX bytes
- * (default 2 GiB; 0: never) go to the host search, larger ones and streams to the devices,
- * opened then. */
+ * (default: no limit; 0: never) go to the host search, larger ones and streams to the
+ * devices, opened then. */
 int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out);
 /* clm_set_compile, timed into cli_time.compile; its status (the caller reports a failure). */
 int cli_set_compile(cli_set *set, const char *const *patterns, const size_t *lengths,
