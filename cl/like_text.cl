@@ -91,6 +91,34 @@ uint clm_text_word(__global const uchar *data, ulong c, ulong end, uint i)
         TEXT_WORD(4 * (K) + 3, (Q).w, (NEXT));                                             \
     } while (0)
 
+/* The candidates of a CLM_LIKE_TEXT_CHUNK at DATA[c] (bytes before AVAIL): bit j of *CA where
+ * segment a's prefix may start at c + j, of *CB b's (TWO: there is a b). */
+void clm_text_prefixes(__global const uchar *data, ulong c, ulong avail, uint16 segs, int two,
+                       int caseless, ulong *pa, ulong *pb)
+{
+    ulong ca = 0, cb = 0;
+#if defined(__ENDIAN_LITTLE__)
+    if (c + 80u <= avail) {
+        __global const uint4 *q = (__global const uint4 *)(data + c);
+        const uint4 q0 = q[0], q1 = q[1], q2 = q[2], q3 = q[3], q4 = q[4];
+        TEXT_QUAD(0, q0, q1.x);
+        TEXT_QUAD(1, q1, q2.x);
+        TEXT_QUAD(2, q2, q3.x);
+        TEXT_QUAD(3, q3, q4.x);
+    } else
+#endif
+    {
+        uint w0 = clm_text_word(data, c, avail, 0u);
+        for (uint k = 0; k < 16u; k++) {
+            const uint w1 = clm_text_word(data, c, avail, k + 1u);
+            TEXT_WORD(k, w0, w1);
+            w0 = w1;
+        }
+    }
+    *pa = ca;
+    *pb = cb;
+}
+
 /* Three kernels of one argument list (each its own registers: the search's must not thin
  * out the per-row passes' work-items). clm_like_text_index (STAGE 0): a work-item per row
  * clears its FIRST and LAST and writes the index (the row holding byte B0 + k GRAIN of DATA,
@@ -142,25 +170,8 @@ __kernel void clm_like_text_search(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LI
     const ulong c = origin + (ulong)g * CLM_LIKE_TEXT_CHUNK;
     if (c >= owned)
         return;
-    ulong ca = 0, cb = 0;
-#if defined(__ENDIAN_LITTLE__)
-    if (c + 80u <= avail) {
-        __global const uint4 *q = (__global const uint4 *)(data + c);
-        const uint4 q0 = q[0], q1 = q[1], q2 = q[2], q3 = q[3], q4 = q[4];
-        TEXT_QUAD(0, q0, q1.x);
-        TEXT_QUAD(1, q1, q2.x);
-        TEXT_QUAD(2, q2, q3.x);
-        TEXT_QUAD(3, q3, q4.x);
-    } else
-#endif
-    {
-        uint w0 = clm_text_word(data, c, avail, 0u);
-        for (uint k = 0; k < 16u; k++) {
-            const uint w1 = clm_text_word(data, c, avail, k + 1u);
-            TEXT_WORD(k, w0, w1);
-            w0 = w1;
-        }
-    }
+    ulong ca, cb;
+    clm_text_prefixes(data, c, avail, segs, two, caseless, &ca, &cb);
     if (!(ca | cb))
         return;
     /* the places in order, the row in hand kept until a place lies past it: one index
@@ -437,25 +448,8 @@ clm_like_text_groups(CLM_LIKE_TEXT_ARG_LIST(CLM_LIKE_DECL0, CLM_LIKE_DECL))
 #endif
         for (ulong c = (s0 & ~(ulong)15) + (ulong)lid * CLM_LIKE_TEXT_CHUNK; c < s1;
              c += (ulong)WG * CLM_LIKE_TEXT_CHUNK) {
-            ulong ca = 0, cb = 0;
-#if defined(__ENDIAN_LITTLE__)
-            if (c + 80u <= avail) {
-                __global const uint4 *q = (__global const uint4 *)(data + c);
-                const uint4 q0 = q[0], q1 = q[1], q2 = q[2], q3 = q[3], q4 = q[4];
-                TEXT_QUAD(0, q0, q1.x);
-                TEXT_QUAD(1, q1, q2.x);
-                TEXT_QUAD(2, q2, q3.x);
-                TEXT_QUAD(3, q3, q4.x);
-            } else
-#endif
-            {
-                uint w0 = clm_text_word(data, c, avail, 0u);
-                for (uint k = 0; k < 16u; k++) {
-                    const uint w1 = clm_text_word(data, c, avail, k + 1u);
-                    TEXT_WORD(k, w0, w1);
-                    w0 = w1;
-                }
-            }
+            ulong ca, cb;
+            clm_text_prefixes(data, c, avail, segs, two, caseless, &ca, &cb);
             if (ca | cb)
                 kept += clm_text_queue(ca, cb, c, 0u, s0, s1, queue, &queued, data, prog, segs,
                                        loff, n, grains, use_grain, lfirst, llast);

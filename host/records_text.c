@@ -131,30 +131,63 @@ static int text_stage(struct query *Q, cl_uint stage, cl_uint rows, cl_ulong ori
                              : clm_fail_cl(err, "clEnqueueNDRangeKernel (clm_like_text)");
 }
 
+/* Kernel k's arguments for batch b: its bytes from B0 (16-aligned) to AVAIL, the index and the
+ * per-row arrays (any buffer where the kernel reads none). */
+static int text_args(const struct clm_like *like, struct query *Q, cl_kernel k,
+                     const struct batch *b, cl_mem index, cl_ulong b0, cl_ulong avail,
+                     cl_mem first, cl_mem last)
+{
+    int rc;
+    if ((rc = clm_rq_row_args(like, k, b)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_INDEX, sizeof index, &index)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_B0, sizeof b0, &b0)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_AVAIL, sizeof avail, &avail)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_SEGS, sizeof Q->segs, &Q->segs)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_FIRST, sizeof first, &first)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_LAST, sizeof last, &last)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_POS, sizeof Q->pos, &Q->pos)) ||
+        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_WANT_POS, sizeof Q->pos_wanted, &Q->pos_wanted)))
+        return rc;
+    return clm_rq_arg(k, CLM_LIKE_TEXT_ARG_PLACES, sizeof Q->places, &Q->places);
+}
+
 /* auto: one place in DENSE bytes of the first piece or more leaves the batch (and the
  * select) to a work-item per row. H200, TPC-H SF 10 o_comment resident: '%ly%' (about one
  * place in 30 bytes) 1.31 ms paired against 2.30 a work-item per row, '%s%r%' 2.31 against
  * 2.39, '%e%' (about one in 8) 1.78 against 1.20. */
 #define DENSE 16u
 
+/* auto's probe: its count of places set to 0 before, read back after (and the probe done). */
+static int places_clear(struct query *Q)
+{
+    static const cl_uint zero = 0;
+    cl_int err = clEnqueueWriteBuffer(Q->q, Q->places, CL_FALSE, 0, sizeof zero, &zero, 0, NULL,
+                                      NULL);
+    return err == CL_SUCCESS ? CLM_OK
+                             : clm_fail_cl(err, "clEnqueueWriteBuffer (LIKE text probe)");
+}
+
+static int places_read(struct query *Q, cl_uint *places)
+{
+    cl_int err = clEnqueueReadBuffer(Q->q, Q->places, CL_TRUE, 0, sizeof *places, places, 0,
+                                     NULL, NULL);
+    Q->probe = 0;
+    return err == CL_SUCCESS ? CLM_OK
+                             : clm_fail_cl(err, "clEnqueueReadBuffer (LIKE text probe)");
+}
+
 /* auto's probe: the search of the batch's first CLM_RQ_PROBE_BYTES from a, counting its
  * places; *from: where the rest of the search starts, when the places are rare enough. */
 static int probe(struct query *Q, cl_ulong a, cl_ulong b1, cl_ulong *from)
 {
     cl_ulong end = b1 - a > CLM_RQ_PROBE_BYTES ? a + CLM_RQ_PROBE_BYTES : b1;
-    cl_uint places = 0;
-    cl_int err = clEnqueueWriteBuffer(Q->q, Q->places, CL_FALSE, 0, sizeof places, &places, 0,
-                                      NULL, NULL);
-    if (err != CL_SUCCESS)
-        return clm_fail_cl(err, "clEnqueueWriteBuffer (LIKE text probe)");
-    int rc = text_stage(Q, 3, 0, a, end);
-    if (rc != CLM_OK)
+    cl_uint places;
+    int rc;
+    if ((rc = places_clear(Q)) || (rc = text_stage(Q, 3, 0, a, end)) ||
+        (rc = places_read(Q, &places)))
         return rc;
-    err = clEnqueueReadBuffer(Q->q, Q->places, CL_TRUE, 0, sizeof places, &places, 0, NULL,
-                              NULL);
-    if (err != CL_SUCCESS)
-        return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE text probe)");
-    Q->probe = 0;
     if ((uint64_t)places * DENSE > end - a)
         Q->filter = 0;
     *from = end;
@@ -175,23 +208,9 @@ int clm_like_text_rows(const struct clm_like *like, struct query *Q, const struc
             return rc;
         Q->index_cap = grains;
     }
-    for (int i = 0; i < 3; i++) {
-        cl_kernel k = Q->text_k[i];
-        if ((rc = clm_rq_row_args(like, k, b)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_INDEX, sizeof Q->index, &Q->index)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_B0, sizeof a, &a)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_AVAIL, sizeof end, &end)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_SEGS, sizeof Q->segs, &Q->segs)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_FIRST, sizeof Q->first, &Q->first)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_LAST, sizeof Q->last, &Q->last)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_POS, sizeof Q->pos, &Q->pos)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_WANT_POS, sizeof Q->pos_wanted,
-                             &Q->pos_wanted)) ||
-            (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_PLACES, sizeof Q->places, &Q->places)))
+    for (int i = 0; i < 3; i++)
+        if ((rc = text_args(like, Q, Q->text_k[i], b, Q->index, a, end, Q->first, Q->last)))
             return rc;
-    }
     if ((rc = text_stage(Q, 0, b->rows, a, a)))
         return rc;
     cl_ulong from = a;
@@ -227,22 +246,8 @@ int clm_like_text_groups(const struct clm_like *like, const struct clm_column *c
     cl_int err = clGetMemObjectInfo(b->data, CL_MEM_SIZE, sizeof size, &size, NULL);
     if (err != CL_SUCCESS)
         return clm_fail_cl(err, "clGetMemObjectInfo (LIKE text)");
-    const cl_ulong avail = size, none = 0;
-    cl_kernel k = Q->text_k[3];
-    int rc;
-    if ((rc = clm_rq_row_args(like, k, b)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_INDEX, sizeof Q->places, &Q->places)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_B0, sizeof none, &none)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_AVAIL, sizeof avail, &avail)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_SEGS, sizeof Q->segs, &Q->segs)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_FIRST, sizeof Q->places, &Q->places)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_LAST, sizeof Q->places, &Q->places)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_BITMAP, sizeof Q->bitmap, &Q->bitmap)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_GROUPS, sizeof Q->groups, &Q->groups)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_POS, sizeof Q->pos, &Q->pos)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_WANT_POS, sizeof Q->pos_wanted,
-                         &Q->pos_wanted)) ||
-        (rc = clm_rq_arg(k, CLM_LIKE_TEXT_ARG_PLACES, sizeof Q->places, &Q->places)))
+    int rc = text_args(like, Q, Q->text_k[3], b, Q->places, 0, size, Q->places, Q->places);
+    if (rc != CLM_OK)
         return rc;
     const uint64_t per = (uint64_t)GROUP_ROWS_PER_ITEM * Q->wg;
     const cl_ulong groups = (b->rows + per - 1) / per;
@@ -254,19 +259,11 @@ int clm_like_text_groups(const struct clm_like *like, const struct clm_column *c
     uint64_t mean = c->bytes / c->rows ? c->bytes / c->rows : 1;
     uint64_t n = (CLM_RQ_PROBE_BYTES / mean + per - 1) / per;
     const cl_ulong from = n < groups ? n : groups;
-    cl_uint places = 0;
-    err = clEnqueueWriteBuffer(Q->q, Q->places, CL_FALSE, 0, sizeof places, &places, 0, NULL,
-                               NULL);
-    if (err != CL_SUCCESS)
-        return clm_fail_cl(err, "clEnqueueWriteBuffer (LIKE text probe)");
-    if ((rc = groups_stage(Q, 5, 0, from)) != CLM_OK ||
-        (from < groups && (rc = groups_stage(Q, 4, from, groups)) != CLM_OK))
+    cl_uint places;
+    if ((rc = places_clear(Q)) || (rc = groups_stage(Q, 5, 0, from)) ||
+        (from < groups && (rc = groups_stage(Q, 4, from, groups))) ||
+        (rc = places_read(Q, &places)))
         return rc;
-    err = clEnqueueReadBuffer(Q->q, Q->places, CL_TRUE, 0, sizeof places, &places, 0, NULL,
-                              NULL);
-    if (err != CL_SUCCESS)
-        return clm_fail_cl(err, "clEnqueueReadBuffer (LIKE text probe)");
-    Q->probe = 0;
     uint64_t probed = from * per < b->rows ? from * per : b->rows;
     if ((uint64_t)places * DENSE > probed * mean)
         Q->filter = 0; /* too dense: the batch goes to a work-item per row */
