@@ -17,6 +17,11 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 . "$ROOT/tests/cli_lib.sh"
 cli_init "${1:-build}" cli
+# The device path throughout (its stats, kernel builds, tuning, data paths): with no device
+# chosen a plain pattern in a file would go to the host search. tests/cli_devices.sh checks
+# that default; cli_grep.sh and cli_multi.sh run with it.
+CLMATCH_HOST_MAX=0
+export CLMATCH_HOST_MAX
 
 # vs_grep NAME ALGO EXTRA ARGS...: clmatch -a ALGO EXTRA ARGS against grep -F ARGS (stdout and
 # exit status). EXTRA: clmatch-only options, split at spaces ("" for none).

@@ -141,13 +141,14 @@ else
 fi
 
 # --devices auto with one literal pattern: the host search (no OpenCL) takes the inputs of up
-# to CLMATCH_HOST_MAX bytes, byte for byte what the default device prints; a larger file, a
+# to CLMATCH_HOST_MAX bytes, byte for byte what the default device prints (CLMATCH_HOST_MAX=0
+# with no device chosen: the device); a larger file, a
 # pipe and other patterns go to the devices. auto_vs_default NAME ARGS...: both runs on
 # $T/doc and $T/big (several files: a batch), the exit status included.
 auto_vs_default() {
     name=$1
     shift
-    "$CLM" "$@" "$T/doc" "$T/big" >"$T/exp" 2>"$T/err"
+    CLMATCH_HOST_MAX=0 "$CLM" "$@" "$T/doc" "$T/big" >"$T/exp" 2>"$T/err"
     echo "exit $?" >>"$T/exp"
     "$CLM" --devices auto "$@" "$T/doc" "$T/big" >"$T/act" 2>"$T/err"
     echo "exit $?" >>"$T/act"
@@ -165,11 +166,11 @@ auto_vs_default "-q" -q 'zzz no such'
 auto_vs_default "several patterns (devices)" -c -e 'the' -e 'slab'
 auto_vs_default "-k 1 (devices)" -c -k 1 'kernel'
 # several small files: one batch for the host search
-"$CLM" -c -i 'slab' "$T/doc" "$T/doc" "$ROOT/README.md" >"$T/exp" 2>"$T/err"
+CLMATCH_HOST_MAX=0 "$CLM" -c -i 'slab' "$T/doc" "$T/doc" "$ROOT/README.md" >"$T/exp" 2>"$T/err"
 "$CLM" --devices auto -c -i 'slab' "$T/doc" "$T/doc" "$ROOT/README.md" >"$T/act" 2>"$T/err"
 same "--devices auto, host search: several small files" "$T/exp" "$T/act" "$T/err"
 # a file above CLMATCH_HOST_MAX goes to the devices, a batch below it to the host search
-"$CLM" -n -o 'device' "$T/big" >"$T/exp" 2>"$T/err"
+CLMATCH_HOST_MAX=0 "$CLM" -n -o 'device' "$T/big" >"$T/exp" 2>"$T/err"
 CLMATCH_HOST_MAX=1M "$CLM" --devices auto --stats -n -o 'device' "$T/big" >"$T/act" 2>"$T/err"
 same "--devices auto: a file above CLMATCH_HOST_MAX (devices)" "$T/exp" "$T/act" "$T/err"
 if ! grep -q "host search" "$T/err" && grep -q "^clmatch: device " "$T/err"; then
@@ -178,7 +179,7 @@ else
     fail "--devices auto --stats: a file above CLMATCH_HOST_MAX went to the devices" \
         "$(cat "$T/err")"
 fi
-"$CLM" -c 'device' "$T/doc" "$ROOT/README.md" >"$T/exp" 2>"$T/err"
+CLMATCH_HOST_MAX=0 "$CLM" -c 'device' "$T/doc" "$ROOT/README.md" >"$T/exp" 2>"$T/err"
 CLMATCH_HOST_MAX=1M "$CLM" --devices auto --stats -c 'device' "$T/doc" "$ROOT/README.md" \
     >"$T/act" 2>"$T/err"
 same "--devices auto: a batch below CLMATCH_HOST_MAX" "$T/exp" "$T/act" "$T/err"
@@ -196,21 +197,75 @@ else
     fail "--devices auto --stats: no device opened for a small file" "$(cat "$T/err")"
 fi
 # from a pipe: the devices (opened then)
-"$CLM" -c 'device' <"$T/big" >"$T/exp" 2>"$T/err"
+CLMATCH_HOST_MAX=0 "$CLM" -c 'device' <"$T/big" >"$T/exp" 2>"$T/err"
 cat "$T/big" | "$CLM" --devices auto -c 'device' >"$T/act" 2>"$T/err"
 same "--devices auto: a pipe goes to the devices" "$T/exp" "$T/act" "$T/err"
 # No OpenCL at all: with no driver to load, the host search still answers (where the ICD
-# loader honours OCL_ICD_VENDORS: the default run then fails), and a larger file fails
+# loader honours OCL_ICD_VENDORS: a run on the device then fails), and a larger file fails
 # cleanly, naming it
-if ! OCL_ICD_VENDORS=$T/no-vendors "$CLM" -c 'device' "$T/doc" >/dev/null 2>&1; then
-    "$CLM" -c 'device' "$T/doc" >"$T/exp" 2>"$T/err"
+if ! OCL_ICD_VENDORS=$T/no-vendors CLMATCH_HOST_MAX=0 "$CLM" -c 'device' "$T/doc" \
+    >/dev/null 2>&1; then
+    CLMATCH_HOST_MAX=0 "$CLM" -c 'device' "$T/doc" >"$T/exp" 2>"$T/err"
     OCL_ICD_VENDORS=$T/no-vendors "$CLM" --devices auto -c 'device' "$T/doc" >"$T/act" \
         2>"$T/err"
     same "--devices auto: the host search needs no OpenCL driver" "$T/exp" "$T/act" "$T/err"
+    OCL_ICD_VENDORS=$T/no-vendors "$CLM" -c 'device' "$T/doc" >"$T/act" 2>"$T/err"
+    same "no device chosen: the host search needs no OpenCL driver" "$T/exp" "$T/act" "$T/err"
     expect_error "--devices auto: no OpenCL for a file above CLMATCH_HOST_MAX" 2 "doc: " \
         env OCL_ICD_VENDORS="$T/no-vendors" CLMATCH_HOST_MAX=1K "$CLM" --devices auto \
         -c 'device' "$T/doc"
 fi
+# No device chosen (no -p, -d, --devices, CLMATCH_PLATFORM, CLMATCH_DEVICE): files go to the
+# host search as with --devices auto, byte for byte what the default device prints
+# (CLMATCH_HOST_MAX=0); a pipe, other patterns and a device asked for go to the device.
+default_vs_device() {
+    name=$1
+    shift
+    CLMATCH_HOST_MAX=0 "$CLM" "$@" "$T/doc" "$T/big" >"$T/exp" 2>"$T/err"
+    echo "exit $?" >>"$T/exp"
+    "$CLM" "$@" "$T/doc" "$T/big" >"$T/act" 2>"$T/err"
+    echo "exit $?" >>"$T/act"
+    same "no device chosen: $name" "$T/exp" "$T/act" "$T/err"
+}
+if [ -n "${CLMATCH_PLATFORM:-}${CLMATCH_DEVICE:-}" ]; then
+    echo "# skipped the no-device-chosen cases: CLMATCH_PLATFORM or CLMATCH_DEVICE is set"
+else
+    default_vs_device "lines" -F 'the'
+    default_vs_device "-c" -c 'device'
+    default_vs_device "-n -o -b" -n -o -b 'slab'
+    default_vs_device "-i -o" -i -o 'OpenCL'
+    default_vs_device "-w -c" -w -c 'the'
+    default_vs_device "-x" -x 'the'
+    default_vs_device "-v -c" -v -c 'the'
+    default_vs_device "-l" -l 'kernel'
+    default_vs_device "--count-matches" --count-matches 'ee'
+    default_vs_device "-m 2 -n" -m 2 -n 'the'
+    default_vs_device "-q" -q 'zzz no such'
+    default_vs_device "several patterns (device)" -c -e 'the' -e 'slab'
+    default_vs_device "a class (device)" -c 's[lx]ab'
+    # which path took it: --stats
+    stats_says() { # NAME WHAT(grep -E) CLMATCH_HOST_MAX ARGS...
+        name=$1 what=$2 max=$3
+        shift 3
+        if CLMATCH_HOST_MAX=$max "$CLM" --stats "$@" >/dev/null 2>"$T/err" &&
+            grep -Eq "$what" "$T/err"; then
+            pass "$name"
+        else
+            fail "$name" "$(cat "$T/err")"
+        fi
+    }
+    stats_says "no device chosen --stats: the host search, no device opened" \
+        "no OpenCL device opened" "" -c 'device' "$T/doc" "$T/big"
+    stats_says "no device chosen, CLMATCH_HOST_MAX=0 --stats: the device" "^clmatch: device" 0 \
+        -c 'device' "$T/doc"
+    stats_says "-p 0 -d 0 --stats: the device" "^clmatch: device" "" -p 0 -d 0 -c 'device' "$T/doc"
+    stats_says "no device chosen, two patterns --stats: the device" "^clmatch: device" "" \
+        -c -e 'device' -e 'slab' "$T/doc"
+    cat "$T/big" | "$CLM" -c 'device' >"$T/act" 2>"$T/err"
+    CLMATCH_HOST_MAX=0 "$CLM" -c 'device' <"$T/big" >"$T/exp" 2>"$T/err"
+    same "no device chosen: a pipe goes to the device" "$T/exp" "$T/act" "$T/err"
+fi
+
 expect_error "--devices auto: a bad CLMATCH_HOST_MAX" 2 "CLMATCH_HOST_MAX='1Q'" \
     env CLMATCH_HOST_MAX=1Q "$CLM" --devices auto x "$T/doc"
 

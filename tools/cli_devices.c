@@ -75,6 +75,16 @@ static int parse_list(const char *list, const clm_device_info *all, size_t n_all
                       int *dev, unsigned *n)
 {
     *n = 0;
+    if (strcmp(list, "default") == 0) { /* clm_device_open's choice: a GPU, else a CPU, else any */
+        for (int pass = 0; pass < 3 && *n == 0; pass++)
+            for (size_t i = 0; i < n_all && *n == 0; i++)
+                if (all[i].available &&
+                    (pass == 2 || all[i].type == (pass ? CLM_DEVICE_CPU : CLM_DEVICE_GPU)))
+                    add_device(all, n_all, all[i].platform_index, all[i].device_index, plat,
+                               dev, n, list);
+        if (*n == 0) errmsg("no available OpenCL device on any platform");
+        return *n ? 0 : -1;
+    }
     if (strcmp(list, "auto") == 0) { /* the first CPU, which starts at once, then the GPUs */
         for (size_t i = 0; i < n_all && *n == 0; i++)
             if (all[i].type == CLM_DEVICE_CPU)
@@ -243,7 +253,8 @@ int cli_set_open(const char *list, const cli_device_opts *o, cli_set **out)
     unsigned n;
     *out = NULL;
     int early = strcmp(list, "auto") == 0 || strncmp(list, "early:", 6) == 0;
-    if (strcmp(list, "auto") == 0) { /* listed in cli_set_compile, or later (lazy) */
+    if (strcmp(list, "auto") == 0 || strcmp(list, "default") == 0) {
+        /* listed in cli_set_compile, or later (lazy) */
         cli_set *s = calloc(1, sizeof *s);
         if (!s) {
             errmsg("out of memory");

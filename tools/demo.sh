@@ -4,6 +4,10 @@
 # maffilter-examples package.
 set -eu
 B=${B:-build}
+# The default device itself: with no device chosen, a plain pattern in a file would go to
+# the host search (docs/cli.md, --devices)
+CLMATCH_HOST_MAX=0
+export CLMATCH_HOST_MAX
 genome=$(sh tools/fetch-genome.sh data) || {
     echo "demo: could not fetch the genome (no network to Debian's archive?)." >&2
     exit 1

@@ -31,6 +31,28 @@ int grep_build_patterns(config *cfg, pattern_list *pl)
     return 0;
 }
 
+/* No device chosen (no -p, -d, --devices, CLMATCH_PLATFORM or CLMATCH_DEVICE), nothing asked
+ * of the kernels, CLMATCH_HOST_MAX not 0, and patterns the host search takes (one literal):
+ * then files go to the host search and the default device opens only for what needs it (a
+ * pipe), as --devices auto does with its devices. On the H200 machine that is ahead of
+ * ripgrep at 20 MB, 1 GiB and 10 GiB of text, where the GPU's start-up alone costs 0.2-0.4 s
+ * (bench/results/h200-v7-2026-11-29-startup.md). */
+static int host_by_default(const config *cfg, const char *const *ptrs, const size_t *lens,
+                           const unsigned *ids, unsigned n, const clm_compile_options *opts)
+{
+    uint64_t host_max;
+    int env_set;
+    clm_host_database *host = NULL;
+    if (cfg->dev.platform >= 0 || cfg->dev.device >= 0 || getenv("CLMATCH_PLATFORM") ||
+        getenv("CLMATCH_DEVICE") || opts->algorithm != CLM_ALGO_AUTO ||
+        opts->variant != CLM_VARIANT_AUTO || opts->table_memory != CLM_TABLE_AUTO ||
+        cli_host_max_env(&host_max, &env_set) != 0 || host_max == 0 ||
+        clm_host_compile(ptrs, lens, ids, n, opts, &host) != CLM_OK)
+        return 0;
+    clm_host_database_free(host);
+    return 1;
+}
+
 int grep_setup_device(const config *cfg, const pattern_list *pl, clm_device **dev,
                       clm_database **db, clm_scratch **scratch, cli_set **set, size_t *max_len)
 {
@@ -42,10 +64,6 @@ int grep_setup_device(const config *cfg, const pattern_list *pl, clm_device **de
     size_t *lens, i;
     unsigned *ids;
     int st;
-
-    if (cfg->devices ? cli_set_open(cfg->devices, &cfg->dev, set) != 0
-                     : cli_open_device(&cfg->dev, dev) != 0)
-        return -1;
 
     ptrs = malloc(n * sizeof *ptrs);
     lens = malloc(n * sizeof *lens);
@@ -78,6 +96,17 @@ int grep_setup_device(const config *cfg, const pattern_list *pl, clm_device **de
         opts.flags |= CLM_CLASSES;
     if (cfg->mismatches_only && pl->count)
         opts.flags |= CLM_MISMATCHES_ONLY;
+    const char *devices = cfg->devices ? cfg->devices
+                          : host_by_default(cfg, ptrs, lens, ids, (unsigned)n, &opts)
+                              ? "default"
+                              : NULL;
+    if (devices ? cli_set_open(devices, &cfg->dev, set) != 0
+                : cli_open_device(&cfg->dev, dev) != 0) {
+        free(ptrs);
+        free(lens);
+        free(ids);
+        return -1;
+    }
     /* Which lines match, not where each match is: one report a line will do (dense matches,
      * such as 10 000 English words, otherwise all go back to the host). Not where the host
      * checks each match (-w, -x), nor where --color marks each one. */
