@@ -264,6 +264,8 @@ else
     cat "$T/big" | "$CLM" -c 'device' >"$T/act" 2>"$T/err"
     CLMATCH_HOST_MAX=0 "$CLM" -c 'device' <"$T/big" >"$T/exp" 2>"$T/err"
     same "no device chosen: a pipe goes to the device" "$T/exp" "$T/act" "$T/err"
+    expect_error "no device chosen: a bad CLMATCH_HOST_MAX" 2 "CLMATCH_HOST_MAX='1Q'" \
+        env CLMATCH_HOST_MAX=1Q "$CLM" x "$T/doc"
 fi
 
 expect_error "--devices auto: a bad CLMATCH_HOST_MAX" 2 "CLMATCH_HOST_MAX='1Q'" \

@@ -43,11 +43,14 @@ static int host_by_default(const config *cfg, const char *const *ptrs, const siz
     uint64_t host_max;
     int env_set;
     clm_host_database *host = NULL;
-    if (cfg->dev.platform >= 0 || cfg->dev.device >= 0 || getenv("CLMATCH_PLATFORM") ||
-        getenv("CLMATCH_DEVICE") || opts->algorithm != CLM_ALGO_AUTO ||
-        opts->variant != CLM_VARIANT_AUTO || opts->table_memory != CLM_TABLE_AUTO ||
-        cli_host_max_env(&host_max, &env_set) != 0 || host_max == 0 ||
-        clm_host_compile(ptrs, lens, ids, n, opts, &host) != CLM_OK)
+    if (cfg->devices || cfg->dev.platform >= 0 || cfg->dev.device >= 0 ||
+        getenv("CLMATCH_PLATFORM") || getenv("CLMATCH_DEVICE") ||
+        opts->algorithm != CLM_ALGO_AUTO || opts->variant != CLM_VARIANT_AUTO ||
+        opts->table_memory != CLM_TABLE_AUTO)
+        return 0;
+    if (cli_host_max_env(&host_max, &env_set) != 0)
+        return -1; /* a bad CLMATCH_HOST_MAX, named */
+    if (host_max == 0 || clm_host_compile(ptrs, lens, ids, n, opts, &host) != CLM_OK)
         return 0;
     clm_host_database_free(host);
     return 1;
@@ -96,12 +99,10 @@ int grep_setup_device(const config *cfg, const pattern_list *pl, clm_device **de
         opts.flags |= CLM_CLASSES;
     if (cfg->mismatches_only && pl->count)
         opts.flags |= CLM_MISMATCHES_ONLY;
-    const char *devices = cfg->devices ? cfg->devices
-                          : host_by_default(cfg, ptrs, lens, ids, (unsigned)n, &opts)
-                              ? "default"
-                              : NULL;
-    if (devices ? cli_set_open(devices, &cfg->dev, set) != 0
-                : cli_open_device(&cfg->dev, dev) != 0) {
+    const int host = host_by_default(cfg, ptrs, lens, ids, (unsigned)n, &opts);
+    const char *devices = cfg->devices ? cfg->devices : host > 0 ? "default" : NULL;
+    if (host < 0 || (devices ? cli_set_open(devices, &cfg->dev, set) != 0
+                             : cli_open_device(&cfg->dev, dev) != 0)) {
         free(ptrs);
         free(lens);
         free(ids);
