@@ -142,6 +142,12 @@ static void scratch_options(const cli_device_opts *o, clm_scratch_options *so)
 
 /* CLMATCH_HOST_MAX: bytes, with K, M or G; 0 turns the host search off. 0, or -1 after a
  * message. */
+int cli_no_device_chosen(const char *devices, const cli_device_opts *o)
+{
+    return !devices && o->platform < 0 && o->device < 0 && !getenv("CLMATCH_PLATFORM") &&
+           !getenv("CLMATCH_DEVICE");
+}
+
 int cli_host_max_env(uint64_t *out, int *set)
 {
     const char *v = getenv("CLMATCH_HOST_MAX");

@@ -40,6 +40,9 @@ int cli_set_count_fd_range(cli_set *set, int fd, uint64_t off, uint64_t len, uin
 /* --stats: the devices, their shares and what each searched. */
 void cli_set_stats(const cli_set *set, double setup_s, double search_s, uint64_t bytes);
 void cli_set_close(cli_set *set);
+/* No device chosen: no --devices LIST, no -p or -d in o, no CLMATCH_PLATFORM or
+ * CLMATCH_DEVICE (where a mode's host search may take inputs by default). */
+int cli_no_device_chosen(const char *devices, const cli_device_opts *o);
 /* CLMATCH_HOST_MAX into *out (*set: it was set; else the grep mode's default). 0, or -1
  * after a message (a bad value). */
 int cli_host_max_env(uint64_t *out, int *set);

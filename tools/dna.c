@@ -451,8 +451,7 @@ static int host_record_end(void *vctx, uint64_t seq_len)
 static int open_host_search(dna_run *r)
 {
     const dna_config *c = &r->cfg;
-    const int no_device = !c->devices && c->dev.platform < 0 && c->dev.device < 0 &&
-                          !getenv("CLMATCH_PLATFORM") && !getenv("CLMATCH_DEVICE");
+    const int no_device = cli_no_device_chosen(c->devices, &c->dev);
     /* No size limit by default: on the H200 machine 10 GB took 1.07 s here against 2.35 s on
      * the GPU, whose path is bound by the host's work on the FASTA bytes. */
     if (no_device) {

@@ -43,10 +43,8 @@ static int host_by_default(const config *cfg, const char *const *ptrs, const siz
     uint64_t host_max;
     int env_set;
     clm_host_database *host = NULL;
-    if (cfg->devices || cfg->dev.platform >= 0 || cfg->dev.device >= 0 ||
-        getenv("CLMATCH_PLATFORM") || getenv("CLMATCH_DEVICE") ||
-        opts->algorithm != CLM_ALGO_AUTO || opts->variant != CLM_VARIANT_AUTO ||
-        opts->table_memory != CLM_TABLE_AUTO)
+    if (!cli_no_device_chosen(cfg->devices, &cfg->dev) || opts->algorithm != CLM_ALGO_AUTO ||
+        opts->variant != CLM_VARIANT_AUTO || opts->table_memory != CLM_TABLE_AUTO)
         return 0;
     if (cli_host_max_env(&host_max, &env_set) != 0)
         return -1; /* a bad CLMATCH_HOST_MAX, named */
