@@ -247,6 +247,22 @@ EOF
         both_paths "--block-size=$bs, -k 1" "$E" --block-size=$bs -k 1 -e GATTACA -e GAATTC
     done
     CLMATCH_SLAB_BYTES=4096 both_paths "4 KiB library slabs, -k 2" "$E" -k 2 -e GATTACAGG
+    # A regular file is read by several threads, a piece each, which index its headers and
+    # line breaks; the block goes to the stream in one write (tools/fasta_blocks.c). Pieces,
+    # blocks and 16 KiB checkpoints end anywhere: inside headers, CRLF pairs and records.
+    for th in 1 3 7; do
+        for bs in 61 4097 9001 65536; do
+            CLMATCH_HOST_THREADS=$th both_paths "$th reading threads, --block-size=$bs, -i -k 1" \
+                "$E" --block-size=$bs -i -k 1 -e GATTACA -e GAATTC
+        done
+    done
+    # Header lines shorter than the k + 1 separator bytes (">", ">a"): the rest of the
+    # separator is written on its own.
+    printf '>\nGATTACA\n>a\r\nATTACAG\n>\n>\r\nGATTACAGATTACA\n>bb\nAC\n>' >"$T/short.fa"
+    for bs in 1 3 8 64; do
+        CLMATCH_HOST_THREADS=2 both_paths "short headers, -k 3, --block-size=$bs" \
+            "$T/short.fa" --block-size=$bs -k 3 -e GATTACA
+    done
     # Other inputs keep the host path, one file after another.
     printf '@q1\nGATTACA\n+\nIIIIIII\n' >"$T/q.fq"
     "$CLM" --dna --line-breaks=host -e GATTACA "$E" "$T/q.fq" "$T/raw.txt" "$E" >"$T/exp" 2>&1
@@ -537,15 +553,16 @@ if [ ! -s "$G" ]; then
     (cd "$ROOT" && sh tools/fetch-genome.sh >/dev/null 2>&1) || true
 fi
 # Bounded memory: the genome streamed twice (40 MB) and ten times (200 MB, 360 records)
-# through a pipe peaks at about the same resident size (the buffers reach their size within the
-# first 40 MB).
+# through a pipe peaks at about the same resident size (16 MiB read blocks: the buffers reach
+# their size within the first 40 MB).
 # Not under AddressSanitizer (tests/run.sh --asan sets ASAN_OPTIONS): its quarantine holds
 # freed memory, so the peak grows with the input there.
 if [ -s "$G" ] && [ -z "${ASAN_OPTIONS:-}" ] && /usr/bin/time -f %M true >/dev/null 2>&1; then
     peak() {
         i=0
         while [ $i -lt "$1" ]; do cat "$G"; i=$((i + 1)); done | \
-            /usr/bin/time -f '%M' -o "$T/rss" "$CLM" --dna -c GAATTC >"$T/act" 2>"$T/err"
+            /usr/bin/time -f '%M' -o "$T/rss" "$CLM" --dna --block-size=16M -c GAATTC \
+                >"$T/act" 2>"$T/err"
         tail -n 1 "$T/rss"
     }
     one=$(peak 2)

@@ -33,6 +33,7 @@
 #include "crispr.h"
 #include "dna_patterns.h"
 #include "fasta.h"
+#include "fasta_blocks.h"
 #include "fasta_device.h"
 #include "gz.h"
 #include "readahead.h"
@@ -188,21 +189,17 @@ static uint64_t text_end(const dna_run *r)
     return r->on_device ? r->dw.text_end : r->base + r->win_len;
 }
 
-static int on_record_start(void *vctx, const char *header, size_t len, uint64_t line)
+/* A record whose sequence starts at text offset `start`, to the queue. */
+static int queue_record(dna_run *r, const char *header, size_t len, uint64_t start)
 {
-    dna_run *r = vctx;
     record *rec;
     size_t id = fasta_id_length(header, len);
-    (void)line;
-    /* The separator: k + 1 bytes that no IUPAC code matches. */
-    if (r->records_in_file > 0 && put_text(r, NULL, r->cfg.max_errors + 1) != 0)
-        return 1;
     if (dna_grow((void **)&r->q, &r->q_cap, r->q_len + 1, sizeof *r->q) != 0) {
         errmsg("out of memory");
         return 1;
     }
     rec = &r->q[r->q_len];
-    rec->start = rec->end = text_end(r);
+    rec->start = rec->end = start;
     rec->ended = 0;
     rec->id = dna_dup_bytes(header, id);
     rec->id_len = id;
@@ -215,6 +212,26 @@ static int on_record_start(void *vctx, const char *header, size_t len, uint64_t 
     return 0;
 }
 
+/* The last record queued ends at text offset `end`. */
+static int end_record(dna_run *r, uint64_t end)
+{
+    record *rec = &r->q[r->q_len - 1];
+    rec->end = end;
+    rec->ended = 1;
+    r->seq_bytes += rec->end - rec->start;
+    return 0;
+}
+
+static int on_record_start(void *vctx, const char *header, size_t len, uint64_t line)
+{
+    dna_run *r = vctx;
+    (void)line;
+    /* The separator: k + 1 bytes that no IUPAC code matches. */
+    if (r->records_in_file > 0 && put_text(r, NULL, r->cfg.max_errors + 1) != 0)
+        return 1;
+    return queue_record(r, header, len, text_end(r));
+}
+
 static int on_sequence(void *vctx, const unsigned char *seq, size_t n)
 {
     return put_text(vctx, seq, n);
@@ -223,11 +240,35 @@ static int on_sequence(void *vctx, const unsigned char *seq, size_t n)
 static int on_record_end(void *vctx)
 {
     dna_run *r = vctx;
-    record *rec = &r->q[r->q_len - 1];
-    rec->end = text_end(r);
-    rec->ended = 1;
-    r->seq_bytes += rec->end - rec->start;
-    return 0;
+    return end_record(r, text_end(r));
+}
+
+/* fasta_blocks.h's callbacks: the offsets come from its index. */
+static int block_record_start(void *vctx, const char *header, size_t len, uint64_t text)
+{
+    return queue_record(vctx, header, len, text);
+}
+
+static int block_record_end(void *vctx, uint64_t text)
+{
+    return end_record(vctx, text);
+}
+
+/* fblk_feed's or fblk_finish's status st: FASTA_OK, or FASTA_ERR_CALLBACK with
+ * r->stream_status set (CLM_STOPPED after a message). */
+static int block_status(dna_run *r, int st)
+{
+    if (st == CLM_E_INVALID) {
+        errmsg("%s: internal error: the stream's text offset %" PRIu64
+               " is not the one the block index gives", r->name, r->dw.text_end);
+        r->internal = 1;
+        st = CLM_STOPPED;
+    } else if (st == CLM_E_NOMEM) {
+        errmsg("%s: out of memory", r->name);
+        st = CLM_STOPPED;
+    }
+    r->stream_status = st;
+    return st == CLM_OK ? FASTA_OK : FASTA_ERR_CALLBACK;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -277,10 +318,13 @@ static int push_window(dna_run *r, cli_stream *s)
 static void search_file(dna_run *r, const char *path)
 {
     static const fasta_callbacks cb = {on_record_start, on_sequence, on_record_end};
+    static const fblk_callbacks bcb = {block_record_start, block_record_end};
     const int is_stdin = strcmp(path, "-") == 0;
     const char *label = is_stdin ? "(standard input)" : path;
     reads_reader fr;
     fasta_split split;
+    fblk_split blocks;
+    int by_block = 0; /* the device path a block at a time (fasta_blocks.h) */
     gz_input *gz = NULL;
     readahead *ra = NULL;
     cli_stream *stream = NULL;
@@ -310,13 +354,17 @@ static void search_file(dna_run *r, const char *path)
     fdev_reset(&r->dw);
     reads_init(&fr, r->cfg.format, is_stdin ? STDIN_NAME : path);
     fasta_split_init(&split);
+    fblk_init(&blocks, r->cfg.max_errors + 1);
     if ((err = gz_open(fd, &gz)) != 0) {
         errmsg("%s: %s", label, strerror(err));
         rc = -1;
     } else if (S_ISREG(sb.st_mode) &&
                (r->block2 || (r->block2 = malloc(r->cfg.dev.block_bytes)) != NULL)) {
         unsigned char *bufs[2] = {r->block, r->block2};
-        if (readahead_start(gz, bufs, r->cfg.dev.block_bytes, &ra) != 0)
+        readahead_opts ro = {0, fblk_index_piece, &r->fidx};
+        if (r->fasta_on_device && r->cfg.dev.block_bytes <= UINT32_MAX)
+            ro.threads = r->read_threads;
+        if (readahead_start(gz, bufs, r->cfg.dev.block_bytes, &ro, &ra) != 0)
             ra = NULL; /* read on this thread, as from a pipe */
     }
     while (rc == 0 && !eof) {
@@ -341,17 +389,25 @@ static void search_file(dna_run *r, const char *path)
                 break;
             }
             r->stream = stream;
+            by_block = r->on_device && ra && readahead_pieces(ra) > 0;
         }
         /* What was read before a read error or bad gzip data is input as any other. */
-        fst = r->on_device ? fasta_split_feed(&split, block + skip, got - skip, &cb, r)
-                           : reads_feed(&fr, block, got, &cb, r);
+        if (by_block)
+            fst = block_status(r, fblk_feed(&blocks, block, got, skip, &r->fidx,
+                                            readahead_buffer(ra), readahead_pieces(ra), &r->dw,
+                                            device_write, r, &bcb, r));
+        else
+            fst = r->on_device ? fasta_split_feed(&split, block + skip, got - skip, &cb, r)
+                               : reads_feed(&fr, block, got, &cb, r);
         if (gst != 0 && fst == FASTA_OK) {
-            errmsg("%s: %s", label, gz_error(gz));
+            errmsg("%s: %s", label, ra ? readahead_error(ra) : gz_error(gz));
             rc = -1;
             keep = 1;
             break;
         }
-        if (fst == FASTA_OK && eof)
+        if (fst == FASTA_OK && eof && by_block)
+            fst = block_status(r, fblk_finish(&blocks, &r->dw, device_write, r, &bcb, r));
+        else if (fst == FASTA_OK && eof)
             fst = r->on_device ? fasta_split_finish(&split, &cb, r) : reads_finish(&fr, &cb, r);
         if (fst != FASTA_OK) {
             rc = -1;
@@ -391,6 +447,7 @@ static void search_file(dna_run *r, const char *path)
     dna_drop_records(r); /* whatever is left after an error is not printed */
     reads_free(&fr);
     fasta_split_free(&split);
+    fblk_free(&blocks);
     r->stream = NULL;
     readahead_stop(ra);
     gz_close(gz);
@@ -728,6 +785,8 @@ int dna_main(int argc, char **argv)
         errmsg("out of memory");
         goto done;
     }
+    if (clm_host_threads(UINT64_MAX, &r.read_threads) != CLM_OK)
+        r.read_threads = 1;
     if (r.cfg.devices && cli_set_open(r.cfg.devices, &r.cfg.dev, &r.set) != 0)
         goto done;
     if (open_host_search(&r) != 0)
@@ -786,6 +845,7 @@ done:
     dna_free_patterns(&r.pats);
     free(r.win);
     fdev_free(&r.dw);
+    fblk_index_free(&r.fidx);
     free(r.q);
     free(r.hits);
     free(r.arena);

@@ -72,7 +72,7 @@ static void print_help(void)
         "      --variant=NAME        auto, item, reduce or subgroup\n"
         "      --table-memory=NAME   auto, global, local or constant\n"
         CLI_DEVICES_HELP
-        "      --block-size=BYTES    input read per stream write (default 16M; K, M, G)\n"
+        "      --block-size=BYTES    input read per stream write (default 64M; K, M, G)\n"
         "      --line-breaks=WHERE   where FASTA's line breaks are dropped: device (the file's\n"
         "                            bytes go to the device as they are; the host only finds\n"
         "                            the headers), host (the host reads the lines), or auto\n"
@@ -184,6 +184,7 @@ int dna_parse_args(int argc, char **argv, dna_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->strands = STRAND_BOTH;
     cli_device_opts_init(&cfg->dev);
+    cfg->dev.block_bytes = DNA_BLOCK_BYTES;
     cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
     cfg->pattern_files = malloc(sizeof *cfg->pattern_files * (size_t)(argc > 0 ? argc : 1));
     if (!cfg->pattern_args || !cfg->pattern_files) {

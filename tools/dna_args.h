@@ -14,6 +14,11 @@ enum { LINE_BREAKS_AUTO, LINE_BREAKS_DEVICE, LINE_BREAKS_HOST };
 /* Strand selection (bits). */
 enum { STRAND_PLUS = 1, STRAND_MINUS = 2, STRAND_BOTH = 3 };
 
+/* The read block. A FASTA file on the device path is written a block at a time with a flush
+ * (a wait for the device) after each: fewer flushes than 16 MiB blocks, and larger blocks were
+ * no faster (bench/experiments/README.md, "FASTA a block at a time"). */
+#define DNA_BLOCK_BYTES ((size_t)64 << 20)
+
 typedef struct {
     reads_format format; /* --fasta, --fastq: forced; else detected */
     int caseless;

@@ -14,6 +14,7 @@
 #include "dna_args.h"
 #include "dna_host.h"
 #include "dna_patterns.h"
+#include "fasta_blocks.h"
 #include "fasta_device.h"
 
 /* A record whose matches may still arrive (stream offsets of its sequence). */
@@ -56,6 +57,8 @@ typedef struct {
     int on_device;
     cli_stream *stream;
     fdev_window dw;
+    fblk_index fidx;       /* the read blocks' index (fasta_blocks.h) */
+    unsigned read_threads; /* threads that read a regular file's blocks (readahead.h) */
     int stream_status; /* a stream call's failure inside a reader callback */
     unsigned char *win; /* stream bytes [base, base + win_len) */
     size_t win_len, win_cap;

@@ -123,13 +123,12 @@ void fdev_reset(fdev_window *w)
     w->ctext = w->text_end = w->written = 0;
 }
 
-static int add_piece(fdev_window *w, uint64_t text, const unsigned char *p, size_t n)
+static int add_piece(fdev_window *w, uint64_t text, const unsigned char *p, size_t n,
+                     const fdev_checkpoint *cp, size_t n_cp)
 {
     if (dna_grow((void **)&w->v, &w->cap, w->n + 1, sizeof *w->v) != 0)
         return -1;
-    w->v[w->n].text = text;
-    w->v[w->n].p = p;
-    w->v[w->n].n = n;
+    w->v[w->n] = (fdev_piece){text, p, n, cp, n_cp};
     w->n++;
     return 0;
 }
@@ -172,6 +171,12 @@ static int chunk_room(fdev_window *w, size_t n, fdev_write_fn write, void *ctx)
 
 int fdev_put(fdev_window *w, const unsigned char *p, size_t n, fdev_write_fn write, void *ctx)
 {
+    return fdev_put_span(w, p, n, NULL, 0, write, ctx);
+}
+
+int fdev_put_span(fdev_window *w, const unsigned char *p, size_t n, const fdev_checkpoint *cp,
+                  size_t n_cp, fdev_write_fn write, void *ctx)
+{
     int st;
     if (n == 0)
         return CLM_OK;
@@ -179,7 +184,7 @@ int fdev_put(fdev_window *w, const unsigned char *p, size_t n, fdev_write_fn wri
         uint64_t text;
         if ((st = fdev_flush(w, write, ctx)) != CLM_OK)
             return st;
-        if (add_piece(w, w->text_end, p, n) != 0)
+        if (add_piece(w, w->text_end, p, n, cp, n_cp) != 0)
             return CLM_E_NOMEM;
         if ((st = write(ctx, p, n, &text)) != CLM_OK)
             return st;
@@ -192,7 +197,7 @@ int fdev_put(fdev_window *w, const unsigned char *p, size_t n, fdev_write_fn wri
     for (size_t i = 0; i < n; i++) /* a short record's lines joined, as the host path does */
         if (!is_break(p[i]))
             *d++ = p[i];
-    if (d > d0 && add_piece(w, w->text_end, d0, (size_t)(d - d0)) != 0)
+    if (d > d0 && add_piece(w, w->text_end, d0, (size_t)(d - d0), NULL, 0) != 0)
         return CLM_E_NOMEM;
     w->used += (size_t)(d - d0);
     w->text_end += (uint64_t)(d - d0);
@@ -218,6 +223,27 @@ static size_t skip_text(const unsigned char *p, size_t n, size_t from, uint64_t 
             *need -= !is_break(p[from]);
     }
     return from;
+}
+
+/* The cursor to the last checkpoint of its piece at or before text offset t, if it is ahead. */
+static void jump_to_checkpoint(fdev_window *w, uint64_t t)
+{
+    const fdev_piece *pc = &w->v[w->ci];
+    if (!pc->n_cp || pc->cp[0].text > t)
+        return;
+    size_t lo = 0, hi = pc->n_cp; /* cp[lo].text <= t */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pc->cp[mid].text <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    size_t raw = (size_t)(pc->cp[lo].at - pc->p);
+    if (raw > w->craw) {
+        w->craw = raw;
+        w->ctext = pc->cp[lo].text;
+    }
 }
 
 /* The last piece that begins at or before text offset t. */
@@ -246,6 +272,7 @@ const unsigned char *fdev_text(fdev_window *w, uint64_t start, uint64_t end)
         w->ctext = w->v[i].text;
     }
     while (w->ctext < start) { /* the cursor to start */
+        jump_to_checkpoint(w, start);
         uint64_t need = start - w->ctext;
         w->craw = skip_text(w->v[w->ci].p, w->v[w->ci].n, w->craw, &need);
         w->ctext = start - need;
@@ -291,5 +318,5 @@ int fdev_keep(fdev_window *w, uint64_t from)
     w->keep_cur = next;
     w->ctext = from + at;
     /* at > 0 only if the pieces held less than they should: then lookups fail (NULL) */
-    return want > at ? add_piece(w, from + at, dst + at, want - at) : 0;
+    return want > at ? add_piece(w, from + at, dst + at, want - at, NULL, 0) : 0;
 }

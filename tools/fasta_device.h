@@ -44,10 +44,19 @@ int fasta_split_feed(fasta_split *s, const void *data, size_t n, const fasta_cal
 int fasta_split_finish(fasta_split *s, const fasta_callbacks *cb, void *ctx);
 void fasta_split_free(fasta_split *s);
 
+/* A place in a piece whose text offset is known: lookups start at the last one before them
+ * instead of counting the piece's line breaks from its start. */
+typedef struct {
+    uint64_t text;
+    const unsigned char *at;
+} fdev_checkpoint;
+
 typedef struct {
     uint64_t text;          /* text offset of its first byte */
     const unsigned char *p; /* its raw bytes */
     size_t n;
+    const fdev_checkpoint *cp; /* in increasing order, inside [p, p + n) (or none) */
+    size_t n_cp;
 } fdev_piece;
 
 typedef struct {
@@ -81,6 +90,9 @@ void fdev_reset(fdev_window *w);
  * (the stream's text offset is not the one counted: an internal error), or write's status. */
 int fdev_put(fdev_window *w, const unsigned char *p, size_t n, fdev_write_fn write,
              void *ctx);
+/* fdev_put with checkpoints of p (valid as long as p; unused for a piece that is copied). */
+int fdev_put_span(fdev_window *w, const unsigned char *p, size_t n, const fdev_checkpoint *cp,
+                  size_t n_cp, fdev_write_fn write, void *ctx);
 /* Write the batch. Statuses as fdev_put. */
 int fdev_flush(fdev_window *w, fdev_write_fn write, void *ctx);
 /* The text [start, end) (line breaks dropped), which the pieces must hold; NULL when they do

@@ -95,6 +95,24 @@ static int plain_read(gz_input *g, unsigned char *buf, size_t want, size_t *got,
     return 0;
 }
 
+int gz_plain_fd(const gz_input *g, int *fd)
+{
+    *fd = g->fd;
+    return g->gzip ? -1 : 0;
+}
+
+int gz_plain_take(gz_input *g, unsigned char *buf, size_t cap, size_t *got)
+{
+    *got = 0;
+    if (g->gzip)
+        return -1;
+    size_t n = g->in_len - g->in_pos < cap ? g->in_len - g->in_pos : cap;
+    memcpy(buf, g->in + g->in_pos, n);
+    g->in_pos += n;
+    *got = n;
+    return 0;
+}
+
 /* The offset of the next compressed byte not yet inflated. */
 static uint64_t in_offset(const gz_input *g)
 {

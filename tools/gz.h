@@ -19,6 +19,13 @@ int gz_open(int fd, gz_input **out);
  * only at the end of the input (*eof set). Returns 0, or -1 with gz_error() saying why; then
  * *got bytes, what came before the error, are valid all the same. */
 int gz_read(gz_input *g, unsigned char *buf, size_t want, size_t *got, int *eof);
+/* Plain input: 0 with its fd in *fd; -1 for gzip. */
+int gz_plain_fd(const gz_input *g, int *fd);
+/* Plain input read by the caller from here on (readahead.c's parallel reads): the bytes
+ * gz_open took from fd (at most 2) are copied to buf (cap bytes at least 2), and the rest of
+ * the input follows at fd's current offset. gz_read must not be called afterwards. 0, or -1
+ * for gzip input (nothing copied). */
+int gz_plain_take(gz_input *g, unsigned char *buf, size_t cap, size_t *got);
 /* Why gz_read failed (an errno text, or what is wrong with the gzip data). */
 const char *gz_error(const gz_input *g);
 void gz_close(gz_input *g);

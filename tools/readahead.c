@@ -1,9 +1,18 @@
-/* A regular file's blocks read one ahead on a thread of its own: see readahead.h. */
+/* A regular file's blocks read one ahead: see readahead.h. */
+#if !defined(_XOPEN_SOURCE) && !defined(_GNU_SOURCE)
+#define _XOPEN_SOURCE 700 /* pread */
+#endif
 #include "readahead.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PIECE_ALIGN 4096u
 
 struct readahead {
     gz_input *gz;
@@ -18,12 +27,138 @@ struct readahead {
     int cur;                /* the block handed to the caller (or to be handed next) */
     int handed;             /* buf[cur] is the caller's */
     int stop;
+    /* Plain input read in pieces (pieces > 0): workers 1 .. pieces - 1 of their own, piece 0
+     * on the thread above. */
+    unsigned pieces;
+    readahead_piece_fn hook;
+    void *ctx;
+    int fd;
+    pthread_t worker[READAHEAD_MAX_PIECES];
+    struct piece_worker {
+        readahead *ra;
+        unsigned piece;
+    } wa[READAHEAD_MAX_PIECES];
+    unsigned workers;        /* started: pieces 1 .. workers */
+    pthread_mutex_t plock;
+    pthread_cond_t go, fin;  /* a block to read, or quit; a piece done */
+    unsigned gen, done;
+    int quit;
+    int job_buf;             /* the block being read: its buffer, */
+    size_t job_pre;          /* its first bytes already there (gz_plain_take's), */
+    uint64_t job_off;        /* the file offset of its byte job_pre */
+    size_t pgot[READAHEAD_MAX_PIECES];
+    int perr[READAHEAD_MAX_PIECES];
+    char error[256];
 };
+
+/* Piece i of a block: [*a, *b). */
+static void piece_bounds(const readahead *ra, unsigned i, size_t *a, size_t *b)
+{
+    size_t step = (ra->block + ra->pieces - 1) / ra->pieces;
+    step = (step + PIECE_ALIGN - 1) / PIECE_ALIGN * PIECE_ALIGN;
+    *a = (size_t)i * step < ra->block ? (size_t)i * step : ra->block;
+    *b = *a + step < ra->block ? *a + step : ra->block;
+}
+
+/* Read piece i of the current job (pread until full, the end, or an error), then the hook. */
+static void read_piece(readahead *ra, unsigned i)
+{
+    size_t a, b;
+    piece_bounds(ra, i, &a, &b);
+    unsigned char *buf = ra->buf[ra->job_buf];
+    size_t at = a > ra->job_pre ? a : ra->job_pre;
+    int err = 0;
+    while (at < b) {
+        ssize_t r = pread(ra->fd, buf + at, b - at, (off_t)(ra->job_off + (at - ra->job_pre)));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            err = errno;
+        if (r <= 0)
+            break;
+        at += (size_t)r;
+    }
+    size_t got = at > a ? at - a : 0;
+    ra->pgot[i] = got;
+    ra->perr[i] = err;
+    if (ra->hook)
+        ra->hook(ra->ctx, ra->job_buf, i, buf + a, got, a);
+}
+
+static void *worker(void *arg)
+{
+    const struct piece_worker *me = arg;
+    readahead *ra = me->ra;
+    unsigned seen = 0; /* no block was asked for before the workers started */
+    pthread_mutex_lock(&ra->plock);
+    for (;;) {
+        while (ra->gen == seen && !ra->quit)
+            pthread_cond_wait(&ra->go, &ra->plock);
+        if (ra->quit)
+            break;
+        seen = ra->gen;
+        pthread_mutex_unlock(&ra->plock);
+        read_piece(ra, me->piece);
+        pthread_mutex_lock(&ra->plock);
+        ra->done++;
+        pthread_cond_signal(&ra->fin);
+    }
+    pthread_mutex_unlock(&ra->plock);
+    return NULL;
+}
+
+/* One block into buf[w] by every piece's thread: its bytes up to the first piece that came
+ * back short (the end, or an error). */
+static int read_pieces(readahead *ra, int w, size_t pre, uint64_t off, size_t *got, int *eof)
+{
+    pthread_mutex_lock(&ra->plock);
+    ra->job_buf = w;
+    ra->job_pre = pre;
+    ra->job_off = off;
+    ra->done = 0;
+    ra->gen++;
+    pthread_cond_broadcast(&ra->go);
+    pthread_mutex_unlock(&ra->plock);
+    read_piece(ra, 0);
+    for (unsigned i = ra->workers + 1; i < ra->pieces; i++) /* no thread of its own */
+        read_piece(ra, i);
+    pthread_mutex_lock(&ra->plock);
+    while (ra->done < ra->workers)
+        pthread_cond_wait(&ra->fin, &ra->plock);
+    pthread_mutex_unlock(&ra->plock);
+    int st = 0;
+    unsigned i = 0;
+    size_t a, b;
+    for (; i < ra->pieces; i++) {
+        piece_bounds(ra, i, &a, &b);
+        if (ra->perr[i] && !st) {
+            snprintf(ra->error, sizeof ra->error, "%s", strerror(ra->perr[i]));
+            st = -1;
+        }
+        if (ra->pgot[i] < b - a || ra->perr[i])
+            break;
+    }
+    *eof = i < ra->pieces || ra->block == 0;
+    *got = i < ra->pieces ? a + ra->pgot[i] : ra->block;
+    for (unsigned j = i + 1; j < ra->pieces; j++) /* the file grew meanwhile: not input */
+        if (ra->pgot[j] && ra->hook) {
+            piece_bounds(ra, j, &a, &b);
+            ra->hook(ra->ctx, w, j, ra->buf[w] + a, 0, a);
+        }
+    return st;
+}
 
 static void *reader(void *arg)
 {
     readahead *ra = arg;
     int w = 0;
+    size_t pre = 0;
+    uint64_t off = 0;
+    if (ra->pieces) { /* what gz_open read, then the file from where it stands */
+        gz_plain_take(ra->gz, ra->buf[0], ra->block, &pre);
+        off_t at = lseek(ra->fd, 0, SEEK_CUR);
+        off = at < 0 ? 0 : (uint64_t)at;
+    }
     pthread_mutex_lock(&ra->lock);
     for (;;) {
         while (ra->full[w] && !ra->stop)
@@ -32,7 +167,10 @@ static void *reader(void *arg)
             break;
         pthread_mutex_unlock(&ra->lock);
         size_t got = 0;
-        int eof = 0, st = gz_read(ra->gz, ra->buf[w], ra->block, &got, &eof);
+        int eof = 0, st = ra->pieces ? read_pieces(ra, w, pre, off, &got, &eof)
+                                     : gz_read(ra->gz, ra->buf[w], ra->block, &got, &eof);
+        off += got - pre;
+        pre = 0;
         pthread_mutex_lock(&ra->lock);
         ra->got[w] = got;
         ra->eof[w] = eof;
@@ -47,7 +185,36 @@ static void *reader(void *arg)
     return NULL;
 }
 
-int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, readahead **out)
+/* The piece workers: as many as start (the rest of the pieces are read on the reader). */
+static void start_workers(readahead *ra)
+{
+    pthread_mutex_init(&ra->plock, NULL);
+    pthread_cond_init(&ra->go, NULL);
+    pthread_cond_init(&ra->fin, NULL);
+    for (unsigned i = 1; i < ra->pieces; i++) {
+        ra->wa[i].ra = ra;
+        ra->wa[i].piece = i;
+        if (pthread_create(&ra->worker[i], NULL, worker, &ra->wa[i]) != 0)
+            break;
+        ra->workers++;
+    }
+}
+
+static void stop_workers(readahead *ra)
+{
+    pthread_mutex_lock(&ra->plock);
+    ra->quit = 1;
+    pthread_cond_broadcast(&ra->go);
+    pthread_mutex_unlock(&ra->plock);
+    for (unsigned i = 1; i <= ra->workers; i++)
+        pthread_join(ra->worker[i], NULL);
+    pthread_cond_destroy(&ra->fin);
+    pthread_cond_destroy(&ra->go);
+    pthread_mutex_destroy(&ra->plock);
+}
+
+int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const readahead_opts *opts,
+                    readahead **out)
 {
     readahead *ra = calloc(1, sizeof *ra);
     *out = NULL;
@@ -57,10 +224,21 @@ int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, readahead
     ra->buf[0] = buf[0];
     ra->buf[1] = buf[1];
     ra->block = block;
+    unsigned threads = opts ? opts->threads : 0;
+    if (threads > READAHEAD_MAX_PIECES)
+        threads = READAHEAD_MAX_PIECES;
+    if (threads > 1 && gz_plain_fd(gz, &ra->fd) == 0 && block >= 2) {
+        ra->pieces = threads;
+        ra->hook = opts->piece;
+        ra->ctx = opts->ctx;
+        start_workers(ra);
+    }
     pthread_mutex_init(&ra->lock, NULL);
     pthread_cond_init(&ra->changed, NULL);
     int err = pthread_create(&ra->thread, NULL, reader, ra);
     if (err) {
+        if (ra->pieces)
+            stop_workers(ra);
         pthread_cond_destroy(&ra->changed);
         pthread_mutex_destroy(&ra->lock);
         free(ra);
@@ -90,6 +268,21 @@ int readahead_next(readahead *ra, unsigned char **data, size_t *got, int *eof)
     return st;
 }
 
+int readahead_buffer(const readahead *ra)
+{
+    return ra->cur;
+}
+
+unsigned readahead_pieces(const readahead *ra)
+{
+    return ra->pieces;
+}
+
+const char *readahead_error(const readahead *ra)
+{
+    return ra->pieces ? ra->error : gz_error(ra->gz);
+}
+
 void readahead_stop(readahead *ra)
 {
     if (!ra)
@@ -99,6 +292,8 @@ void readahead_stop(readahead *ra)
     pthread_cond_broadcast(&ra->changed);
     pthread_mutex_unlock(&ra->lock);
     pthread_join(ra->thread, NULL);
+    if (ra->pieces)
+        stop_workers(ra);
     pthread_cond_destroy(&ra->changed);
     pthread_mutex_destroy(&ra->lock);
     free(ra);

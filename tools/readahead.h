@@ -4,6 +4,11 @@
  * so that the read (a copy out of the page cache, or inflating) overlaps the reader's parse,
  * the stream's copy into staging and the wait for the device. Only for regular files: a
  * thread blocked on a pipe could not be stopped.
+ *
+ * Plain (not gzip) input may be read by several threads at once, each a piece of the block
+ * with pread(): one thread copies the page cache at a fraction of the memory bandwidth. A
+ * hook of the caller's then runs on each piece on the thread that read it, while its bytes
+ * are still in that core's cache (the DNA mode's index of header marks and line breaks).
  */
 #ifndef CLMATCH_READAHEAD_H
 #define CLMATCH_READAHEAD_H
@@ -12,15 +17,38 @@
 
 #include <stddef.h>
 
+#define READAHEAD_MAX_PIECES 32
+
+/* Piece `piece` of the block in buffer `buf`: p[0, n) at offset `at` of the block. Called
+ * on the reading threads, several at once, and once for every piece of every block (n 0 for
+ * a piece past the end of the input). */
+typedef void (*readahead_piece_fn)(void *ctx, int buf, unsigned piece, const unsigned char *p,
+                                   size_t n, size_t at);
+
+typedef struct {
+    unsigned threads;         /* plain input read by this many threads (at most
+                                 READAHEAD_MAX_PIECES); 0 or 1: gz_read on one thread */
+    readahead_piece_fn piece; /* or NULL */
+    void *ctx;
+} readahead_opts;
+
 typedef struct readahead readahead;
 
 /* Start reading gz in blocks of `block` bytes into buf[0] and buf[1] (the caller's, each of
  * `block` bytes). 0, or an errno value. */
-int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, readahead **out);
+int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const readahead_opts *opts,
+                    readahead **out);
 /* The next block, as gz_read gives it (its status returned, *eof), in *data until the next
  * call: the block handed before is given back to be refilled. After a failure or the end,
  * nothing more is read (the call returns the same again). */
 int readahead_next(readahead *ra, unsigned char **data, size_t *got, int *eof);
+/* The buffer (0 or 1) of the block handed last. */
+int readahead_buffer(const readahead *ra);
+/* The pieces the hook saw of every block: 0 when the input is read on one thread (gzip, or
+ * opts->threads below 2), where the hook is never called. */
+unsigned readahead_pieces(const readahead *ra);
+/* Why readahead_next failed. */
+const char *readahead_error(const readahead *ra);
 /* Stop (waits for a read under way) and free. NULL is ignored. */
 void readahead_stop(readahead *ra);
 

@@ -1,0 +1,235 @@
+/* FASTA on the device, a block at a time: see fasta_blocks.h. */
+#include "fasta_blocks.h"
+
+#include "clmatch.h"
+#include "cli_common.h"
+#include "dna_patterns.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The part of a separator a short header line leaves to a write of its own. */
+static const char separator[] = "#################";
+_Static_assert(sizeof separator > CLM_MAX_ERRORS + 1, "a separator of k + 1 bytes");
+
+/* ---- the index: the reading threads ---------------------------------------------------- */
+
+void fblk_index_piece(void *ctx, int buf, unsigned piece, const unsigned char *p, size_t n,
+                      size_t at)
+{
+    fblk_piece *pc = &((fblk_index *)ctx)->piece[buf][piece];
+    const size_t segs = (n + FBLK_SEGMENT - 1) / FBLK_SEGMENT;
+    uint64_t breaks = 0;
+    pc->n = 0;
+    pc->bytes = n;
+    pc->at = at;
+    pc->nomem = 0;
+    if (dna_grow((void **)&pc->seg, &pc->seg_cap, segs + 1, sizeof *pc->seg) != 0) {
+        pc->nomem = 1;
+        return;
+    }
+    for (size_t j = 0; j < segs; j++) {
+        size_t i = j * FBLK_SEGMENT, end = i + FBLK_SEGMENT < n ? i + FBLK_SEGMENT : n;
+        const unsigned char *q;
+        pc->seg[j] = (uint32_t)breaks;
+        while ((q = memchr(p + i, '>', end - i)) != NULL) {
+            size_t o = (size_t)(q - p);
+            breaks += count_either(p + i, o - i, '\n', '\r');
+            if (dna_grow((void **)&pc->v, &pc->cap, pc->n + 1, sizeof *pc->v) != 0) {
+                pc->nomem = 1;
+                return;
+            }
+            pc->v[pc->n].at = (uint32_t)(at + o);
+            pc->v[pc->n].breaks = (uint32_t)breaks;
+            pc->n++;
+            i = o + 1;
+        }
+        breaks += count_either(p + i, end - i, '\n', '\r');
+    }
+    pc->breaks = breaks;
+}
+
+void fblk_index_free(fblk_index *ix)
+{
+    for (int b = 0; b < 2; b++)
+        for (unsigned i = 0; i < READAHEAD_MAX_PIECES; i++)
+            free(ix->piece[b][i].v), free(ix->piece[b][i].seg);
+    memset(ix, 0, sizeof *ix);
+}
+
+/* ---- the split: the caller's thread ----------------------------------------------------- */
+
+void fblk_init(fblk_split *s, unsigned sep)
+{
+    memset(s, 0, sizeof *s);
+    s->sep = sep;
+    s->at_line_start = 1;
+}
+
+void fblk_free(fblk_split *s)
+{
+    fasta_header_free(&s->hdr);
+    free(s->cp);
+}
+
+/* The checkpoints of the block's segments that start in [pos, end) of piece pc: raw offset
+ * c has text offset t0 + c + extra - (the line breaks before it, those the headers added
+ * included). The ones inside a header line (before *pos) are left out. */
+static int add_checkpoints(fblk_split *s, const unsigned char *p, const fblk_piece *pc,
+                           size_t pos, size_t end, uint64_t t0, uint64_t base, int64_t more,
+                           uint64_t extra)
+{
+    size_t j = pos > pc->at ? (pos - pc->at + FBLK_SEGMENT - 1) / FBLK_SEGMENT : 0;
+    for (;; j++) {
+        size_t c = pc->at + j * FBLK_SEGMENT;
+        if (c >= end || c >= pc->at + pc->bytes)
+            return CLM_OK;
+        if (s->n_cp == s->cp_cap) /* cannot be: fblk_feed made room for every segment */
+            return CLM_E_INVALID;
+        s->cp[s->n_cp].text = t0 + c + extra - (base + pc->seg[j] + (uint64_t)more);
+        s->cp[s->n_cp].at = p + c;
+        s->n_cp++;
+    }
+}
+
+/* Header line bytes p[a, b) (skip: its '>' is p[a]): kept as the header's text, then
+ * overwritten, the separator first, line breaks after it. Returns how many more line breaks
+ * the block has now; *st a status. */
+static int64_t take_header(fblk_split *s, unsigned char *p, size_t a, size_t b, size_t skip,
+                           int *st)
+{
+    if (!s->hdr.truncated && fasta_header_append(&s->hdr, p + a + skip, b - a - skip) != FASTA_OK)
+        *st = CLM_E_NOMEM;
+    int64_t more = 0;
+    for (size_t j = a; j < b; j++) {
+        unsigned char c = s->hdr_raw + (j - a) < s->sep ? '#' : '\n';
+        more += (c == '\n') - (p[j] == '\r'); /* a '\n' ends the line: never in [a, b) */
+        p[j] = c;
+    }
+    s->hdr_raw += b - a;
+    return more;
+}
+
+/* The header is complete, its separator in the stream: its record starts. */
+static int start_record(fblk_split *s, const fblk_callbacks *cb, void *ctx)
+{
+    size_t len = s->hdr.len;
+    while (len > 0 && s->hdr.text[len - 1] == '\r')
+        len--;
+    s->in_header = 0;
+    s->in_record = 1;
+    return cb->record_start(ctx, s->hdr.text ? s->hdr.text : "", len, s->hdr_text + s->sep)
+               ? CLM_STOPPED
+               : CLM_OK;
+}
+
+/* The separator bytes a header of hdr_raw bytes lacks. */
+static size_t separator_missing(const fblk_split *s)
+{
+    return s->hdr_raw < s->sep ? (size_t)(s->sep - s->hdr_raw) : 0;
+}
+
+/* The header line from p[a] (its '>' when skip is 1) to its '\n' or the block's end n.
+ * Returns where parsing goes on; *x: the bytes up to it handed to the stream where the
+ * header's separator needed a write of its own. */
+static size_t header_line(fblk_split *s, unsigned char *p, size_t n, size_t a, size_t skip,
+                          int64_t *more, size_t *x, uint64_t *extra, fdev_window *w,
+                          fdev_write_fn write, void *wctx, const fblk_callbacks *cb, void *ctx,
+                          int *st)
+{
+    const unsigned char *nl = memchr(p + a, '\n', n - a);
+    size_t b = nl ? (size_t)(nl - p) : n;
+    *more += take_header(s, p, a, b, skip, st);
+    if (!nl || *st != CLM_OK)
+        return n;
+    size_t missing = separator_missing(s);
+    if (missing) {
+        if ((*st = fdev_put_span(w, p + *x, b - *x, s->cp + s->cp_used, s->n_cp - s->cp_used,
+                                 write, wctx)) == CLM_OK)
+            *st = fdev_put(w, (const unsigned char *)separator, missing, write, wctx);
+        *x = b;
+        *extra += missing;
+        s->cp_used = s->n_cp;
+    }
+    if (*st == CLM_OK)
+        *st = start_record(s, cb, ctx);
+    return b + 1;
+}
+
+int fblk_feed(fblk_split *s, unsigned char *p, size_t n, size_t from, const fblk_index *ix,
+              int buf, unsigned pieces, fdev_window *w, fdev_write_fn write, void *wctx,
+              const fblk_callbacks *cb, void *ctx)
+{
+    const uint64_t t0 = w->text_end; /* at p[0]: the bytes before `from` are line breaks */
+    int64_t more = 0;    /* line breaks the overwritten headers added */
+    uint64_t base = 0;   /* line breaks of the pieces before the current one */
+    uint64_t extra = 0;  /* separator bytes written on their own */
+    size_t x = from;     /* p[from, x) is in the stream */
+    size_t pos = from;   /* p[0, pos) is parsed */
+    size_t indexed = 0;
+    int st = CLM_OK;
+    /* Room for every checkpoint now: the window's pieces point into cp */
+    s->n_cp = s->cp_used = 0;
+    if (dna_grow((void **)&s->cp, &s->cp_cap, n / FBLK_SEGMENT + pieces + 1, sizeof *s->cp) != 0)
+        return CLM_E_NOMEM;
+    if (s->in_header)
+        pos = header_line(s, p, n, 0, 0, &more, &x, &extra, w, write, wctx, cb, ctx, &st);
+    for (unsigned i = 0; i < pieces && st == CLM_OK; i++) {
+        const fblk_piece *pc = &ix->piece[buf][i];
+        if (pc->nomem)
+            return CLM_E_NOMEM;
+        for (size_t j = 0; j < pc->n && st == CLM_OK; j++) {
+            size_t o = pc->v[j].at;
+            if (o < pos || !(o == 0 ? s->at_line_start : p[o - 1] == '\n'))
+                continue; /* in a header, or not at a line's start: sequence */
+            if ((st = add_checkpoints(s, p, pc, pos, o, t0, base, more, extra)) != CLM_OK)
+                break;
+            uint64_t text = t0 + o + extra - (base + pc->v[j].breaks + (uint64_t)more);
+            if (s->in_record) {
+                s->in_record = 0;
+                if (cb->record_end(ctx, text))
+                    return CLM_STOPPED;
+            }
+            s->in_header = 1;
+            s->hdr.len = 0;
+            s->hdr.truncated = 0;
+            s->hdr_raw = 0;
+            s->hdr_text = text;
+            pos = header_line(s, p, n, o, 1, &more, &x, &extra, w, write, wctx, cb, ctx, &st);
+        }
+        if (st == CLM_OK)
+            st = add_checkpoints(s, p, pc, pos, n, t0, base, more, extra);
+        base += pc->breaks;
+        indexed += pc->bytes;
+    }
+    if (st == CLM_OK && n > x)
+        st = fdev_put_span(w, p + x, n - x, s->cp + s->cp_used, s->n_cp - s->cp_used, write,
+                           wctx);
+    if (st != CLM_OK)
+        return st;
+    if (n)
+        s->at_line_start = p[n - 1] == '\n';
+    /* Every byte indexed, and the stream's text what the index says it is */
+    return indexed == n && w->text_end == t0 + n + extra - (base + (uint64_t)more)
+               ? CLM_OK
+               : CLM_E_INVALID;
+}
+
+int fblk_finish(fblk_split *s, fdev_window *w, fdev_write_fn write, void *wctx,
+                const fblk_callbacks *cb, void *ctx)
+{
+    int st = CLM_OK;
+    if (s->in_header) { /* the last line, with no '\n' */
+        size_t missing = separator_missing(s);
+        if (missing)
+            st = fdev_put(w, (const unsigned char *)separator, missing, write, wctx);
+        if (st == CLM_OK)
+            st = start_record(s, cb, ctx);
+    }
+    if (st == CLM_OK && s->in_record) {
+        s->in_record = 0;
+        if (cb->record_end(ctx, w->text_end))
+            st = CLM_STOPPED;
+    }
+    return st;
+}
