@@ -42,8 +42,8 @@ static const struct clm_env_row {
     [CLM_ENV_SLAB_BYTES] = {"CLMATCH_SLAB_BYTES",
                             "the slab of new scratches whose options leave it 0 (tests use "
                             "small slabs)",
-                            "bytes; more than `CLM_MAX_SLAB_BYTES` makes `clm_scratch_alloc` "
-                            "fail with `CLM_E_INVALID`; not a number: ignored",
+                            "bytes, or with K, M or G; more than `CLM_MAX_SLAB_BYTES`, or not a "
+                            "size, makes `clm_scratch_alloc` fail with `CLM_E_INVALID`",
                             "[tuning.md](tuning.md)"},
     [CLM_ENV_DATA_PATH] = {"CLMATCH_DATA_PATH",
                            "the data path of new scratches whose options leave it "

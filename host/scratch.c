@@ -2,6 +2,8 @@
  * clm_scratch_alloc/free/get_info/get_stats, the lanes a scratch scans with (one per device;
  * one today), and the guard that lets one call at a time use a scratch (CLM_E_BUSY; a freed
  * database is never read). */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +16,25 @@
 
 /* ---- the memory plan -------------------------------------------------------------------- */
 
-static size_t env_size(enum clm_env_var var)
+/* A size from the environment (bytes, or K, M or G of them) into *out; 0 when unset. */
+static int env_size(enum clm_env_var var, size_t *out)
 {
     const char *v = clm_env(var);
+    *out = 0;
     if (!v || !*v)
-        return 0;
+        return CLM_OK;
     char *end;
+    errno = 0;
     unsigned long long x = strtoull(v, &end, 10);
-    return *end ? 0 : (size_t)x;
+    const int digits = end != v;
+    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift)
+        end++;
+    if (!digits || *end || errno || *v == '-' || x > (SIZE_MAX >> shift))
+        return clm_fail(CLM_E_INVALID, "%s=%s is not a size (bytes, or K, M or G of them)",
+                        clm_env_name(var), v);
+    *out = (size_t)x << shift;
+    return CLM_OK;
 }
 
 /* Threads per slab read or copy: CLMATCH_IO_THREADS, else clm_io_threads(). */
@@ -187,8 +200,8 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         rc = choose_io_threads(&threads, threads_why, sizeof threads_why);
     if (rc)
         return rc;
-    if (!o.slab_bytes)
-        o.slab_bytes = env_size(CLM_ENV_SLAB_BYTES);
+    if (!o.slab_bytes && (rc = env_size(CLM_ENV_SLAB_BYTES, &o.slab_bytes)) != CLM_OK)
+        return rc;
     if (!o.slab_bytes)
         o.slab_bytes = (size_t)dev->tune.value[CLM_KNOB_SLAB]; /* the tuning's slab */
     if (o.slab_bytes > CLM_MAX_SLAB_BYTES)

@@ -184,11 +184,42 @@ static int child_slab_env(const char *arg)
     return 0;
 }
 
+/* A CLMATCH_SLAB_BYTES that is not a size makes clm_scratch_alloc fail, naming it. */
+static int child_slab_env_bad(const char *arg)
+{
+    size_t m = 9;
+    unsigned char *p = t_pattern(4, m);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    (void)arg;
+    if (EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)
+        && EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) {
+        EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_E_INVALID);
+        EXPECT(strstr(clm_last_error(), "CLMATCH_SLAB_BYTES") != NULL);
+        EXPECT(s == NULL);
+    }
+    clm_scratch_free(s);
+    clm_database_free(db);
+    clm_device_close(t_dev);
+    free(p);
+    return 0;
+}
+
 static void test_slab_env(const void *arg)
 {
     static const char *const env[] = {"CLMATCH_SLAB_BYTES=4096", NULL};
+    static const char *const env_k[] = {"CLMATCH_SLAB_BYTES=4K", NULL};
+    static const char *const bad[][2] = {{"CLMATCH_SLAB_BYTES=32Q", NULL},
+                                         {"CLMATCH_SLAB_BYTES=M", NULL},
+                                         {"CLMATCH_SLAB_BYTES=-4096", NULL}};
     (void)arg;
     if (t_run_child("slab_env", NULL, env) != 0) T_FAIL("CLMATCH_SLAB_BYTES child failed");
+    if (t_run_child("slab_env", NULL, env_k) != 0) T_FAIL("CLMATCH_SLAB_BYTES=4K child failed");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (t_run_child("slab_env_bad", NULL, bad[i]) != 0)
+            T_FAIL("%s: child failed", bad[i][0]);
 }
 
 void register_device_tests(void)
@@ -199,4 +230,5 @@ void register_device_tests(void)
     t_register("device.slab_env", test_slab_env, NULL, 1);
     t_register_child("env_device", child_env_device);
     t_register_child("slab_env", child_slab_env);
+    t_register_child("slab_env_bad", child_slab_env_bad);
 }
