@@ -263,6 +263,12 @@ EOF
         CLMATCH_HOST_THREADS=2 both_paths "short headers, -k 3, --block-size=$bs" \
             "$T/short.fa" --block-size=$bs -k 3 -e GATTACA
     done
+    # Line breaks before the first header, the last a CR: the '>' still starts a line.
+    printf '\r\n\r>r1\nGATTACA\n>r2\nTTGATTACA\n' >"$T/cr-first.fa"
+    for bs in 1 2 3 64; do
+        both_paths "a CR before the first header, --block-size=$bs" "$T/cr-first.fa" \
+            --block-size=$bs -e GATTACA
+    done
     # Other inputs keep the host path, one file after another.
     printf '@q1\nGATTACA\n+\nIIIIIII\n' >"$T/q.fq"
     "$CLM" --dna --line-breaks=host -e GATTACA "$E" "$T/q.fq" "$T/raw.txt" "$E" >"$T/exp" 2>&1

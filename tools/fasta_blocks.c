@@ -180,7 +180,7 @@ int fblk_feed(fblk_split *s, unsigned char *p, size_t n, size_t from, const fblk
             return CLM_E_NOMEM;
         for (size_t j = 0; j < pc->n && st == CLM_OK; j++) {
             size_t o = pc->v[j].at;
-            if (o < pos || !(o == 0 ? s->at_line_start : p[o - 1] == '\n'))
+            if (o < pos || !(o == from ? s->at_line_start : p[o - 1] == '\n'))
                 continue; /* in a header, or not at a line's start: sequence */
             if ((st = add_checkpoints(s, p, pc, pos, o, t0, base, more, extra)) != CLM_OK)
                 break;

@@ -71,7 +71,8 @@ typedef struct {
 void fblk_init(fblk_split *s, unsigned sep);
 void fblk_free(fblk_split *s);
 /* The block p[0, n) (modified: its headers), indexed in `pieces` pieces of ix->piece[buf],
- * from byte `from` on (the bytes before it are line breaks) into the window's stream, and
+ * from byte `from` on (the bytes before it are line breaks, skipped: p[from] starts a line
+ * when the last block ended one, as at the input's start) into the window's stream, and
  * its records to cb. Every byte put before is written (fdev_flush). A CLM_* status of the
  * window (CLM_E_INVALID: the stream counted other text than the index: an internal error),
  * CLM_E_NOMEM, or CLM_STOPPED when a callback returned non-zero. */
