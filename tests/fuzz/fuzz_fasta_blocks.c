@@ -14,20 +14,12 @@
  */
 #include "fasta_blocks.h"
 #include "fuzz_trace.h"
+#include "fuzz_window.h"
 
 #include "clmatch.h"
 
-static int is_break(unsigned char c)
-{
-    return c == '\n' || c == '\r';
-}
-
 typedef struct {
-    fdev_window w;
-    unsigned char *text; /* the fake stream's text: every byte written but line breaks */
-    size_t len, cap;
-    uint64_t kept;       /* the last fdev_keep's `from` */
-    uint64_t rng;
+    fake_stream f;
     uint64_t *start, *end; /* the records' text offsets */
     char **header;
     size_t *header_len;
@@ -35,32 +27,6 @@ typedef struct {
     int open;            /* the last record has not ended */
     trace t;             /* the records, logged at the end */
 } block_run;
-
-static uint64_t next(block_run *d)
-{
-    d->rng = d->rng * 6364136223846793005ull + 1442695040888963407ull;
-    return d->rng >> 33;
-}
-
-static int fake_write(void *ctx, const unsigned char *p, size_t n, uint64_t *text)
-{
-    block_run *d = ctx;
-    if (d->len + n > d->cap) {
-        size_t cap = d->cap ? d->cap : 256;
-        while (cap < d->len + n)
-            cap *= 2;
-        unsigned char *q = realloc(d->text, cap);
-        if (!q)
-            abort();
-        d->text = q;
-        d->cap = cap;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (!is_break(p[i]))
-            d->text[d->len++] = p[i];
-    *text = d->len;
-    return CLM_OK;
-}
 
 static int rec_start(void *ctx, const char *header, size_t len, uint64_t text)
 {
@@ -107,39 +73,19 @@ static int host_start(void *ctx, const char *header, size_t len, uint64_t line)
 
 static const fasta_callbacks host_callbacks = {host_start, on_sequence, on_end};
 
-/* As dna.c's push_window: lookups against the stream's text, then fdev_keep. */
-static void block_end(block_run *d, unsigned hold)
-{
-    if (fdev_flush(&d->w, fake_write, d) != CLM_OK || d->w.text_end != d->len)
-        abort();
-    uint64_t s = d->kept;
-    while (s < d->len) {
-        uint64_t e = s + 1 + next(d) % 40;
-        if (e > d->len)
-            e = d->len;
-        const unsigned char *got = fdev_text(&d->w, s, e);
-        if (!got || memcmp(got, d->text + s, (size_t)(e - s)) != 0)
-            abort(); /* the window's text is not the stream's */
-        s += next(d) % 3000;
-    }
-    d->kept = d->len > hold ? d->len - hold : 0;
-    if (fdev_keep(&d->w, d->kept) != 0)
-        abort();
-}
-
 /* The records as the reader logs them: header, its text, end; the separators checked. */
 static void log_records(block_run *d, unsigned sep)
 {
     for (size_t i = 0; i < d->n; i++) {
         on_start(&d->t, d->header[i], d->header_len[i], 1);
         if (d->end[i] > d->start[i])
-            on_sequence(&d->t, d->text + d->start[i], (size_t)(d->end[i] - d->start[i]));
+            on_sequence(&d->t, d->f.text + d->start[i], (size_t)(d->end[i] - d->start[i]));
         on_end(&d->t);
         uint64_t gap_from = i ? d->end[i - 1] : 0, gap_to = d->start[i];
         if (i && gap_to - gap_from < sep)
             abort(); /* fewer than k + 1 separator bytes between two records */
         for (uint64_t j = gap_from; j < gap_to; j++)
-            if (d->text[j] != '#')
+            if (d->f.text[j] != '#')
                 abort();
         free(d->header[i]);
     }
@@ -157,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cut == 1 && size > 600)
         size = 600; /* a block a byte: every byte a block's end, enough of them */
     size_t first = 0;
-    while (first < size && is_break(data[first]))
+    while (first < size && fake_is_break(data[first]))
         first++;
     if (first == size || data[first] != '>')
         return 0; /* not what the device path takes */
@@ -165,12 +111,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     trace host = {0};
     block_run d;
     memset(&d, 0, sizeof d);
-    d.rng = size;
+    d.f.rng = size;
     fasta_reader r;
     fblk_split s;
     fasta_init(&r, FASTA_DETECT, INPUT_NAME);
     fblk_init(&s, sep);
-    fdev_init(&d.w);
+    fdev_init(&d.f.w);
     unsigned char *bufs[2] = {malloc(cut), malloc(cut)};
     if (!bufs[0] || !bufs[1])
         abort();
@@ -184,34 +130,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(bufs[b], data + at, n);
         size_t a = 0; /* pieces at random places, some empty */
         for (unsigned i = 0; i < pieces; i++) {
-            size_t e = i + 1 == pieces ? n : a + next(&d) % (n - a + 1);
+            size_t e = i + 1 == pieces ? n : a + fake_next(&d.f) % (n - a + 1);
             fblk_index_piece(&ix, b, i, bufs[b] + a, e - a, a);
             a = e;
         }
         size_t from = at < first ? first - at : 0;
         if (st == CLM_OK)
-            st = fblk_feed(&s, bufs[b], n, from, &ix, b, pieces, &d.w, fake_write, &d,
+            st = fblk_feed(&s, bufs[b], n, from, &ix, b, pieces, &d.f.w, fake_write, &d.f,
                            &block_callbacks, &d);
         if (st != CLM_OK)
             abort(); /* the index and the stream disagree, or out of memory */
-        block_end(&d, 32);
+        fake_block_end(&d.f, 32);
     }
     if (st_host == FASTA_OK)
         st_host = fasta_finish(&r, &host_callbacks, &host);
-    if (fblk_finish(&s, &d.w, fake_write, &d, &block_callbacks, &d) != CLM_OK)
+    if (fblk_finish(&s, &d.f.w, fake_write, &d.f, &block_callbacks, &d) != CLM_OK)
         abort();
-    block_end(&d, 32);
+    fake_block_end(&d.f, 32);
     log_records(&d, sep);
     if (st_host == FASTA_OK && !same_trace(&host, &d.t))
         abort(); /* the block path's records are not the host path's */
     fasta_free(&r);
     fblk_free(&s);
-    fdev_free(&d.w);
+    fake_free(&d.f);
     free(bufs[0]);
     free(bufs[1]);
     free(host.log);
     free(d.t.log);
-    free(d.text);
     free(d.start);
     free(d.end);
     free(d.header);

@@ -12,47 +12,18 @@
  */
 #include "fasta_device.h"
 #include "fuzz_trace.h"
+#include "fuzz_window.h"
 
 #include "clmatch.h"
 
-static int is_break(unsigned char c)
-{
-    return c == '\n' || c == '\r';
-}
-
 typedef struct {
     trace t;
-    fdev_window w;
-    unsigned char *text; /* the fake stream's text: every byte written but line breaks */
-    size_t len, cap;
-    uint64_t kept;       /* the last fdev_keep's `from`: lookups start there or later */
-    uint64_t rng;
+    fake_stream f;
 } device_run;
-
-/* The stream, as the library counts it. */
-static int fake_write(void *ctx, const unsigned char *p, size_t n, uint64_t *text)
-{
-    device_run *d = ctx;
-    if (d->len + n > d->cap) {
-        size_t cap = d->cap ? d->cap : 256;
-        while (cap < d->len + n)
-            cap *= 2;
-        unsigned char *q = realloc(d->text, cap);
-        if (!q)
-            abort();
-        d->text = q;
-        d->cap = cap;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (!is_break(p[i]))
-            d->text[d->len++] = p[i];
-    *text = d->len;
-    return CLM_OK;
-}
 
 static void put_bytes(device_run *d, const unsigned char *p, size_t n)
 {
-    if (fdev_put(&d->w, p, n, fake_write, d) != CLM_OK)
+    if (fdev_put(&d->f.w, p, n, fake_write, &d->f) != CLM_OK)
         abort();
 }
 
@@ -74,7 +45,7 @@ static int dev_sequence(void *ctx, const unsigned char *seq, size_t n)
         abort();
     put_bytes(d, seq, n);
     for (size_t i = 0; i < n; i++)
-        if (!is_break(seq[i]))
+        if (!fake_is_break(seq[i]))
             buf[k++] = seq[i];
     if (k)
         on_sequence(&d->t, buf, k);
@@ -98,33 +69,6 @@ static int host_start(void *ctx, const char *header, size_t len, uint64_t line)
 
 static const fasta_callbacks host_callbacks = {host_start, on_sequence, on_end};
 
-static uint64_t next(device_run *d)
-{
-    d->rng = d->rng * 6364136223846793005ull + 1442695040888963407ull;
-    return d->rng >> 33;
-}
-
-/* A block's end, as dna.c's push_window: everything written, lookups in increasing order of
- * start checked against the stream's text, then all but the last `hold` text bytes let go. */
-static void block_end(device_run *d, unsigned hold)
-{
-    if (fdev_flush(&d->w, fake_write, d) != CLM_OK || d->w.text_end != d->len)
-        abort();
-    uint64_t s = d->kept;
-    while (s < d->len) {
-        uint64_t e = s + 1 + next(d) % 40;
-        if (e > d->len)
-            e = d->len;
-        const unsigned char *got = fdev_text(&d->w, s, e);
-        if (!got || memcmp(got, d->text + s, (size_t)(e - s)) != 0)
-            abort(); /* the window's text is not the stream's */
-        s += next(d) % 3000;
-    }
-    d->kept = d->len > hold ? d->len - hold : 0;
-    if (fdev_keep(&d->w, d->kept) != 0)
-        abort();
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -134,19 +78,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data++;
     size--;
     size_t first = 0;
-    while (first < size && is_break(data[first]))
+    while (first < size && fake_is_break(data[first]))
         first++;
     if (first == size || data[first] != '>')
         return 0; /* not what the device path takes */
     trace host = {0};
     device_run d;
     memset(&d, 0, sizeof d);
-    d.rng = size;
+    d.f.rng = size;
     fasta_reader r;
     fasta_split s;
     fasta_init(&r, FASTA_DETECT, INPUT_NAME);
     fasta_split_init(&s);
-    fdev_init(&d.w);
+    fdev_init(&d.f.w);
     int st_host = FASTA_OK, st_dev = FASTA_OK;
     for (size_t at = 0; at < size;) {
         size_t n = size - at < cut ? size - at : cut;
@@ -156,21 +100,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t from = at < first ? (first - at < n ? first - at : n) : 0;
         if (st_dev == FASTA_OK)
             st_dev = fasta_split_feed(&s, data + at + from, n - from, &dev_callbacks, &d);
-        block_end(&d, hold);
+        fake_block_end(&d.f, hold);
         at += n;
     }
     if (st_host == FASTA_OK)
         st_host = fasta_finish(&r, &host_callbacks, &host);
     if (st_dev == FASTA_OK)
         st_dev = fasta_split_finish(&s, &dev_callbacks, &d);
-    block_end(&d, hold);
+    fake_block_end(&d.f, hold);
     if (st_host != st_dev || !same_trace(&host, &d.t))
         abort(); /* the device path's records are not the host path's */
     fasta_free(&r);
     fasta_split_free(&s);
-    fdev_free(&d.w);
+    fake_free(&d.f);
     free(host.log);
     free(d.t.log);
-    free(d.text);
     return 0;
 }
