@@ -74,7 +74,7 @@ CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/dna_args.c \
             tools/casoff_genome.c tools/casoff_device.c tools/casoff_rows.c tools/patterns.c \
             tools/list_devices.c \
             tools/grep_args.c tools/output.c tools/batch.c \
-            tools/walk.c tools/grep_stats.c tools/progress.c tools/grep_db.c tools/grep_match.c \
+            tools/walk.c tools/line_index.c tools/grep_stats.c tools/progress.c tools/grep_db.c tools/grep_match.c \
             tools/cli_devices.c tools/like.c tools/line_records.c tools/fastq.c tools/reads.c tools/gz.c \
             tools/readahead.c tools/dna_host.c tools/dna_run.c
 # zlib (gzip input of the DNA mode, tools/gz.c) is the CLI's alone: the library has no zlib.

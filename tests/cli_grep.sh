@@ -303,6 +303,18 @@ else
     pass "a progress line on a terminal (skipped: no script(1))"
 fi
 
+# Line numbers across more than 16 MiB without a match: the file's newlines are counted ahead
+# by blocks on several threads (tools/line_index.c), on the default path and on the device's.
+awk 'BEGIN { for (i = 0; i < 450000; i++) printf "line %d of filler text, no hit here\n", i }' \
+    >"$W/filler"
+{ printf 'the first\n'; cat "$W/filler"; printf 'a kernel mid\r\n'; cat "$W/filler" "$W/filler"
+  printf 'the end, no final newline'; } >"$W/big"
+vs_grep "-n over 16 MiB gaps" -n -f "$P" big
+vs_grep "-n -b over 16 MiB gaps" -n -b -e kernel -e end big
+CLMATCH_HOST_THREADS=3 vs_grep "-n over 16 MiB gaps, 3 threads" -n -e the big
+CLMATCH_HOST_MAX=0 vs_grep "-n over 16 MiB gaps, the device" -n -f "$P" big
+rm -f "$W/filler" "$W/big"
+
 # ---- documentation -----------------------------------------------------------------------
 "$CLM" --help >"$T/help" 2>&1
 missing=""

@@ -478,6 +478,7 @@ static void search_file(run_state *r, const char *path, int show_name)
         r->cfg.mode = mode;
         if (how == PATH_BINARY && rc == 0 && (c.selected > 0 || c.empty_hit))
             errmsg("%s: binary file matches", name); /* as grep 3.5 and later */
+        scan_ctx_done(&c);
     }
     if (!is_stdin && close(fd) != 0)
         file_error(r, name, strerror(errno));

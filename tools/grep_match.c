@@ -14,6 +14,11 @@
 
 static clm_match_cb mode_callback(const config *cfg);
 
+void scan_ctx_done(scan_ctx *c)
+{
+    line_index_free(&c->lines);
+}
+
 void scan_ctx_init(scan_ctx *c, const config *cfg, const char *label)
 {
     memset(c, 0, sizeof *c);
@@ -23,6 +28,7 @@ void scan_ctx_init(scan_ctx *c, const config *cfg, const char *label)
     c->inner = mode_callback(cfg);
     c->empty_next = cfg->has_empty ? 0 : UINT64_MAX;
     c->track_lines = cfg->line_numbers && (cfg->mode == MODE_LINES || cfg->mode == MODE_ONLY);
+    line_index_init(&c->lines);
 }
 
 static int stop_now(const scan_ctx *c)
@@ -61,9 +67,13 @@ static void test_shrink(scan_ctx *c)
  * read (the file shrank) or a failed one. */
 static int load_block(scan_ctx *c, uint64_t pos)
 {
-    const uint64_t at = pos - pos % FILE_BLOCK;
-    const size_t n = c->base + c->len - at < FILE_BLOCK ? (size_t)(c->base + c->len - at)
-                                                        : FILE_BLOCK;
+    /* A whole FILE_BLOCK where the reads go on from the last block; a small one around a
+     * match far ahead (-n counts the lines between from its index: only the match's lines
+     * are read) */
+    const uint64_t next = c->blk_at + c->blk_len;
+    const size_t size = pos >= next && pos - next < FILE_BLOCK ? FILE_BLOCK : SMALL_BLOCK;
+    const uint64_t at = pos - pos % size;
+    const size_t n = c->base + c->len - at < size ? (size_t)(c->base + c->len - at) : size;
     size_t got = 0;
     if (c->blk_reads++ == 0)
         test_shrink(c);
@@ -169,6 +179,24 @@ static int put_text(scan_ctx *c, uint64_t from, uint64_t to, int escaped)
 }
 
 /* Count the newlines up to `upto` (incrementally: never rescans from the start). */
+/* Count the newlines up to `upto` on this thread, reading the file's blocks. */
+static int count_lines_here(scan_ctx *c, uint64_t upto)
+{
+    while (c->nl_pos < upto) {
+        uint64_t lo, hi;
+        const unsigned char *p = scan_text_at(c, c->nl_pos, &lo, &hi);
+        if (!p)
+            return 1;
+        const size_t k = (size_t)((hi < upto ? hi : upto) - c->nl_pos);
+        c->nl_count += count_newlines(p, k);
+        c->nl_pos += k;
+    }
+    return 0;
+}
+
+/* The file's blocks counted ahead at a time (line_index.h). */
+#define LINES_AHEAD ((uint64_t)256 << 20)
+
 int scan_advance_lines(scan_ctx *c, uint64_t upto)
 {
     if (upto <= c->nl_pos)
@@ -178,16 +206,24 @@ int scan_advance_lines(scan_ctx *c, uint64_t upto)
         c->error = 1;
         return 1;
     }
-    while (c->nl_pos < upto) {
-        uint64_t lo, hi;
-        const unsigned char *p = scan_text_at(c, c->nl_pos, &lo, &hi);
-        if (!p)
+    const uint64_t B = LINE_INDEX_BLOCK, off = c->file_off;
+    /* whole blocks of the file between: from the index, counted ahead by several threads */
+    uint64_t b0 = (off + c->nl_pos + B - 1) / B * B, b1 = (off + upto) / B * B;
+    if (c->fd >= 0 && b0 < b1) {
+        if (count_lines_here(c, b0 - off))
             return 1;
-        const size_t n = (size_t)((hi < upto ? hi : upto) - c->nl_pos);
-        c->nl_count += count_newlines(p, n);
-        c->nl_pos += n;
+        if (!line_index_covers(&c->lines, b0, b1)) {
+            uint64_t end = (off + c->base + c->len) / B * B, to = b0 + LINES_AHEAD;
+            unsigned threads = 1;
+            clm_host_threads(UINT64_MAX, &threads); /* a bad CLMATCH_HOST_THREADS: 1 */
+            if (line_index_build(&c->lines, c->fd, b0, to > b1 ? (to < end ? to : end) : b1,
+                                 threads) != 0)
+                return count_lines_here(c, upto); /* reports the short read, if any */
+        }
+        c->nl_count += line_index_sum(&c->lines, b0, b1);
+        c->nl_pos = b1 - off;
     }
-    return 0;
+    return count_lines_here(c, upto);
 }
 
 /* The file name and ':' (-Z: NUL), when names are printed. */

@@ -10,9 +10,12 @@
 
 #include "clmatch.h"
 #include "grep_args.h"
+#include "line_index.h"
 
-/* Bytes a file's text is read in (FILE_BLOCK-aligned blocks; the callbacks go forward). */
+/* Bytes a file's text is read in (FILE_BLOCK-aligned blocks; the callbacks go forward), or
+ * SMALL_BLOCK-aligned ones where they jump ahead. */
 #define FILE_BLOCK ((size_t)1 << 20)
+#define SMALL_BLOCK ((size_t)LINE_INDEX_BLOCK)
 
 /* The scanning state the mapped and the streamed path share. */
 typedef struct {
@@ -40,6 +43,7 @@ typedef struct {
     /* Line numbers: nl_count newlines lie in [0, nl_pos). */
     int track_lines;
     uint64_t nl_pos, nl_count;
+    line_index lines; /* a regular file's newlines by blocks, counted ahead */
     /* --non-overlapping: the leftmost-longest candidate not yet final, and the end of the
      * last one taken. */
     int have_cand;
@@ -56,6 +60,8 @@ typedef struct {
 } scan_ctx;
 
 void scan_ctx_init(scan_ctx *c, const config *cfg, const char *label);
+/* Free what the scan allocated (the line index). */
+void scan_ctx_done(scan_ctx *c);
 /* Report that a file changed size during the search. */
 void scan_report_changed(const char *name);
 /* The byte at window offset pos, with [*lo, *hi) the offsets readable around it; NULL after
