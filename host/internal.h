@@ -119,6 +119,9 @@ int clm_read_file(const char *path, size_t max, char **out, size_t *len);
 int clm_write_file_atomic(const char *path, const void *data, size_t len);
 /* mkdir -p; 0 on success. */
 int clm_mkdirs(const char *path);
+/* s[0, n): digits with an optional K, M or G (binary, either case) suffix into *out. 0, or
+ * -1 when it is not that or overflows. */
+int clm_parse_size(const char *s, size_t n, uint64_t *out);
 size_t clm_round_up(size_t x, size_t multiple);
 unsigned clm_next_pow2(unsigned x);
 

@@ -2,7 +2,6 @@
  * clm_scratch_alloc/free/get_info/get_stats, the lanes a scratch scans with (one per device;
  * one today), and the guard that lets one call at a time use a scratch (CLM_E_BUSY; a freed
  * database is never read). */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,20 +19,14 @@
 static int env_size(enum clm_env_var var, size_t *out)
 {
     const char *v = clm_env(var);
+    uint64_t x;
     *out = 0;
     if (!v || !*v)
         return CLM_OK;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    const int digits = end != v;
-    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-    if (shift)
-        end++;
-    if (!digits || *end || errno || *v == '-' || x > (SIZE_MAX >> shift))
+    if (clm_parse_size(v, strlen(v), &x) != 0 || x > SIZE_MAX)
         return clm_fail(CLM_E_INVALID, "%s=%s is not a size (bytes, or K, M or G of them)",
                         clm_env_name(var), v);
-    *out = (size_t)x << shift;
+    *out = (size_t)x;
     return CLM_OK;
 }
 

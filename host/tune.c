@@ -133,29 +133,6 @@ static void trim(const char **s, size_t *n)
         (*n)--;
 }
 
-/* Digits with an optional K, M or G (binary) suffix. */
-static int parse_number(const char *s, size_t n, uint64_t *out)
-{
-    uint64_t v = 0, mul = 1;
-    if (n && (s[n - 1] == 'K' || s[n - 1] == 'k'))
-        mul = 1u << 10, n--;
-    else if (n && (s[n - 1] == 'M' || s[n - 1] == 'm'))
-        mul = 1u << 20, n--;
-    else if (n && (s[n - 1] == 'G' || s[n - 1] == 'g'))
-        mul = 1u << 30, n--;
-    if (n == 0)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (v > UINT64_MAX / mul)
-        return -1;
-    *out = v * mul;
-    return 0;
-}
-
 /* on or 1, off or 0: CLM_TUNE_ON or CLM_TUNE_OFF. */
 static int parse_switch(const char *s, size_t n, uint64_t *out)
 {
@@ -272,7 +249,7 @@ static int parse_item(const char *s, size_t n, const clm_device_info *d, struct 
                      (int)klen, key);
             return -1;
         }
-    } else if (parse_number(val, vlen, &v) != 0) {
+    } else if (clm_parse_size(val, vlen, &v) != 0) {
         snprintf(why, cap, "'%.*s' is no number for %.*s (digits, optionally K, M or G)",
                  (int)vlen, val, (int)klen, key);
         return -1;

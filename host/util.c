@@ -193,6 +193,28 @@ int clm_mkdirs(const char *path)
     return 0;
 }
 
+int clm_parse_size(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0, mul = 1;
+    if (n && (s[n - 1] == 'K' || s[n - 1] == 'k'))
+        mul = 1u << 10, n--;
+    else if (n && (s[n - 1] == 'M' || s[n - 1] == 'm'))
+        mul = 1u << 20, n--;
+    else if (n && (s[n - 1] == 'G' || s[n - 1] == 'g'))
+        mul = 1u << 30, n--;
+    if (n == 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > UINT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
 size_t clm_round_up(size_t x, size_t multiple)
 {
     return (x + multiple - 1) / multiple * multiple;
