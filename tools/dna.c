@@ -51,11 +51,6 @@
 
 #define STDIN_NAME "stdin" /* the record name of a raw sequence read from standard input */
 
-/* The device path's record separator: k + 1 bytes that no IUPAC code matches, as the host
- * path's newlines, but kept by a CLM_STREAM_SKIP_LINE_BREAKS stream. */
-static const char device_separator[] = "#################";
-_Static_assert(sizeof device_separator > CLM_MAX_ERRORS + 1, "a separator of k + 1 bytes");
-
 static int internal_error(dna_run *r, const clm_match *m, const char *why)
 {
     errmsg("internal error: match [%" PRIu64 ", %" PRIu64 ") of pattern %u: %s", m->start,
@@ -156,13 +151,19 @@ static int device_write(void *vctx, const unsigned char *p, size_t n, uint64_t *
     return st == CLM_OK ? cli_stream_text_offset(r->stream, text) : st;
 }
 
-/* fdev_put's or fdev_flush's status st: CLM_OK, else 1 with r->stream_status set. */
+/* A status st of the device path's window (fdev_put, fdev_flush, fblk_feed, fblk_finish):
+ * CLM_OK, else 1 with r->stream_status set. CLM_E_INVALID (the stream counted other text
+ * offsets than the host: an internal error) and CLM_E_NOMEM are reported here, as
+ * CLM_STOPPED. */
 static int device_status(dna_run *r, int st)
 {
-    if (st == CLM_E_INVALID) { /* fdev_flush: the library counted other text */
-        errmsg("%s: internal error: the stream's text offset %" PRIu64 " is not the %" PRIu64
-               " bytes written", r->name, r->dw.written, r->dw.text_end);
+    if (st == CLM_E_INVALID) {
+        errmsg("%s: internal error: the stream's text offset (%" PRIu64 " after the last "
+               "write) is not the one the host counted", r->name, r->dw.written);
         r->internal = 1;
+        st = CLM_STOPPED;
+    } else if (st == CLM_E_NOMEM) {
+        errmsg("%s: out of memory", r->name);
         st = CLM_STOPPED;
     }
     r->stream_status = st;
@@ -173,7 +174,7 @@ static int device_status(dna_run *r, int st)
 static int device_put(dna_run *r, const unsigned char *p, size_t n)
 {
     if (!p)
-        p = (const unsigned char *)device_separator;
+        p = fdev_separator;
     return device_status(r, fdev_put(&r->dw, p, n, device_write, r));
 }
 
@@ -254,21 +255,10 @@ static int block_record_end(void *vctx, uint64_t text)
     return end_record(vctx, text);
 }
 
-/* fblk_feed's or fblk_finish's status st: FASTA_OK, or FASTA_ERR_CALLBACK with
- * r->stream_status set (CLM_STOPPED after a message). */
+/* fblk_feed's or fblk_finish's status st as the FASTA readers' (device_status). */
 static int block_status(dna_run *r, int st)
 {
-    if (st == CLM_E_INVALID) {
-        errmsg("%s: internal error: the stream's text offset %" PRIu64
-               " is not the one the block index gives", r->name, r->dw.text_end);
-        r->internal = 1;
-        st = CLM_STOPPED;
-    } else if (st == CLM_E_NOMEM) {
-        errmsg("%s: out of memory", r->name);
-        st = CLM_STOPPED;
-    }
-    r->stream_status = st;
-    return st == CLM_OK ? FASTA_OK : FASTA_ERR_CALLBACK;
+    return device_status(r, st) ? FASTA_ERR_CALLBACK : FASTA_OK;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -8,9 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The part of a separator a short header line leaves to a write of its own. */
-static const char separator[] = "#################";
-_Static_assert(sizeof separator > CLM_MAX_ERRORS + 1, "a separator of k + 1 bytes");
 
 /* ---- the index: the reading threads ---------------------------------------------------- */
 
@@ -146,7 +143,7 @@ static size_t header_line(fblk_split *s, unsigned char *p, size_t n, size_t a, s
     if (missing) {
         if ((*st = fdev_put_span(w, p + *x, b - *x, s->cp + s->cp_used, s->n_cp - s->cp_used,
                                  write, wctx)) == CLM_OK)
-            *st = fdev_put(w, (const unsigned char *)separator, missing, write, wctx);
+            *st = fdev_put(w, fdev_separator, missing, write, wctx);
         *x = b;
         *extra += missing;
         s->cp_used = s->n_cp;
@@ -222,7 +219,7 @@ int fblk_finish(fblk_split *s, fdev_window *w, fdev_write_fn write, void *wctx,
     if (s->in_header) { /* the last line, with no '\n' */
         size_t missing = separator_missing(s);
         if (missing)
-            st = fdev_put(w, (const unsigned char *)separator, missing, write, wctx);
+            st = fdev_put(w, fdev_separator, missing, write, wctx);
         if (st == CLM_OK)
             st = start_record(s, cb, ctx);
     }

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+const unsigned char fdev_separator[] = "#################";
+_Static_assert(sizeof fdev_separator > CLM_MAX_ERRORS + 1, "a separator of k + 1 bytes");
+
 /* ---- the splitter -------------------------------------------------------------------------- */
 
 void fasta_split_init(fasta_split *s)

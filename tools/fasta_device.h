@@ -23,6 +23,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The device path's record separator: k + 1 bytes that no IUPAC code matches, as the host
+ * path's newlines, but kept by a CLM_STREAM_SKIP_LINE_BREAKS stream (CLM_MAX_ERRORS + 1 of
+ * them at most). */
+extern const unsigned char fdev_separator[];
+
 /* Pieces up to this many bytes are copied and batched; larger ones are written in place. */
 #define FDEV_SMALL 4096u
 /* The batches' chunks. */
