@@ -102,11 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size--;
     if (cut == 1 && size > 600)
         size = 600; /* a block a byte: every byte a block's end, enough of them */
-    size_t first = 0;
-    while (first < size && fake_is_break(data[first]))
-        first++;
-    if (first == size || data[first] != '>')
-        return 0; /* not what the device path takes */
+    size_t first;
+    if (!fake_takes(data, size, &first))
+        return 0;
     static fblk_index ix;
     trace host = {0};
     block_run d;

@@ -77,11 +77,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const unsigned hold = (data[0] >> 3) * 2;     /* 0 to 62 */
     data++;
     size--;
-    size_t first = 0;
-    while (first < size && fake_is_break(data[first]))
-        first++;
-    if (first == size || data[first] != '>')
-        return 0; /* not what the device path takes */
+    size_t first;
+    if (!fake_takes(data, size, &first))
+        return 0;
     trace host = {0};
     device_run d;
     memset(&d, 0, sizeof d);

@@ -27,6 +27,17 @@ static inline int fake_is_break(unsigned char c)
     return c == '\n' || c == '\r';
 }
 
+/* Whether the device path takes the input (its first byte other than a line break is '>',
+ * at data[*first]). */
+static inline int fake_takes(const unsigned char *data, size_t size, size_t *first)
+{
+    size_t i = 0;
+    while (i < size && fake_is_break(data[i]))
+        i++;
+    *first = i;
+    return i < size && data[i] == '>';
+}
+
 /* fdev_write_fn (ctx: a fake_stream): the stream, as the library counts it. */
 static inline int fake_write(void *ctx, const unsigned char *p, size_t n, uint64_t *text)
 {
