@@ -2,7 +2,8 @@
  * host/compact.c): the raw bytes come to the device as written, and three launches copy every
  * byte but '\n' and '\r' to the buffer the search kernels read, in order:
  *   clm_compact_count  group g: kept bytes of its block [g * BLOCK, g * BLOCK + BLOCK)
- *   clm_compact_scan   one group: those counts -> each block's offset (exclusive scan)
+ *   clm_compact_scan   one group: those counts -> each block's offset (exclusive scan),
+ *                      and the total after them
  *   clm_compact_move   group g: its kept bytes to their offset (a local scan of the items)
  * The host knows the kept total (it counts line breaks as it copies into staging), so no
  * count is read back: the search launches follow at once. WG (a power of two) work-items,
@@ -84,6 +85,8 @@ clm_compact_scan(__global uint *counts, uint groups)
         counts[i] = at;
         at += c;
     }
+    if (l == 0)
+        counts[groups] = total; /* the kept total, which the host may check */
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void

@@ -68,6 +68,7 @@ static int compact_reserve(struct clm_lane *ln, struct clm_slot *sl, size_t room
         return CLM_OK;
     clm_slot_close_compact(sl);
     room = clm_round_up(room, 64) + 64; /* whole loads past the end stay inside */
+    groups++;                           /* the scan leaves the total after the offsets */
     int rc = clm_create_buffer(ln->dev, CL_MEM_READ_WRITE, room, &sl->compact,
                                "the compacted text");
     if (rc == CLM_OK)
@@ -78,11 +79,12 @@ static int compact_reserve(struct clm_lane *ln, struct clm_slot *sl, size_t room
         return rc;
     }
     sl->compact_room = room;
-    sl->compact_groups = groups;
+    sl->compact_groups = groups - 1;
     return CLM_OK;
 }
 
-int clm_slot_compact(struct clm_lane *ln, struct clm_slot *sl, size_t raw, size_t text)
+int clm_slot_compact(struct clm_lane *ln, struct clm_slot *sl, size_t raw, size_t text,
+                     int check)
 {
     int rc = compact_kernels(ln);
     if (rc)
@@ -112,10 +114,29 @@ int clm_slot_compact(struct clm_lane *ln, struct clm_slot *sl, size_t raw, size_
         rc = err ? clm_fail_cl(err, "clEnqueueNDRangeKernel (compaction)")
                  : clm_slot_push_event(sl, ev);
     }
+    sl->compact_check = 0;
+    if (rc == CLM_OK && check) { /* waited for with the pass (an in-order queue) */
+        cl_event ev;
+        err = clEnqueueReadBuffer(sl->queue, sl->compact_sums, CL_FALSE, groups * sizeof(cl_uint),
+                                  sizeof(cl_uint), &sl->compact_total, 0, NULL, &ev);
+        rc = err ? clm_fail_cl(err, "clEnqueueReadBuffer (compacted length)")
+                 : clm_slot_push_event(sl, ev);
+        sl->compact_check = rc == CLM_OK;
+    }
     ln->stats.launch_seconds += clm_now() - t0;
     sl->compacted = rc == CLM_OK;
     sl->host = NULL; /* the staging holds the raw bytes: clm_slot_view reads the text back */
     return rc;
+}
+
+int clm_slot_compact_verify(const struct clm_slot *sl)
+{
+    if (!sl->compacted || !sl->compact_check || sl->compact_total == sl->n)
+        return CLM_OK;
+    return clm_fail(CLM_E_INVALID,
+                    "clm_stream_commit: the line breaks counted by the caller are not those of "
+                    "the bytes committed: a slab of %zu text bytes by that count has %lu",
+                    sl->n, (unsigned long)sl->compact_total);
 }
 
 cl_int clm_slot_text_arg(const struct clm_lane *ln, const struct clm_slot *sl, cl_kernel k,

@@ -195,6 +195,8 @@ void clm_parallel_copy2(void *dst, const void *src, size_t n, void *dst2, const 
 /* clm_parallel_copy that returns how many of the bytes are '\n' or '\r' (counted as they are
  * copied, while they are in the cache). */
 size_t clm_parallel_copy_breaks(void *dst, const void *src, size_t n, unsigned threads);
+/* The '\n' and '\r' bytes of p[0, n), counted by up to `threads` threads. */
+size_t clm_parallel_count_breaks(const void *p, size_t n, unsigned threads);
 /* The bytes of src[0, n) other than '\n' and '\r' to dst, in order, over up to `threads`
  * threads (dst and src do not overlap); returns how many. */
 size_t clm_parallel_copy_drop_breaks(void *dst, const void *src, size_t n, unsigned threads);

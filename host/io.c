@@ -192,15 +192,22 @@ void clm_parallel_copy2(void *dst, const void *src, size_t n, void *dst2, const 
     run_placed(parts, t + 1, copy_part);
 }
 
-size_t clm_parallel_copy_breaks(void *dst, const void *src, size_t n, unsigned threads)
+/* run_all over dst and src, then the parts' line breaks summed. */
+static size_t run_counted(void *dst, const void *src, size_t n, unsigned threads,
+                          void *(*fn)(void *))
 {
     struct part parts[MAX_THREADS];
     threads = parts_init(parts, n, threads, dst, src);
-    run_all(parts, threads, n, copy_count_part);
+    run_all(parts, threads, n, fn);
     size_t sum = 0;
     for (unsigned i = 0; i < threads; i++)
         sum += parts[i].breaks;
     return sum;
+}
+
+size_t clm_parallel_copy_breaks(void *dst, const void *src, size_t n, unsigned threads)
+{
+    return run_counted(dst, src, n, threads, copy_count_part);
 }
 
 static void *count_part(void *arg)
@@ -208,6 +215,11 @@ static void *count_part(void *arg)
     struct part *p = arg;
     p->breaks = count_breaks(p->src, p->n);
     return NULL;
+}
+
+size_t clm_parallel_count_breaks(const void *p, size_t n, unsigned threads)
+{
+    return run_counted((void *)p, p, n, threads, count_part); /* dst unused */
 }
 
 /* The part's bytes other than '\n' and '\r', to dst less the breaks before the part. */

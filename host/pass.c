@@ -210,6 +210,8 @@ int clm_slot_finish(struct clm_lane *ln, struct clm_slot *sl, clm_match_cb cb, v
     if (!sl->busy)
         return CLM_OK;
     int rc = wait_pass(ln, sl);
+    if (rc == CLM_OK)
+        rc = clm_slot_compact_verify(sl);
     if (rc == CLM_OK && sl->count_only) {
         uint64_t sum = 0;
         for (unsigned e = 0; e < s->db->engine_count; e++)

@@ -44,6 +44,8 @@ struct clm_slot {
     size_t compact_room, compact_groups;
     unsigned char *compact_host;
     int compacted;
+    int compact_check;     /* compact_total is read back: the text bytes the device kept, */
+    cl_uint compact_total; /* which must be n (a clm_stream_commit's count of breaks) */
     cl_mem counter; /* [0] matches appended; [1 + e] count of engine e (count mode) */
     cl_mem matches; /* cap entries of (start, engine) */
     size_t cap;
@@ -169,6 +171,10 @@ struct clm_stream {
     uint64_t base; /* absolute offset of its byte 0 */
     int dead;
     uint64_t total;
+    size_t reserved; /* clm_stream_reserve's room at staging[fill], until the next call */
+    int told_breaks; /* the current staging has bytes whose line breaks the caller counted:
+                        the device checks their count (clm_slot_compact's `check`) */
+    uint64_t settled; /* every match starting before it has been delivered */
 };
 
 /* Bytes of a slot's counters for a database of `slots` patterns (cl/contract.h). */
@@ -249,8 +255,13 @@ int clm_lane_wait(struct clm_lane *ln, cl_event ev, const char *what);
 
 /* After clm_slot_commit of `raw` staging bytes holding `text` bytes other than '\n' and
  * '\r': queue their compaction into the slot's own buffer, which the slab's search then
- * reads (sl->compacted). */
-int clm_slot_compact(struct clm_lane *ln, struct clm_slot *sl, size_t raw, size_t text);
+ * reads (sl->compacted). check: also read back how many bytes it kept (the caller of
+ * clm_stream_commit counted the line breaks, not the library). */
+int clm_slot_compact(struct clm_lane *ln, struct clm_slot *sl, size_t raw, size_t text,
+                     int check);
+/* CLM_OK, or CLM_E_INVALID when a checked compaction kept other than sl->n bytes (after the
+ * slab's pass was waited for). */
+int clm_slot_compact_verify(const struct clm_slot *sl);
 /* Set kernel k's argument `arg` to the slab the search reads: compacted, or the path's. */
 cl_int clm_slot_text_arg(const struct clm_lane *ln, const struct clm_slot *sl, cl_kernel k,
                          cl_uint arg);

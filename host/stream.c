@@ -36,6 +36,14 @@ int clm_stream_open(const clm_database *db, clm_scratch *s, unsigned flags, clm_
     return rc;
 }
 
+/* Stands for a callback where a call needs none. */
+static int count_none(const clm_match *m, void *ctx)
+{
+    (void)m;
+    (void)ctx;
+    return 1;
+}
+
 static int stream_check(clm_stream *st, clm_match_cb cb, const char *fn)
 {
     if (st->dead)
@@ -45,9 +53,10 @@ static int stream_check(clm_stream *st, clm_match_cb cb, const char *fn)
     return CLM_OK;
 }
 
-/* Check a stream call's arguments and take the stream's scratch for it;
- * clm_scratch_give when done. */
-static int enter_stream(clm_stream *st, clm_match_cb cb, const char *fn)
+/* Check a stream call's arguments and take the stream's scratch for it (cb not needed:
+ * clm_stream_reserve); clm_scratch_give when done. Every call but clm_stream_commit ends a
+ * reservation. */
+static int enter_stream(clm_stream *st, clm_match_cb cb, int need_cb, const char *fn)
 {
     if (!st)
         return clm_fail(CLM_E_INVALID, "%s: stream is NULL", fn);
@@ -56,7 +65,7 @@ static int enter_stream(clm_stream *st, clm_match_cb cb, const char *fn)
         return rc;
     rc = clm_scratch_live(st->s, fn);
     if (rc == CLM_OK)
-        rc = stream_check(st, cb, fn);
+        rc = stream_check(st, need_cb ? cb : count_none, fn);
     if (rc)
         clm_scratch_give(st->s);
     return rc;
@@ -74,7 +83,7 @@ static int is_break(unsigned char c)
 static void carry_text(unsigned char *dst, const unsigned char *src, size_t fill, size_t carry)
 {
     size_t from = fill;
-    for (size_t kept = 0; kept < carry; from--)
+    for (size_t kept = 0; kept < carry && from > 0; from--) /* > 0: a caller's wrong count */
         kept += !is_break(src[from - 1]);
     for (size_t i = from, w = 0; i < fill; i++)
         if (!is_break(src[i]))
@@ -83,13 +92,31 @@ static void carry_text(unsigned char *dst, const unsigned char *src, size_t fill
 
 /* A staging full of line breaks, with no text to own past the lead and the overlap: drop them
  * on the host, so that it can take more (only input that is mostly line breaks comes here). */
-static void squeeze(clm_stream *st, unsigned char *stage)
+static int squeeze(clm_stream *st, unsigned char *stage)
 {
     size_t w = 0;
     for (size_t i = 0; i < st->fill; i++)
         if (!is_break(stage[i]))
             stage[w++] = stage[i];
+    if (w != st->tfill) /* only a caller's count can be wrong */
+        return clm_fail(CLM_E_INVALID, "clm_stream_commit: the line breaks counted by the "
+                        "caller are not those of the bytes committed (%zu text bytes, not "
+                        "%zu)", w, st->tfill);
     st->fill = w;
+    return CLM_OK;
+}
+
+/* Collect slot sl's slab if one is in flight; every match starting before its owned range's
+ * end has then been delivered (less k with indels: deliver.c holds later ones back). */
+static int stream_finish(clm_stream *st, struct clm_slot *sl, clm_match_cb cb, void *ctx)
+{
+    if (!sl->busy)
+        return CLM_OK;
+    uint64_t end = sl->base + sl->first + sl->owned, k = st->db->indels ? st->db->k : 0;
+    int rc = clm_slot_finish(st->ln, sl, cb, ctx, &st->total);
+    if (rc == CLM_OK && end > k && end - k > st->settled)
+        st->settled = end - k;
+    return rc;
 }
 
 static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *ctx)
@@ -99,11 +126,9 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     struct clm_slot *cur = &ln->slot[st->cur];
     int other = (st->cur + 1) % SLOTS, count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0;
     int rc = CLM_OK;
-    if (ln->slot[other].busy) { /* the oldest slab in flight: its staging is filled next */
-        rc = clm_slot_finish(ln, &ln->slot[other], cb, ctx, &st->total);
-        if (rc)
-            return rc;
-    }
+    /* the oldest slab in flight: its staging is filled next */
+    if ((rc = stream_finish(st, &ln->slot[other], cb, ctx)) != CLM_OK)
+        return rc;
     size_t next_owned = st->first + owned; /* in this staging */
     size_t next_lead = st->base + next_owned < s->lead ? st->base + next_owned : s->lead;
     size_t keep_from = next_owned - next_lead, carry = st->tfill - keep_from;
@@ -119,14 +144,16 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     }
     if (st->tfill >= st->db->min_match) {
         rc = clm_slot_commit(ln, cur, st->fill);
-        if (rc == CLM_OK && st->fill != st->tfill) /* a slab without line breaks as it is */
-            rc = clm_slot_compact(ln, cur, st->fill, st->tfill);
+        /* a slab without line breaks is searched as it is, unless the caller counted them */
+        if (rc == CLM_OK && (st->fill != st->tfill || st->told_breaks))
+            rc = clm_slot_compact(ln, cur, st->fill, st->tfill, st->told_breaks);
         if (rc == CLM_OK)
             rc = clm_slot_launch(ln, cur, st->tfill, st->first, owned, st->base, count_only);
         if (rc)
             return rc;
     } /* else the staging stays acquired: it is filled again when its turn comes */
     st->cur = other;
+    st->told_breaks = 0; /* the carried bytes were counted here */
     st->base += keep_from;
     st->first = next_lead;
     st->fill = st->tfill = carry;
@@ -148,15 +175,25 @@ static int stream_finish_all(clm_stream *st, clm_match_cb cb, void *ctx)
 {
     int rc = CLM_OK;
     for (int i = 1; i < SLOTS && rc == CLM_OK; i++)
-        rc = clm_slot_finish(st->ln, &st->ln->slot[(st->cur + i) % SLOTS], cb, ctx, &st->total);
+        rc = stream_finish(st, &st->ln->slot[(st->cur + i) % SLOTS], cb, ctx);
     return rc;
+}
+
+/* The current staging is full: launch it, or drop its line breaks when it holds no more
+ * than the lead and the overlap. */
+static int stream_full(clm_stream *st, unsigned char *stage, clm_match_cb cb, void *ctx)
+{
+    size_t keep = st->first + st->s->overlap;
+    return st->tfill > keep ? stream_dispatch(st, st->tfill - keep, cb, ctx)
+                            : squeeze(st, stage);
 }
 
 int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb cb, void *ctx)
 {
-    int rc = enter_stream(st, cb, "clm_stream_write");
+    int rc = enter_stream(st, cb, 1, "clm_stream_write");
     if (rc)
         return rc;
+    st->reserved = 0;
     clm_scratch *s = st->s;
     if (!data && len) {
         clm_scratch_give(s);
@@ -186,10 +223,7 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         len -= take;
         if (st->fill < full)
             continue;
-        if (st->tfill > st->first + s->overlap)
-            rc = stream_dispatch(st, st->tfill - st->first - s->overlap, cb, ctx);
-        else
-            squeeze(st, stage);
+        rc = stream_full(st, stage, cb, ctx);
     }
     s->stats.wall_seconds += clm_now() - t0;
     rc = stream_failed(st, rc);
@@ -199,9 +233,10 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
 
 int clm_stream_flush(clm_stream *st, clm_match_cb cb, void *ctx)
 {
-    int rc = enter_stream(st, cb, "clm_stream_flush");
+    int rc = enter_stream(st, cb, 1, "clm_stream_flush");
     if (rc)
         return rc;
+    st->reserved = 0;
     double t0 = clm_now();
     if (st->tfill > st->first + st->s->overlap)
         rc = stream_dispatch(st, st->tfill - st->first - st->s->overlap, cb, ctx);
@@ -222,6 +257,7 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     if (rc)
         return rc; /* the call that runs goes on with the stream */
     int was_dead = st->dead;
+    st->reserved = 0;
     if (!was_dead) /* a freed database: nothing is searched, the stream closes with the error */
         rc = clm_scratch_live(s, "clm_stream_close");
     if (rc == CLM_OK && !was_dead)
@@ -259,6 +295,85 @@ int clm_stream_text_offset(clm_stream *st, uint64_t *offset)
     if (rc)
         return rc;
     *offset = st->base + st->tfill;
+    clm_scratch_give(st->s);
+    return CLM_OK;
+}
+
+int clm_stream_reserve(clm_stream *st, size_t want, void **buf, size_t *len)
+{
+    if (buf)
+        *buf = NULL;
+    if (len)
+        *len = 0;
+    if (st && (!buf || !len))
+        return clm_fail(CLM_E_INVALID, "clm_stream_reserve: %s is NULL", buf ? "len" : "buf");
+    int rc = enter_stream(st, NULL, 0, "clm_stream_reserve");
+    if (rc)
+        return rc;
+    clm_scratch *s = st->s;
+    unsigned char *stage;
+    st->reserved = 0;
+    /* never full between calls: a full staging is launched or squeezed at once */
+    size_t room = st->first + s->slab + s->overlap - st->fill;
+    rc = clm_slot_acquire(st->ln, &st->ln->slot[st->cur], s->text_bytes, &stage);
+    if (rc == CLM_OK) {
+        st->reserved = want && want < room ? want : room;
+        *buf = stage + st->fill;
+        *len = st->reserved;
+    }
+    rc = stream_failed(st, rc);
+    clm_scratch_give(s);
+    return rc;
+}
+
+int clm_stream_commit(clm_stream *st, size_t len, size_t breaks, clm_match_cb cb, void *ctx)
+{
+    int rc = enter_stream(st, cb, 1, "clm_stream_commit");
+    if (rc)
+        return rc;
+    clm_scratch *s = st->s;
+    const int skip = (st->flags & CLM_STREAM_SKIP_LINE_BREAKS) != 0;
+    size_t reserved = st->reserved;
+    st->reserved = 0;
+    if (len > reserved)
+        rc = clm_fail(CLM_E_INVALID, "clm_stream_commit: %zu bytes, %zu reserved", len,
+                      reserved);
+    else if (breaks != CLM_BREAKS_UNKNOWN && (skip ? breaks > len : breaks != 0))
+        rc = clm_fail(CLM_E_INVALID, "clm_stream_commit: %zu line breaks in %zu bytes%s",
+                      breaks, len, skip ? "" : " (not a CLM_STREAM_SKIP_LINE_BREAKS stream)");
+    if (rc || len == 0) {
+        clm_scratch_give(s);
+        return rc; /* misuse leaves the stream as it was */
+    }
+    double t0 = clm_now();
+    unsigned char *stage = st->ln->slot[st->cur].fill;
+    if (!skip)
+        breaks = 0;
+    else if (breaks == CLM_BREAKS_UNKNOWN)
+        breaks = clm_parallel_count_breaks(stage + st->fill, len, s->io_threads);
+    else
+        st->told_breaks = 1;
+    st->fill += len;
+    st->tfill += len - breaks;
+    if (st->fill == st->first + s->slab + s->overlap)
+        rc = stream_full(st, stage, cb, ctx);
+    s->stats.wall_seconds += clm_now() - t0;
+    rc = stream_failed(st, rc);
+    clm_scratch_give(s);
+    return rc;
+}
+
+int clm_stream_settled(clm_stream *st, uint64_t *offset)
+{
+    if (offset)
+        *offset = 0;
+    if (!st || !offset)
+        return clm_fail(CLM_E_INVALID, "clm_stream_settled: %s is NULL",
+                        st ? "offset" : "stream");
+    int rc = clm_scratch_take(st->s, "clm_stream_settled");
+    if (rc)
+        return rc;
+    *offset = st->settled;
     clm_scratch_give(st->s);
     return CLM_OK;
 }

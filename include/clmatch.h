@@ -862,6 +862,39 @@ CLM_API int clm_stream_close(clm_stream *stream, clm_match_cb cb, void *ctx, uin
  *  callback of a call on the stream (CLM_E_BUSY). Errors: CLM_E_INVALID (NULL). */
 CLM_API int clm_stream_text_offset(clm_stream *stream, uint64_t *offset);
 
+/* Zero-copy input: the caller puts the next bytes straight into the stream's staging (on a
+ * GPU's pinned path, the pinned memory the transfer reads) instead of handing a buffer that
+ * clm_stream_write copies, e.g. with read() or pread() of a file, or in place after an edit.
+ * One device's streams (clm_stream); a set's streams copy (clm_set_stream_write). */
+
+/** Room for the next bytes of input: *buf, *len bytes (at most want, 0: as many as the
+ *  current staging has; at least 1), the caller's to write until the next call on the
+ *  stream. clm_stream_commit makes them input; any other call but clm_stream_text_offset
+ *  and clm_stream_settled ends the reservation, its bytes never input. Errors: CLM_E_INVALID
+ *  (NULL, or the stream stopped or failed earlier), those of allocating staging. */
+CLM_API int clm_stream_reserve(clm_stream *stream, size_t want, void **buf, size_t *len);
+
+/** clm_stream_commit: the stream counts the line breaks itself. */
+#define CLM_BREAKS_UNKNOWN SIZE_MAX
+
+/** The reservation's first len bytes (0: none) are the next input, as if written with
+ *  clm_stream_write; the reservation ends. breaks: with CLM_STREAM_SKIP_LINE_BREAKS, how
+ *  many of them are '\n' or '\r' when the caller counted them as it filled the room (the
+ *  stream then reads none of them on the host), or CLM_BREAKS_UNKNOWN; without the flag 0 or
+ *  CLM_BREAKS_UNKNOWN. A count that is not the bytes' own is found when their slab is
+ *  searched (the device counts what it keeps): that call fails with CLM_E_INVALID and the
+ *  stream delivers nothing from that slab on. cb as clm_stream_write. Errors: CLM_E_INVALID
+ *  (len past the reservation, or none; breaks past len; the stream as it was), as
+ *  clm_stream_write. */
+CLM_API int clm_stream_commit(clm_stream *stream, size_t len, size_t breaks, clm_match_cb cb,
+                              void *ctx);
+
+/** Every match that starts before *offset (a text offset) has been delivered: what a caller
+ *  keeps to look matches up (a record table, the text) may be dropped before it without a
+ *  clm_stream_flush, which waits for the device. It grows as slabs complete during writes
+ *  and commits. Errors: CLM_E_INVALID (NULL). */
+CLM_API int clm_stream_settled(clm_stream *stream, uint64_t *offset);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Host search: no OpenCL at all                                                              */
 /* ------------------------------------------------------------------------------------------ */

@@ -113,10 +113,47 @@ static size_t kept(const unsigned char *p, size_t n)
     return k;
 }
 
+/* Matches of want that start before `before`. */
+static size_t starting_before(const t_matches *want, uint64_t before)
+{
+    size_t n = 0;
+    while (n < want->n && want->v[n].start < before) n++;
+    return n;
+}
+
+/* One piece of k raw bytes into the stream: a write, or (zero_copy) a reservation filled and
+ * committed, with the line breaks counted here or by the stream, a piece at a time as the
+ * reservation allows. */
+static int put_piece(clm_stream *st, const unsigned char *p, size_t k, int zero_copy,
+                     t_rng *r, t_matches *got)
+{
+    clm_match_cb cb = got ? t_collect : NULL;
+    if (!zero_copy) return clm_stream_write(st, p, k, cb, got);
+    while (k) {
+        void *buf = NULL;
+        size_t room = 0, want = t_below(r, 2) ? 0 : k + t_below(r, 3);
+        int rc = clm_stream_reserve(st, want, &buf, &room);
+        if (rc != CLM_OK) return rc;
+        if (room == 0 || (want && room > want)) {
+            t_note("clm_stream_reserve: %zu bytes for %zu wanted", room, want);
+            return CLM_E_INVALID;
+        }
+        size_t n = room < k ? room : k;
+        memcpy(buf, p, n);
+        rc = clm_stream_commit(st, n, t_below(r, 3) ? n - kept(p, n) : CLM_BREAKS_UNKNOWN,
+                               cb, got);
+        if (rc != CLM_OK) return rc;
+        p += n;
+        k -= n;
+    }
+    return CLM_OK;
+}
+
 /* Write raw in pieces of random sizes (1 byte up, past a slab), checking the text offset
- * after each write; returns the first status that is not CLM_OK. */
-static int write_raw(clm_stream *st, const unsigned char *raw, size_t n, t_rng *r,
-                     t_matches *got, size_t *offset_errors)
+ * after each write, and that every match before the settled offset has arrived (want: the
+ * text's matches); returns the first status that is not CLM_OK. */
+static int write_raw(clm_stream *st, const unsigned char *raw, size_t n, int zero_copy, t_rng *r,
+                     t_matches *got, const t_matches *want, size_t *offset_errors)
 {
     static const size_t sizes[] = {1, 2, 3, 7, 16, 31, 251, 4093, SLAB + 1, 3 * SLAB + 7};
     size_t done = 0, text = 0;
@@ -125,14 +162,19 @@ static int write_raw(clm_stream *st, const unsigned char *raw, size_t n, t_rng *
         if (k > n - done) k = n - done;
         text += kept(raw + done, k);
         if (got) got->written = text;
-        int rc = clm_stream_write(st, raw + done, k, got ? t_collect : NULL, got);
+        int rc = put_piece(st, raw + done, k, zero_copy, r, got);
         if (rc != CLM_OK) return rc;
-        uint64_t off = 0;
+        uint64_t off = 0, settled = 0;
         rc = clm_stream_text_offset(st, &off);
+        if (rc == CLM_OK) rc = clm_stream_settled(st, &settled);
         if (rc != CLM_OK) return rc;
         if (off != text && (*offset_errors)++ == 0)
             t_note("after %zu raw bytes: text offset %llu, expected %zu", done + k,
                    (unsigned long long)off, text);
+        if (got && (settled > text || starting_before(want, settled) > got->n) &&
+            (*offset_errors)++ == 0)
+            t_note("after %zu raw bytes: settled at %llu with %zu matches delivered", done + k,
+                   (unsigned long long)settled, got->n);
         done += k;
     }
     return CLM_OK;
@@ -162,25 +204,29 @@ static void stream_raw(const skip_arg *a, clm_database *db, clm_data_path path,
     if (!EXPECT_RC(rc, CLM_OK))
         return;
     t_matches_init(&got);
-    for (int round = 0; round < 2; round++) {
-        unsigned flags = CLM_STREAM_SKIP_LINE_BREAKS | (round ? CLM_STREAM_COUNT_ONLY : 0u);
+    /* rounds: matching, count-only; written, then reserved and committed */
+    for (int round = 0; round < 4; round++) {
+        int count = round & 1, zc = round >> 1;
+        const char *how = zc ? "reserve/commit" : "write";
+        unsigned flags = CLM_STREAM_SKIP_LINE_BREAKS | (count ? CLM_STREAM_COUNT_ONLY : 0u);
         if (!EXPECT_RC(clm_stream_open(db, s, flags, &st), CLM_OK))
             break;
         t_matches_clear(&got);
-        EXPECT_RC(write_raw(st, raw, raw_n, r, round ? NULL : &got, &off_errors), CLM_OK);
+        EXPECT_RC(write_raw(st, raw, raw_n, zc, r, count ? NULL : &got, want, &off_errors),
+                  CLM_OK);
         got.written = 0;
         total = 0;
-        EXPECT_RC(clm_stream_close(st, round ? NULL : t_collect, round ? NULL : &got, &total),
+        EXPECT_RC(clm_stream_close(st, count ? NULL : t_collect, count ? NULL : &got, &total),
                   CLM_OK);
-        if (!round && t_matches_diff(&got, want, diff, sizeof diff))
-            T_FAIL("%s, %s path: stream of %zu raw bytes (text %zu) vs the text's matches: %s",
-                   a->name, pn, raw_n, n, diff);
-        if (!round && got.causality_errors)
-            T_FAIL("%s, %s path: %d matches delivered before their text was written", a->name,
-                   pn, got.causality_errors);
+        if (!count && t_matches_diff(&got, want, diff, sizeof diff))
+            T_FAIL("%s, %s path, %s: stream of %zu raw bytes (text %zu) vs the text's "
+                   "matches: %s", a->name, pn, how, raw_n, n, diff);
+        if (!count && got.causality_errors)
+            T_FAIL("%s, %s path, %s: %d matches delivered before their text was written",
+                   a->name, pn, how, got.causality_errors);
         if (total != want->n)
-            T_FAIL("%s, %s path: %s stream total %llu, expected %zu", a->name, pn,
-                   round ? "count-only" : "matching", (unsigned long long)total, want->n);
+            T_FAIL("%s, %s path, %s: %s stream total %llu, expected %zu", a->name, pn, how,
+                   count ? "count-only" : "matching", (unsigned long long)total, want->n);
     }
     EXPECT(off_errors == 0);
     t_matches_free(&got);
@@ -273,6 +319,58 @@ static void test_skip_api(const void *arg)
     if (EXPECT_RC(clm_stream_text_offset(st, &off), CLM_OK)) EXPECT(off == 4);
     EXPECT_RC(clm_stream_close(st, count_none, NULL, &total), CLM_OK);
     EXPECT(total == 1);
+    /* reserve and commit: misuse leaves the stream as it was */
+    void *buf = NULL;
+    size_t room = 0;
+    if (!EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK)) goto out;
+    EXPECT_RC(clm_stream_reserve(NULL, 0, &buf, &room), CLM_E_INVALID);
+    EXPECT_RC(clm_stream_reserve(st, 0, NULL, &room), CLM_E_INVALID);
+    EXPECT_RC(clm_stream_commit(st, 1, 0, count_none, NULL), CLM_E_INVALID); /* none */
+    EXPECT_RC(clm_stream_settled(st, NULL), CLM_E_INVALID);
+    if (EXPECT_RC(clm_stream_reserve(st, 4, &buf, &room), CLM_OK)) {
+        EXPECT(room == 4);
+        memcpy(buf, "AC\nG", 4);
+        EXPECT_RC(clm_stream_commit(st, 5, 1, count_none, NULL), CLM_E_INVALID);
+    }
+    if (EXPECT_RC(clm_stream_reserve(st, 4, &buf, &room), CLM_OK)) {
+        memcpy(buf, "AC\nG", 4);
+        EXPECT_RC(clm_stream_commit(st, 4, 5, count_none, NULL), CLM_E_INVALID);
+        EXPECT_RC(clm_stream_commit(st, 4, 1, count_none, NULL), CLM_E_INVALID); /* ended */
+    }
+    if (EXPECT_RC(clm_stream_reserve(st, 0, &buf, &room), CLM_OK) && EXPECT(room >= 8)) {
+        memcpy(buf, "AC\nGT\r\nA", 8);
+        EXPECT_RC(clm_stream_write(st, "T", 1, count_none, NULL), CLM_OK); /* ends it */
+        EXPECT_RC(clm_stream_commit(st, 8, 3, count_none, NULL), CLM_E_INVALID);
+    }
+    if (EXPECT_RC(clm_stream_reserve(st, 0, &buf, &room), CLM_OK) && EXPECT(room >= 8)) {
+        memcpy(buf, "AC\nGT\r\nA", 8);
+        EXPECT_RC(clm_stream_commit(st, 8, 3, count_none, NULL), CLM_OK);
+    }
+    if (EXPECT_RC(clm_stream_text_offset(st, &off), CLM_OK)) EXPECT(off == 6); /* TACGTA */
+    EXPECT_RC(clm_stream_close(st, count_none, NULL, &total), CLM_OK);
+    EXPECT(total == 1);
+    /* a wrong count of line breaks is found on the device: the stream fails */
+    for (int over = 0; over < 2; over++) {
+        if (!EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK))
+            goto out;
+        if (EXPECT_RC(clm_stream_reserve(st, 0, &buf, &room), CLM_OK) && EXPECT(room >= 9)) {
+            memcpy(buf, "ACGT\nACGT", 9);
+            EXPECT_RC(clm_stream_commit(st, 9, over ? 2 : 0, count_none, NULL), CLM_OK);
+        }
+        EXPECT_RC(clm_stream_close(st, count_none, NULL, &total), CLM_E_INVALID);
+    }
+    /* without the flag, a line break is text */
+    if (!EXPECT_RC(clm_stream_open(db, s, 0, &st), CLM_OK)) goto out;
+    if (EXPECT_RC(clm_stream_reserve(st, 0, &buf, &room), CLM_OK) && EXPECT(room >= 9)) {
+        memcpy(buf, "ACGT\nACGT", 9);
+        EXPECT_RC(clm_stream_commit(st, 9, 1, count_none, NULL), CLM_E_INVALID);
+        EXPECT_RC(clm_stream_reserve(st, 0, &buf, &room), CLM_OK);
+        memcpy(buf, "ACGT\nACGT", 9);
+        EXPECT_RC(clm_stream_commit(st, 9, 0, count_none, NULL), CLM_OK);
+    }
+    if (EXPECT_RC(clm_stream_text_offset(st, &off), CLM_OK)) EXPECT(off == 9);
+    EXPECT_RC(clm_stream_close(st, count_none, NULL, &total), CLM_OK);
+    EXPECT(total == 2);
 out:
     clm_scratch_free(s);
     clm_database_free(db);
