@@ -527,6 +527,11 @@ int cli_stream_flush(cli_stream *s, clm_match_cb cb, void *ctx)
     return s->set ? clm_set_stream_flush(s->set, cb, ctx) : clm_stream_flush(s->one, cb, ctx);
 }
 
+clm_stream *cli_stream_one(cli_stream *s)
+{
+    return s->one;
+}
+
 int cli_stream_close(cli_stream *s, clm_match_cb cb, void *ctx, uint64_t *total)
 {
     int st = s->set ? clm_set_stream_close(s->set, cb, ctx, total)

@@ -62,5 +62,7 @@ int cli_stream_flush(cli_stream *s, clm_match_cb cb, void *ctx);
 /* clm_stream_text_offset; one device only (CLM_E_UNSUPPORTED on a set). */
 int cli_stream_text_offset(cli_stream *s, uint64_t *offset);
 int cli_stream_close(cli_stream *s, clm_match_cb cb, void *ctx, uint64_t *total);
+/* The one device's stream (for clm_stream_reserve and the like); NULL for a set's. */
+clm_stream *cli_stream_one(cli_stream *s);
 
 #endif

@@ -62,6 +62,8 @@ static int internal_error(dna_run *r, const clm_match *m, const char *why)
 /* The text of [start, end), which the window must hold; NULL if it does not. */
 static const unsigned char *match_text(dna_run *r, uint64_t start, uint64_t end)
 {
+    if (r->direct.on)
+        return ffw_text(&r->direct.fw, start, end);
     if (r->on_device)
         return fdev_text(&r->dw, start, end);
     if (start < r->base || end > r->base + r->win_len)
@@ -261,6 +263,97 @@ static int block_status(dna_run *r, int st)
     return device_status(r, st) ? FASTA_ERR_CALLBACK : FASTA_OK;
 }
 
+/* fblk_sink of the zero-copy path (ctx: the run): a block's puts are recorded and its
+ * checkpoints become the file window's marks; after the last block (fblk_finish_to) a
+ * separator is written. */
+static int direct_put_block(void *vctx, const unsigned char *p, size_t n,
+                            const fdev_checkpoint *cp, size_t n_cp)
+{
+    dna_run *r = vctx;
+    dna_direct *d = &r->direct;
+    for (size_t i = 0; i < n_cp; i++)
+        if (ffw_mark_add(&d->fw, cp[i].text, d->file + (uint64_t)(cp[i].at - d->block)) != 0)
+            return CLM_E_NOMEM;
+    if (!d->block) {
+        int st = cli_stream_write(r->stream, fdev_separator, n, on_match, r);
+        d->text += n;
+        return st;
+    }
+    if (dna_grow((void **)&d->puts, &d->puts_cap, d->n_puts + 1, sizeof *d->puts) != 0)
+        return CLM_E_NOMEM;
+    d->puts[d->n_puts].at = p ? (size_t)(p - d->block) : SIZE_MAX;
+    d->puts[d->n_puts].n = n;
+    d->n_puts++;
+    d->separate |= !p;
+    return CLM_OK;
+}
+
+/* The fed block p[0, n) (the stream's reservation), whose text ends at t_end by the index,
+ * into the stream: committed as it is, or copied and written put by put when a separator
+ * needs bytes of its own. A CLM_* status. */
+static int direct_commit(dna_run *r, unsigned char *p, size_t n, uint64_t t_end)
+{
+    dna_direct *d = &r->direct;
+    clm_stream *one = cli_stream_one(r->stream);
+    int st = CLM_OK;
+    d->block = NULL;
+    if (!d->separate) {
+        st = clm_stream_commit(one, n, n - (size_t)(t_end - d->text), on_match, r);
+    } else {
+        memcpy(r->block, p, n); /* the reservation ends with the first write */
+        uint64_t text = 0;
+        for (size_t i = 0; i < d->n_puts && st == CLM_OK; i++) {
+            const direct_put *w = &d->puts[i];
+            st = cli_stream_write(r->stream, w->at == SIZE_MAX ? fdev_separator : r->block + w->at,
+                                  w->n, on_match, r);
+        }
+        if (st == CLM_OK && (st = cli_stream_text_offset(r->stream, &text)) == CLM_OK &&
+            text != t_end)
+            st = CLM_E_INVALID;
+    }
+    d->text = t_end;
+    d->file += n;
+    d->n_puts = 0;
+    d->separate = 0;
+    return st;
+}
+
+/* Reserve the stream's next room and read the file's next block into it. A CLM_* status
+ * (*gst: the read's, as readahead_read's). */
+static int direct_read(dna_run *r, readahead *ra, unsigned char **block, size_t *got, int *eof,
+                       int *gst)
+{
+    void *buf = NULL;
+    size_t len = 0;
+    int st = clm_stream_reserve(cli_stream_one(r->stream), r->cfg.dev.block_bytes, &buf, &len);
+    *got = 0;
+    *gst = 0;
+    if (st != CLM_OK)
+        return st;
+    *block = buf;
+    *gst = readahead_read(ra, buf, len, got, eof, &r->direct.file);
+    r->direct.block = buf;
+    return CLM_OK;
+}
+
+/* A regular plain file whose first byte other than a line break is '>', on one device, read
+ * by several threads: the zero-copy path takes it. */
+static int direct_possible(const dna_run *r, gz_input *gz, const struct stat *sb)
+{
+    uint64_t off;
+    int fd;
+    unsigned char peek[4096];
+    if (!S_ISREG(sb->st_mode) || !r->fasta_on_device || r->set || r->read_threads < 2 ||
+        r->cfg.format == READS_FASTQ || r->cfg.dev.block_bytes > UINT32_MAX ||
+        gz_plain_fd(gz, &fd) != 0 || gz_plain_offset(gz, &off) != 0)
+        return 0;
+    ssize_t n = pread(fd, peek, sizeof peek, (off_t)off);
+    for (ssize_t i = 0; i < n; i++)
+        if (peek[i] != '\n' && peek[i] != '\r')
+            return peek[i] == '>';
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* One file                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
@@ -275,6 +368,13 @@ static int push_window(dna_run *r, cli_stream *s)
     const uint64_t hold = r->max_len + r->cfg.max_errors;
     uint64_t settled;
     int st;
+    if (r->direct.on) { /* no flush: what the stream has delivered */
+        if ((st = clm_stream_settled(cli_stream_one(s), &settled)) != CLM_OK)
+            return st;
+        dna_emit_settled(r, settled);
+        ffw_forget(&r->direct.fw, settled);
+        return CLM_OK;
+    }
     if (r->on_device) { /* the batch written, flush, then keep what the read block held */
         if (device_status(r, fdev_flush(&r->dw, device_write, r)) != 0)
             return r->stream_status;
@@ -315,6 +415,8 @@ static void search_file(dna_run *r, const char *path)
     fasta_split split;
     fblk_split blocks;
     int by_block = 0; /* the device path a block at a time (fasta_blocks.h) */
+    int leading = 1;  /* zero-copy: no byte but line breaks read yet */
+    const fblk_sink dsink = {direct_put_block, r};
     gz_input *gz = NULL;
     readahead *ra = NULL;
     cli_stream *stream = NULL;
@@ -342,13 +444,34 @@ static void search_file(dna_run *r, const char *path)
     r->on_device = 0;
     r->stream_status = CLM_OK;
     fdev_reset(&r->dw);
+    ffw_free(&r->direct.fw);
+    ffw_init(&r->direct.fw, fd);
+    r->direct.on = 0;
+    r->direct.text = r->direct.file = 0;
+    r->direct.block = NULL;
+    r->direct.n_puts = 0;
+    r->direct.separate = 0;
     reads_init(&fr, r->cfg.format, is_stdin ? STDIN_NAME : path);
     fasta_split_init(&split);
     fblk_init(&blocks, r->cfg.max_errors + 1);
     if ((err = gz_open(fd, &gz)) != 0) {
         errmsg("%s: %s", label, strerror(err));
         rc = -1;
-    } else if (S_ISREG(sb.st_mode) &&
+    } else if (direct_possible(r, gz, &sb)) {
+        readahead_opts ro = {r->read_threads, fblk_index_piece, &r->fidx};
+        if (readahead_start(gz, NULL, r->cfg.dev.block_bytes, &ro, &ra) != 0)
+            ra = NULL;
+        else if ((st = cli_stream_open(NULL, r->db, r->scratch, CLM_STREAM_SKIP_LINE_BREAKS,
+                                       &stream)) != CLM_OK) {
+            stream = NULL;
+            report_clm(label, st);
+            rc = -1;
+        } else {
+            r->stream = stream;
+            r->on_device = r->direct.on = by_block = 1;
+        }
+    }
+    if (rc == 0 && !r->direct.on && !ra && S_ISREG(sb.st_mode) &&
                (r->block2 || (r->block2 = malloc(r->cfg.dev.block_bytes)) != NULL)) {
         unsigned char *bufs[2] = {r->block, r->block2};
         readahead_opts ro = {0, fblk_index_piece, &r->fidx};
@@ -360,8 +483,18 @@ static void search_file(dna_run *r, const char *path)
     while (rc == 0 && !eof) {
         size_t got, skip = 0;
         unsigned char *block = r->block;
-        int gst = ra ? readahead_next(ra, &block, &got, &eof)
+        int gst = 0;
+        if (r->direct.on) {
+            if ((st = direct_read(r, ra, &block, &got, &eof, &gst)) != CLM_OK) {
+                rc = -1;
+                break;
+            }
+            while (leading && skip < got && (block[skip] == '\n' || block[skip] == '\r'))
+                skip++;
+        } else {
+            gst = ra ? readahead_next(ra, &block, &got, &eof)
                      : gz_read(gz, block, r->cfg.dev.block_bytes, &got, &eof);
+        }
         r->bytes_in += got;
         while (!stream && skip < got && (block[skip] == '\n' || block[skip] == '\r'))
             skip++;
@@ -382,7 +515,17 @@ static void search_file(dna_run *r, const char *path)
             by_block = r->on_device && ra && readahead_pieces(ra) > 0;
         }
         /* What was read before a read error or bad gzip data is input as any other. */
-        if (by_block)
+        if (r->direct.on) {
+            uint64_t t_end = 0;
+            fst = block_status(r, fblk_feed_to(&blocks, block, got, skip, &r->fidx, 0,
+                                               readahead_pieces(ra), r->direct.text, &dsink,
+                                               &bcb, r, &t_end));
+            if (fst == FASTA_OK)
+                fst = block_status(r, direct_commit(r, block, got, t_end));
+            if (leading && skip == got)
+                blocks.at_line_start = 1; /* line breaks alone: the next byte starts a line */
+            leading = leading && skip == got;
+        } else if (by_block)
             fst = block_status(r, fblk_feed(&blocks, block, got, skip, &r->fidx,
                                             readahead_buffer(ra), readahead_pieces(ra), &r->dw,
                                             device_write, r, &bcb, r));
@@ -395,7 +538,9 @@ static void search_file(dna_run *r, const char *path)
             keep = 1;
             break;
         }
-        if (fst == FASTA_OK && eof && by_block)
+        if (fst == FASTA_OK && eof && r->direct.on)
+            fst = block_status(r, fblk_finish_to(&blocks, r->direct.text, &dsink, &bcb, r));
+        else if (fst == FASTA_OK && eof && by_block)
             fst = block_status(r, fblk_finish(&blocks, &r->dw, device_write, r, &bcb, r));
         else if (fst == FASTA_OK && eof)
             fst = r->on_device ? fasta_split_finish(&split, &cb, r) : reads_finish(&fr, &cb, r);
@@ -836,6 +981,8 @@ done:
     free(r.win);
     fdev_free(&r.dw);
     fblk_index_free(&r.fidx);
+    ffw_free(&r.direct.fw);
+    free(r.direct.puts);
     free(r.q);
     free(r.hits);
     free(r.arena);

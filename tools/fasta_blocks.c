@@ -127,12 +127,12 @@ static size_t separator_missing(const fblk_split *s)
 }
 
 /* The header line from p[a] (its '>' when skip is 1) to its '\n' or the block's end n.
- * Returns where parsing goes on; *x: the bytes up to it handed to the stream where the
- * header's separator needed a write of its own. */
+ * Returns where parsing goes on; *x: the bytes up to it handed to the sink where the
+ * header's separator needed a put of its own. A record that starts inside the block gets a
+ * checkpoint at its first byte: from there the input holds its sequence lines alone. */
 static size_t header_line(fblk_split *s, unsigned char *p, size_t n, size_t a, size_t skip,
-                          int64_t *more, size_t *x, uint64_t *extra, fdev_window *w,
-                          fdev_write_fn write, void *wctx, const fblk_callbacks *cb, void *ctx,
-                          int *st)
+                          int64_t *more, size_t *x, uint64_t *extra, const fblk_sink *out,
+                          const fblk_callbacks *cb, void *ctx, int *st)
 {
     const unsigned char *nl = memchr(p + a, '\n', n - a);
     size_t b = nl ? (size_t)(nl - p) : n;
@@ -141,36 +141,43 @@ static size_t header_line(fblk_split *s, unsigned char *p, size_t n, size_t a, s
         return n;
     size_t missing = separator_missing(s);
     if (missing) {
-        if ((*st = fdev_put_span(w, p + *x, b - *x, s->cp + s->cp_used, s->n_cp - s->cp_used,
-                                 write, wctx)) == CLM_OK)
-            *st = fdev_put(w, fdev_separator, missing, write, wctx);
+        if ((*st = out->put(out->ctx, p + *x, b - *x, s->cp + s->cp_used,
+                            s->n_cp - s->cp_used)) == CLM_OK)
+            *st = out->put(out->ctx, NULL, missing, NULL, 0);
         *x = b;
         *extra += missing;
         s->cp_used = s->n_cp;
     }
     if (*st == CLM_OK)
         *st = start_record(s, cb, ctx);
+    if (*st == CLM_OK && b + 1 < n) {
+        s->cp[s->n_cp].text = s->hdr_text + s->sep;
+        s->cp[s->n_cp].at = p + b + 1;
+        s->n_cp++;
+    }
     return b + 1;
 }
 
-int fblk_feed(fblk_split *s, unsigned char *p, size_t n, size_t from, const fblk_index *ix,
-              int buf, unsigned pieces, fdev_window *w, fdev_write_fn write, void *wctx,
-              const fblk_callbacks *cb, void *ctx)
+int fblk_feed_to(fblk_split *s, unsigned char *p, size_t n, size_t from, const fblk_index *ix,
+                 int buf, unsigned pieces, uint64_t t0, const fblk_sink *out,
+                 const fblk_callbacks *cb, void *ctx, uint64_t *t_end)
 {
-    const uint64_t t0 = w->text_end; /* at p[0]: the bytes before `from` are line breaks */
     int64_t more = 0;    /* line breaks the overwritten headers added */
     uint64_t base = 0;   /* line breaks of the pieces before the current one */
-    uint64_t extra = 0;  /* separator bytes written on their own */
-    size_t x = from;     /* p[from, x) is in the stream */
+    uint64_t extra = 0;  /* separator bytes put on their own */
+    size_t x = from;     /* p[from, x) went to the sink */
     size_t pos = from;   /* p[0, pos) is parsed */
-    size_t indexed = 0;
+    size_t indexed = 0, marks = 0;
     int st = CLM_OK;
-    /* Room for every checkpoint now: the window's pieces point into cp */
+    for (unsigned i = 0; i < pieces; i++)
+        marks += ix->piece[buf][i].n;
+    /* Room for every checkpoint now (segments and records): the sink may keep pointers */
     s->n_cp = s->cp_used = 0;
-    if (dna_grow((void **)&s->cp, &s->cp_cap, n / FBLK_SEGMENT + pieces + 1, sizeof *s->cp) != 0)
+    if (dna_grow((void **)&s->cp, &s->cp_cap, n / FBLK_SEGMENT + pieces + marks + 2,
+                 sizeof *s->cp) != 0)
         return CLM_E_NOMEM;
     if (s->in_header)
-        pos = header_line(s, p, n, 0, 0, &more, &x, &extra, w, write, wctx, cb, ctx, &st);
+        pos = header_line(s, p, n, 0, 0, &more, &x, &extra, out, cb, ctx, &st);
     for (unsigned i = 0; i < pieces && st == CLM_OK; i++) {
         const fblk_piece *pc = &ix->piece[buf][i];
         if (pc->nomem)
@@ -192,7 +199,7 @@ int fblk_feed(fblk_split *s, unsigned char *p, size_t n, size_t from, const fblk
             s->hdr.truncated = 0;
             s->hdr_raw = 0;
             s->hdr_text = text;
-            pos = header_line(s, p, n, o, 1, &more, &x, &extra, w, write, wctx, cb, ctx, &st);
+            pos = header_line(s, p, n, o, 1, &more, &x, &extra, out, cb, ctx, &st);
         }
         if (st == CLM_OK)
             st = add_checkpoints(s, p, pc, pos, n, t0, base, more, extra);
@@ -200,33 +207,66 @@ int fblk_feed(fblk_split *s, unsigned char *p, size_t n, size_t from, const fblk
         indexed += pc->bytes;
     }
     if (st == CLM_OK && n > x)
-        st = fdev_put_span(w, p + x, n - x, s->cp + s->cp_used, s->n_cp - s->cp_used, write,
-                           wctx);
+        st = out->put(out->ctx, p + x, n - x, s->cp + s->cp_used, s->n_cp - s->cp_used);
     if (st != CLM_OK)
         return st;
     if (n)
         s->at_line_start = p[n - 1] == '\n';
-    /* Every byte indexed, and the stream's text what the index says it is */
-    return indexed == n && w->text_end == t0 + n + extra - (base + (uint64_t)more)
-               ? CLM_OK
-               : CLM_E_INVALID;
+    *t_end = t0 + n + extra - (base + (uint64_t)more);
+    return indexed == n ? CLM_OK : CLM_E_INVALID; /* every byte indexed */
 }
 
-int fblk_finish(fblk_split *s, fdev_window *w, fdev_write_fn write, void *wctx,
-                const fblk_callbacks *cb, void *ctx)
+/* fblk_sink into a window. */
+typedef struct {
+    fdev_window *w;
+    fdev_write_fn write;
+    void *wctx;
+} window_sink;
+
+static int window_put(void *ctx, const unsigned char *p, size_t n, const fdev_checkpoint *cp,
+                      size_t n_cp)
+{
+    window_sink *ws = ctx;
+    return p ? fdev_put_span(ws->w, p, n, cp, n_cp, ws->write, ws->wctx)
+             : fdev_put(ws->w, fdev_separator, n, ws->write, ws->wctx);
+}
+
+int fblk_feed(fblk_split *s, unsigned char *p, size_t n, size_t from, const fblk_index *ix,
+              int buf, unsigned pieces, fdev_window *w, fdev_write_fn write, void *wctx,
+              const fblk_callbacks *cb, void *ctx)
+{
+    window_sink ws = {w, write, wctx};
+    const fblk_sink out = {window_put, &ws};
+    uint64_t t_end = 0;
+    int st = fblk_feed_to(s, p, n, from, ix, buf, pieces, w->text_end, &out, cb, ctx, &t_end);
+    /* the stream's text what the index says it is */
+    return st == CLM_OK && w->text_end != t_end ? CLM_E_INVALID : st;
+}
+
+int fblk_finish_to(fblk_split *s, uint64_t text, const fblk_sink *out,
+                   const fblk_callbacks *cb, void *ctx)
 {
     int st = CLM_OK;
     if (s->in_header) { /* the last line, with no '\n' */
         size_t missing = separator_missing(s);
         if (missing)
-            st = fdev_put(w, fdev_separator, missing, write, wctx);
+            st = out->put(out->ctx, NULL, missing, NULL, 0);
+        text += missing;
         if (st == CLM_OK)
             st = start_record(s, cb, ctx);
     }
     if (st == CLM_OK && s->in_record) {
         s->in_record = 0;
-        if (cb->record_end(ctx, w->text_end))
+        if (cb->record_end(ctx, text))
             st = CLM_STOPPED;
     }
     return st;
+}
+
+int fblk_finish(fblk_split *s, fdev_window *w, fdev_write_fn write, void *wctx,
+                const fblk_callbacks *cb, void *ctx)
+{
+    window_sink ws = {w, write, wctx};
+    const fblk_sink out = {window_put, &ws};
+    return fblk_finish_to(s, w->text_end, &out, cb, ctx);
 }

@@ -83,4 +83,24 @@ int fblk_feed(fblk_split *s, unsigned char *p, size_t n, size_t from, const fblk
 int fblk_finish(fblk_split *s, fdev_window *w, fdev_write_fn write, void *wctx,
                 const fblk_callbacks *cb, void *ctx);
 
+/* Where fblk_feed_to puts the block: p[0, n) of it (p NULL: n separator bytes) with the
+ * checkpoints cp[0, n_cp) in p[0, n) (valid until the next block is fed). A CLM_* status. */
+typedef struct {
+    int (*put)(void *ctx, const unsigned char *p, size_t n, const fdev_checkpoint *cp,
+               size_t n_cp);
+    void *ctx;
+} fblk_sink;
+
+/* fblk_feed into any sink: t0 is the text offset at p[0], and *t_end gets the one after the
+ * block by the index (the caller checks the stream's against it). The bytes before `from`
+ * and those between the puts are line breaks, so a sink may also take the whole block as it
+ * is when it got one put and no separator. Statuses as fblk_feed (CLM_E_INVALID: a piece
+ * was not indexed). */
+int fblk_feed_to(fblk_split *s, unsigned char *p, size_t n, size_t from, const fblk_index *ix,
+                 int buf, unsigned pieces, uint64_t t0, const fblk_sink *out,
+                 const fblk_callbacks *cb, void *ctx, uint64_t *t_end);
+/* fblk_finish into any sink, text: the text offset after every byte put. */
+int fblk_finish_to(fblk_split *s, uint64_t text, const fblk_sink *out,
+                   const fblk_callbacks *cb, void *ctx);
+
 #endif

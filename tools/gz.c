@@ -101,6 +101,16 @@ int gz_plain_fd(const gz_input *g, int *fd)
     return g->gzip ? -1 : 0;
 }
 
+int gz_plain_offset(const gz_input *g, uint64_t *off)
+{
+    off_t at = g->gzip ? -1 : lseek(g->fd, 0, SEEK_CUR);
+    size_t held = g->in_len - g->in_pos;
+    if (at < 0 || (uint64_t)at < held)
+        return -1;
+    *off = (uint64_t)at - held;
+    return 0;
+}
+
 int gz_plain_take(gz_input *g, unsigned char *buf, size_t cap, size_t *got)
 {
     *got = 0;

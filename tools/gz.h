@@ -9,6 +9,7 @@
 #define CLMATCH_GZ_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct gz_input gz_input;
 
@@ -26,6 +27,9 @@ int gz_plain_fd(const gz_input *g, int *fd);
  * the input follows at fd's current offset. gz_read must not be called afterwards. 0, or -1
  * for gzip input (nothing copied). */
 int gz_plain_take(gz_input *g, unsigned char *buf, size_t cap, size_t *got);
+/* Plain input that is a regular file: the file offset of its next byte (what gz_open took
+ * not counted), for pread() instead of gz_read. 0, or -1 (gzip, or not seekable). */
+int gz_plain_offset(const gz_input *g, uint64_t *off);
 /* Why gz_read failed (an errno text, or what is wrong with the gzip data). */
 const char *gz_error(const gz_input *g);
 void gz_close(gz_input *g);

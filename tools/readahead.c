@@ -43,7 +43,11 @@ struct readahead {
     pthread_cond_t go, fin;  /* a block to read, or quit; a piece done */
     unsigned gen, done;
     int quit;
+    int direct;              /* readahead_read: no reader thread, the caller's buffers */
+    uint64_t off;            /* ... the file offset read next */
+    int started;             /* ... known */
     int job_buf;             /* the block being read: its buffer, */
+    size_t job_len;          /* its length, */
     size_t job_pre;          /* its first bytes already there (gz_plain_take's), */
     uint64_t job_off;        /* the file offset of its byte job_pre */
     size_t pgot[READAHEAD_MAX_PIECES];
@@ -54,10 +58,10 @@ struct readahead {
 /* Piece i of a block: [*a, *b). */
 static void piece_bounds(const readahead *ra, unsigned i, size_t *a, size_t *b)
 {
-    size_t step = (ra->block + ra->pieces - 1) / ra->pieces;
+    size_t len = ra->job_len, step = (len + ra->pieces - 1) / ra->pieces;
     step = (step + PIECE_ALIGN - 1) / PIECE_ALIGN * PIECE_ALIGN;
-    *a = (size_t)i * step < ra->block ? (size_t)i * step : ra->block;
-    *b = *a + step < ra->block ? *a + step : ra->block;
+    *a = (size_t)i * step < len ? (size_t)i * step : len;
+    *b = *a + step < len ? *a + step : len;
 }
 
 /* Read piece i of the current job (pread until full, the end, or an error), then the hook. */
@@ -107,12 +111,14 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* One block into buf[w] by every piece's thread: its bytes up to the first piece that came
- * back short (the end, or an error). */
-static int read_pieces(readahead *ra, int w, size_t pre, uint64_t off, size_t *got, int *eof)
+/* One block of len bytes into buf[w] by every piece's thread: its bytes up to the first piece
+ * that came back short (the end, or an error). */
+static int read_pieces(readahead *ra, int w, size_t len, size_t pre, uint64_t off, size_t *got,
+                       int *eof)
 {
     pthread_mutex_lock(&ra->plock);
     ra->job_buf = w;
+    ra->job_len = len;
     ra->job_pre = pre;
     ra->job_off = off;
     ra->done = 0;
@@ -128,7 +134,7 @@ static int read_pieces(readahead *ra, int w, size_t pre, uint64_t off, size_t *g
     pthread_mutex_unlock(&ra->plock);
     int st = 0;
     unsigned i = 0;
-    size_t a, b;
+    size_t a = 0, b = 0;
     for (; i < ra->pieces; i++) {
         piece_bounds(ra, i, &a, &b);
         if (ra->perr[i] && !st) {
@@ -138,8 +144,8 @@ static int read_pieces(readahead *ra, int w, size_t pre, uint64_t off, size_t *g
         if (ra->pgot[i] < b - a || ra->perr[i])
             break;
     }
-    *eof = i < ra->pieces || ra->block == 0;
-    *got = i < ra->pieces ? a + ra->pgot[i] : ra->block;
+    *eof = i < ra->pieces || len == 0;
+    *got = i < ra->pieces ? a + ra->pgot[i] : len;
     for (unsigned j = i + 1; j < ra->pieces; j++) /* the file grew meanwhile: not input */
         if (ra->pgot[j] && ra->hook) {
             piece_bounds(ra, j, &a, &b);
@@ -167,7 +173,7 @@ static void *reader(void *arg)
             break;
         pthread_mutex_unlock(&ra->lock);
         size_t got = 0;
-        int eof = 0, st = ra->pieces ? read_pieces(ra, w, pre, off, &got, &eof)
+        int eof = 0, st = ra->pieces ? read_pieces(ra, w, ra->block, pre, off, &got, &eof)
                                      : gz_read(ra->gz, ra->buf[w], ra->block, &got, &eof);
         off += got - pre;
         pre = 0;
@@ -221,8 +227,8 @@ int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const rea
     if (!ra)
         return ENOMEM;
     ra->gz = gz;
-    ra->buf[0] = buf[0];
-    ra->buf[1] = buf[1];
+    ra->buf[0] = buf ? buf[0] : NULL;
+    ra->buf[1] = buf ? buf[1] : NULL;
     ra->block = block;
     unsigned threads = opts ? opts->threads : 0;
     if (threads > READAHEAD_MAX_PIECES)
@@ -235,7 +241,12 @@ int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const rea
     }
     pthread_mutex_init(&ra->lock, NULL);
     pthread_cond_init(&ra->changed, NULL);
-    int err = pthread_create(&ra->thread, NULL, reader, ra);
+    ra->direct = !buf;
+    if (ra->direct && !ra->pieces) {
+        readahead_stop(ra);
+        return EINVAL;
+    }
+    int err = ra->direct ? 0 : pthread_create(&ra->thread, NULL, reader, ra);
     if (err) {
         if (ra->pieces)
             stop_workers(ra);
@@ -268,6 +279,25 @@ int readahead_next(readahead *ra, unsigned char **data, size_t *got, int *eof)
     return st;
 }
 
+int readahead_read(readahead *ra, unsigned char *dst, size_t len, size_t *got, int *eof,
+                   uint64_t *at)
+{
+    *got = 0;
+    *eof = 0;
+    if (!ra->started) { /* the bytes gz_open took are read again */
+        ra->started = 1;
+        if (gz_plain_offset(ra->gz, &ra->off) != 0) {
+            snprintf(ra->error, sizeof ra->error, "%s", strerror(ESPIPE));
+            return -1;
+        }
+    }
+    *at = ra->off;
+    ra->buf[0] = dst;
+    int st = ra->error[0] ? -1 : read_pieces(ra, 0, len, 0, ra->off, got, eof);
+    ra->off += *got;
+    return st;
+}
+
 int readahead_buffer(const readahead *ra)
 {
     return ra->cur;
@@ -291,7 +321,8 @@ void readahead_stop(readahead *ra)
     ra->stop = 1;
     pthread_cond_broadcast(&ra->changed);
     pthread_mutex_unlock(&ra->lock);
-    pthread_join(ra->thread, NULL);
+    if (!ra->direct)
+        pthread_join(ra->thread, NULL);
     if (ra->pieces)
         stop_workers(ra);
     pthread_cond_destroy(&ra->changed);
