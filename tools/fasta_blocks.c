@@ -12,38 +12,48 @@
 /* ---- the index: the reading threads ---------------------------------------------------- */
 
 void fblk_index_piece(void *ctx, int buf, unsigned piece, const unsigned char *p, size_t n,
-                      size_t at)
+                      size_t at, size_t piece_at)
 {
     fblk_piece *pc = &((fblk_index *)ctx)->piece[buf][piece];
-    const size_t segs = (n + FBLK_SEGMENT - 1) / FBLK_SEGMENT;
-    uint64_t breaks = 0;
-    pc->n = 0;
-    pc->bytes = n;
-    pc->at = at;
-    pc->nomem = 0;
-    if (dna_grow((void **)&pc->seg, &pc->seg_cap, segs + 1, sizeof *pc->seg) != 0) {
+    if (at == piece_at) { /* the piece's first part */
+        pc->n = 0;
+        pc->bytes = 0;
+        pc->breaks = 0;
+        pc->at = piece_at;
+        pc->nomem = 0;
+    }
+    const size_t off = at - piece_at, end = off + n; /* piece offsets */
+    const unsigned char *base = p - off;              /* base[q]: the piece's byte q */
+    uint64_t breaks = pc->breaks;
+    if (pc->nomem || dna_grow((void **)&pc->seg, &pc->seg_cap,
+                              (end + FBLK_SEGMENT - 1) / FBLK_SEGMENT + 1, sizeof *pc->seg) != 0) {
         pc->nomem = 1;
         return;
     }
-    for (size_t j = 0; j < segs; j++) {
-        size_t i = j * FBLK_SEGMENT, end = i + FBLK_SEGMENT < n ? i + FBLK_SEGMENT : n;
+    for (size_t i = off; i < end;) {
+        size_t stop = (i / FBLK_SEGMENT + 1) * FBLK_SEGMENT;
         const unsigned char *q;
-        pc->seg[j] = (uint32_t)breaks;
-        while ((q = memchr(p + i, '>', end - i)) != NULL) {
-            size_t o = (size_t)(q - p);
-            breaks += count_either(p + i, o - i, '\n', '\r');
+        if (stop > end)
+            stop = end;
+        if (i % FBLK_SEGMENT == 0)
+            pc->seg[i / FBLK_SEGMENT] = (uint32_t)breaks;
+        while ((q = memchr(base + i, '>', stop - i)) != NULL) {
+            size_t o = (size_t)(q - base);
+            breaks += count_either(base + i, o - i, '\n', '\r');
             if (dna_grow((void **)&pc->v, &pc->cap, pc->n + 1, sizeof *pc->v) != 0) {
                 pc->nomem = 1;
                 return;
             }
-            pc->v[pc->n].at = (uint32_t)(at + o);
+            pc->v[pc->n].at = (uint32_t)(piece_at + o);
             pc->v[pc->n].breaks = (uint32_t)breaks;
             pc->n++;
             i = o + 1;
         }
-        breaks += count_either(p + i, end - i, '\n', '\r');
+        breaks += count_either(base + i, stop - i, '\n', '\r');
+        i = stop;
     }
     pc->breaks = breaks;
+    pc->bytes = end;
 }
 
 void fblk_index_free(fblk_index *ix)

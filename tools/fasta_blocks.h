@@ -46,9 +46,9 @@ typedef struct {
     fblk_piece piece[2][READAHEAD_MAX_PIECES];
 } fblk_index;
 
-/* readahead_piece_fn: index p[0, n) (ctx: an fblk_index). */
+/* readahead_piece_fn: index p[0, n), a part of a piece (ctx: an fblk_index). */
 void fblk_index_piece(void *ctx, int buf, unsigned piece, const unsigned char *p, size_t n,
-                      size_t at);
+                      size_t at, size_t piece_at);
 void fblk_index_free(fblk_index *ix);
 
 typedef struct {

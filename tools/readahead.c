@@ -64,16 +64,18 @@ static void piece_bounds(const readahead *ra, unsigned i, size_t *a, size_t *b)
     *b = *a + step < len ? *a + step : len;
 }
 
-/* Read piece i of the current job (pread until full, the end, or an error), then the hook. */
+/* Read piece i of the current job (pread until full, the end, or an error) a part at a time,
+ * each part to the hook as soon as it is read. */
 static void read_piece(readahead *ra, unsigned i)
 {
     size_t a, b;
     piece_bounds(ra, i, &a, &b);
     unsigned char *buf = ra->buf[ra->job_buf];
-    size_t at = a > ra->job_pre ? a : ra->job_pre;
+    size_t at = a > ra->job_pre ? a : ra->job_pre, hooked = a;
     int err = 0;
     while (at < b) {
-        ssize_t r = pread(ra->fd, buf + at, b - at, (off_t)(ra->job_off + (at - ra->job_pre)));
+        size_t want = b - at < READAHEAD_PART ? b - at : READAHEAD_PART;
+        ssize_t r = pread(ra->fd, buf + at, want, (off_t)(ra->job_off + (at - ra->job_pre)));
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
@@ -81,12 +83,17 @@ static void read_piece(readahead *ra, unsigned i)
         if (r <= 0)
             break;
         at += (size_t)r;
+        if (ra->hook) {
+            ra->hook(ra->ctx, ra->job_buf, i, buf + hooked, at - hooked, hooked, a);
+            hooked = at;
+        }
     }
     size_t got = at > a ? at - a : 0;
     ra->pgot[i] = got;
     ra->perr[i] = err;
-    if (ra->hook)
-        ra->hook(ra->ctx, ra->job_buf, i, buf + a, got, a);
+    if (ra->hook && (hooked == a || hooked < at)) /* nothing read, or what gz_open took */
+        ra->hook(ra->ctx, ra->job_buf, i, buf + hooked, at > hooked ? at - hooked : 0, hooked,
+                 a);
 }
 
 static void *worker(void *arg)
@@ -149,7 +156,7 @@ static int read_pieces(readahead *ra, int w, size_t len, size_t pre, uint64_t of
     for (unsigned j = i + 1; j < ra->pieces; j++) /* the file grew meanwhile: not input */
         if (ra->pgot[j] && ra->hook) {
             piece_bounds(ra, j, &a, &b);
-            ra->hook(ra->ctx, w, j, ra->buf[w] + a, 0, a);
+            ra->hook(ra->ctx, w, j, ra->buf[w] + a, 0, a, a);
         }
     return st;
 }

@@ -20,11 +20,16 @@
 
 #define READAHEAD_MAX_PIECES 32
 
-/* Piece `piece` of the block in buffer `buf`: p[0, n) at offset `at` of the block. Called
- * on the reading threads, several at once, and once for every piece of every block (n 0 for
- * a piece past the end of the input). */
+/* Bytes p[0, n) of piece `piece` of the block in buffer `buf`, at offset `at` of the block;
+ * the piece starts at `piece_at` (at == piece_at: its first part). Called on the reading
+ * threads, several at once, on each piece's parts in order as they are read (a part of at
+ * most READAHEAD_PART bytes, still in that core's cache), and at least once for every piece
+ * of every block (n 0 for a piece past the end of the input). */
 typedef void (*readahead_piece_fn)(void *ctx, int buf, unsigned piece, const unsigned char *p,
-                                   size_t n, size_t at);
+                                   size_t n, size_t at, size_t piece_at);
+
+/* The parts the hook sees: a piece's reads are this long. */
+#define READAHEAD_PART ((size_t)256 << 10)
 
 typedef struct {
     unsigned threads;         /* plain input read by this many threads (at most

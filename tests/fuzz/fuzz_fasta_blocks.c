@@ -128,8 +128,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(bufs[b], data + at, n);
         size_t a = 0; /* pieces at random places, some empty */
         for (unsigned i = 0; i < pieces; i++) {
-            size_t e = i + 1 == pieces ? n : a + fake_next(&d.f) % (n - a + 1);
-            fblk_index_piece(&ix, b, i, bufs[b] + a, e - a, a);
+            size_t e = i + 1 == pieces ? n : a + fake_next(&d.f) % (n - a + 1), c = a;
+            do { /* in parts, as the reading threads do */
+                size_t k = c + fake_next(&d.f) % (e - c + 1);
+                fblk_index_piece(&ix, b, i, bufs[b] + c, k - c, c, a);
+                c = k;
+            } while (c < e);
             a = e;
         }
         size_t from = at < first ? first - at : 0;
