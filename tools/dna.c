@@ -330,9 +330,13 @@ static int direct_read(dna_run *r, readahead *ra, unsigned char **block, size_t 
     *gst = 0;
     if (st != CLM_OK)
         return st;
+    double t0 = now_seconds();
     *block = buf;
     *gst = readahead_read(ra, buf, len, got, eof, &r->direct.file);
     r->direct.block = buf;
+    r->direct.read_s += now_seconds() - t0;
+    r->direct.blocks++;
+    r->direct.bytes += *got;
     return CLM_OK;
 }
 
@@ -450,7 +454,7 @@ static void search_file(dna_run *r, const char *path)
     r->direct.text = r->direct.file = 0;
     r->direct.block = NULL;
     r->direct.n_puts = 0;
-    r->direct.separate = 0;
+    r->direct.separate = 0; /* the --stats totals run on over the files */
     reads_init(&fr, r->cfg.format, is_stdin ? STDIN_NAME : path);
     fasta_split_init(&split);
     fblk_init(&blocks, r->cfg.max_errors + 1);
@@ -517,11 +521,15 @@ static void search_file(dna_run *r, const char *path)
         /* What was read before a read error or bad gzip data is input as any other. */
         if (r->direct.on) {
             uint64_t t_end = 0;
+            double t0 = now_seconds(), t1;
             fst = block_status(r, fblk_feed_to(&blocks, block, got, skip, &r->fidx, 0,
                                                readahead_pieces(ra), r->direct.text, &dsink,
                                                &bcb, r, &t_end));
+            t1 = now_seconds();
             if (fst == FASTA_OK)
                 fst = block_status(r, direct_commit(r, block, got, t_end));
+            r->direct.feed_s += t1 - t0;
+            r->direct.commit_s += now_seconds() - t1;
             if (leading && skip == got)
                 blocks.at_line_start = 1; /* line breaks alone: the next byte starts a line */
             leading = leading && skip == got;
@@ -868,6 +876,13 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
             r->cfg.line_breaks == LINE_BREAKS_DEVICE ? "device"
             : r->cfg.line_breaks == LINE_BREAKS_HOST ? "host"
                                                      : "auto");
+    if (r->direct.blocks)
+        fprintf(stderr, "clmatch: FASTA read into the stream's staging: %" PRIu64 " block(s), "
+                "%" PRIu64 " bytes; reading and indexing %.4f s (%.2f GB/s, %u threads), "
+                "headers and records %.4f s, commits %.4f s\n", r->direct.blocks,
+                r->direct.bytes, r->direct.read_s,
+                r->direct.read_s > 0 ? (double)r->direct.bytes / r->direct.read_s / 1e9 : 0.0,
+                r->read_threads, r->direct.feed_s, r->direct.commit_s);
     if (r->cfg.pam.seq)
         fprintf(stderr, "clmatch: %" PRIu64 " match(es) dropped for a mismatch in the PAM\n",
                 r->pam_mismatched);

@@ -54,6 +54,10 @@ typedef struct {
     direct_put *puts;
     size_t n_puts, puts_cap;
     int separate;               /* a separator among the puts */
+    /* --stats: the blocks, and the time spent reading them into staging (the index made
+     * on the way), feeding them (headers, records, marks) and committing them */
+    uint64_t blocks, bytes;
+    double read_s, feed_s, commit_s;
 } dna_direct;
 
 typedef struct {
