@@ -335,7 +335,8 @@ int clm_stream_reserve(clm_stream *st, size_t want, void **buf, size_t *len)
 
 /* After a commit of the whole reservation: the room reserved next is the one the caller
  * fills now. Where the commit launched the staging, the next one starts with the carried
- * text: line breaks fill the gap up to the room, which the device drops with the rest. */
+ * text: line breaks fill the gap up to the room (none without a lead, i.e. without indels,
+ * the one case that reserves there), which the device drops with the rest. */
 static void take_ahead(clm_stream *st, int launched)
 {
     st->reserved = st->ahead;

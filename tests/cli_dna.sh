@@ -256,6 +256,18 @@ EOF
                 "$E" --block-size=$bs -i -k 1 -e GATTACA -e GAATTC
         done
     done
+    # The file is read straight into the stream's staging; on the copy and pinned paths (a
+    # GPU's) each block is read while the one before it is committed, the next staging's
+    # carried text meeting it across line breaks. Small slabs put blocks and slabs anywhere.
+    for path in copy pinned; do
+        for bs in 61 4097 65536; do
+            CLMATCH_DATA_PATH=$path CLMATCH_SLAB_BYTES=4096 CLMATCH_HOST_THREADS=3 both_paths \
+                "$path path, 4 KiB slabs, --block-size=$bs, -k 1" "$E" --block-size=$bs -k 1 \
+                -e GATTACA -e GAATTC
+        done
+        CLMATCH_DATA_PATH=$path CLMATCH_SLAB_BYTES=4096 CLMATCH_HOST_THREADS=3 both_paths \
+            "$path path, 4 KiB slabs, -m 2 -c" "$E" -m 2 -c -e GATTACAGG
+    done
     # Header lines shorter than the k + 1 separator bytes (">", ">a"): the rest of the
     # separator is written on its own.
     printf '>\nGATTACA\n>a\r\nATTACAG\n>\n>\r\nGATTACAGATTACA\n>bb\nAC\n>' >"$T/short.fa"

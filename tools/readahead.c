@@ -38,7 +38,8 @@ struct readahead {
         readahead *ra;
         unsigned piece;
     } wa[READAHEAD_MAX_PIECES];
-    unsigned workers;        /* started: pieces 1 .. workers */
+    unsigned first_worker;   /* started: pieces first_worker .. first_worker + workers - 1 */
+    unsigned workers;
     pthread_mutex_t plock;
     pthread_cond_t go, fin;  /* a block to read, or quit; a piece done */
     unsigned gen, done;
@@ -46,6 +47,7 @@ struct readahead {
     int direct;              /* readahead_read: no reader thread, the caller's buffers */
     uint64_t off;            /* ... the file offset read next */
     int started;             /* ... known */
+    int job_started;         /* readahead_read_start's block is being read */
     int job_buf;             /* the block being read: its buffer, */
     size_t job_len;          /* its length, */
     size_t job_pre;          /* its first bytes already there (gz_plain_take's), */
@@ -118,10 +120,8 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* One block of len bytes into buf[w] by every piece's thread: its bytes up to the first piece
- * that came back short (the end, or an error). */
-static int read_pieces(readahead *ra, int w, size_t len, size_t pre, uint64_t off, size_t *got,
-                       int *eof)
+/* Start reading a block of len bytes into buf[w]: the piece workers take it. */
+static void job_start(readahead *ra, int w, size_t len, size_t pre, uint64_t off)
 {
     pthread_mutex_lock(&ra->plock);
     ra->job_buf = w;
@@ -132,9 +132,17 @@ static int read_pieces(readahead *ra, int w, size_t len, size_t pre, uint64_t of
     ra->gen++;
     pthread_cond_broadcast(&ra->go);
     pthread_mutex_unlock(&ra->plock);
-    read_piece(ra, 0);
-    for (unsigned i = ra->workers + 1; i < ra->pieces; i++) /* no thread of its own */
-        read_piece(ra, i);
+}
+
+/* Read the pieces no worker takes, wait for the others: the block's bytes up to the first
+ * piece that came back short (the end, or an error). */
+static int job_finish(readahead *ra, size_t *got, int *eof)
+{
+    const int w = ra->job_buf;
+    const size_t len = ra->job_len;
+    for (unsigned i = 0; i < ra->pieces; i++) /* no thread of its own */
+        if (i < ra->first_worker || i >= ra->first_worker + ra->workers)
+            read_piece(ra, i);
     pthread_mutex_lock(&ra->plock);
     while (ra->done < ra->workers)
         pthread_cond_wait(&ra->fin, &ra->plock);
@@ -159,6 +167,14 @@ static int read_pieces(readahead *ra, int w, size_t len, size_t pre, uint64_t of
             ra->hook(ra->ctx, w, j, ra->buf[w] + a, 0, a, a);
         }
     return st;
+}
+
+/* One block of len bytes into buf[w] by every piece's thread, this one's included. */
+static int read_pieces(readahead *ra, int w, size_t len, size_t pre, uint64_t off, size_t *got,
+                       int *eof)
+{
+    job_start(ra, w, len, pre, off);
+    return job_finish(ra, got, eof);
 }
 
 static void *reader(void *arg)
@@ -204,7 +220,8 @@ static void start_workers(readahead *ra)
     pthread_mutex_init(&ra->plock, NULL);
     pthread_cond_init(&ra->go, NULL);
     pthread_cond_init(&ra->fin, NULL);
-    for (unsigned i = 1; i < ra->pieces; i++) {
+    ra->first_worker = ra->direct ? 0 : 1; /* else piece 0 is the reading thread's */
+    for (unsigned i = ra->first_worker; i < ra->pieces; i++) {
         ra->wa[i].ra = ra;
         ra->wa[i].piece = i;
         if (pthread_create(&ra->worker[i], NULL, worker, &ra->wa[i]) != 0)
@@ -219,7 +236,7 @@ static void stop_workers(readahead *ra)
     ra->quit = 1;
     pthread_cond_broadcast(&ra->go);
     pthread_mutex_unlock(&ra->plock);
-    for (unsigned i = 1; i <= ra->workers; i++)
+    for (unsigned i = ra->first_worker; i < ra->first_worker + ra->workers; i++)
         pthread_join(ra->worker[i], NULL);
     pthread_cond_destroy(&ra->fin);
     pthread_cond_destroy(&ra->go);
@@ -240,6 +257,7 @@ int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const rea
     unsigned threads = opts ? opts->threads : 0;
     if (threads > READAHEAD_MAX_PIECES)
         threads = READAHEAD_MAX_PIECES;
+    ra->direct = !buf;
     if (threads > 1 && gz_plain_fd(gz, &ra->fd) == 0 && block >= 2) {
         ra->pieces = threads;
         ra->hook = opts->piece;
@@ -248,7 +266,6 @@ int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const rea
     }
     pthread_mutex_init(&ra->lock, NULL);
     pthread_cond_init(&ra->changed, NULL);
-    ra->direct = !buf;
     if (ra->direct && !ra->pieces) {
         readahead_stop(ra);
         return EINVAL;
@@ -286,23 +303,42 @@ int readahead_next(readahead *ra, unsigned char **data, size_t *got, int *eof)
     return st;
 }
 
+int readahead_read_start(readahead *ra, unsigned char *dst, size_t len, int buf, uint64_t *at)
+{
+    if (!ra->started) { /* the bytes gz_open took are read again */
+        ra->started = 1;
+        if (gz_plain_offset(ra->gz, &ra->off) != 0)
+            snprintf(ra->error, sizeof ra->error, "%s", strerror(ESPIPE));
+    }
+    *at = ra->off;
+    ra->buf[buf] = dst;
+    ra->job_buf = buf;
+    ra->job_len = 0;
+    ra->job_started = !ra->error[0];
+    if (ra->job_started)
+        job_start(ra, buf, len, 0, ra->off);
+    return ra->job_started ? 0 : -1;
+}
+
+int readahead_read_wait(readahead *ra, size_t *got, int *eof)
+{
+    *got = 0;
+    *eof = 0;
+    if (!ra->job_started)
+        return -1;
+    ra->job_started = 0;
+    int st = job_finish(ra, got, eof);
+    ra->off += *got;
+    return st;
+}
+
 int readahead_read(readahead *ra, unsigned char *dst, size_t len, size_t *got, int *eof,
                    uint64_t *at)
 {
     *got = 0;
     *eof = 0;
-    if (!ra->started) { /* the bytes gz_open took are read again */
-        ra->started = 1;
-        if (gz_plain_offset(ra->gz, &ra->off) != 0) {
-            snprintf(ra->error, sizeof ra->error, "%s", strerror(ESPIPE));
-            return -1;
-        }
-    }
-    *at = ra->off;
-    ra->buf[0] = dst;
-    int st = ra->error[0] ? -1 : read_pieces(ra, 0, len, 0, ra->off, got, eof);
-    ra->off += *got;
-    return st;
+    return readahead_read_start(ra, dst, len, 0, at) == 0 ? readahead_read_wait(ra, got, eof)
+                                                           : -1;
 }
 
 int readahead_buffer(const readahead *ra)
