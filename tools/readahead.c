@@ -27,19 +27,15 @@ struct readahead {
     int cur;                /* the block handed to the caller (or to be handed next) */
     int handed;             /* buf[cur] is the caller's */
     int stop;
-    /* Plain input read in pieces (pieces > 0): workers 1 .. pieces - 1 of their own, piece 0
-     * on the thread above. */
-    unsigned pieces;
+    /* Plain input read in pieces (pieces > 0) that the workers and the thread that waits for
+     * the block take in turn, so that a thread slowed down holds up one piece, not a share. */
+    unsigned pieces, threads;
     readahead_piece_fn hook;
     void *ctx;
     int fd;
-    pthread_t worker[READAHEAD_MAX_PIECES];
-    struct piece_worker {
-        readahead *ra;
-        unsigned piece;
-    } wa[READAHEAD_MAX_PIECES];
-    unsigned first_worker;   /* started: pieces first_worker .. first_worker + workers - 1 */
-    unsigned workers;
+    pthread_t worker[READAHEAD_MAX_THREADS];
+    unsigned workers;        /* started */
+    unsigned next_piece;     /* the next piece of the block to take */
     pthread_mutex_t plock;
     pthread_cond_t go, fin;  /* a block to read, or quit; a piece done */
     unsigned gen, done;
@@ -98,10 +94,18 @@ static void read_piece(readahead *ra, unsigned i)
                  a);
 }
 
+/* The next piece of the current block to read, or ra->pieces when none is left. */
+static unsigned take_piece(readahead *ra)
+{
+    pthread_mutex_lock(&ra->plock);
+    unsigned i = ra->next_piece < ra->pieces ? ra->next_piece++ : ra->pieces;
+    pthread_mutex_unlock(&ra->plock);
+    return i;
+}
+
 static void *worker(void *arg)
 {
-    const struct piece_worker *me = arg;
-    readahead *ra = me->ra;
+    readahead *ra = arg;
     unsigned seen = 0; /* no block was asked for before the workers started */
     pthread_mutex_lock(&ra->plock);
     for (;;) {
@@ -111,7 +115,8 @@ static void *worker(void *arg)
             break;
         seen = ra->gen;
         pthread_mutex_unlock(&ra->plock);
-        read_piece(ra, me->piece);
+        for (unsigned i; (i = take_piece(ra)) < ra->pieces;)
+            read_piece(ra, i);
         pthread_mutex_lock(&ra->plock);
         ra->done++;
         pthread_cond_signal(&ra->fin);
@@ -129,6 +134,7 @@ static void job_start(readahead *ra, int w, size_t len, size_t pre, uint64_t off
     ra->job_pre = pre;
     ra->job_off = off;
     ra->done = 0;
+    ra->next_piece = 0;
     ra->gen++;
     pthread_cond_broadcast(&ra->go);
     pthread_mutex_unlock(&ra->plock);
@@ -140,9 +146,8 @@ static int job_finish(readahead *ra, size_t *got, int *eof)
 {
     const int w = ra->job_buf;
     const size_t len = ra->job_len;
-    for (unsigned i = 0; i < ra->pieces; i++) /* no thread of its own */
-        if (i < ra->first_worker || i >= ra->first_worker + ra->workers)
-            read_piece(ra, i);
+    for (unsigned i; (i = take_piece(ra)) < ra->pieces;) /* this thread helps */
+        read_piece(ra, i);
     pthread_mutex_lock(&ra->plock);
     while (ra->done < ra->workers)
         pthread_cond_wait(&ra->fin, &ra->plock);
@@ -214,17 +219,15 @@ static void *reader(void *arg)
     return NULL;
 }
 
-/* The piece workers: as many as start (the rest of the pieces are read on the reader). */
+/* The piece workers: as many as start, one per thread but the one that waits for the block
+ * (the reader, or in direct reading the caller, which starts reading ahead and then works). */
 static void start_workers(readahead *ra)
 {
     pthread_mutex_init(&ra->plock, NULL);
     pthread_cond_init(&ra->go, NULL);
     pthread_cond_init(&ra->fin, NULL);
-    ra->first_worker = ra->direct ? 0 : 1; /* else piece 0 is the reading thread's */
-    for (unsigned i = ra->first_worker; i < ra->pieces; i++) {
-        ra->wa[i].ra = ra;
-        ra->wa[i].piece = i;
-        if (pthread_create(&ra->worker[i], NULL, worker, &ra->wa[i]) != 0)
+    for (unsigned i = ra->direct ? 0 : 1; i < ra->threads; i++) {
+        if (pthread_create(&ra->worker[ra->workers], NULL, worker, ra) != 0)
             break;
         ra->workers++;
     }
@@ -236,7 +239,7 @@ static void stop_workers(readahead *ra)
     ra->quit = 1;
     pthread_cond_broadcast(&ra->go);
     pthread_mutex_unlock(&ra->plock);
-    for (unsigned i = ra->first_worker; i < ra->first_worker + ra->workers; i++)
+    for (unsigned i = 0; i < ra->workers; i++)
         pthread_join(ra->worker[i], NULL);
     pthread_cond_destroy(&ra->fin);
     pthread_cond_destroy(&ra->go);
@@ -255,11 +258,12 @@ int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const rea
     ra->buf[1] = buf ? buf[1] : NULL;
     ra->block = block;
     unsigned threads = opts ? opts->threads : 0;
-    if (threads > READAHEAD_MAX_PIECES)
-        threads = READAHEAD_MAX_PIECES;
+    if (threads > READAHEAD_MAX_THREADS)
+        threads = READAHEAD_MAX_THREADS;
     ra->direct = !buf;
     if (threads > 1 && gz_plain_fd(gz, &ra->fd) == 0 && block >= 2) {
-        ra->pieces = threads;
+        ra->pieces = READAHEAD_MAX_PIECES;
+        ra->threads = threads;
         ra->hook = opts->piece;
         ra->ctx = opts->ctx;
         start_workers(ra);

@@ -5,10 +5,11 @@
  * the stream's copy into staging and the wait for the device. Only for regular files: a
  * thread blocked on a pipe could not be stopped.
  *
- * Plain (not gzip) input may be read by several threads at once, each a piece of the block
- * with pread(): one thread copies the page cache at a fraction of the memory bandwidth. A
- * hook of the caller's then runs on each piece on the thread that read it, while its bytes
- * are still in that core's cache (the DNA mode's index of header marks and line breaks).
+ * Plain (not gzip) input may be read by several threads at once, which take the block's
+ * pieces in turn and read each with pread(): one thread copies the page cache at a fraction
+ * of the memory bandwidth. A hook of the caller's then runs on each part read on the thread
+ * that read it, while its bytes are still in that core's cache (the DNA mode's index of
+ * header marks and line breaks).
  */
 #ifndef CLMATCH_READAHEAD_H
 #define CLMATCH_READAHEAD_H
@@ -18,7 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define READAHEAD_MAX_PIECES 32
+/* Threads that read a block at most, and the pieces of a block they take in turn. */
+#define READAHEAD_MAX_THREADS 32
+#define READAHEAD_MAX_PIECES 64
 
 /* Bytes p[0, n) of piece `piece` of the block in buffer `buf`, at offset `at` of the block;
  * the piece starts at `piece_at` (at == piece_at: its first part). Called on the reading
@@ -33,7 +36,7 @@ typedef void (*readahead_piece_fn)(void *ctx, int buf, unsigned piece, const uns
 
 typedef struct {
     unsigned threads;         /* plain input read by this many threads (at most
-                                 READAHEAD_MAX_PIECES); 0 or 1: gz_read on one thread */
+                                 READAHEAD_MAX_THREADS); 0 or 1: gz_read on one thread */
     readahead_piece_fn piece; /* or NULL */
     void *ctx;
 } readahead_opts;
