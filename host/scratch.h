@@ -175,15 +175,6 @@ struct clm_stream {
     int told_breaks; /* the current staging has bytes whose line breaks the caller counted:
                         the device checks their count (clm_slot_compact's `check`) */
     uint64_t settled; /* every match starting before it has been delivered */
-    /* clm_stream_reserve_next's room, for the bytes after the current reservation's: at
-     * staging[fill + reserved] of the same slot, or at staging[lead + overlap] of the next
-     * (ahead_next), whose text gap the carry leaves is filled with line breaks */
-    size_t ahead;
-    int ahead_next;
-    unsigned char *ahead_at; /* where the caller writes it */
-    int ahead_moved;         /* the staging it follows was squeezed instead of launched:
-                                its bytes are copied after it at their commit, */
-    const unsigned char *moved_from; /* from here */
 };
 
 /* Bytes of a slot's counters for a database of `slots` patterns (cl/contract.h). */

@@ -36,13 +36,6 @@ int clm_stream_open(const clm_database *db, clm_scratch *s, unsigned flags, clm_
     return rc;
 }
 
-/* Any call but the commits ends the reservations. */
-static void end_reservations(clm_stream *st)
-{
-    st->reserved = st->ahead = 0;
-    st->ahead_next = st->ahead_moved = 0;
-}
-
 /* Stands for a callback where a call needs none. */
 static int count_none(const clm_match *m, void *ctx)
 {
@@ -200,7 +193,7 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
     int rc = enter_stream(st, cb, 1, "clm_stream_write");
     if (rc)
         return rc;
-    end_reservations(st);
+    st->reserved = 0;
     clm_scratch *s = st->s;
     if (!data && len) {
         clm_scratch_give(s);
@@ -243,7 +236,7 @@ int clm_stream_flush(clm_stream *st, clm_match_cb cb, void *ctx)
     int rc = enter_stream(st, cb, 1, "clm_stream_flush");
     if (rc)
         return rc;
-    end_reservations(st);
+    st->reserved = 0;
     double t0 = clm_now();
     if (st->tfill > st->first + st->s->overlap)
         rc = stream_dispatch(st, st->tfill - st->first - st->s->overlap, cb, ctx);
@@ -264,7 +257,7 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     if (rc)
         return rc; /* the call that runs goes on with the stream */
     int was_dead = st->dead;
-    end_reservations(st);
+    st->reserved = 0;
     if (!was_dead) /* a freed database: nothing is searched, the stream closes with the error */
         rc = clm_scratch_live(s, "clm_stream_close");
     if (rc == CLM_OK && !was_dead)
@@ -319,7 +312,7 @@ int clm_stream_reserve(clm_stream *st, size_t want, void **buf, size_t *len)
         return rc;
     clm_scratch *s = st->s;
     unsigned char *stage;
-    end_reservations(st);
+    st->reserved = 0;
     /* never full between calls: a full staging is launched or squeezed at once */
     size_t room = st->first + s->slab + s->overlap - st->fill;
     rc = clm_slot_acquire(st->ln, &st->ln->slot[st->cur], s->text_bytes, &stage);
@@ -333,27 +326,6 @@ int clm_stream_reserve(clm_stream *st, size_t want, void **buf, size_t *len)
     return rc;
 }
 
-/* After a commit of the whole reservation: the room reserved next is the one the caller
- * fills now. Where the commit launched the staging, the next one starts with the carried
- * text: line breaks fill the gap up to the room (none without a lead, i.e. without indels,
- * the one case that reserves there), which the device drops with the rest. */
-static void take_ahead(clm_stream *st, int launched)
-{
-    st->reserved = st->ahead;
-    st->ahead = 0;
-    if (!st->ahead_next)
-        return;
-    st->ahead_next = 0;
-    size_t gap = st->s->lead + st->s->overlap;
-    if (!launched) { /* squeezed: the room's bytes follow this staging's at their commit */
-        st->ahead_moved = 1;
-        st->moved_from = st->ahead_at;
-        return;
-    }
-    memset(st->ln->slot[st->cur].fill + st->fill, '\n', gap - st->fill);
-    st->fill = gap;
-}
-
 int clm_stream_commit(clm_stream *st, size_t len, size_t breaks, clm_match_cb cb, void *ctx)
 {
     int rc = enter_stream(st, cb, 1, "clm_stream_commit");
@@ -362,31 +334,19 @@ int clm_stream_commit(clm_stream *st, size_t len, size_t breaks, clm_match_cb cb
     clm_scratch *s = st->s;
     const int skip = (st->flags & CLM_STREAM_SKIP_LINE_BREAKS) != 0;
     size_t reserved = st->reserved;
+    st->reserved = 0;
     if (len > reserved)
         rc = clm_fail(CLM_E_INVALID, "clm_stream_commit: %zu bytes, %zu reserved", len,
                       reserved);
     else if (breaks != CLM_BREAKS_UNKNOWN && (skip ? breaks > len : breaks != 0))
         rc = clm_fail(CLM_E_INVALID, "clm_stream_commit: %zu line breaks in %zu bytes%s",
                       breaks, len, skip ? "" : " (not a CLM_STREAM_SKIP_LINE_BREAKS stream)");
-    if (rc) {
+    if (rc || len == 0) {
         clm_scratch_give(s);
         return rc; /* misuse leaves the stream as it was */
     }
-    if (len < reserved) /* the room reserved next followed all of it */
-        st->ahead = 0, st->ahead_next = 0;
-    st->reserved = 0;
-    if (len == 0) {
-        end_reservations(st);
-        clm_scratch_give(s);
-        return CLM_OK;
-    }
     double t0 = clm_now();
-    const int cur = st->cur;
-    unsigned char *stage = st->ln->slot[cur].fill;
-    if (st->ahead_moved) { /* the room was in the next staging: its bytes come here */
-        memcpy(stage + st->fill, st->moved_from, len);
-        st->ahead_moved = 0;
-    }
+    unsigned char *stage = st->ln->slot[st->cur].fill;
     if (!skip)
         breaks = 0;
     else if (breaks == CLM_BREAKS_UNKNOWN)
@@ -397,57 +357,7 @@ int clm_stream_commit(clm_stream *st, size_t len, size_t breaks, clm_match_cb cb
     st->tfill += len - breaks;
     if (st->fill == st->first + s->slab + s->overlap)
         rc = stream_full(st, stage, cb, ctx);
-    if (rc == CLM_OK && st->ahead)
-        take_ahead(st, st->cur != cur);
     s->stats.wall_seconds += clm_now() - t0;
-    rc = stream_failed(st, rc);
-    clm_scratch_give(s);
-    return rc;
-}
-
-int clm_stream_reserve_next(clm_stream *st, size_t want, void **buf, size_t *len)
-{
-    if (buf)
-        *buf = NULL;
-    if (len)
-        *len = 0;
-    if (st && (!buf || !len))
-        return clm_fail(CLM_E_INVALID, "clm_stream_reserve_next: %s is NULL",
-                        buf ? "len" : "buf");
-    int rc = enter_stream(st, NULL, 0, "clm_stream_reserve_next");
-    if (rc)
-        return rc;
-    clm_scratch *s = st->s;
-    struct clm_lane *ln = st->ln;
-    size_t end = st->fill + st->reserved, full = st->first + s->slab + s->overlap;
-    if (!st->reserved) {
-        rc = clm_fail(CLM_E_INVALID,
-                      "clm_stream_reserve_next: no room is reserved (clm_stream_reserve)");
-    } else if (end < full) { /* the same staging (a moved room's bytes come before it) */
-        st->ahead = want && want < full - end ? want : full - end;
-        st->ahead_next = 0;
-        st->ahead_at = ln->slot[st->cur].fill + end;
-    } else if (!st->ahead_moved && ln->path->device_copy && !s->db->indels &&
-               s->slab > s->lead) {
-        /* the next staging, once the device has its copy of the slab it holds (its search
-         * may still run: without indels the host reads no staging to deliver matches) */
-        struct clm_slot *next = &ln->slot[(st->cur + 1) % SLOTS];
-        unsigned char *stage;
-        if (next->busy && next->ev_write)
-            rc = clm_lane_wait(ln, next->ev_write, "clWaitForEvents (text transfer)");
-        if (rc == CLM_OK)
-            rc = clm_slot_acquire(ln, next, s->text_bytes, &stage);
-        if (rc == CLM_OK) {
-            size_t room = s->slab - s->lead;
-            st->ahead = want && want < room ? want : room;
-            st->ahead_next = 1;
-            st->ahead_at = stage + s->lead + s->overlap;
-        }
-    } /* else none before the commit: the device reads the staging itself, or indels */
-    if (st->ahead) {
-        *buf = st->ahead_at;
-        *len = st->ahead;
-    }
     rc = stream_failed(st, rc);
     clm_scratch_give(s);
     return rc;

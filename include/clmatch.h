@@ -865,13 +865,12 @@ CLM_API int clm_stream_text_offset(clm_stream *stream, uint64_t *offset);
 /* Zero-copy input: the caller puts the next bytes straight into the stream's staging (on a
  * GPU's pinned path, the pinned memory the transfer reads) instead of handing a buffer that
  * clm_stream_write copies, e.g. with read() or pread() of a file, or in place after an edit.
- * One device's streams (clm_stream); a set's streams copy (clm_set_stream_write). A caller
- * that reads with threads of its own keeps them busy with clm_stream_reserve_next. */
+ * One device's streams (clm_stream); a set's streams copy (clm_set_stream_write). */
 
 /** Room for the next bytes of input: *buf, *len bytes (at most want, 0: as many as the
  *  current staging has; at least 1), the caller's to write until the next call on the
  *  stream. clm_stream_commit makes them input; any other call but clm_stream_text_offset
- *  and clm_stream_settled ends the reservation (and the next one), its bytes never input. Errors: CLM_E_INVALID
+ *  and clm_stream_settled ends the reservation, its bytes never input. Errors: CLM_E_INVALID
  *  (NULL, or the stream stopped or failed earlier), those of allocating staging. */
 CLM_API int clm_stream_reserve(clm_stream *stream, size_t want, void **buf, size_t *len);
 
@@ -889,17 +888,6 @@ CLM_API int clm_stream_reserve(clm_stream *stream, size_t want, void **buf, size
  *  clm_stream_write. */
 CLM_API int clm_stream_commit(clm_stream *stream, size_t len, size_t breaks, clm_match_cb cb,
                               void *ctx);
-
-/** Room for the bytes that follow the current reservation's (all of them: a commit of fewer
- *  drops it), to be filled while the current one's are still being written or committed
- *  (the next read under way while this one is handed over). Once the current reservation is
- *  committed, this one is current: commit it, and reserve the next with this call again.
- *  *len 0 where none can be given before the commit (the device reads the staging itself,
- *  as zero-copy and SVM paths do, or approximate search with insertions and deletions, whose
- *  matches need the staging when they are delivered): commit, then clm_stream_reserve. It
- *  may wait for the device's copy of an earlier slab. Errors: CLM_E_INVALID (NULL, no
- *  current reservation), as clm_stream_reserve. */
-CLM_API int clm_stream_reserve_next(clm_stream *stream, size_t want, void **buf, size_t *len);
 
 /** Every match that starts before *offset (a text offset) has been delivered: what a caller
  *  keeps to look matches up (a record table, the text) may be dropped before it without a

@@ -256,9 +256,9 @@ EOF
                 "$E" --block-size=$bs -i -k 1 -e GATTACA -e GAATTC
         done
     done
-    # The file is read straight into the stream's staging; on the copy and pinned paths (a
-    # GPU's) each block is read while the one before it is committed, the next staging's
-    # carried text meeting it across line breaks. Small slabs put blocks and slabs anywhere.
+    # The file is read straight into the stream's staging, also on the copy and pinned paths
+    # (a GPU's), whose staging the device does not read in place. Small slabs put blocks and
+    # slabs anywhere.
     for path in copy pinned; do
         for bs in 61 4097 65536; do
             CLMATCH_DATA_PATH=$path CLMATCH_SLAB_BYTES=4096 CLMATCH_HOST_THREADS=3 both_paths \

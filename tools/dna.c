@@ -318,65 +318,26 @@ static int direct_commit(dna_run *r, unsigned char *p, size_t n, uint64_t t_end)
     return st;
 }
 
-/* Start reading the file's next block into the room buf[0, len) (index buffer
- * r->direct.next_buf). */
-static void direct_start(dna_run *r, readahead *ra, void *buf, size_t len)
-{
-    dna_direct *d = &r->direct;
-    d->pend_ptr = buf;
-    d->pend_len = len;
-    d->pend_buf = d->next_buf;
-    d->next_buf ^= 1;
-    d->pending = 1;
-    readahead_read_start(ra, buf, len, d->pend_buf, &d->pend_at); /* a failure: at the wait */
-}
-
-/* The file's next block, read into the stream's staging: the one under way, or a room
- * reserved and read now. A CLM_* status (*gst: the read's, as readahead_read's; *buf: the
- * block's index buffer). */
+/* Reserve the stream's next room and read the file's next block into it. A CLM_* status
+ * (*gst: the read's, as readahead_read's). */
 static int direct_read(dna_run *r, readahead *ra, unsigned char **block, size_t *got, int *eof,
-                       int *gst, int *buf)
+                       int *gst)
 {
-    dna_direct *d = &r->direct;
+    void *buf = NULL;
+    size_t len = 0;
+    int st = clm_stream_reserve(cli_stream_one(r->stream), r->cfg.dev.block_bytes, &buf, &len);
     *got = 0;
     *gst = 0;
-    if (!d->pending) {
-        void *room = NULL;
-        size_t len = 0;
-        int st = clm_stream_reserve(cli_stream_one(r->stream), r->cfg.dev.block_bytes, &room,
-                                    &len);
-        if (st != CLM_OK)
-            return st;
-        direct_start(r, ra, room, len);
-    }
+    if (st != CLM_OK)
+        return st;
     double t0 = now_seconds();
-    *gst = readahead_read_wait(ra, got, eof);
-    d->pending = 0;
-    *block = d->pend_ptr;
-    *buf = d->pend_buf;
-    d->block = d->pend_ptr;
-    d->cur_len = d->pend_len;
-    d->file = d->pend_at;
-    d->read_s += now_seconds() - t0;
-    d->blocks++;
-    d->bytes += *got;
+    *block = buf;
+    *gst = readahead_read(ra, buf, len, got, eof, &r->direct.file);
+    r->direct.block = buf;
+    r->direct.read_s += now_seconds() - t0;
+    r->direct.blocks++;
+    r->direct.bytes += *got;
     return CLM_OK;
-}
-
-/* A whole block fed with no separator of its own: reserve the room after it and start
- * reading the next block there before this one is committed. A CLM_* status. */
-static int direct_ahead(dna_run *r, readahead *ra, size_t got, int eof)
-{
-    dna_direct *d = &r->direct;
-    void *room = NULL;
-    size_t len = 0;
-    if (eof || got != d->cur_len || d->separate)
-        return CLM_OK;
-    int st = clm_stream_reserve_next(cli_stream_one(r->stream), r->cfg.dev.block_bytes, &room,
-                                     &len);
-    if (st == CLM_OK && len)
-        direct_start(r, ra, room, len);
-    return st;
 }
 
 /* A regular plain file whose first byte other than a line break is '>', on one device, read
@@ -494,8 +455,6 @@ static void search_file(dna_run *r, const char *path)
     r->direct.block = NULL;
     r->direct.n_puts = 0;
     r->direct.separate = 0; /* the --stats totals run on over the files */
-    r->direct.pending = 0;
-    r->direct.next_buf = 0;
     reads_init(&fr, r->cfg.format, is_stdin ? STDIN_NAME : path);
     fasta_split_init(&split);
     fblk_init(&blocks, r->cfg.max_errors + 1);
@@ -529,9 +488,8 @@ static void search_file(dna_run *r, const char *path)
         size_t got, skip = 0;
         unsigned char *block = r->block;
         int gst = 0;
-        int ibuf = 0; /* the block's index buffer (zero-copy) */
         if (r->direct.on) {
-            if ((st = direct_read(r, ra, &block, &got, &eof, &gst, &ibuf)) != CLM_OK) {
+            if ((st = direct_read(r, ra, &block, &got, &eof, &gst)) != CLM_OK) {
                 rc = -1;
                 break;
             }
@@ -564,12 +522,10 @@ static void search_file(dna_run *r, const char *path)
         if (r->direct.on) {
             uint64_t t_end = 0;
             double t0 = now_seconds(), t1;
-            fst = block_status(r, fblk_feed_to(&blocks, block, got, skip, &r->fidx, ibuf,
+            fst = block_status(r, fblk_feed_to(&blocks, block, got, skip, &r->fidx, 0,
                                                readahead_pieces(ra), r->direct.text, &dsink,
                                                &bcb, r, &t_end));
             t1 = now_seconds();
-            if (fst == FASTA_OK && gst == 0)
-                fst = block_status(r, direct_ahead(r, ra, got, eof));
             if (fst == FASTA_OK)
                 fst = block_status(r, direct_commit(r, block, got, t_end));
             r->direct.feed_s += t1 - t0;
@@ -604,12 +560,6 @@ static void search_file(dna_run *r, const char *path)
         }
         if (stream && (st = push_window(r, stream)) != CLM_OK)
             break;
-    }
-    if (r->direct.pending) { /* its threads write into the stream's staging */
-        size_t ignored;
-        int ended;
-        readahead_read_wait(ra, &ignored, &ended);
-        r->direct.pending = 0;
     }
     /* What is printed must not depend on where the read blocks end: the records before bad
      * input are searched to the end; the one it cut short never ends, so is not printed. */
@@ -928,10 +878,11 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
                                                      : "auto");
     if (r->direct.blocks)
         fprintf(stderr, "clmatch: FASTA read into the stream's staging: %" PRIu64 " block(s), "
-                "%" PRIu64 " bytes; waiting for reading and indexing %.4f s (%u threads), "
+                "%" PRIu64 " bytes; reading and indexing %.4f s (%.2f GB/s, %u threads), "
                 "headers and records %.4f s, commits %.4f s\n", r->direct.blocks,
-                r->direct.bytes, r->direct.read_s, r->read_threads, r->direct.feed_s,
-                r->direct.commit_s);
+                r->direct.bytes, r->direct.read_s,
+                r->direct.read_s > 0 ? (double)r->direct.bytes / r->direct.read_s / 1e9 : 0.0,
+                r->read_threads, r->direct.feed_s, r->direct.commit_s);
     if (r->cfg.pam.seq)
         fprintf(stderr, "clmatch: %" PRIu64 " match(es) dropped for a mismatch in the PAM\n",
                 r->pam_mismatched);

@@ -54,15 +54,8 @@ typedef struct {
     direct_put *puts;
     size_t n_puts, puts_cap;
     int separate;               /* a separator among the puts */
-    /* the block being read while the one before it is committed (clm_stream_reserve_next):
-     * its room, its length, the index buffer its reading threads fill, its file offset */
-    int pending;
-    unsigned char *pend_ptr;
-    size_t pend_len, cur_len;
-    int pend_buf, next_buf;
-    uint64_t pend_at;
-    /* --stats: the blocks, the time spent waiting for their reads (the index made on the
-     * way), feeding them (headers, records, marks) and committing them */
+    /* --stats: the blocks, and the time spent reading them into staging (the index made
+     * on the way), feeding them (headers, records, marks) and committing them */
     uint64_t blocks, bytes;
     double read_s, feed_s, commit_s;
 } dna_direct;

@@ -43,7 +43,6 @@ struct readahead {
     int direct;              /* readahead_read: no reader thread, the caller's buffers */
     uint64_t off;            /* ... the file offset read next */
     int started;             /* ... known */
-    int job_started;         /* readahead_read_start's block is being read */
     int job_buf;             /* the block being read: its buffer, */
     size_t job_len;          /* its length, */
     size_t job_pre;          /* its first bytes already there (gz_plain_take's), */
@@ -220,7 +219,7 @@ static void *reader(void *arg)
 }
 
 /* The piece workers: as many as start, one per thread but the one that waits for the block
- * (the reader, or in direct reading the caller, which starts reading ahead and then works). */
+ * (the reader, or in direct reading the caller). */
 static void start_workers(readahead *ra)
 {
     pthread_mutex_init(&ra->plock, NULL);
@@ -307,42 +306,21 @@ int readahead_next(readahead *ra, unsigned char **data, size_t *got, int *eof)
     return st;
 }
 
-int readahead_read_start(readahead *ra, unsigned char *dst, size_t len, int buf, uint64_t *at)
+int readahead_read(readahead *ra, unsigned char *dst, size_t len, size_t *got, int *eof,
+                   uint64_t *at)
 {
+    *got = 0;
+    *eof = 0;
     if (!ra->started) { /* the bytes gz_open took are read again */
         ra->started = 1;
         if (gz_plain_offset(ra->gz, &ra->off) != 0)
             snprintf(ra->error, sizeof ra->error, "%s", strerror(ESPIPE));
     }
     *at = ra->off;
-    ra->buf[buf] = dst;
-    ra->job_buf = buf;
-    ra->job_len = 0;
-    ra->job_started = !ra->error[0];
-    if (ra->job_started)
-        job_start(ra, buf, len, 0, ra->off);
-    return ra->job_started ? 0 : -1;
-}
-
-int readahead_read_wait(readahead *ra, size_t *got, int *eof)
-{
-    *got = 0;
-    *eof = 0;
-    if (!ra->job_started)
-        return -1;
-    ra->job_started = 0;
-    int st = job_finish(ra, got, eof);
+    ra->buf[0] = dst;
+    int st = ra->error[0] ? -1 : read_pieces(ra, 0, len, 0, ra->off, got, eof);
     ra->off += *got;
     return st;
-}
-
-int readahead_read(readahead *ra, unsigned char *dst, size_t len, size_t *got, int *eof,
-                   uint64_t *at)
-{
-    *got = 0;
-    *eof = 0;
-    return readahead_read_start(ra, dst, len, 0, at) == 0 ? readahead_read_wait(ra, got, eof)
-                                                           : -1;
 }
 
 int readahead_buffer(const readahead *ra)

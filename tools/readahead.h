@@ -48,17 +48,12 @@ typedef struct readahead readahead;
  * (plain input and opts->threads of 2 or more only: else EINVAL). 0, or an errno value. */
 int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const readahead_opts *opts,
                     readahead **out);
-/* Direct reading: the next len bytes of the input into dst by the piece threads (the hook
- * sees them as pieces of buffer 0), on the caller's time: *got (short at the end), *eof,
+/* Direct reading: the next len bytes of the input into dst by the piece threads and this
+ * one (the hook sees them as pieces of buffer 0), on the caller's time: *got (short at the end), *eof,
  * *at the file offset of dst[0]. 0, or -1 after a read error (readahead_error; what came
  * before it is in dst). */
 int readahead_read(readahead *ra, unsigned char *dst, size_t len, size_t *got, int *eof,
                    uint64_t *at);
-/* readahead_read in two halves, so that the caller works while the threads read: start
- * reading the next len bytes into dst (the hook sees buffer `buf`, 0 or 1; *at as above),
- * then wait for them. One block at a time: wait before the next start. 0, or -1. */
-int readahead_read_start(readahead *ra, unsigned char *dst, size_t len, int buf, uint64_t *at);
-int readahead_read_wait(readahead *ra, size_t *got, int *eof);
 /* The next block, as gz_read gives it (its status returned, *eof), in *data until the next
  * call: the block handed before is given back to be refilled. After a failure or the end,
  * nothing more is read (the call returns the same again). */
