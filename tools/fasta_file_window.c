@@ -4,6 +4,7 @@
 #endif
 #include "fasta_file_window.h"
 
+#include "cli_common.h"
 #include "dna_patterns.h"
 
 #include <errno.h>
@@ -112,11 +113,14 @@ const unsigned char *ffw_text(ffw_window *w, uint64_t start, uint64_t end)
         w->cvalid = 1;
     }
     unsigned char c;
-    while (w->ctext < start) { /* the cursor to start */
+    while (w->ctext < start) { /* the cursor to start: spans of the buffer at a time */
         if (byte_at(w, w->cfile, &c) != 0)
             return NULL;
-        w->cfile++;
-        w->ctext += !is_break(c);
+        size_t at = (size_t)(w->cfile - w->buf_off), span = w->buf_len - at;
+        if (span > start - w->ctext)
+            span = (size_t)(start - w->ctext); /* no more text than needed */
+        w->ctext += span - count_either(w->buf + at, span, '\n', '\r');
+        w->cfile += span;
     }
     while (byte_at(w, w->cfile, &c) == 0 && is_break(c)) /* on start's byte */
         w->cfile++;
