@@ -18,7 +18,9 @@
  * a flush has delivered everything up to past the record's end, or at the end of the input.
  * On the device path (--line-breaks, the default on GPUs) a FASTA file's sequence lines go to
  * a CLM_STREAM_SKIP_LINE_BREAKS stream as they are, the host finding only the headers, and
- * the stream's text offsets place the records (tools/fasta_device.c).
+ * the stream's text offsets place the records (tools/fasta_device.c); a regular file on one
+ * device is read straight into the stream's staging and indexed as it is read
+ * (tools/fasta_blocks.c, tools/fasta_file_window.c).
  *
  * Memory: one read block (--block-size; two for a regular file: readahead.h), the stream text
  * not yet settled (about a block plus the longest pattern), the headers of the records of
