@@ -284,19 +284,25 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     return rc;
 }
 
-int clm_stream_text_offset(clm_stream *st, uint64_t *offset)
+/* One of the stream's offsets, known on the host: the text written (settled 0) or what is
+ * settled. */
+static int stream_offset(clm_stream *st, uint64_t *offset, int settled, const char *fn)
 {
     if (offset)
         *offset = 0;
     if (!st || !offset)
-        return clm_fail(CLM_E_INVALID, "clm_stream_text_offset: %s is NULL",
-                        st ? "offset" : "stream");
-    int rc = clm_scratch_take(st->s, "clm_stream_text_offset");
+        return clm_fail(CLM_E_INVALID, "%s: %s is NULL", fn, st ? "offset" : "stream");
+    int rc = clm_scratch_take(st->s, fn);
     if (rc)
         return rc;
-    *offset = st->base + st->tfill;
+    *offset = settled ? st->settled : st->base + st->tfill;
     clm_scratch_give(st->s);
     return CLM_OK;
+}
+
+int clm_stream_text_offset(clm_stream *st, uint64_t *offset)
+{
+    return stream_offset(st, offset, 0, "clm_stream_text_offset");
 }
 
 int clm_stream_reserve(clm_stream *st, size_t want, void **buf, size_t *len)
@@ -365,15 +371,5 @@ int clm_stream_commit(clm_stream *st, size_t len, size_t breaks, clm_match_cb cb
 
 int clm_stream_settled(clm_stream *st, uint64_t *offset)
 {
-    if (offset)
-        *offset = 0;
-    if (!st || !offset)
-        return clm_fail(CLM_E_INVALID, "clm_stream_settled: %s is NULL",
-                        st ? "offset" : "stream");
-    int rc = clm_scratch_take(st->s, "clm_stream_settled");
-    if (rc)
-        return rc;
-    *offset = st->settled;
-    clm_scratch_give(st->s);
-    return CLM_OK;
+    return stream_offset(st, offset, 1, "clm_stream_settled");
 }
