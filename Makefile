@@ -71,7 +71,7 @@ $(B)/libclmatch.so: $(LIB_OBJ)
 # ---- programs (linked statically against the library so they run from build/) ----------
 CLI_SRC  := tools/clmatch.c tools/cli_common.c tools/dna.c tools/dna_args.c \
             tools/dna_patterns.c tools/fasta.c tools/fasta_device.c tools/fasta_blocks.c \
-            tools/fasta_file_window.c tools/crispr.c tools/casoff.c \
+            tools/fasta_file_window.c tools/dna_direct.c tools/crispr.c tools/casoff.c \
             tools/casoff_genome.c tools/casoff_device.c tools/casoff_rows.c tools/patterns.c \
             tools/list_devices.c \
             tools/grep_args.c tools/output.c tools/batch.c \
@@ -219,7 +219,7 @@ FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz
 FUZZ_DEP_OBJ := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(LIB_SRC) $(B)/kernels_gen.c \
                   tools/cli_common.c tools/dna.c tools/dna_args.c tools/dna_patterns.c tools/fasta.c \
                   tools/fasta_device.c tools/fasta_blocks.c tools/fastq.c tools/reads.c tools/readahead.c \
-                  tools/fasta_file_window.c tools/dna_host.c \
+                  tools/fasta_file_window.c tools/dna_direct.c tools/dna_host.c \
                   tools/dna_run.c \
                   tools/gz.c tools/crispr.c tools/cli_devices.c tests/t_ref.c)
 FUZZ_HDR     := include/clmatch.h $(wildcard host/*.h tools/*.h tests/*.h tests/fuzz/*.h)

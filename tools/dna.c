@@ -265,101 +265,6 @@ static int block_status(dna_run *r, int st)
     return device_status(r, st) ? FASTA_ERR_CALLBACK : FASTA_OK;
 }
 
-/* fblk_sink of the zero-copy path (ctx: the run): a block's puts are recorded and its
- * checkpoints become the file window's marks; after the last block (fblk_finish_to) a
- * separator is written. */
-static int direct_put_block(void *vctx, const unsigned char *p, size_t n,
-                            const fdev_checkpoint *cp, size_t n_cp)
-{
-    dna_run *r = vctx;
-    dna_direct *d = &r->direct;
-    for (size_t i = 0; i < n_cp; i++)
-        if (ffw_mark_add(&d->fw, cp[i].text, d->file + (uint64_t)(cp[i].at - d->block)) != 0)
-            return CLM_E_NOMEM;
-    if (!d->block) {
-        int st = cli_stream_write(r->stream, fdev_separator, n, on_match, r);
-        d->text += n;
-        return st;
-    }
-    if (dna_grow((void **)&d->puts, &d->puts_cap, d->n_puts + 1, sizeof *d->puts) != 0)
-        return CLM_E_NOMEM;
-    d->puts[d->n_puts].at = p ? (size_t)(p - d->block) : SIZE_MAX;
-    d->puts[d->n_puts].n = n;
-    d->n_puts++;
-    d->separate |= !p;
-    return CLM_OK;
-}
-
-/* The fed block p[0, n) (the stream's reservation), whose text ends at t_end by the index,
- * into the stream: committed as it is, or copied and written put by put when a separator
- * needs bytes of its own. A CLM_* status. */
-static int direct_commit(dna_run *r, unsigned char *p, size_t n, uint64_t t_end)
-{
-    dna_direct *d = &r->direct;
-    clm_stream *one = cli_stream_one(r->stream);
-    int st = CLM_OK;
-    d->block = NULL;
-    if (!d->separate) {
-        st = clm_stream_commit(one, n, n - (size_t)(t_end - d->text), on_match, r);
-    } else {
-        memcpy(r->block, p, n); /* the reservation ends with the first write */
-        uint64_t text = 0;
-        for (size_t i = 0; i < d->n_puts && st == CLM_OK; i++) {
-            const direct_put *w = &d->puts[i];
-            st = cli_stream_write(r->stream, w->at == SIZE_MAX ? fdev_separator : r->block + w->at,
-                                  w->n, on_match, r);
-        }
-        if (st == CLM_OK && (st = cli_stream_text_offset(r->stream, &text)) == CLM_OK &&
-            text != t_end)
-            st = CLM_E_INVALID;
-    }
-    d->text = t_end;
-    d->file += n;
-    d->n_puts = 0;
-    d->separate = 0;
-    return st;
-}
-
-/* Reserve the stream's next room and read the file's next block into it. A CLM_* status
- * (*gst: the read's, as readahead_read's). */
-static int direct_read(dna_run *r, readahead *ra, unsigned char **block, size_t *got, int *eof,
-                       int *gst)
-{
-    void *buf = NULL;
-    size_t len = 0;
-    int st = clm_stream_reserve(cli_stream_one(r->stream), r->cfg.dev.block_bytes, &buf, &len);
-    *got = 0;
-    *gst = 0;
-    if (st != CLM_OK)
-        return st;
-    double t0 = now_seconds();
-    *block = buf;
-    *gst = readahead_read(ra, buf, len, got, eof, &r->direct.file);
-    r->direct.block = buf;
-    r->direct.read_s += now_seconds() - t0;
-    r->direct.blocks++;
-    r->direct.bytes += *got;
-    return CLM_OK;
-}
-
-/* A regular plain file whose first byte other than a line break is '>', on one device, read
- * by several threads: the zero-copy path takes it. */
-static int direct_possible(const dna_run *r, gz_input *gz, const struct stat *sb)
-{
-    uint64_t off;
-    int fd;
-    unsigned char peek[4096];
-    if (!S_ISREG(sb->st_mode) || !r->fasta_on_device || r->set || r->read_threads < 2 ||
-        r->cfg.format == READS_FASTQ || r->cfg.dev.block_bytes > UINT32_MAX ||
-        gz_plain_fd(gz, &fd) != 0 || gz_plain_offset(gz, &off) != 0)
-        return 0;
-    ssize_t n = pread(fd, peek, sizeof peek, (off_t)off);
-    for (ssize_t i = 0; i < n; i++)
-        if (peek[i] != '\n' && peek[i] != '\r')
-            return peek[i] == '>';
-    return 0;
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* One file                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
@@ -422,7 +327,7 @@ static void search_file(dna_run *r, const char *path)
     fblk_split blocks;
     int by_block = 0; /* the device path a block at a time (fasta_blocks.h) */
     int leading = 1;  /* zero-copy: no byte but line breaks read yet */
-    const fblk_sink dsink = {direct_put_block, r};
+    const fblk_sink dsink = {dna_direct_put, &r->direct};
     gz_input *gz = NULL;
     readahead *ra = NULL;
     cli_stream *stream = NULL;
@@ -450,20 +355,16 @@ static void search_file(dna_run *r, const char *path)
     r->on_device = 0;
     r->stream_status = CLM_OK;
     fdev_reset(&r->dw);
-    ffw_free(&r->direct.fw);
-    ffw_init(&r->direct.fw, fd);
-    r->direct.on = 0;
-    r->direct.text = r->direct.file = 0;
-    r->direct.block = NULL;
-    r->direct.n_puts = 0;
-    r->direct.separate = 0; /* the --stats totals run on over the files */
+    dna_direct_reset(&r->direct, fd);
     reads_init(&fr, r->cfg.format, is_stdin ? STDIN_NAME : path);
     fasta_split_init(&split);
     fblk_init(&blocks, r->cfg.max_errors + 1);
     if ((err = gz_open(fd, &gz)) != 0) {
         errmsg("%s: %s", label, strerror(err));
         rc = -1;
-    } else if (direct_possible(r, gz, &sb)) {
+    } else if (r->fasta_on_device && !r->set && r->read_threads > 1 &&
+               r->cfg.format != READS_FASTQ && r->cfg.dev.block_bytes <= UINT32_MAX &&
+               dna_direct_fasta(gz, &sb)) { /* one device: into its stream's staging */
         readahead_opts ro = {r->read_threads, fblk_index_piece, &r->fidx};
         if (readahead_start(gz, NULL, r->cfg.dev.block_bytes, &ro, &ra) != 0)
             ra = NULL;
@@ -474,7 +375,8 @@ static void search_file(dna_run *r, const char *path)
             rc = -1;
         } else {
             r->stream = stream;
-            r->on_device = r->direct.on = by_block = 1;
+            r->on_device = by_block = 1;
+            dna_direct_start(&r->direct, stream, on_match, r, r->block, r->cfg.dev.block_bytes);
         }
     }
     if (rc == 0 && !r->direct.on && !ra && S_ISREG(sb.st_mode) &&
@@ -491,7 +393,7 @@ static void search_file(dna_run *r, const char *path)
         unsigned char *block = r->block;
         int gst = 0;
         if (r->direct.on) {
-            if ((st = direct_read(r, ra, &block, &got, &eof, &gst)) != CLM_OK) {
+            if ((st = dna_direct_read(&r->direct, ra, &block, &got, &eof, &gst)) != CLM_OK) {
                 rc = -1;
                 break;
             }
@@ -529,7 +431,7 @@ static void search_file(dna_run *r, const char *path)
                                                &bcb, r, &t_end));
             t1 = now_seconds();
             if (fst == FASTA_OK)
-                fst = block_status(r, direct_commit(r, block, got, t_end));
+                fst = block_status(r, dna_direct_commit(&r->direct, block, got, t_end));
             r->direct.feed_s += t1 - t0;
             r->direct.commit_s += now_seconds() - t1;
             if (leading && skip == got)
@@ -878,13 +780,7 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
             r->cfg.line_breaks == LINE_BREAKS_DEVICE ? "device"
             : r->cfg.line_breaks == LINE_BREAKS_HOST ? "host"
                                                      : "auto");
-    if (r->direct.blocks)
-        fprintf(stderr, "clmatch: FASTA read into the stream's staging: %" PRIu64 " block(s), "
-                "%" PRIu64 " bytes; reading and indexing %.4f s (%.2f GB/s, %u threads), "
-                "headers and records %.4f s, commits %.4f s\n", r->direct.blocks,
-                r->direct.bytes, r->direct.read_s,
-                r->direct.read_s > 0 ? (double)r->direct.bytes / r->direct.read_s / 1e9 : 0.0,
-                r->read_threads, r->direct.feed_s, r->direct.commit_s);
+    dna_direct_stats(&r->direct, r->read_threads);
     if (r->cfg.pam.seq)
         fprintf(stderr, "clmatch: %" PRIu64 " match(es) dropped for a mismatch in the PAM\n",
                 r->pam_mismatched);
@@ -998,8 +894,7 @@ done:
     free(r.win);
     fdev_free(&r.dw);
     fblk_index_free(&r.fidx);
-    ffw_free(&r.direct.fw);
-    free(r.direct.puts);
+    dna_direct_free(&r.direct);
     free(r.q);
     free(r.hits);
     free(r.arena);

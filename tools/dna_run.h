@@ -16,7 +16,7 @@
 #include "dna_patterns.h"
 #include "fasta_blocks.h"
 #include "fasta_device.h"
-#include "fasta_file_window.h"
+#include "dna_direct.h"
 
 /* A record whose matches may still arrive (stream offsets of its sequence). */
 typedef struct {
@@ -33,32 +33,6 @@ typedef struct {
     int strand;
     size_t text; /* offset of its text in the arena */
 } hit;
-
-/* A put of a block fed on the zero-copy path: n bytes at offset `at` of the block, or (at
- * SIZE_MAX) n separator bytes. */
-typedef struct {
-    size_t at, n;
-} direct_put;
-
-/* The device path reading a regular file straight into the stream's staging (dna.c): each
- * block is a reservation of the stream, read by the reading threads, its headers overwritten
- * there and committed with the index's count of line breaks; a match's text is read back
- * from the file (fasta_file_window.h). A block with a header line shorter than its separator
- * is copied and written instead (its separator needs bytes the file does not have there). */
-typedef struct {
-    int on;
-    ffw_window fw;
-    uint64_t text;              /* the stream's text offset after every byte handed to it */
-    uint64_t file;              /* the file offset of the block being fed */
-    const unsigned char *block; /* the block being fed (its puts recorded); NULL between */
-    direct_put *puts;
-    size_t n_puts, puts_cap;
-    int separate;               /* a separator among the puts */
-    /* --stats: the blocks, and the time spent reading them into staging (the index made
-     * on the way), feeding them (headers, records, marks) and committing them */
-    uint64_t blocks, bytes;
-    double read_s, feed_s, commit_s;
-} dna_direct;
 
 typedef struct {
     dna_config cfg;
