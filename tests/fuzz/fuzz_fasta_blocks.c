@@ -10,13 +10,20 @@
  *    separator bytes between two records and only those;
  *  - the window's text (its checkpoints too) is the stream's, for lookups in increasing
  *    order, also across fdev_keep at each block's end; the stream's text offset after each
- *    block is the index's (fblk_feed's own check).
+ *    block is the index's (as fblk_feed checks it);
+ *  - the zero-copy path's file window (fasta_file_window.h), marked from the same
+ *    checkpoints and read from a file of the input (its headers not overwritten), gives the
+ *    stream's text inside every record, for lookups in increasing order.
  */
 #include "fasta_blocks.h"
+#include "fasta_file_window.h"
 #include "fuzz_trace.h"
 #include "fuzz_window.h"
 
 #include "clmatch.h"
+
+#include <stdio.h>
+#include <unistd.h>
 
 typedef struct {
     fake_stream f;
@@ -64,6 +71,40 @@ static int rec_end(void *ctx, uint64_t text)
 }
 
 static const fblk_callbacks block_callbacks = {rec_start, rec_end};
+
+/* fblk_sink into the window (as fblk_feed's) that also marks the file window, as
+ * dna_direct_put does: a checkpoint's file offset is the block's plus its place in it. */
+typedef struct {
+    block_run *d;
+    ffw_window fw;
+    const unsigned char *block;
+    uint64_t file;
+} both_sink;
+
+static int both_put(void *ctx, const unsigned char *p, size_t n, const fdev_checkpoint *cp,
+                    size_t n_cp)
+{
+    both_sink *b = ctx;
+    for (size_t i = 0; i < n_cp; i++)
+        if (ffw_mark_add(&b->fw, cp[i].text, b->file + (uint64_t)(cp[i].at - b->block)) != 0)
+            abort();
+    return p ? fdev_put_span(&b->d->f.w, p, n, cp, n_cp, fake_write, &b->d->f)
+             : fdev_put(&b->d->f.w, fdev_separator, n, fake_write, &b->d->f);
+}
+
+/* Lookups inside each record, in increasing order, through the file window. */
+static void check_file_window(block_run *d, ffw_window *fw)
+{
+    for (size_t i = 0; i < d->n; i++)
+        for (uint64_t s = d->start[i]; s < d->end[i]; s += 1 + fake_next(&d->f) % 700) {
+            uint64_t e = s + 1 + fake_next(&d->f) % 40;
+            if (e > d->end[i])
+                e = d->end[i];
+            const unsigned char *got = ffw_text(fw, s, e);
+            if (!got || memcmp(got, d->f.text + s, (size_t)(e - s)) != 0)
+                abort(); /* the file window's text is not the stream's */
+        }
+}
 
 static int host_start(void *ctx, const char *header, size_t len, uint64_t line)
 {
@@ -116,8 +157,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fblk_init(&s, sep);
     fdev_init(&d.f.w);
     unsigned char *bufs[2] = {malloc(cut), malloc(cut)};
-    if (!bufs[0] || !bufs[1])
+    static FILE *file; /* the input as a file, for the file window */
+    if (!file)
+        file = tmpfile();
+    if (!bufs[0] || !bufs[1] || !file || ftruncate(fileno(file), 0) != 0 ||
+        pwrite(fileno(file), data, size, 0) != (ssize_t)size)
         abort();
+    both_sink both = {&d, {0}, NULL, 0};
+    ffw_init(&both.fw, fileno(file));
+    const fblk_sink sink = {both_put, &both};
     int st_host = FASTA_OK, st = CLM_OK, b = 0;
     for (size_t at = 0; at < size; at += cut, b ^= 1) {
         size_t n = size - at < cut ? size - at : cut;
@@ -137,10 +185,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             a = e;
         }
         size_t from = at < first ? first - at : 0;
+        uint64_t t_end = 0;
+        both.block = bufs[b];
+        both.file = at;
         if (st == CLM_OK)
-            st = fblk_feed(&s, bufs[b], n, from, &ix, b, pieces, &d.f.w, fake_write, &d.f,
-                           &block_callbacks, &d);
-        if (st != CLM_OK)
+            st = fblk_feed_to(&s, bufs[b], n, from, &ix, b, pieces, d.f.w.text_end, &sink,
+                              &block_callbacks, &d, &t_end);
+        if (st != CLM_OK || d.f.w.text_end != t_end)
             abort(); /* the index and the stream disagree, or out of memory */
         fake_block_end(&d.f, 32);
     }
@@ -149,6 +200,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fblk_finish(&s, &d.f.w, fake_write, &d.f, &block_callbacks, &d) != CLM_OK)
         abort();
     fake_block_end(&d.f, 32);
+    check_file_window(&d, &both.fw);
+    ffw_free(&both.fw);
     log_records(&d, sep);
     if (st_host == FASTA_OK && !same_trace(&host, &d.t))
         abort(); /* the block path's records are not the host path's */
