@@ -36,19 +36,11 @@ int clm_stream_open(const clm_database *db, clm_scratch *s, unsigned flags, clm_
     return rc;
 }
 
-/* Stands for a callback where a call needs none. */
-static int count_none(const clm_match *m, void *ctx)
-{
-    (void)m;
-    (void)ctx;
-    return 1;
-}
-
-static int stream_check(clm_stream *st, clm_match_cb cb, const char *fn)
+static int stream_check(clm_stream *st, clm_match_cb cb, int need_cb, const char *fn)
 {
     if (st->dead)
         return clm_fail(CLM_E_INVALID, "%s: the stream stopped or failed earlier; close it", fn);
-    if (!cb && !(st->flags & CLM_STREAM_COUNT_ONLY))
+    if (need_cb && !cb && !(st->flags & CLM_STREAM_COUNT_ONLY))
         return clm_fail(CLM_E_INVALID, "%s: callback is required", fn);
     return CLM_OK;
 }
@@ -65,7 +57,7 @@ static int enter_stream(clm_stream *st, clm_match_cb cb, int need_cb, const char
         return rc;
     rc = clm_scratch_live(st->s, fn);
     if (rc == CLM_OK)
-        rc = stream_check(st, need_cb ? cb : count_none, fn);
+        rc = stream_check(st, cb, need_cb, fn);
     if (rc)
         clm_scratch_give(st->s);
     return rc;
@@ -261,7 +253,7 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
     if (!was_dead) /* a freed database: nothing is searched, the stream closes with the error */
         rc = clm_scratch_live(s, "clm_stream_close");
     if (rc == CLM_OK && !was_dead)
-        rc = stream_check(st, cb, "clm_stream_close");
+        rc = stream_check(st, cb, 1, "clm_stream_close");
     double t0 = clm_now();
     if (rc == CLM_OK && !was_dead && st->tfill > st->first) /* the tail owns all its starts */
         rc = stream_dispatch(st, st->tfill - st->first, cb, ctx);

@@ -226,6 +226,12 @@ int read_fd_all(int fd, unsigned char **out, size_t *len);
  * 0, or -1 after a message. */
 int read_path_all(const char *path, char **data, size_t *len);
 
+/* '\n' or '\r': what a CLM_STREAM_SKIP_LINE_BREAKS stream drops. */
+static inline int is_line_break(unsigned char c)
+{
+    return c == '\n' || c == '\r';
+}
+
 /* The bytes of p[0, n) that are a or b. */
 size_t count_either(const unsigned char *p, size_t n, unsigned char a, unsigned char b);
 /* The newlines in p[0, n). */

@@ -93,8 +93,8 @@ typedef struct {
 
 /* fblk_feed into any sink: t0 is the text offset at p[0], and *t_end gets the one after the
  * block by the index (the caller checks the stream's against it). The bytes before `from`
- * and those between the puts are line breaks, so a sink may also take the whole block as it
- * is when it got one put and no separator. Statuses as fblk_feed (CLM_E_INVALID: a piece
+ * are line breaks and the puts cover the rest, so a sink may take the whole block as it is
+ * when no separator was put on its own. Statuses as fblk_feed (CLM_E_INVALID: a piece
  * was not indexed). */
 int fblk_feed_to(fblk_split *s, unsigned char *p, size_t n, size_t from, const fblk_index *ix,
                  int buf, unsigned pieces, uint64_t t0, const fblk_sink *out,

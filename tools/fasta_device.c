@@ -1,6 +1,7 @@
 /* FASTA on the device: the record splitter and the window of raw pieces (fasta_device.h). */
 #include "fasta_device.h"
 
+#include "cli_common.h"
 #include "clmatch.h"
 #include "dna_patterns.h"
 
@@ -91,10 +92,6 @@ int fasta_split_finish(fasta_split *s, const fasta_callbacks *cb, void *ctx)
 
 /* ---- the window ---------------------------------------------------------------------------- */
 
-static int is_break(unsigned char c)
-{
-    return c == '\n' || c == '\r';
-}
 
 void fdev_init(fdev_window *w)
 {
@@ -198,7 +195,7 @@ int fdev_put_span(fdev_window *w, const unsigned char *p, size_t n, const fdev_c
         return st;
     unsigned char *d = w->chunk[w->cur] + w->used, *d0 = d;
     for (size_t i = 0; i < n; i++) /* a short record's lines joined, as the host path does */
-        if (!is_break(p[i]))
+        if (!is_line_break(p[i]))
             *d++ = p[i];
     if (d > d0 && add_piece(w, w->text_end, d0, (size_t)(d - d0), NULL, 0) != 0)
         return CLM_E_NOMEM;
@@ -223,7 +220,7 @@ static size_t skip_text(const unsigned char *p, size_t n, size_t from, uint64_t 
             continue;
         }
         for (; *need; from++)
-            *need -= !is_break(p[from]);
+            *need -= !is_line_break(p[from]);
     }
     return from;
 }
@@ -293,7 +290,7 @@ const unsigned char *fdev_text(fdev_window *w, uint64_t start, uint64_t end)
             continue;
         }
         unsigned char c = w->v[ci].p[raw++];
-        if (!is_break(c))
+        if (!is_line_break(c))
             w->out[got++] = c;
     }
     return w->out;
@@ -314,7 +311,7 @@ int fdev_keep(fdev_window *w, uint64_t from)
     for (size_t i = w->n; i-- > 0 && at > 0;) /* backwards: the pieces' last text bytes */
         for (size_t j = w->v[i].n; j > 0 && at > 0;) {
             unsigned char c = w->v[i].p[--j];
-            if (!is_break(c))
+            if (!is_line_break(c))
                 dst[--at] = c;
         }
     drop_pieces(w);

@@ -95,10 +95,6 @@ static int byte_at(ffw_window *w, uint64_t off, unsigned char *c)
     return 0;
 }
 
-static int is_break(unsigned char c)
-{
-    return c == '\n' || c == '\r';
-}
 
 const unsigned char *ffw_text(ffw_window *w, uint64_t start, uint64_t end)
 {
@@ -122,13 +118,13 @@ const unsigned char *ffw_text(ffw_window *w, uint64_t start, uint64_t end)
         w->ctext += span - count_either(w->buf + at, span, '\n', '\r');
         w->cfile += span;
     }
-    while (byte_at(w, w->cfile, &c) == 0 && is_break(c)) /* on start's byte */
+    while (byte_at(w, w->cfile, &c) == 0 && is_line_break(c)) /* on start's byte */
         w->cfile++;
     size_t got = 0, want = (size_t)(end - start);
     for (uint64_t f = w->cfile; got < want; f++) {
         if (byte_at(w, f, &c) != 0)
             return NULL;
-        if (!is_break(c))
+        if (!is_line_break(c))
             w->out[got++] = c;
     }
     return w->out;
