@@ -224,12 +224,25 @@ struct clm_read { /* one read, the caller's until clm_reader_wait returns */
     size_t piece;           /* bytes a thread takes at once */
     int failed, err;        /* the failure nearest the start: errno (0: short read), at */
     uint64_t at;
+    /* clm_reader_submit_block: read in parts, each handed to hooks->part as block `block`
+     * and, with `count`, its line breaks added to `breaks` */
+    const clm_fd_hooks *hooks;
+    uint64_t block;
+    int count;
+    size_t breaks;
 };
 /* Start up to `threads` readers of fd, fewer for a file of few `bytes` (none started is no
  * error: waiters read). */
 int clm_reader_open(int fd, unsigned threads, uint64_t bytes, clm_reader **out);
 /* Queue n bytes of the file at offset into dst (at most CLM_READER_QUEUE reads at once). */
 int clm_reader_submit(clm_reader *r, struct clm_read *rd, void *dst, size_t n, uint64_t offset);
+/* clm_reader_submit of a stream's block (clm_stream_write_fd): at most CLM_FD_MAX_PIECES
+ * pieces, read in parts of CLM_READ_PART bytes, each part to hooks->part (hooks may be NULL)
+ * and, with count, its '\n' and '\r' bytes counted into rd->breaks. */
+#define CLM_READ_PART ((size_t)256 << 10)
+int clm_reader_submit_block(clm_reader *r, struct clm_read *rd, void *dst, size_t n,
+                            uint64_t offset, const clm_fd_hooks *hooks, uint64_t block,
+                            int count);
 /* Wait for a read, reading its pieces not yet taken on the caller's thread. CLM_E_IO with
  * the offset and errno text on a failed or short read (the failure nearest the start). */
 int clm_reader_wait(clm_reader *r, struct clm_read *rd);

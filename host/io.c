@@ -300,21 +300,43 @@ static int take_piece(clm_reader *r, struct clm_read *only, struct clm_read **rd
     return 0;
 }
 
-/* Read one piece (the lock is not held), then account for it (the lock is held again). */
+/* pread n bytes at offset into dst, as far as it goes: 0, an errno value, or -1 after a
+ * short read; *done gets the bytes read. */
+static int pread_all(int fd, unsigned char *dst, size_t n, uint64_t offset, size_t *done)
+{
+    *done = 0;
+    while (*done < n) {
+        ssize_t got = pread(fd, dst + *done, n - *done, (off_t)(offset + *done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return got < 0 ? errno : -1;
+        *done += (size_t)got;
+    }
+    return 0;
+}
+
+/* Read one piece (the lock is not held), in parts where the read has hooks or counts, then
+ * account for it (the lock is held again). */
 static void read_piece(clm_reader *r, struct clm_read *rd, size_t at, size_t n)
 {
     pthread_mutex_unlock(&r->lock);
-    size_t done = 0;
+    const int parted = rd->count || (rd->hooks && rd->hooks->part);
+    const size_t part = parted ? CLM_READ_PART : n;
+    size_t done = 0, breaks = 0;
     int err = 0;
-    while (done < n) {
-        ssize_t got = pread(r->fd, rd->dst + at + done, n - done, (off_t)(rd->offset + at + done));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            err = got < 0 ? errno : -1; /* -1: a short read */
+    while (done < n && !err) {
+        size_t want = n - done < part ? n - done : part, got;
+        unsigned char *p = rd->dst + at + done;
+        err = pread_all(r->fd, p, want, rd->offset + at + done, &got);
+        done += got;
+        if (err)
             break;
-        }
-        done += (size_t)got;
+        if (rd->count)
+            breaks += count_breaks(p, want);
+        if (rd->hooks && rd->hooks->part)
+            rd->hooks->part(rd->hooks->ctx, rd->block, (unsigned)(at / rd->piece), p, want,
+                            at + done - want, at);
     }
     pthread_mutex_lock(&r->lock);
     uint64_t where = rd->offset + at + done;
@@ -323,6 +345,7 @@ static void read_piece(clm_reader *r, struct clm_read *rd, size_t at, size_t n)
         rd->err = err > 0 ? err : 0;
         rd->at = where;
     }
+    rd->breaks += breaks;
     rd->left -= n;
     if (rd->left == 0) {
         if (--r->active == 0)
@@ -371,17 +394,9 @@ int clm_reader_open(int fd, unsigned threads, uint64_t bytes, clm_reader **out)
     return CLM_OK;
 }
 
-int clm_reader_submit(clm_reader *r, struct clm_read *rd, void *dst, size_t n, uint64_t offset)
+/* Queue rd (its fields set, its piece size too) for the pool. */
+static int submit(clm_reader *r, struct clm_read *rd)
 {
-    memset(rd, 0, sizeof *rd);
-    rd->dst = dst;
-    rd->n = n;
-    rd->left = n;
-    rd->offset = offset;
-    if (n == 0)
-        return CLM_OK;
-    size_t piece = clm_round_up(n / (r->threads + 1), 4096); /* the caller reads too */
-    rd->piece = piece > PART_MIN ? piece : PART_MIN;
     pthread_mutex_lock(&r->lock);
     if (r->queued == CLM_READER_QUEUE) {
         pthread_mutex_unlock(&r->lock);
@@ -394,6 +409,42 @@ int clm_reader_submit(clm_reader *r, struct clm_read *rd, void *dst, size_t n, u
     pthread_cond_broadcast(&r->work);
     pthread_mutex_unlock(&r->lock);
     return CLM_OK;
+}
+
+static void read_init(struct clm_read *rd, void *dst, size_t n, uint64_t offset)
+{
+    memset(rd, 0, sizeof *rd);
+    rd->dst = dst;
+    rd->n = n;
+    rd->left = n;
+    rd->offset = offset;
+}
+
+int clm_reader_submit(clm_reader *r, struct clm_read *rd, void *dst, size_t n, uint64_t offset)
+{
+    read_init(rd, dst, n, offset);
+    if (n == 0)
+        return CLM_OK;
+    size_t piece = clm_round_up(n / (r->threads + 1), 4096); /* the caller reads too */
+    rd->piece = piece > PART_MIN ? piece : PART_MIN;
+    return submit(r, rd);
+}
+
+int clm_reader_submit_block(clm_reader *r, struct clm_read *rd, void *dst, size_t n,
+                            uint64_t offset, const clm_fd_hooks *hooks, uint64_t block,
+                            int count)
+{
+    read_init(rd, dst, n, offset);
+    rd->hooks = hooks;
+    rd->block = block;
+    rd->count = count;
+    if (n == 0)
+        return CLM_OK;
+    /* pieces that threads take in turn as they finish one (a piece a thread: each block
+     * waited for its slowest), whole parts, and no more than the hook's bound */
+    size_t piece = clm_round_up((n + CLM_FD_MAX_PIECES - 1) / CLM_FD_MAX_PIECES, CLM_READ_PART);
+    rd->piece = piece;
+    return submit(r, rd);
 }
 
 int clm_reader_wait(clm_reader *r, struct clm_read *rd)

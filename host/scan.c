@@ -212,10 +212,7 @@ int clm_count(const clm_database *db, clm_scratch *s, const void *data, size_t l
     return rc;
 }
 
-/* A one-shot scan of bytes [offset, offset + length) of the regular file behind fd (length
- * CLM_FD_TO_END: up to its size from fstat), read with pread. */
-static int run_file(clm_scratch *s, int fd, uint64_t offset, uint64_t length, const char *fn,
-                    int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
+int clm_fd_range(int fd, uint64_t offset, uint64_t *length, const char *fn)
 {
     struct stat st;
     if (fd < 0)
@@ -230,15 +227,24 @@ static int run_file(clm_scratch *s, int fd, uint64_t offset, uint64_t length, co
                                   "clm_stream_write",
                         fn, fd);
     const uint64_t size = (uint64_t)st.st_size;
-    if (length == CLM_FD_TO_END)
-        length = offset < size ? size - offset : 0; /* past the end: nothing left to read */
-    else if (offset > size || length > size - offset)
+    if (*length == CLM_FD_TO_END)
+        *length = offset < size ? size - offset : 0; /* past the end: nothing left to read */
+    else if (offset > size || *length > size - offset)
         return clm_fail(CLM_E_INVALID,
                         "%s: range [%llu, %llu + %llu) of fd %d reaches past the end of the "
                         "file (%llu bytes)",
                         fn, (unsigned long long)offset, (unsigned long long)offset,
-                        (unsigned long long)length, fd, (unsigned long long)size);
-    return run_slabs(s, NULL, fd, offset, length, count_only, cb, ctx, total);
+                        (unsigned long long)*length, fd, (unsigned long long)size);
+    return CLM_OK;
+}
+
+/* A one-shot scan of bytes [offset, offset + length) of the regular file behind fd (length
+ * CLM_FD_TO_END: up to its size from fstat), read with pread. */
+static int run_file(clm_scratch *s, int fd, uint64_t offset, uint64_t length, const char *fn,
+                    int count_only, clm_match_cb cb, void *ctx, uint64_t *total)
+{
+    int rc = clm_fd_range(fd, offset, &length, fn);
+    return rc ? rc : run_slabs(s, NULL, fd, offset, length, count_only, cb, ctx, total);
 }
 
 /* clm_scan_fd and clm_scan_fd_range (range: the one called, for messages). */

@@ -183,6 +183,23 @@ static inline size_t clm_counter_bytes(unsigned slots)
     return CLM_COUNTER_WORDS((size_t)slots) * sizeof(cl_uint);
 }
 
+/* ---- streams (stream.c, stream_fd.c) ---------------------------------------------------- */
+
+/* Check a stream call's arguments and take the stream's scratch for it (need_cb: a callback
+ * is needed unless the stream only counts); clm_scratch_give when done. */
+int clm_stream_enter(clm_stream *st, clm_match_cb cb, int need_cb, const char *fn);
+/* rc, after marking the stream failed where it is not CLM_OK. */
+int clm_stream_failed(clm_stream *st, int rc);
+/* Collect slot sl's slab if one is in flight (st->settled moves on). */
+int clm_stream_finish(clm_stream *st, struct clm_slot *sl, clm_match_cb cb, void *ctx);
+/* len bytes at the current staging's fill are input, `breaks` of them line breaks (told:
+ * the caller counted them, the device checks); a full staging is launched or squeezed. */
+int clm_stream_take(clm_stream *st, size_t len, size_t breaks, int told, clm_match_cb cb,
+                    void *ctx);
+/* The file range check of the fd calls: fd a regular file and [offset, offset + *length)
+ * within it (*length CLM_FD_TO_END: up to its end, set here). */
+int clm_fd_range(int fd, uint64_t offset, uint64_t *length, const char *fn);
+
 /* ---- slots (slot.c) ---------------------------------------------------------------------- */
 
 /* A device buffer; CLM_E_DEVICE_MEMORY or CLM_E_OPENCL naming `what` when it fails. */

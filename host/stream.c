@@ -45,10 +45,8 @@ static int stream_check(clm_stream *st, clm_match_cb cb, int need_cb, const char
     return CLM_OK;
 }
 
-/* Check a stream call's arguments and take the stream's scratch for it (cb not needed:
- * clm_stream_reserve); clm_scratch_give when done. Every call but clm_stream_commit ends a
- * reservation. */
-static int enter_stream(clm_stream *st, clm_match_cb cb, int need_cb, const char *fn)
+/* Every call but clm_stream_commit ends a reservation. */
+int clm_stream_enter(clm_stream *st, clm_match_cb cb, int need_cb, const char *fn)
 {
     if (!st)
         return clm_fail(CLM_E_INVALID, "%s: stream is NULL", fn);
@@ -98,9 +96,9 @@ static int squeeze(clm_stream *st, unsigned char *stage)
     return CLM_OK;
 }
 
-/* Collect slot sl's slab if one is in flight; every match starting before its owned range's
- * end has then been delivered (less k with indels: deliver.c holds later ones back). */
-static int stream_finish(clm_stream *st, struct clm_slot *sl, clm_match_cb cb, void *ctx)
+/* Every match starting before the owned range's end has then been delivered (less k with
+ * indels: deliver.c holds later ones back). */
+int clm_stream_finish(clm_stream *st, struct clm_slot *sl, clm_match_cb cb, void *ctx)
 {
     if (!sl->busy)
         return CLM_OK;
@@ -119,7 +117,7 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     int other = (st->cur + 1) % SLOTS, count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0;
     int rc = CLM_OK;
     /* the oldest slab in flight: its staging is filled next */
-    if ((rc = stream_finish(st, &ln->slot[other], cb, ctx)) != CLM_OK)
+    if ((rc = clm_stream_finish(st, &ln->slot[other], cb, ctx)) != CLM_OK)
         return rc;
     size_t next_owned = st->first + owned; /* in this staging */
     size_t next_lead = st->base + next_owned < s->lead ? st->base + next_owned : s->lead;
@@ -152,7 +150,7 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     return CLM_OK;
 }
 
-static int stream_failed(clm_stream *st, int rc)
+int clm_stream_failed(clm_stream *st, int rc)
 {
     if (rc != CLM_OK) {
         st->dead = 1;
@@ -167,7 +165,7 @@ static int stream_finish_all(clm_stream *st, clm_match_cb cb, void *ctx)
 {
     int rc = CLM_OK;
     for (int i = 1; i < SLOTS && rc == CLM_OK; i++)
-        rc = stream_finish(st, &st->ln->slot[(st->cur + i) % SLOTS], cb, ctx);
+        rc = clm_stream_finish(st, &st->ln->slot[(st->cur + i) % SLOTS], cb, ctx);
     return rc;
 }
 
@@ -182,7 +180,7 @@ static int stream_full(clm_stream *st, unsigned char *stage, clm_match_cb cb, vo
 
 int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb cb, void *ctx)
 {
-    int rc = enter_stream(st, cb, 1, "clm_stream_write");
+    int rc = clm_stream_enter(st, cb, 1, "clm_stream_write");
     if (rc)
         return rc;
     st->reserved = 0;
@@ -218,14 +216,14 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         rc = stream_full(st, stage, cb, ctx);
     }
     s->stats.wall_seconds += clm_now() - t0;
-    rc = stream_failed(st, rc);
+    rc = clm_stream_failed(st, rc);
     clm_scratch_give(s);
     return rc;
 }
 
 int clm_stream_flush(clm_stream *st, clm_match_cb cb, void *ctx)
 {
-    int rc = enter_stream(st, cb, 1, "clm_stream_flush");
+    int rc = clm_stream_enter(st, cb, 1, "clm_stream_flush");
     if (rc)
         return rc;
     st->reserved = 0;
@@ -235,7 +233,7 @@ int clm_stream_flush(clm_stream *st, clm_match_cb cb, void *ctx)
     if (rc == CLM_OK)
         rc = stream_finish_all(st, cb, ctx);
     st->s->stats.wall_seconds += clm_now() - t0;
-    rc = stream_failed(st, rc);
+    rc = clm_stream_failed(st, rc);
     clm_scratch_give(st->s);
     return rc;
 }
@@ -265,7 +263,7 @@ int clm_stream_close(clm_stream *st, clm_match_cb cb, void *ctx, uint64_t *total
         st->total += st->s->stats.matches - before;
     }
     st->s->n_pending = 0;
-    stream_failed(st, rc);
+    clm_stream_failed(st, rc);
     clm_lane_drop(st->ln);
     st->s->stats.wall_seconds += clm_now() - t0;
     if (total)
@@ -305,7 +303,7 @@ int clm_stream_reserve(clm_stream *st, size_t want, void **buf, size_t *len)
         *len = 0;
     if (st && (!buf || !len))
         return clm_fail(CLM_E_INVALID, "clm_stream_reserve: %s is NULL", buf ? "len" : "buf");
-    int rc = enter_stream(st, NULL, 0, "clm_stream_reserve");
+    int rc = clm_stream_enter(st, NULL, 0, "clm_stream_reserve");
     if (rc)
         return rc;
     clm_scratch *s = st->s;
@@ -319,14 +317,14 @@ int clm_stream_reserve(clm_stream *st, size_t want, void **buf, size_t *len)
         *buf = stage + st->fill;
         *len = st->reserved;
     }
-    rc = stream_failed(st, rc);
+    rc = clm_stream_failed(st, rc);
     clm_scratch_give(s);
     return rc;
 }
 
 int clm_stream_commit(clm_stream *st, size_t len, size_t breaks, clm_match_cb cb, void *ctx)
 {
-    int rc = enter_stream(st, cb, 1, "clm_stream_commit");
+    int rc = clm_stream_enter(st, cb, 1, "clm_stream_commit");
     if (rc)
         return rc;
     clm_scratch *s = st->s;
@@ -344,21 +342,29 @@ int clm_stream_commit(clm_stream *st, size_t len, size_t breaks, clm_match_cb cb
         return rc; /* misuse leaves the stream as it was */
     }
     double t0 = clm_now();
-    unsigned char *stage = st->ln->slot[st->cur].fill;
+    const int told = skip && breaks != CLM_BREAKS_UNKNOWN;
     if (!skip)
         breaks = 0;
     else if (breaks == CLM_BREAKS_UNKNOWN)
-        breaks = clm_parallel_count_breaks(stage + st->fill, len, s->io_threads);
-    else
-        st->told_breaks = 1;
-    st->fill += len;
-    st->tfill += len - breaks;
-    if (st->fill == st->first + s->slab + s->overlap)
-        rc = stream_full(st, stage, cb, ctx);
+        breaks = clm_parallel_count_breaks(st->ln->slot[st->cur].fill + st->fill, len,
+                                           s->io_threads);
+    rc = clm_stream_take(st, len, breaks, told, cb, ctx);
     s->stats.wall_seconds += clm_now() - t0;
-    rc = stream_failed(st, rc);
+    rc = clm_stream_failed(st, rc);
     clm_scratch_give(s);
     return rc;
+}
+
+int clm_stream_take(clm_stream *st, size_t len, size_t breaks, int told, clm_match_cb cb,
+                    void *ctx)
+{
+    unsigned char *stage = st->ln->slot[st->cur].fill;
+    st->told_breaks |= told;
+    st->fill += len;
+    st->tfill += len - breaks;
+    if (st->fill == st->first + st->s->slab + st->s->overlap)
+        return stream_full(st, stage, cb, ctx);
+    return CLM_OK;
 }
 
 int clm_stream_settled(clm_stream *st, uint64_t *offset)

@@ -895,6 +895,52 @@ CLM_API int clm_stream_commit(clm_stream *stream, size_t len, size_t breaks, clm
  *  and commits. Errors: CLM_E_INVALID (NULL). */
 CLM_API int clm_stream_settled(clm_stream *stream, uint64_t *offset);
 
+/* A file into a stream: the library reads it itself, a block ahead, with the pool of reading
+ * threads clm_scan_fd uses, straight into the staging, so reads, transfers and the search
+ * overlap. The caller may see each block twice through hooks: as it is read (to index it
+ * while it is in cache) and before it becomes input (to rewrite bytes in place, e.g. FASTA
+ * headers, and to say how many line breaks it holds). */
+
+/** Pieces of a block at most: a block is cut into pieces that the reading threads take in
+ *  turn, each read in parts of at most 256 KiB. */
+#define CLM_FD_MAX_PIECES 64
+
+typedef struct {
+    /** Or NULL. On a reading thread as bytes land: p[0, n) at offset `at` of block `block`
+     *  (numbered from 0 in the call), in piece `piece` (below CLM_FD_MAX_PIECES), which
+     *  starts at offset piece_at. A piece's parts come in order on one thread, its first
+     *  with at == piece_at; hooks of several pieces run at once. Only blocks `block` and
+     *  `block` + 1 are read or waiting at a time (block % 2 tells them apart). A block read
+     *  again from its start (rare: where the stream's staging turned out elsewhere) has its
+     *  parts seen again. */
+    void (*part)(void *ctx, uint64_t block, unsigned piece, const unsigned char *p, size_t n,
+                 size_t at, size_t piece_at);
+    /** Or NULL. On the caller's thread once block `block` is read (every part seen):
+     *  p[0, n) are the file's bytes [offset, offset + n), in `pieces` pieces, which it may
+     *  rewrite in place before they become input. *breaks: with
+     *  CLM_STREAM_SKIP_LINE_BREAKS, set it to the '\n' and '\r' bytes of p[0, n) as they
+     *  are now (checked on the device as clm_stream_commit's), or leave CLM_BREAKS_UNKNOWN
+     *  (without a part hook it arrives as counted while read). settled: as
+     *  clm_stream_settled. No call on the stream from here. Returns 0 to take the block,
+     *  CLM_STOPPED to end the call before it (its bytes are not input; the stream goes on
+     *  from where it was), or a CLM_E_* status that fails the stream. */
+    int (*block)(void *ctx, uint64_t block, unsigned pieces, unsigned char *p, size_t n,
+                 uint64_t offset, uint64_t settled, size_t *breaks);
+    void *ctx;
+} clm_fd_hooks;
+
+/** Bytes [offset, offset + length) of the regular file behind fd (length CLM_FD_TO_END: to
+ *  the size fstat() gives) as the stream's next input, as if written with clm_stream_write
+ *  after the block hook's changes. hooks may be NULL. *done (may be NULL): the file bytes
+ *  taken; below length only when the block hook ended the call (CLM_OK) or a read failed
+ *  (CLM_E_IO: the stream goes on from the blocks before it). One device's streams. Errors:
+ *  CLM_E_INVALID (NULL stream, a range past the end of the file, the stream stopped or
+ *  failed earlier, a block hook's status), CLM_E_IO (fd not a regular file, fstat or a read
+ *  failed), as clm_stream_write. */
+CLM_API int clm_stream_write_fd(clm_stream *stream, int fd, uint64_t offset, uint64_t length,
+                                const clm_fd_hooks *hooks, clm_match_cb cb, void *ctx,
+                                uint64_t *done);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Host search: no OpenCL at all                                                              */
 /* ------------------------------------------------------------------------------------------ */

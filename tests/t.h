@@ -167,6 +167,7 @@ void register_diff_tests(void);
 void register_scan_tests(void);
 void register_stream_tests(void);
 void register_stream_skip_tests(void);
+void register_stream_fd_tests(void);
 void register_api_tests(void);
 void register_cache_tests(void);
 void register_device_tests(void);

@@ -288,6 +288,7 @@ int main(int argc, char **argv)
     register_scan_tests();
     register_stream_tests();
     register_stream_skip_tests();
+    register_stream_fd_tests();
     register_path_tests();
     register_api_tests();
     register_cache_tests();

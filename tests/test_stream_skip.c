@@ -121,14 +121,125 @@ static size_t starting_before(const t_matches *want, uint64_t before)
     return n;
 }
 
-/* One piece of k raw bytes into the stream: a write, or (zero_copy) a reservation filled and
- * committed, with the line breaks counted here or by the stream, a piece at a time as the
- * reservation allows. */
-static int put_piece(clm_stream *st, const unsigned char *p, size_t k, int zero_copy,
-                     t_rng *r, t_matches *got)
+/* clm_stream_write_fd's input: a file of the raw bytes, or (hooked) of the raw bytes with
+ * every '\n' made '@', which the block hook turns back (its rewrite must be what is
+ * searched); the hooks check what they see against raw. */
+typedef struct {
+    FILE *file;
+    int hooked;
+    const unsigned char *raw; /* the raw bytes, file offset 0 */
+    t_rng *r;
+    /* per block (index % 2) and piece: the next part's offset, the bytes seen */
+    size_t next_at[2][CLM_FD_MAX_PIECES], seen[2][CLM_FD_MAX_PIECES];
+    int order_errors, content_errors, declined, calls;
+    uint64_t decline_at, decline_n; /* the block declined last */
+} fd_input;
+
+static void hook_part(void *ctx, uint64_t block, unsigned piece, const unsigned char *p,
+                      size_t n, size_t at, size_t piece_at)
+{
+    fd_input *in = ctx;
+    (void)p;
+    if (piece >= CLM_FD_MAX_PIECES) {
+        in->order_errors++;
+        return;
+    }
+    size_t *next = &in->next_at[block & 1][piece], *seen = &in->seen[block & 1][piece];
+    if (at == piece_at) { /* its first part (again, for a block read again) */
+        *next = at;
+        *seen = 0;
+    }
+    if (at != *next || n == 0 || n > ((size_t)256 << 10))
+        in->order_errors++;
+    *next = at + n;
+    *seen += n;
+}
+
+static int hook_block(void *ctx, uint64_t block, unsigned pieces, unsigned char *p, size_t n,
+                      uint64_t offset, uint64_t settled, size_t *breaks)
+{
+    fd_input *in = ctx;
+    size_t seen = 0, at = 0;
+    (void)settled;
+    for (unsigned i = 0; i < pieces && i < CLM_FD_MAX_PIECES; i++)
+        seen += in->seen[block & 1][i];
+    if (seen != n || pieces == 0 || pieces > CLM_FD_MAX_PIECES || *breaks != CLM_BREAKS_UNKNOWN)
+        in->order_errors++;
+    for (; at < n; at++) { /* as read, then rewritten */
+        unsigned char want = in->raw[offset + at];
+        if (p[at] != (want == '\n' ? '@' : want))
+            break;
+        if (p[at] == '@')
+            p[at] = '\n';
+    }
+    if (at != n && in->content_errors++ == 0)
+        t_note("block %llu at file offset %llu: byte %zu differs from the file's",
+               (unsigned long long)block, (unsigned long long)offset, at);
+    if (t_below(in->r, 4) == 0 || (in->declined == 0 && ++in->calls > 3)) { /* declined */
+        in->declined++;
+        in->decline_at = offset;
+        in->decline_n = n;
+        return CLM_STOPPED;
+    }
+    if (t_below(in->r, 2))
+        *breaks = n - kept(p, n);
+    return CLM_OK;
+}
+
+/* Bytes [off, off + k) of the file into the stream, a block the hook declined written by the
+ * test instead. */
+static int put_file(clm_stream *st, fd_input *in, uint64_t off, size_t k, t_matches *got)
 {
     clm_match_cb cb = got ? t_collect : NULL;
-    if (!zero_copy) return clm_stream_write(st, p, k, cb, got);
+    const clm_fd_hooks hooks = {hook_part, hook_block, in};
+    while (k) {
+        uint64_t done = UINT64_MAX;
+        int rc = clm_stream_write_fd(st, fileno(in->file), off, k, in->hooked ? &hooks : NULL,
+                                     cb, got, &done);
+        if (rc != CLM_OK) return rc;
+        if (done > k || (done < k && (!in->hooked || in->decline_at != off + done))) {
+            t_note("clm_stream_write_fd: %llu of %zu bytes taken", (unsigned long long)done, k);
+            return CLM_E_INVALID;
+        }
+        off += done;
+        k -= (size_t)done;
+        if (k) { /* the declined block */
+            rc = clm_stream_write(st, in->raw + off, (size_t)in->decline_n, cb, got);
+            if (rc != CLM_OK) return rc;
+            off += in->decline_n;
+            k -= (size_t)in->decline_n;
+        }
+    }
+    return CLM_OK;
+}
+
+/* A temporary file of the raw bytes (at: every '\n' made '@'). */
+static FILE *raw_file(const unsigned char *raw, size_t n, int at)
+{
+    FILE *f = tmpfile();
+    if (!EXPECT(f != NULL)) return NULL;
+    for (size_t i = 0; i < n; i++)
+        putc(at && raw[i] == '\n' ? '@' : raw[i], f);
+    if (!EXPECT(fflush(f) == 0)) {
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* How pieces go into the stream. */
+enum { BY_WRITE, BY_RESERVE, BY_FILE, BY_MODES };
+static const char *const by_name[BY_MODES] = {"write", "reserve/commit", "file"};
+
+/* One piece of k raw bytes into the stream: a write, a reservation filled and committed
+ * (with the line breaks counted here or by the stream, a piece at a time as the reservation
+ * allows), or read from the file at offset `off`. */
+static int put_piece(clm_stream *st, const unsigned char *p, size_t k, int mode, fd_input *in,
+                     uint64_t off, t_rng *r, t_matches *got)
+{
+    clm_match_cb cb = got ? t_collect : NULL;
+    if (mode == BY_WRITE) return clm_stream_write(st, p, k, cb, got);
+    if (mode == BY_FILE) return put_file(st, in, off, k, got);
     while (k) {
         void *buf = NULL;
         size_t room = 0, want = t_below(r, 2) ? 0 : k + t_below(r, 3);
@@ -152,17 +263,18 @@ static int put_piece(clm_stream *st, const unsigned char *p, size_t k, int zero_
 /* Write raw in pieces of random sizes (1 byte up, past a slab), checking the text offset
  * after each write, and that every match before the settled offset has arrived (want: the
  * text's matches); returns the first status that is not CLM_OK. */
-static int write_raw(clm_stream *st, const unsigned char *raw, size_t n, int zero_copy, t_rng *r,
-                     t_matches *got, const t_matches *want, size_t *offset_errors)
+static int write_raw(clm_stream *st, const unsigned char *raw, size_t n, int mode, fd_input *in,
+                     t_rng *r, t_matches *got, const t_matches *want, size_t *offset_errors)
 {
-    static const size_t sizes[] = {1, 2, 3, 7, 16, 31, 251, 4093, SLAB + 1, 3 * SLAB + 7};
+    static const size_t sizes[] = {1, 2, 3, 7, 16, 31, 251, 4093, SLAB + 1, 3 * SLAB + 7,
+                                   17 * SLAB + 5};
     size_t done = 0, text = 0;
     while (done < n) {
         size_t k = sizes[t_below(r, sizeof sizes / sizeof sizes[0])];
         if (k > n - done) k = n - done;
         text += kept(raw + done, k);
         if (got) got->written = text;
-        int rc = put_piece(st, raw + done, k, zero_copy, r, got);
+        int rc = put_piece(st, raw + done, k, mode, in, done, r, got);
         if (rc != CLM_OK) return rc;
         uint64_t off = 0, settled = 0;
         rc = clm_stream_text_offset(st, &off);
@@ -204,16 +316,24 @@ static void stream_raw(const skip_arg *a, clm_database *db, clm_data_path path,
     if (!EXPECT_RC(rc, CLM_OK))
         return;
     t_matches_init(&got);
-    /* rounds: matching, count-only; written, then reserved and committed */
-    for (int round = 0; round < 4; round++) {
-        int count = round & 1, zc = round >> 1;
-        const char *how = zc ? "reserve/commit" : "write";
+    fd_input in;
+    memset(&in, 0, sizeof in);
+    in.raw = raw;
+    in.r = r;
+    /* rounds: matching, count-only; written, reserved and committed, read from a file (the
+     * matching round's hooked) */
+    for (int round = 0; round < 2 * BY_MODES; round++) {
+        int count = round & 1, mode = round >> 1;
+        const char *how = by_name[mode];
         unsigned flags = CLM_STREAM_SKIP_LINE_BREAKS | (count ? CLM_STREAM_COUNT_ONLY : 0u);
+        in.hooked = !count;
+        if (mode == BY_FILE && !(in.file = raw_file(raw, raw_n, in.hooked)))
+            break;
         if (!EXPECT_RC(clm_stream_open(db, s, flags, &st), CLM_OK))
             break;
         t_matches_clear(&got);
-        EXPECT_RC(write_raw(st, raw, raw_n, zc, r, count ? NULL : &got, want, &off_errors),
-                  CLM_OK);
+        EXPECT_RC(write_raw(st, raw, raw_n, mode, &in, r, count ? NULL : &got, want,
+                            &off_errors), CLM_OK);
         got.written = 0;
         total = 0;
         EXPECT_RC(clm_stream_close(st, count ? NULL : t_collect, count ? NULL : &got, &total),
@@ -227,7 +347,13 @@ static void stream_raw(const skip_arg *a, clm_database *db, clm_data_path path,
         if (total != want->n)
             T_FAIL("%s, %s path, %s: %s stream total %llu, expected %zu", a->name, pn, how,
                    count ? "count-only" : "matching", (unsigned long long)total, want->n);
+        if (in.file)
+            fclose(in.file);
+        in.file = NULL;
     }
+    EXPECT(in.order_errors == 0);
+    EXPECT(in.content_errors == 0);
+    if (in.declined == 0) T_FAIL("%s, %s path: no block declined", a->name, pn);
     EXPECT(off_errors == 0);
     t_matches_free(&got);
     clm_scratch_free(s);

@@ -316,6 +316,37 @@ static int push_window(dna_run *r, cli_stream *s)
     return CLM_OK;
 }
 
+/* direct_feed's settle: the records complete before `settled` printed. */
+static void settle_records(void *vctx, uint64_t settled)
+{
+    dna_emit_settled(vctx, settled);
+}
+
+/* The zero-copy path (dna_direct.h): the whole file read by the library into the stream.
+ * Returns 0 or -1 as search_file's rc; *st the stream's status, *keep as search_file's. */
+static int search_direct(dna_run *r, const char *label, gz_input *gz, fblk_split *blocks,
+                         int *st, int *keep)
+{
+    static const fblk_callbacks bcb = {block_record_start, block_record_end};
+    const direct_feed feed = {blocks, &r->fidx, &bcb, r, settle_records};
+    uint64_t from = 0, bytes = 0;
+    int s = gz_plain_offset(gz, &from) != 0 ? CLM_E_INVALID
+                                            : dna_direct_file(&r->direct, from, &feed, &bytes);
+    r->bytes_in += bytes;
+    if (s == CLM_E_IO) { /* a read failed: the records complete before it are printed */
+        errmsg("%s: %s", label, clm_last_error());
+        *keep = 1;
+        return -1;
+    }
+    if (s == CLM_OK) {
+        *st = push_window(r, r->stream);
+        return 0;
+    }
+    device_status(r, s);
+    *st = r->stream_status;
+    return -1;
+}
+
 static void search_file(dna_run *r, const char *path)
 {
     static const fasta_callbacks cb = {on_record_start, on_sequence, on_record_end};
@@ -326,8 +357,6 @@ static void search_file(dna_run *r, const char *path)
     fasta_split split;
     fblk_split blocks;
     int by_block = 0; /* the device path a block at a time (fasta_blocks.h) */
-    int leading = 1;  /* zero-copy: no byte but line breaks read yet */
-    const fblk_sink dsink = {dna_direct_put, &r->direct};
     gz_input *gz = NULL;
     readahead *ra = NULL;
     cli_stream *stream = NULL;
@@ -365,18 +394,17 @@ static void search_file(dna_run *r, const char *path)
     } else if (r->fasta_on_device && !r->set && r->read_threads > 1 &&
                r->cfg.format != READS_FASTQ && r->cfg.dev.block_bytes <= UINT32_MAX &&
                dna_direct_fasta(gz, &sb)) { /* one device: into its stream's staging */
-        readahead_opts ro = {r->read_threads, fblk_index_piece, &r->fidx};
-        if (readahead_start(gz, NULL, r->cfg.dev.block_bytes, &ro, &ra) != 0)
-            ra = NULL;
-        else if ((st = cli_stream_open(NULL, r->db, r->scratch, CLM_STREAM_SKIP_LINE_BREAKS,
-                                       &stream)) != CLM_OK) {
+        if ((st = cli_stream_open(NULL, r->db, r->scratch, CLM_STREAM_SKIP_LINE_BREAKS,
+                                  &stream)) != CLM_OK) {
             stream = NULL;
             report_clm(label, st);
             rc = -1;
         } else {
             r->stream = stream;
-            r->on_device = by_block = 1;
-            dna_direct_start(&r->direct, stream, on_match, r, r->block, r->cfg.dev.block_bytes);
+            r->on_device = 1;
+            dna_direct_start(&r->direct, stream, on_match, r);
+            rc = search_direct(r, label, gz, &blocks, &st, &keep);
+            eof = 1;
         }
     }
     if (rc == 0 && !r->direct.on && !ra && S_ISREG(sb.st_mode) &&
@@ -392,17 +420,8 @@ static void search_file(dna_run *r, const char *path)
         size_t got, skip = 0;
         unsigned char *block = r->block;
         int gst = 0;
-        if (r->direct.on) {
-            if ((st = dna_direct_read(&r->direct, ra, &block, &got, &eof, &gst)) != CLM_OK) {
-                rc = -1;
-                break;
-            }
-            while (leading && skip < got && (block[skip] == '\n' || block[skip] == '\r'))
-                skip++;
-        } else {
-            gst = ra ? readahead_next(ra, &block, &got, &eof)
-                     : gz_read(gz, block, r->cfg.dev.block_bytes, &got, &eof);
-        }
+        gst = ra ? readahead_next(ra, &block, &got, &eof)
+                 : gz_read(gz, block, r->cfg.dev.block_bytes, &got, &eof);
         r->bytes_in += got;
         while (!stream && skip < got && (block[skip] == '\n' || block[skip] == '\r'))
             skip++;
@@ -423,21 +442,7 @@ static void search_file(dna_run *r, const char *path)
             by_block = r->on_device && ra && readahead_pieces(ra) > 0;
         }
         /* What was read before a read error or bad gzip data is input as any other. */
-        if (r->direct.on) {
-            uint64_t t_end = 0;
-            double t0 = now_seconds(), t1;
-            fst = block_status(r, fblk_feed_to(&blocks, block, got, skip, &r->fidx, 0,
-                                               readahead_pieces(ra), r->direct.text, &dsink,
-                                               &bcb, r, &t_end));
-            t1 = now_seconds();
-            if (fst == FASTA_OK)
-                fst = block_status(r, dna_direct_commit(&r->direct, block, got, t_end));
-            r->direct.feed_s += t1 - t0;
-            r->direct.commit_s += now_seconds() - t1;
-            if (leading && skip == got)
-                blocks.at_line_start = 1; /* line breaks alone: the next byte starts a line */
-            leading = leading && skip == got;
-        } else if (by_block)
+        if (by_block)
             fst = block_status(r, fblk_feed(&blocks, block, got, skip, &r->fidx,
                                             readahead_buffer(ra), readahead_pieces(ra), &r->dw,
                                             device_write, r, &bcb, r));
@@ -450,9 +455,7 @@ static void search_file(dna_run *r, const char *path)
             keep = 1;
             break;
         }
-        if (fst == FASTA_OK && eof && r->direct.on)
-            fst = block_status(r, fblk_finish_to(&blocks, r->direct.text, &dsink, &bcb, r));
-        else if (fst == FASTA_OK && eof && by_block)
+        if (fst == FASTA_OK && eof && by_block)
             fst = block_status(r, fblk_finish(&blocks, &r->dw, device_write, r, &bcb, r));
         else if (fst == FASTA_OK && eof)
             fst = r->on_device ? fasta_split_finish(&split, &cb, r) : reads_finish(&fr, &cb, r);
@@ -780,7 +783,7 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
             r->cfg.line_breaks == LINE_BREAKS_DEVICE ? "device"
             : r->cfg.line_breaks == LINE_BREAKS_HOST ? "host"
                                                      : "auto");
-    dna_direct_stats(&r->direct, r->read_threads);
+    dna_direct_stats(&r->direct);
     if (r->cfg.pam.seq)
         fprintf(stderr, "clmatch: %" PRIu64 " match(es) dropped for a mismatch in the PAM\n",
                 r->pam_mismatched);

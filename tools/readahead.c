@@ -40,9 +40,6 @@ struct readahead {
     pthread_cond_t go, fin;  /* a block to read, or quit; a piece done */
     unsigned gen, done;
     int quit;
-    int direct;              /* readahead_read: no reader thread, the caller's buffers */
-    uint64_t off;            /* ... the file offset read next */
-    int started;             /* ... known */
     int job_buf;             /* the block being read: its buffer, */
     size_t job_len;          /* its length, */
     size_t job_pre;          /* its first bytes already there (gz_plain_take's), */
@@ -218,14 +215,14 @@ static void *reader(void *arg)
     return NULL;
 }
 
-/* The piece workers: as many as start, one per thread but the one that waits for the block
- * (the reader, or in direct reading the caller). */
+/* The piece workers: as many as start, one per thread but the reader's, which waits for the
+ * block. */
 static void start_workers(readahead *ra)
 {
     pthread_mutex_init(&ra->plock, NULL);
     pthread_cond_init(&ra->go, NULL);
     pthread_cond_init(&ra->fin, NULL);
-    for (unsigned i = ra->direct ? 0 : 1; i < ra->threads; i++) {
+    for (unsigned i = 1; i < ra->threads; i++) {
         if (pthread_create(&ra->worker[ra->workers], NULL, worker, ra) != 0)
             break;
         ra->workers++;
@@ -253,13 +250,12 @@ int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const rea
     if (!ra)
         return ENOMEM;
     ra->gz = gz;
-    ra->buf[0] = buf ? buf[0] : NULL;
-    ra->buf[1] = buf ? buf[1] : NULL;
+    ra->buf[0] = buf[0];
+    ra->buf[1] = buf[1];
     ra->block = block;
     unsigned threads = opts ? opts->threads : 0;
     if (threads > READAHEAD_MAX_THREADS)
         threads = READAHEAD_MAX_THREADS;
-    ra->direct = !buf;
     if (threads > 1 && gz_plain_fd(gz, &ra->fd) == 0 && block >= 2) {
         ra->pieces = READAHEAD_MAX_PIECES;
         ra->threads = threads;
@@ -269,11 +265,7 @@ int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const rea
     }
     pthread_mutex_init(&ra->lock, NULL);
     pthread_cond_init(&ra->changed, NULL);
-    if (ra->direct && !ra->pieces) {
-        readahead_stop(ra);
-        return EINVAL;
-    }
-    int err = ra->direct ? 0 : pthread_create(&ra->thread, NULL, reader, ra);
+    int err = pthread_create(&ra->thread, NULL, reader, ra);
     if (err) {
         if (ra->pieces)
             stop_workers(ra);
@@ -306,23 +298,6 @@ int readahead_next(readahead *ra, unsigned char **data, size_t *got, int *eof)
     return st;
 }
 
-int readahead_read(readahead *ra, unsigned char *dst, size_t len, size_t *got, int *eof,
-                   uint64_t *at)
-{
-    *got = 0;
-    *eof = 0;
-    if (!ra->started) { /* the bytes gz_open took are read again */
-        ra->started = 1;
-        if (gz_plain_offset(ra->gz, &ra->off) != 0)
-            snprintf(ra->error, sizeof ra->error, "%s", strerror(ESPIPE));
-    }
-    *at = ra->off;
-    ra->buf[0] = dst;
-    int st = ra->error[0] ? -1 : read_pieces(ra, 0, len, 0, ra->off, got, eof);
-    ra->off += *got;
-    return st;
-}
-
 int readahead_buffer(const readahead *ra)
 {
     return ra->cur;
@@ -346,8 +321,7 @@ void readahead_stop(readahead *ra)
     ra->stop = 1;
     pthread_cond_broadcast(&ra->changed);
     pthread_mutex_unlock(&ra->lock);
-    if (!ra->direct)
-        pthread_join(ra->thread, NULL);
+    pthread_join(ra->thread, NULL);
     if (ra->pieces)
         stop_workers(ra);
     pthread_cond_destroy(&ra->changed);

@@ -44,16 +44,9 @@ typedef struct {
 typedef struct readahead readahead;
 
 /* Start reading gz in blocks of `block` bytes into buf[0] and buf[1] (the caller's, each of
- * `block` bytes). buf NULL: read nothing ahead; readahead_read reads into the caller's memory
- * (plain input and opts->threads of 2 or more only: else EINVAL). 0, or an errno value. */
+ * `block` bytes). 0, or an errno value. */
 int readahead_start(gz_input *gz, unsigned char *buf[2], size_t block, const readahead_opts *opts,
                     readahead **out);
-/* Direct reading: the next len bytes of the input into dst by the piece threads and this
- * one (the hook sees them as pieces of buffer 0), on the caller's time: *got (short at the end), *eof,
- * *at the file offset of dst[0]. 0, or -1 after a read error (readahead_error; what came
- * before it is in dst). */
-int readahead_read(readahead *ra, unsigned char *dst, size_t len, size_t *got, int *eof,
-                   uint64_t *at);
 /* The next block, as gz_read gives it (its status returned, *eof), in *data until the next
  * call: the block handed before is given back to be refilled. After a failure or the end,
  * nothing more is read (the call returns the same again). */

@@ -1,0 +1,235 @@
+/*
+ * clm_stream_write_fd beyond what stream.skip.* covers with its 4 KiB slabs: blocks of many
+ * pieces and parts (the part hook sees every byte once, each piece's parts in order, the
+ * pieces a block's hook is told of; matches as the text's), the range forms, and misuse.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "t.h"
+
+#define PART ((size_t)256 << 10)
+
+typedef struct {
+    const unsigned char *file; /* the file's bytes */
+    size_t next_at[2][CLM_FD_MAX_PIECES], seen[2][CLM_FD_MAX_PIECES];
+    size_t parts, pieces_max;
+    int errors;
+    pthread_mutex_t lock;
+} pieces_seen;
+
+static void see_part(void *ctx, uint64_t block, unsigned piece, const unsigned char *p,
+                     size_t n, size_t at, size_t piece_at)
+{
+    pieces_seen *ps = ctx;
+    int bad = piece >= CLM_FD_MAX_PIECES || n == 0 || n > PART;
+    if (!bad) {
+        size_t *next = &ps->next_at[block & 1][piece];
+        if (at == piece_at) {
+            *next = at;
+            ps->seen[block & 1][piece] = 0;
+        }
+        bad = at != *next;
+        *next = at + n;
+        ps->seen[block & 1][piece] += n;
+    }
+    (void)p;
+    pthread_mutex_lock(&ps->lock);
+    ps->parts++;
+    ps->errors += bad;
+    pthread_mutex_unlock(&ps->lock);
+}
+
+static int see_block(void *ctx, uint64_t block, unsigned pieces, unsigned char *p, size_t n,
+                     uint64_t offset, uint64_t settled, size_t *breaks)
+{
+    pieces_seen *ps = ctx;
+    size_t seen = 0;
+    (void)settled;
+    for (unsigned i = 0; i < pieces && i < CLM_FD_MAX_PIECES; i++)
+        seen += ps->seen[block & 1][i];
+    if (seen != n || pieces == 0 || pieces > CLM_FD_MAX_PIECES || memcmp(p, ps->file + offset, n))
+        ps->errors++;
+    if (pieces > ps->pieces_max)
+        ps->pieces_max = pieces;
+    *breaks = CLM_BREAKS_UNKNOWN;
+    return CLM_OK;
+}
+
+static FILE *file_of(const unsigned char *p, size_t n)
+{
+    FILE *f = tmpfile();
+    if (!EXPECT(f != NULL)) return NULL;
+    if (!EXPECT(fwrite(p, 1, n, f) == n && fflush(f) == 0)) {
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* A 20 MiB file of DNA lines through 16 MiB slabs: blocks of 33 pieces of 2 parts. */
+static void test_fd_pieces(const void *arg)
+{
+    (void)arg;
+    const size_t t = (size_t)20 << 20, width = 60, n = t + t / width;
+    const unsigned char *pat = (const unsigned char *)"ACGTTGCAAC";
+    const size_t m = strlen((const char *)pat);
+    unsigned char *raw = malloc(n), *text = malloc(t);
+    if (!raw || !text) abort();
+    t_rng r;
+    t_rng_init(&r, "fd-pieces", 1);
+    for (size_t i = 0; i < t; i++)
+        text[i] = (unsigned char)"ACGT"[t_below(&r, 4)];
+    for (size_t i = 0; i + m < t; i += 1 + t_below(&r, 8000))
+        memcpy(text + i, pat, m); /* planted, across line breaks too */
+    for (size_t i = 0, w = 0; i < t; i++) {
+        raw[w++] = text[i];
+        if (i % width == width - 1) raw[w++] = '\n';
+    }
+    const unsigned char *pats[1] = {pat};
+    size_t lens[1] = {m};
+    t_patset set = {pats, lens, NULL, 1, 0};
+    t_matches want, got;
+    t_matches_init(&want);
+    t_matches_init(&got);
+    t_reference(text, t, &set, &want);
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    clm_stream *st = NULL;
+    FILE *f = file_of(raw, n);
+    pieces_seen ps;
+    memset(&ps, 0, sizeof ps);
+    ps.file = raw;
+    pthread_mutex_init(&ps.lock, NULL);
+    const clm_fd_hooks hooks = {see_part, see_block, &ps};
+    uint64_t done = 0, total = 0;
+    char diff[512];
+    if (!f || !EXPECT_RC(t_compile(&set, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK) ||
+        !t_scratch_alloc(db, &s, (size_t)16 << 20, 0, "fd.pieces") ||
+        !EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK))
+        goto out;
+    /* a range of bytes written first, the rest from the file in two ranges */
+    EXPECT_RC(clm_stream_write(st, raw, 1000, t_collect, &got), CLM_OK);
+    if (EXPECT_RC(clm_stream_write_fd(st, fileno(f), 1000, n / 2, &hooks, t_collect, &got,
+                                      &done), CLM_OK))
+        EXPECT(done == n / 2);
+    if (EXPECT_RC(clm_stream_write_fd(st, fileno(f), 1000 + n / 2, CLM_FD_TO_END, &hooks,
+                                      t_collect, &got, &done), CLM_OK))
+        EXPECT(done == n - 1000 - n / 2);
+    EXPECT_RC(clm_stream_close(st, t_collect, &got, &total), CLM_OK);
+    if (t_matches_diff(&got, &want, diff, sizeof diff))
+        T_FAIL("20 MiB from a file vs the text's matches: %s", diff);
+    EXPECT(total == want.n && want.n > 1000);
+    EXPECT(ps.errors == 0);
+    EXPECT(ps.pieces_max > 16); /* the threads took many pieces of a block */
+    EXPECT(ps.parts >= (n - 1000) / PART);
+out:
+    if (f) fclose(f);
+    pthread_mutex_destroy(&ps.lock);
+    clm_scratch_free(s);
+    clm_database_free(db);
+    t_matches_free(&want);
+    t_matches_free(&got);
+    free(raw);
+    free(text);
+}
+
+static int fail_block(void *ctx, uint64_t block, unsigned pieces, unsigned char *p, size_t n,
+                      uint64_t offset, uint64_t settled, size_t *breaks)
+{
+    (void)block, (void)pieces, (void)p, (void)offset, (void)settled;
+    size_t *want = ctx;
+    if (*want == SIZE_MAX - 1)
+        return CLM_E_NOMEM;
+    *breaks = *want == SIZE_MAX - 2 ? n + 1 : *want;
+    return CLM_OK;
+}
+
+static int none(const clm_match *m, void *ctx)
+{
+    (void)m, (void)ctx;
+    return 0;
+}
+
+/* Misuse and failures: the stream as it was where the call says so, failed where not. */
+static void test_fd_api(const void *arg)
+{
+    (void)arg;
+    const unsigned char *pats[1] = {(const unsigned char *)"ACGT"};
+    size_t lens[1] = {4};
+    t_patset set = {pats, lens, NULL, 1, 0};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    clm_stream *st = NULL;
+    uint64_t done = 7, total = 0;
+    const char *body = "ACGT\nAC\r\nGT";
+    FILE *f = file_of((const unsigned char *)body, strlen(body));
+    size_t want = 0;
+    const clm_fd_hooks hooks = {NULL, fail_block, &want};
+    int pipefd[2] = {-1, -1};
+    if (!f || !EXPECT_RC(t_compile(&set, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK) ||
+        !t_scratch_alloc(db, &s, 4096, 0, "fd.api"))
+        goto out;
+    const int fd = fileno(f);
+    EXPECT_RC(clm_stream_write_fd(NULL, fd, 0, CLM_FD_TO_END, NULL, none, NULL, &done),
+              CLM_E_INVALID);
+    EXPECT(done == 0);
+    if (!EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK)) goto out;
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, NULL, NULL, NULL, NULL),
+              CLM_E_INVALID); /* no callback */
+    EXPECT_RC(clm_stream_write_fd(st, -1, 0, 1, NULL, none, NULL, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_stream_write_fd(st, fd, 3, 100, NULL, none, NULL, NULL), CLM_E_INVALID);
+    if (EXPECT(pipe(pipefd) == 0))
+        EXPECT_RC(clm_stream_write_fd(st, pipefd[0], 0, 1, NULL, none, NULL, NULL), CLM_E_IO);
+    EXPECT_RC(clm_stream_write_fd(st, fd, 100, CLM_FD_TO_END, NULL, none, NULL, &done),
+              CLM_OK); /* past the end: nothing */
+    EXPECT(done == 0);
+    /* the stream goes on after all of them; the second time told 0 line breaks, not 3 */
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, NULL, none, NULL, &done), CLM_OK);
+    EXPECT(done == strlen(body));
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, none, NULL, &done), CLM_OK);
+    uint64_t off = 0;
+    if (EXPECT_RC(clm_stream_text_offset(st, &off), CLM_OK)) EXPECT(off == 19); /* as told */
+    EXPECT_RC(clm_stream_close(st, none, NULL, &total), CLM_E_INVALID); /* 0 breaks: not 3 */
+    want = 3;
+    if (!EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK)) goto out;
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, none, NULL, &done), CLM_OK);
+    EXPECT_RC(clm_stream_close(st, none, NULL, &total), CLM_OK);
+    EXPECT(total == 2);
+    /* a hook's failure or an impossible count fails the stream */
+    for (int i = 0; i < 2; i++) {
+        want = i ? SIZE_MAX - 1 : SIZE_MAX - 2;
+        if (!EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK))
+            goto out;
+        EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, none, NULL, &done),
+                  i ? CLM_E_NOMEM : CLM_E_INVALID);
+        EXPECT_RC(clm_stream_write(st, "ACGT", 4, none, NULL), CLM_E_INVALID);
+        EXPECT_RC(clm_stream_close(st, none, NULL, &total), CLM_OK); /* failed earlier */
+    }
+    /* without the flag a line break is text: a count of them is misuse */
+    want = 3;
+    if (!EXPECT_RC(clm_stream_open(db, s, 0, &st), CLM_OK)) goto out;
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, none, NULL, &done),
+              CLM_E_INVALID);
+    EXPECT_RC(clm_stream_close(st, none, NULL, &total), CLM_OK);
+    want = 0;
+    if (!EXPECT_RC(clm_stream_open(db, s, 0, &st), CLM_OK)) goto out;
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, none, NULL, &done), CLM_OK);
+    if (EXPECT_RC(clm_stream_text_offset(st, &off), CLM_OK)) EXPECT(off == strlen(body));
+    EXPECT_RC(clm_stream_close(st, none, NULL, &total), CLM_OK);
+    EXPECT(total == 1);
+out:
+    if (pipefd[0] >= 0) close(pipefd[0]), close(pipefd[1]);
+    if (f) fclose(f);
+    clm_scratch_free(s);
+    clm_database_free(db);
+}
+
+void register_stream_fd_tests(void)
+{
+    t_register("stream.fd.pieces", test_fd_pieces, NULL, 1);
+    t_register("stream.fd.api", test_fd_api, NULL, 1);
+}
