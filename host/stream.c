@@ -115,10 +115,20 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     struct clm_lane *ln = st->ln;
     struct clm_slot *cur = &ln->slot[st->cur];
     int other = (st->cur + 1) % SLOTS, count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0;
+    struct clm_slot *next = &ln->slot[other];
     int rc = CLM_OK;
-    /* the oldest slab in flight: its staging is filled next */
-    if ((rc = clm_stream_finish(st, &ln->slot[other], cb, ctx)) != CLM_OK)
-        return rc;
+    if (ln->path->device_copy && !st->db->indels) {
+        /* the device has its own copy of a slab once sent: the staging of the oldest in
+         * flight is filled next once its transfer is done, and the slab this staging held
+         * is collected before its launch (not with indels: their matches' best starts are
+         * found in the staging). The device then holds two slabs at once. */
+        if ((rc = clm_stream_finish(st, cur, cb, ctx)) != CLM_OK ||
+            (next->busy &&
+             (rc = clm_lane_wait(ln, next->ev_write, "clWaitForEvents (text transfer)"))))
+            return rc;
+    } else if ((rc = clm_stream_finish(st, next, cb, ctx)) != CLM_OK) {
+        return rc; /* the oldest slab in flight: its staging is filled next */
+    }
     size_t next_owned = st->first + owned; /* in this staging */
     size_t next_lead = st->base + next_owned < s->lead ? st->base + next_owned : s->lead;
     size_t keep_from = next_owned - next_lead, carry = st->tfill - keep_from;
@@ -160,11 +170,12 @@ int clm_stream_failed(clm_stream *st, int rc)
     return rc;
 }
 
-/* Collect every slab in flight, oldest first. */
+/* Collect every slab in flight, oldest first (the current staging's, refilled once sent,
+ * is the oldest). */
 static int stream_finish_all(clm_stream *st, clm_match_cb cb, void *ctx)
 {
     int rc = CLM_OK;
-    for (int i = 1; i < SLOTS && rc == CLM_OK; i++)
+    for (int i = 0; i < SLOTS && rc == CLM_OK; i++)
         rc = clm_stream_finish(st, &st->ln->slot[(st->cur + i) % SLOTS], cb, ctx);
     return rc;
 }

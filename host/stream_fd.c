@@ -1,20 +1,29 @@
 /* A file into a stream (clm_stream_write_fd): the pool of reading threads reads each block
- * straight into the staging where the stream will take it, the next block queued before
- * the current one is waited for, so the pool never idles while the caller's thread runs the
- * block hook, launches slabs and collects them. A block fills the rest of a staging; the next
- * one goes past the lead and overlap that the launch will carry into the next slot's
- * staging. As in clm_scan_fd, on the copy and pinned paths a staging may be refilled once
- * its transfer is done (the device has its own copy), while its search still runs. */
+ * straight into the staging where the stream will take it, up to CLM_FD_MAX_BLOCKS blocks
+ * queued ahead of the one taken, so the pool goes on reading while the caller's thread runs
+ * the block hook, launches slabs and waits for the device. A block is a quarter of a slab:
+ * the first of a staging goes past the lead and overlap that the launch before will carry
+ * there, the last fills it. As in clm_scan_fd, on the copy and pinned paths a staging may be
+ * refilled once its transfer is done (the device has its own copy), while its search still
+ * runs; with whole-slab blocks one ahead, the read of the next waited for the transfer of the
+ * slab launched just before (bench/experiments/README.md, "FASTA zero-copy"). */
 #include <string.h>
 
 #include "scratch.h"
+
+_Static_assert(CLM_FD_MAX_BLOCKS <= CLM_READER_QUEUE, "the pool queues every block placed");
+
+#ifndef BLOCKS_PER_SLAB /* blocks a slab is read in */
+#define BLOCKS_PER_SLAB 4
+#endif
 
 struct fd_block {
     struct clm_read rd;
     int queued;     /* rd submitted (and not yet waited for) */
     int slot;       /* read into this slot's staging, */
     size_t at;      /* from this offset, */
-    size_t n;       /* this many bytes */
+    size_t n;       /* this many bytes; */
+    size_t cap;     /* the staging holds this many when full */
     uint64_t index; /* its number in the call */
 };
 
@@ -27,23 +36,24 @@ struct fd_run {
     int count;         /* the pool counts line breaks (no part hook) */
     clm_match_cb cb;
     void *ctx;
+    struct fd_block q[CLM_FD_MAX_BLOCKS]; /* placed blocks, oldest (the next taken) first */
+    unsigned head, n;
+    uint64_t index; /* the number of the next block taken */
 };
 
-/* The staging's bytes where a slot's block may start a slab: the lead and overlap carried
- * into it. */
-static size_t carried(const clm_stream *st)
+static struct fd_block *queued_block(struct fd_run *f, unsigned i)
 {
-    return st->s->lead + st->s->overlap;
+    return &f->q[(f->head + i) % CLM_FD_MAX_BLOCKS];
 }
 
-/* Queue the read of the next file bytes into slot's staging from `at`, up to `cap` bytes of
- * it: the slab the slot holds transferred first (where early) or collected. */
-static int place(struct fd_run *f, struct fd_block *b, int slot, size_t at, size_t cap,
-                 uint64_t index)
+/* Queue the read of the next file bytes (a block at most) into slot's staging from `at`, of
+ * `cap` bytes in all: the slab the slot holds transferred first (where early) or collected. */
+static int place(struct fd_run *f, int slot, size_t at, size_t cap)
 {
     clm_stream *st = f->st;
     struct clm_lane *ln = st->ln;
     struct clm_slot *sl = &ln->slot[slot];
+    struct fd_block *b = queued_block(f, f->n);
     int rc = CLM_OK;
     if (sl->busy && slot != st->cur)
         rc = f->early ? clm_lane_wait(ln, sl->ev_write, "clWaitForEvents (text transfer)")
@@ -53,29 +63,48 @@ static int place(struct fd_run *f, struct fd_block *b, int slot, size_t at, size
         rc = clm_slot_acquire(ln, sl, st->s->text_bytes, &stage);
     if (rc)
         return rc;
+    size_t most = st->s->slab / BLOCKS_PER_SLAB;
+    if (most == 0 || most > cap - at)
+        most = cap - at;
     b->slot = slot;
     b->at = at;
-    b->n = f->end - f->pos < cap - at ? (size_t)(f->end - f->pos) : cap - at;
-    b->index = index;
-    rc = clm_reader_submit_block(f->pool, &b->rd, stage + at, b->n, f->pos, f->hooks, index,
+    b->cap = cap;
+    b->n = f->end - f->pos < most ? (size_t)(f->end - f->pos) : most;
+    b->index = f->index + f->n;
+    rc = clm_reader_submit_block(f->pool, &b->rd, stage + at, b->n, f->pos, f->hooks, b->index,
                                  f->count);
     b->queued = rc == CLM_OK;
-    if (b->queued)
+    if (b->queued) {
         f->pos += b->n;
+        f->n++;
+    }
     return rc;
 }
 
-/* Queue the block after b where the stream will want it if b goes in as placed: after b in
- * its staging, or past the carried bytes in the next slot's when b fills its staging. */
-static int place_next(struct fd_run *f, const struct fd_block *b, struct fd_block *next)
+/* Queue blocks up to CLM_FD_MAX_BLOCKS where the stream will want them if those before go in
+ * as placed: the first at the stream's fill, each next after the last in its staging, or
+ * past the carried lead and overlap in the next slot's when the last fills its staging, but
+ * never back into the staging of the oldest, which the stream still fills. */
+static int place_ahead(struct fd_run *f)
 {
     clm_stream *st = f->st;
     const clm_scratch *s = st->s;
-    size_t cap = (b->slot == st->cur ? st->first : s->lead) + s->slab + s->overlap;
-    if (b->at + b->n < cap)
-        return place(f, next, b->slot, b->at + b->n, cap, b->index + 1);
-    return place(f, next, (b->slot + 1) % SLOTS, carried(st), s->lead + s->slab + s->overlap,
-                 b->index + 1);
+    int rc = CLM_OK;
+    while (rc == CLM_OK && f->n < CLM_FD_MAX_BLOCKS && f->pos < f->end) {
+        if (f->n == 0) {
+            rc = place(f, st->cur, st->fill, st->first + s->slab + s->overlap);
+            continue;
+        }
+        const struct fd_block *last = queued_block(f, f->n - 1);
+        int slot = (last->slot + 1) % SLOTS;
+        if (last->at + last->n < last->cap)
+            rc = place(f, last->slot, last->at + last->n, last->cap);
+        else if (slot == queued_block(f, 0)->slot)
+            break;
+        else
+            rc = place(f, slot, s->lead + s->overlap, s->lead + s->slab + s->overlap);
+    }
+    return rc;
 }
 
 /* Wait for b's read: the time counted as reading. */
@@ -90,17 +119,24 @@ static int wait_read(struct fd_run *f, struct fd_block *b)
     return rc;
 }
 
-/* b was read elsewhere than at the stream's fill (its staging was squeezed, or the lead
- * carried was shorter than a full one): moved there. The block queued after it may lie
- * where b goes: it is dropped, to be read again after b. */
-static int move_block(struct fd_run *f, struct fd_block *b, struct fd_block *next)
+/* Drop the queued blocks after the oldest: they are read again after it. */
+static void drop_ahead(struct fd_run *f)
+{
+    for (; f->n > 1; f->n--) {
+        struct fd_block *b = queued_block(f, f->n - 1);
+        wait_read(f, b); /* its bytes are read again: its status with them */
+        f->pos -= b->n;
+    }
+}
+
+/* The oldest block b was read elsewhere than at the stream's fill (its staging was squeezed,
+ * or the lead carried was shorter than a full one): moved there, the blocks queued after it
+ * dropped (b may go where they lie). */
+static int move_block(struct fd_run *f, struct fd_block *b)
 {
     clm_stream *st = f->st;
     struct clm_lane *ln = st->ln;
-    if (next->queued) {
-        wait_read(f, next); /* its bytes are read again: its status with them */
-        f->pos -= next->n;
-    }
+    drop_ahead(f);
     unsigned char *from, *to;
     int rc = clm_slot_acquire(ln, &ln->slot[b->slot], st->s->text_bytes, &from);
     if (rc == CLM_OK)
@@ -113,6 +149,7 @@ static int move_block(struct fd_run *f, struct fd_block *b, struct fd_block *nex
     memmove(to + st->fill, from + b->at, b->n);
     b->slot = st->cur;
     b->at = st->fill;
+    b->cap = st->first + st->s->slab + st->s->overlap;
     return CLM_OK;
 }
 
@@ -152,36 +189,32 @@ static int take_block(struct fd_run *f, struct fd_block *b, int *declined)
     return clm_stream_take(st, b->n, breaks, told, f->cb, f->ctx);
 }
 
-/* The blocks of [f->pos, f->end), each queued before the one before it is taken. *done: the
- * file bytes taken. */
+/* The blocks of [f->pos, f->end), queued ahead of the one taken. *done: the file bytes
+ * taken. */
 static int run_blocks(struct fd_run *f, uint64_t *done)
 {
     clm_stream *st = f->st;
-    struct fd_block blk[2];
-    memset(blk, 0, sizeof blk);
     const uint64_t start = f->pos;
-    int rc = CLM_OK;
-    int io = 0, declined = 0;
-    for (uint64_t i = 0; f->pos < f->end || blk[i & 1].queued; i++) {
-        struct fd_block *b = &blk[i & 1], *next = &blk[(i + 1) & 1];
-        if (!b->queued) /* the first, or one dropped by a move: read where the stream is */
-            rc = place(f, b, st->cur, st->fill, st->first + st->s->slab + st->s->overlap, i);
-        if (rc == CLM_OK && f->pos < f->end)
-            rc = place_next(f, b, next);
-        const uint64_t at = b->rd.offset;
-        if (rc == CLM_OK)
-            io = (rc = wait_read(f, b)) == CLM_E_IO;
-        if (rc == CLM_OK && (b->slot != st->cur || b->at != st->fill))
-            rc = move_block(f, b, next);
+    int rc = CLM_OK, io = 0, declined = 0;
+    while (rc == CLM_OK && (rc = place_ahead(f)) == CLM_OK && f->n > 0) {
+        struct fd_block *b = queued_block(f, 0);
+        if ((rc = wait_read(f, b)) != CLM_OK) {
+            io = rc == CLM_E_IO;
+            break;
+        }
+        if (b->slot != st->cur || b->at != st->fill)
+            rc = move_block(f, b);
         if (rc == CLM_OK)
             rc = take_block(f, b, &declined);
         if (rc != CLM_OK || declined)
             break;
-        *done = at + b->n - start;
+        *done = b->rd.offset + b->n - start;
+        f->head = (f->head + 1) % CLM_FD_MAX_BLOCKS;
+        f->n--;
+        f->index++;
     }
-    /* no read of ours may be left with the pool */
-    wait_read(f, &blk[0]);
-    wait_read(f, &blk[1]);
+    for (unsigned i = 0; i < f->n; i++) /* no read of ours may be left with the pool */
+        wait_read(f, queued_block(f, i));
     /* a read that failed or a block declined: the stream goes on from the blocks before */
     return io || declined ? rc : clm_stream_failed(st, rc);
 }
@@ -205,7 +238,14 @@ int clm_stream_write_fd(clm_stream *st, int fd, uint64_t offset, uint64_t length
         return rc; /* the stream as it was */
     }
     double t0 = clm_now();
-    struct fd_run f = {st, NULL, hooks, offset, offset + length, 0, 0, cb, ctx};
+    struct fd_run f;
+    memset(&f, 0, sizeof f);
+    f.st = st;
+    f.hooks = hooks;
+    f.pos = offset;
+    f.end = offset + length;
+    f.cb = cb;
+    f.ctx = ctx;
     f.early = ln->path->device_copy && !st->db->indels;
     f.count = (st->flags & CLM_STREAM_SKIP_LINE_BREAKS) && !(hooks && hooks->part);
     rc = clm_reader_open(fd, s->io_threads, length, &f.pool);

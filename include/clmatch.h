@@ -904,15 +904,17 @@ CLM_API int clm_stream_settled(clm_stream *stream, uint64_t *offset);
 /** Pieces of a block at most: a block is cut into pieces that the reading threads take in
  *  turn, each read in parts of at most 256 KiB. */
 #define CLM_FD_MAX_PIECES 64
+/** Blocks read or waiting to be taken at a time, at most. */
+#define CLM_FD_MAX_BLOCKS 4
 
 typedef struct {
-    /** Or NULL. On a reading thread as bytes land: p[0, n) at offset `at` of block `block`
+    /** Or NULL. As bytes land: p[0, n) at offset `at` of block `block`
      *  (numbered from 0 in the call), in piece `piece` (below CLM_FD_MAX_PIECES), which
      *  starts at offset piece_at. A piece's parts come in order on one thread, its first
-     *  with at == piece_at; hooks of several pieces run at once. Only blocks `block` and
-     *  `block` + 1 are read or waiting at a time (block % 2 tells them apart). A block read
-     *  again from its start (rare: where the stream's staging turned out elsewhere) has its
-     *  parts seen again. */
+     *  with at == piece_at; hooks of several pieces and blocks run at once, on the reading
+     *  threads and the caller's. Blocks from the oldest not yet taken on are read (block %
+     *  CLM_FD_MAX_BLOCKS tells them apart). A block read again from its start (rare: where
+     *  the stream's staging turned out elsewhere) has its parts seen again. */
     void (*part)(void *ctx, uint64_t block, unsigned piece, const unsigned char *p, size_t n,
                  size_t at, size_t piece_at);
     /** Or NULL. On the caller's thread once block `block` is read (every part seen):

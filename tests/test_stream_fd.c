@@ -15,8 +15,9 @@
 
 typedef struct {
     const unsigned char *file; /* the file's bytes */
-    size_t next_at[2][CLM_FD_MAX_PIECES], seen[2][CLM_FD_MAX_PIECES];
+    size_t next_at[CLM_FD_MAX_BLOCKS][CLM_FD_MAX_PIECES], seen[CLM_FD_MAX_BLOCKS][CLM_FD_MAX_PIECES];
     size_t parts, pieces_max;
+    int two_parts;
     int errors;
     pthread_mutex_t lock;
 } pieces_seen;
@@ -25,21 +26,22 @@ static void see_part(void *ctx, uint64_t block, unsigned piece, const unsigned c
                      size_t n, size_t at, size_t piece_at)
 {
     pieces_seen *ps = ctx;
-    int bad = piece >= CLM_FD_MAX_PIECES || n == 0 || n > PART;
+    int bad = piece >= CLM_FD_MAX_PIECES || n == 0 || n > PART, later = at != piece_at;
     if (!bad) {
-        size_t *next = &ps->next_at[block & 1][piece];
+        size_t *next = &ps->next_at[block % CLM_FD_MAX_BLOCKS][piece];
         if (at == piece_at) {
             *next = at;
-            ps->seen[block & 1][piece] = 0;
+            ps->seen[block % CLM_FD_MAX_BLOCKS][piece] = 0;
         }
         bad = at != *next;
         *next = at + n;
-        ps->seen[block & 1][piece] += n;
+        ps->seen[block % CLM_FD_MAX_BLOCKS][piece] += n;
     }
     (void)p;
     pthread_mutex_lock(&ps->lock);
     ps->parts++;
     ps->errors += bad;
+    ps->two_parts |= later;
     pthread_mutex_unlock(&ps->lock);
 }
 
@@ -50,7 +52,7 @@ static int see_block(void *ctx, uint64_t block, unsigned pieces, unsigned char *
     size_t seen = 0;
     (void)settled;
     for (unsigned i = 0; i < pieces && i < CLM_FD_MAX_PIECES; i++)
-        seen += ps->seen[block & 1][i];
+        seen += ps->seen[block % CLM_FD_MAX_BLOCKS][i];
     if (seen != n || pieces == 0 || pieces > CLM_FD_MAX_PIECES || memcmp(p, ps->file + offset, n))
         ps->errors++;
     if (pieces > ps->pieces_max)
@@ -70,11 +72,12 @@ static FILE *file_of(const unsigned char *p, size_t n)
     return f;
 }
 
-/* A 20 MiB file of DNA lines through 16 MiB slabs: blocks of 33 pieces of 2 parts. */
+/* A 40 MiB file of DNA lines through 68 MiB slabs: blocks of a quarter slab, in 34 pieces of
+ * 2 parts. */
 static void test_fd_pieces(const void *arg)
 {
     (void)arg;
-    const size_t t = (size_t)20 << 20, width = 60, n = t + t / width;
+    const size_t t = (size_t)40 << 20, width = 60, n = t + t / width;
     const unsigned char *pat = (const unsigned char *)"ACGTTGCAAC";
     const size_t m = strlen((const char *)pat);
     unsigned char *raw = malloc(n), *text = malloc(t);
@@ -108,7 +111,7 @@ static void test_fd_pieces(const void *arg)
     uint64_t done = 0, total = 0;
     char diff[512];
     if (!f || !EXPECT_RC(t_compile(&set, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK) ||
-        !t_scratch_alloc(db, &s, (size_t)16 << 20, 0, "fd.pieces") ||
+        !t_scratch_alloc(db, &s, (size_t)68 << 20, 0, "fd.pieces") ||
         !EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK))
         goto out;
     /* a range of bytes written first, the rest from the file in two ranges */
@@ -121,11 +124,12 @@ static void test_fd_pieces(const void *arg)
         EXPECT(done == n - 1000 - n / 2);
     EXPECT_RC(clm_stream_close(st, t_collect, &got, &total), CLM_OK);
     if (t_matches_diff(&got, &want, diff, sizeof diff))
-        T_FAIL("20 MiB from a file vs the text's matches: %s", diff);
+        T_FAIL("40 MiB from a file vs the text's matches: %s", diff);
     EXPECT(total == want.n && want.n > 1000);
     EXPECT(ps.errors == 0);
     EXPECT(ps.pieces_max > 16); /* the threads took many pieces of a block */
     EXPECT(ps.parts >= (n - 1000) / PART);
+    EXPECT(ps.two_parts); /* a piece read in more than one part */
 out:
     if (f) fclose(f);
     pthread_mutex_destroy(&ps.lock);

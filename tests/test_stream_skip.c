@@ -129,8 +129,8 @@ typedef struct {
     int hooked;
     const unsigned char *raw; /* the raw bytes, file offset 0 */
     t_rng *r;
-    /* per block (index % 2) and piece: the next part's offset, the bytes seen */
-    size_t next_at[2][CLM_FD_MAX_PIECES], seen[2][CLM_FD_MAX_PIECES];
+    /* per block (index % CLM_FD_MAX_BLOCKS) and piece: the next part's offset, the bytes seen */
+    size_t next_at[CLM_FD_MAX_BLOCKS][CLM_FD_MAX_PIECES], seen[CLM_FD_MAX_BLOCKS][CLM_FD_MAX_PIECES];
     int order_errors, content_errors, declined, calls;
     uint64_t decline_at, decline_n; /* the block declined last */
 } fd_input;
@@ -144,7 +144,7 @@ static void hook_part(void *ctx, uint64_t block, unsigned piece, const unsigned 
         in->order_errors++;
         return;
     }
-    size_t *next = &in->next_at[block & 1][piece], *seen = &in->seen[block & 1][piece];
+    size_t *next = &in->next_at[block % CLM_FD_MAX_BLOCKS][piece], *seen = &in->seen[block % CLM_FD_MAX_BLOCKS][piece];
     if (at == piece_at) { /* its first part (again, for a block read again) */
         *next = at;
         *seen = 0;
@@ -162,7 +162,7 @@ static int hook_block(void *ctx, uint64_t block, unsigned pieces, unsigned char 
     size_t seen = 0, at = 0;
     (void)settled;
     for (unsigned i = 0; i < pieces && i < CLM_FD_MAX_PIECES; i++)
-        seen += in->seen[block & 1][i];
+        seen += in->seen[block % CLM_FD_MAX_BLOCKS][i];
     if (seen != n || pieces == 0 || pieces > CLM_FD_MAX_PIECES || *breaks != CLM_BREAKS_UNKNOWN)
         in->order_errors++;
     for (; at < n; at++) { /* as read, then rewritten */

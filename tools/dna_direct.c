@@ -79,12 +79,15 @@ int dna_direct_put(void *ctx, const unsigned char *p, size_t n, const fdev_check
     return CLM_OK;
 }
 
-/* clm_fd_hooks' part: the index of the block's pieces (two blocks at most are read). */
+_Static_assert(CLM_FD_MAX_PIECES <= READAHEAD_MAX_PIECES && CLM_FD_MAX_BLOCKS <= FBLK_BLOCKS,
+               "the index has room for every piece of every block being read");
+
+/* clm_fd_hooks' part: the index of the block's pieces. */
 static void direct_part(void *ctx, uint64_t block, unsigned piece, const unsigned char *p,
                         size_t n, size_t at, size_t piece_at)
 {
     const dna_direct *d = ctx;
-    fblk_index_piece(d->feed.ix, (int)(block & 1), piece, p, n, at, piece_at);
+    fblk_index_piece(d->feed.ix, (int)(block % CLM_FD_MAX_BLOCKS), piece, p, n, at, piece_at);
 }
 
 /* clm_fd_hooks' block: what is settled printed, the block's headers overwritten and its
@@ -106,7 +109,7 @@ static int direct_block(void *ctx, uint64_t block, unsigned pieces, unsigned cha
     d->block = p;
     d->n_puts = 0;
     d->separate = 0;
-    int st = fblk_feed_to(d->feed.blocks, p, n, skip, d->feed.ix, (int)(block & 1), pieces,
+    int st = fblk_feed_to(d->feed.blocks, p, n, skip, d->feed.ix, (int)(block % CLM_FD_MAX_BLOCKS), pieces,
                           d->text, &sink, d->feed.cb, d->feed.cb_ctx, &t_end);
     d->block = NULL;
     if (st == CLM_OK && d->leading && skip == n)

@@ -58,7 +58,7 @@ void fblk_index_piece(void *ctx, int buf, unsigned piece, const unsigned char *p
 
 void fblk_index_free(fblk_index *ix)
 {
-    for (int b = 0; b < 2; b++)
+    for (int b = 0; b < FBLK_BLOCKS; b++)
         for (unsigned i = 0; i < READAHEAD_MAX_PIECES; i++)
             free(ix->piece[b][i].v), free(ix->piece[b][i].seg);
     memset(ix, 0, sizeof *ix);

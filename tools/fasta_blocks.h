@@ -14,6 +14,7 @@
 #ifndef CLMATCH_FASTA_BLOCKS_H
 #define CLMATCH_FASTA_BLOCKS_H
 
+#include "clmatch.h"
 #include "fasta.h"
 #include "fasta_device.h"
 #include "readahead.h"
@@ -41,9 +42,11 @@ typedef struct {
     int nomem;       /* a mark could not be kept */
 } fblk_piece;
 
-/* The index of the blocks of both read buffers. */
+/* The index of the blocks being read: those of readahead's two buffers, or up to
+ * CLM_FD_MAX_BLOCKS of clm_stream_write_fd's (by block % CLM_FD_MAX_BLOCKS). */
+#define FBLK_BLOCKS CLM_FD_MAX_BLOCKS
 typedef struct {
-    fblk_piece piece[2][READAHEAD_MAX_PIECES];
+    fblk_piece piece[FBLK_BLOCKS][READAHEAD_MAX_PIECES];
 } fblk_index;
 
 /* readahead_piece_fn: index p[0, n), a part of a piece (ctx: an fblk_index). */
