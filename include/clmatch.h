@@ -936,9 +936,10 @@ typedef struct {
  *  after the block hook's changes. hooks may be NULL. *done (may be NULL): the file bytes
  *  taken; below length only when the block hook ended the call (CLM_OK) or a read failed
  *  (CLM_E_IO: the stream goes on from the blocks before it). One device's streams. Errors:
- *  CLM_E_INVALID (NULL stream, a range past the end of the file, the stream stopped or
- *  failed earlier, a block hook's status), CLM_E_IO (fd not a regular file, fstat or a read
- *  failed), as clm_stream_write. */
+ *  CLM_E_INVALID (NULL stream, fd < 0, a range past the end of the file, the stream stopped
+ *  or failed earlier, a count of line breaks past the block or without the flag), a block
+ *  hook's own CLM_E_* status, CLM_E_IO (fd not a regular file, fstat or a read failed), as
+ *  clm_stream_write. */
 CLM_API int clm_stream_write_fd(clm_stream *stream, int fd, uint64_t offset, uint64_t length,
                                 const clm_fd_hooks *hooks, clm_match_cb cb, void *ctx,
                                 uint64_t *done);
