@@ -134,8 +134,9 @@ int clm_slot_compact_verify(const struct clm_slot *sl)
     if (!sl->compacted || !sl->compact_check || sl->compact_total == sl->n)
         return CLM_OK;
     return clm_fail(CLM_E_INVALID,
-                    "clm_stream_commit: the line breaks counted by the caller are not those of "
-                    "the bytes committed: a slab of %zu text bytes by that count has %lu",
+                    "the line breaks counted by the caller (clm_stream_commit, a "
+                    "clm_stream_write_fd block hook) are not those of the bytes: a slab of %zu "
+                    "text bytes by that count has %lu",
                     sl->n, (unsigned long)sl->compact_total);
 }
 

@@ -137,7 +137,7 @@ static int run_file_slabs(struct clm_lane *ln, int fd, uint64_t base, uint64_t l
 {
     clm_scratch *s = ln->s;
     const size_t slab = file_slab(s);
-    const int early = ln->path->device_copy && !s->db->indels;
+    const int early = clm_lane_refill_early(ln);
     struct extent ext[SLOTS];
     struct clm_read reads[SLOTS];
     memset(ext, 0, sizeof ext);

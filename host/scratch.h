@@ -183,6 +183,14 @@ static inline size_t clm_counter_bytes(unsigned slots)
     return CLM_COUNTER_WORDS((size_t)slots) * sizeof(cl_uint);
 }
 
+/* Whether a slot's staging may be refilled once its transfer is done, while its search still
+ * runs: the device reads its own copy (copy and pinned paths), and the slab's collection
+ * reads nothing on the host (with indels it finds the best starts in the staging). */
+static inline int clm_lane_refill_early(const struct clm_lane *ln)
+{
+    return ln->path->device_copy && !ln->s->db->indels;
+}
+
 /* ---- streams (stream.c, stream_fd.c) ---------------------------------------------------- */
 
 /* Check a stream call's arguments and take the stream's scratch for it (need_cb: a callback
@@ -192,8 +200,15 @@ int clm_stream_enter(clm_stream *st, clm_match_cb cb, int need_cb, const char *f
 int clm_stream_failed(clm_stream *st, int rc);
 /* Collect slot sl's slab if one is in flight (st->settled moves on). */
 int clm_stream_finish(clm_stream *st, struct clm_slot *sl, clm_match_cb cb, void *ctx);
-/* len bytes at the current staging's fill are input, `breaks` of them line breaks (told:
- * the caller counted them, the device checks); a full staging is launched or squeezed. */
+/* Slot sl's staging may be filled (sl is not the current slot): its slab transferred where
+ * clm_lane_refill_early, else collected. */
+int clm_stream_refillable(clm_stream *st, struct clm_slot *sl, clm_match_cb cb, void *ctx);
+/* CLM_E_INVALID (naming fn) when `breaks` cannot be the line breaks of len input bytes: more
+ * than len, or any without CLM_STREAM_SKIP_LINE_BREAKS (CLM_BREAKS_UNKNOWN always can). */
+int clm_stream_check_breaks(const clm_stream *st, size_t len, size_t breaks, const char *fn);
+/* len bytes at the current staging's fill are input, `breaks` of them line breaks
+ * (CLM_BREAKS_UNKNOWN: counted here; told: the caller counted them, the device checks); a
+ * full staging is launched or squeezed. */
 int clm_stream_take(clm_stream *st, size_t len, size_t breaks, int told, clm_match_cb cb,
                     void *ctx);
 /* The file range check of the fd calls: fd a regular file and [offset, offset + *length)

@@ -61,9 +61,6 @@ int clm_stream_enter(clm_stream *st, clm_match_cb cb, int need_cb, const char *f
     return rc;
 }
 
-/* Launch the current staging's [0, fill) owning starts [first, first + owned); carry what the
- * next one needs (its lead and the overlap) to the other slot's staging first, since a
- * launched staging may no longer be read on the host. */
 static int is_break(unsigned char c)
 {
     return c == '\n' || c == '\r';
@@ -89,9 +86,9 @@ static int squeeze(clm_stream *st, unsigned char *stage)
         if (!is_break(stage[i]))
             stage[w++] = stage[i];
     if (w != st->tfill) /* only a caller's count can be wrong */
-        return clm_fail(CLM_E_INVALID, "clm_stream_commit: the line breaks counted by the "
-                        "caller are not those of the bytes committed (%zu text bytes, not "
-                        "%zu)", w, st->tfill);
+        return clm_fail(CLM_E_INVALID, "the line breaks counted by the caller "
+                        "(clm_stream_commit, a clm_stream_write_fd block hook) are not those "
+                        "of the bytes (%zu text bytes, not %zu)", w, st->tfill);
     st->fill = w;
     return CLM_OK;
 }
@@ -109,26 +106,31 @@ int clm_stream_finish(clm_stream *st, struct clm_slot *sl, clm_match_cb cb, void
     return rc;
 }
 
+int clm_stream_refillable(clm_stream *st, struct clm_slot *sl, clm_match_cb cb, void *ctx)
+{
+    if (!sl->busy)
+        return CLM_OK;
+    if (clm_lane_refill_early(st->ln))
+        return clm_lane_wait(st->ln, sl->ev_write, "clWaitForEvents (text transfer)");
+    return clm_stream_finish(st, sl, cb, ctx);
+}
+
+/* Launch the current staging's [0, fill) owning starts [first, first + owned); carry what the
+ * next one needs (its lead and the overlap) to the other slot's staging first, since a
+ * launched staging may no longer be read on the host. */
 static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *ctx)
 {
     clm_scratch *s = st->s;
     struct clm_lane *ln = st->ln;
     struct clm_slot *cur = &ln->slot[st->cur];
     int other = (st->cur + 1) % SLOTS, count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0;
-    struct clm_slot *next = &ln->slot[other];
-    int rc = CLM_OK;
-    if (ln->path->device_copy && !st->db->indels) {
-        /* the device has its own copy of a slab once sent: the staging of the oldest in
-         * flight is filled next once its transfer is done, and the slab this staging held
-         * is collected before its launch (not with indels: their matches' best starts are
-         * found in the staging). The device then holds two slabs at once. */
-        if ((rc = clm_stream_finish(st, cur, cb, ctx)) != CLM_OK ||
-            (next->busy &&
-             (rc = clm_lane_wait(ln, next->ev_write, "clWaitForEvents (text transfer)"))))
-            return rc;
-    } else if ((rc = clm_stream_finish(st, next, cb, ctx)) != CLM_OK) {
-        return rc; /* the oldest slab in flight: its staging is filled next */
-    }
+    int rc;
+    /* The staging of the oldest slab in flight is filled next. Where it is refilled once its
+     * transfer is done, the slab this staging held is still in flight: collected first, so
+     * the device holds two slabs at once. */
+    if ((rc = clm_stream_finish(st, cur, cb, ctx)) != CLM_OK ||
+        (rc = clm_stream_refillable(st, &ln->slot[other], cb, ctx)) != CLM_OK)
+        return rc;
     size_t next_owned = st->first + owned; /* in this staging */
     size_t next_lead = st->base + next_owned < s->lead ? st->base + next_owned : s->lead;
     size_t keep_from = next_owned - next_lead, carry = st->tfill - keep_from;
@@ -345,31 +347,37 @@ int clm_stream_commit(clm_stream *st, size_t len, size_t breaks, clm_match_cb cb
     if (len > reserved)
         rc = clm_fail(CLM_E_INVALID, "clm_stream_commit: %zu bytes, %zu reserved", len,
                       reserved);
-    else if (breaks != CLM_BREAKS_UNKNOWN && (skip ? breaks > len : breaks != 0))
-        rc = clm_fail(CLM_E_INVALID, "clm_stream_commit: %zu line breaks in %zu bytes%s",
-                      breaks, len, skip ? "" : " (not a CLM_STREAM_SKIP_LINE_BREAKS stream)");
+    else
+        rc = clm_stream_check_breaks(st, len, breaks, "clm_stream_commit");
     if (rc || len == 0) {
         clm_scratch_give(s);
         return rc; /* misuse leaves the stream as it was */
     }
     double t0 = clm_now();
-    const int told = skip && breaks != CLM_BREAKS_UNKNOWN;
-    if (!skip)
-        breaks = 0;
-    else if (breaks == CLM_BREAKS_UNKNOWN)
-        breaks = clm_parallel_count_breaks(st->ln->slot[st->cur].fill + st->fill, len,
-                                           s->io_threads);
-    rc = clm_stream_take(st, len, breaks, told, cb, ctx);
+    rc = clm_stream_take(st, len, breaks, skip && breaks != CLM_BREAKS_UNKNOWN, cb, ctx);
     s->stats.wall_seconds += clm_now() - t0;
     rc = clm_stream_failed(st, rc);
     clm_scratch_give(s);
     return rc;
 }
 
+int clm_stream_check_breaks(const clm_stream *st, size_t len, size_t breaks, const char *fn)
+{
+    const int skip = (st->flags & CLM_STREAM_SKIP_LINE_BREAKS) != 0;
+    if (breaks == CLM_BREAKS_UNKNOWN || (skip ? breaks <= len : breaks == 0))
+        return CLM_OK;
+    return clm_fail(CLM_E_INVALID, "%s: %zu line breaks in %zu bytes%s", fn, breaks, len,
+                    skip ? "" : " (not a CLM_STREAM_SKIP_LINE_BREAKS stream)");
+}
+
 int clm_stream_take(clm_stream *st, size_t len, size_t breaks, int told, clm_match_cb cb,
                     void *ctx)
 {
     unsigned char *stage = st->ln->slot[st->cur].fill;
+    if (!(st->flags & CLM_STREAM_SKIP_LINE_BREAKS))
+        breaks = 0;
+    else if (breaks == CLM_BREAKS_UNKNOWN)
+        breaks = clm_parallel_count_breaks(stage + st->fill, len, st->s->io_threads);
     st->told_breaks |= told;
     st->fill += len;
     st->tfill += len - breaks;

@@ -32,7 +32,6 @@ struct fd_run {
     clm_reader *pool;
     const clm_fd_hooks *hooks;
     uint64_t pos, end; /* the next file byte to place, the range's end */
-    int early;         /* a staging may be refilled once its transfer is done */
     int count;         /* the pool counts line breaks (no part hook) */
     clm_match_cb cb;
     void *ctx;
@@ -54,10 +53,7 @@ static int place(struct fd_run *f, int slot, size_t at, size_t cap)
     struct clm_lane *ln = st->ln;
     struct clm_slot *sl = &ln->slot[slot];
     struct fd_block *b = queued_block(f, f->n);
-    int rc = CLM_OK;
-    if (sl->busy && slot != st->cur)
-        rc = f->early ? clm_lane_wait(ln, sl->ev_write, "clWaitForEvents (text transfer)")
-                      : clm_stream_finish(st, sl, f->cb, f->ctx);
+    int rc = slot != st->cur ? clm_stream_refillable(st, sl, f->cb, f->ctx) : CLM_OK;
     unsigned char *stage;
     if (rc == CLM_OK)
         rc = clm_slot_acquire(ln, sl, st->s->text_bytes, &stage);
@@ -176,16 +172,11 @@ static int take_block(struct fd_run *f, struct fd_block *b, int *declined)
         if (rc != CLM_OK)
             return clm_fail(CLM_E_INVALID, "clm_stream_write_fd: the block hook returned %d",
                             rc);
-        if (breaks != CLM_BREAKS_UNKNOWN && (skip ? breaks > b->n : breaks != 0))
-            return clm_fail(CLM_E_INVALID, "clm_stream_write_fd: the block hook counted %zu "
-                            "line breaks in %zu bytes%s", breaks, b->n,
-                            skip ? "" : " (not a CLM_STREAM_SKIP_LINE_BREAKS stream)");
+        if ((rc = clm_stream_check_breaks(st, b->n, breaks, "clm_stream_write_fd's block "
+                                          "hook")) != CLM_OK)
+            return rc;
         told = skip && breaks != CLM_BREAKS_UNKNOWN;
     }
-    if (!skip)
-        breaks = 0;
-    else if (breaks == CLM_BREAKS_UNKNOWN)
-        breaks = clm_parallel_count_breaks(p, b->n, st->s->io_threads);
     return clm_stream_take(st, b->n, breaks, told, f->cb, f->ctx);
 }
 
@@ -246,7 +237,6 @@ int clm_stream_write_fd(clm_stream *st, int fd, uint64_t offset, uint64_t length
     f.end = offset + length;
     f.cb = cb;
     f.ctx = ctx;
-    f.early = ln->path->device_copy && !st->db->indels;
     f.count = (st->flags & CLM_STREAM_SKIP_LINE_BREAKS) && !(hooks && hooks->part);
     rc = clm_reader_open(fd, s->io_threads, length, &f.pool);
     if (rc == CLM_OK)

@@ -419,9 +419,8 @@ static void search_file(dna_run *r, const char *path)
     while (rc == 0 && !eof) {
         size_t got, skip = 0;
         unsigned char *block = r->block;
-        int gst = 0;
-        gst = ra ? readahead_next(ra, &block, &got, &eof)
-                 : gz_read(gz, block, r->cfg.dev.block_bytes, &got, &eof);
+        int gst = ra ? readahead_next(ra, &block, &got, &eof)
+                     : gz_read(gz, block, r->cfg.dev.block_bytes, &got, &eof);
         r->bytes_in += got;
         while (!stream && skip < got && (block[skip] == '\n' || block[skip] == '\r'))
             skip++;
