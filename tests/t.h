@@ -88,6 +88,7 @@ void t_matches_clear(t_matches *m);
 void t_matches_push(t_matches *m, uint64_t start, uint64_t end, unsigned id); /* edits 0 */
 void t_matches_push_e(t_matches *m, uint64_t start, uint64_t end, unsigned id, unsigned edits);
 int t_collect(const clm_match *match, void *ctx);  /* clm_match_cb appending to a t_matches */
+int t_ignore(const clm_match *match, void *ctx);   /* clm_match_cb taking every match, keeping none */
 
 /* A pattern set as handed to clm_compile. ids NULL: pattern i reports id i. */
 typedef struct {

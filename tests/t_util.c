@@ -101,6 +101,13 @@ void t_matches_push(t_matches *m, uint64_t start, uint64_t end, unsigned id)
     t_matches_push_e(m, start, end, id, 0);
 }
 
+int t_ignore(const clm_match *match, void *ctx)
+{
+    (void)match;
+    (void)ctx;
+    return 0;
+}
+
 int t_collect(const clm_match *match, void *ctx)
 {
     t_matches *m = ctx;

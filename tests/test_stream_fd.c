@@ -3,73 +3,36 @@
  * pieces and parts (the part hook sees every byte once, each piece's parts in order, the
  * pieces a block's hook is told of; matches as the text's), the range forms, and misuse.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "t.h"
-
-#define PART ((size_t)256 << 10)
+#include "t_fd.h"
 
 typedef struct {
     const unsigned char *file; /* the file's bytes */
-    size_t next_at[CLM_FD_MAX_BLOCKS][CLM_FD_MAX_PIECES], seen[CLM_FD_MAX_BLOCKS][CLM_FD_MAX_PIECES];
-    size_t parts, pieces_max;
-    int two_parts;
-    int errors;
-    pthread_mutex_t lock;
+    t_fd_parts parts;
+    int errors;                /* blocks whose bytes are not the file's */
 } pieces_seen;
 
 static void see_part(void *ctx, uint64_t block, unsigned piece, const unsigned char *p,
                      size_t n, size_t at, size_t piece_at)
 {
-    pieces_seen *ps = ctx;
-    int bad = piece >= CLM_FD_MAX_PIECES || n == 0 || n > PART, later = at != piece_at;
-    if (!bad) {
-        size_t *next = &ps->next_at[block % CLM_FD_MAX_BLOCKS][piece];
-        if (at == piece_at) {
-            *next = at;
-            ps->seen[block % CLM_FD_MAX_BLOCKS][piece] = 0;
-        }
-        bad = at != *next;
-        *next = at + n;
-        ps->seen[block % CLM_FD_MAX_BLOCKS][piece] += n;
-    }
     (void)p;
-    pthread_mutex_lock(&ps->lock);
-    ps->parts++;
-    ps->errors += bad;
-    ps->two_parts |= later;
-    pthread_mutex_unlock(&ps->lock);
+    t_fd_part(&((pieces_seen *)ctx)->parts, block, piece, n, at, piece_at);
 }
 
 static int see_block(void *ctx, uint64_t block, unsigned pieces, unsigned char *p, size_t n,
                      uint64_t offset, uint64_t settled, size_t *breaks)
 {
     pieces_seen *ps = ctx;
-    size_t seen = 0;
     (void)settled;
-    for (unsigned i = 0; i < pieces && i < CLM_FD_MAX_PIECES; i++)
-        seen += ps->seen[block % CLM_FD_MAX_BLOCKS][i];
-    if (seen != n || pieces == 0 || pieces > CLM_FD_MAX_PIECES || memcmp(p, ps->file + offset, n))
-        ps->errors++;
-    if (pieces > ps->pieces_max)
-        ps->pieces_max = pieces;
+    t_fd_block(&ps->parts, block, pieces, n);
+    ps->errors += memcmp(p, ps->file + offset, n) != 0;
     *breaks = CLM_BREAKS_UNKNOWN;
     return CLM_OK;
-}
-
-static FILE *file_of(const unsigned char *p, size_t n)
-{
-    FILE *f = tmpfile();
-    if (!EXPECT(f != NULL)) return NULL;
-    if (!EXPECT(fwrite(p, 1, n, f) == n && fflush(f) == 0)) {
-        fclose(f);
-        return NULL;
-    }
-    return f;
 }
 
 /* A 40 MiB file of DNA lines through 68 MiB slabs: blocks of a quarter slab, in 34 pieces of
@@ -102,11 +65,11 @@ static void test_fd_pieces(const void *arg)
     clm_database *db = NULL;
     clm_scratch *s = NULL;
     clm_stream *st = NULL;
-    FILE *f = file_of(raw, n);
+    FILE *f = t_fd_file(raw, n);
     pieces_seen ps;
-    memset(&ps, 0, sizeof ps);
     ps.file = raw;
-    pthread_mutex_init(&ps.lock, NULL);
+    ps.errors = 0;
+    t_fd_parts_init(&ps.parts);
     const clm_fd_hooks hooks = {see_part, see_block, &ps};
     uint64_t done = 0, total = 0;
     char diff[512];
@@ -126,13 +89,13 @@ static void test_fd_pieces(const void *arg)
     if (t_matches_diff(&got, &want, diff, sizeof diff))
         T_FAIL("40 MiB from a file vs the text's matches: %s", diff);
     EXPECT(total == want.n && want.n > 1000);
-    EXPECT(ps.errors == 0);
-    EXPECT(ps.pieces_max > 16); /* the threads took many pieces of a block */
-    EXPECT(ps.parts >= (n - 1000) / PART);
-    EXPECT(ps.two_parts); /* a piece read in more than one part */
+    EXPECT(ps.errors == 0 && ps.parts.errors == 0);
+    EXPECT(ps.parts.pieces_max > 16); /* the threads took many pieces of a block */
+    EXPECT(ps.parts.parts >= (n - 1000) / T_FD_PART);
+    EXPECT(ps.parts.two_parts); /* a piece read in more than one part */
 out:
     if (f) fclose(f);
-    pthread_mutex_destroy(&ps.lock);
+    t_fd_parts_free(&ps.parts);
     clm_scratch_free(s);
     clm_database_free(db);
     t_matches_free(&want);
@@ -152,12 +115,6 @@ static int fail_block(void *ctx, uint64_t block, unsigned pieces, unsigned char 
     return CLM_OK;
 }
 
-static int none(const clm_match *m, void *ctx)
-{
-    (void)m, (void)ctx;
-    return 0;
-}
-
 /* Misuse and failures: the stream as it was where the call says so, failed where not. */
 static void test_fd_api(const void *arg)
 {
@@ -170,7 +127,7 @@ static void test_fd_api(const void *arg)
     clm_stream *st = NULL;
     uint64_t done = 7, total = 0;
     const char *body = "ACGT\nAC\r\nGT";
-    FILE *f = file_of((const unsigned char *)body, strlen(body));
+    FILE *f = t_fd_file((const unsigned char *)body, strlen(body));
     size_t want = 0;
     const clm_fd_hooks hooks = {NULL, fail_block, &want};
     int pipefd[2] = {-1, -1};
@@ -178,52 +135,52 @@ static void test_fd_api(const void *arg)
         !t_scratch_alloc(db, &s, 4096, 0, "fd.api"))
         goto out;
     const int fd = fileno(f);
-    EXPECT_RC(clm_stream_write_fd(NULL, fd, 0, CLM_FD_TO_END, NULL, none, NULL, &done),
+    EXPECT_RC(clm_stream_write_fd(NULL, fd, 0, CLM_FD_TO_END, NULL, t_ignore, NULL, &done),
               CLM_E_INVALID);
     EXPECT(done == 0);
     if (!EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK)) goto out;
     EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, NULL, NULL, NULL, NULL),
               CLM_E_INVALID); /* no callback */
-    EXPECT_RC(clm_stream_write_fd(st, -1, 0, 1, NULL, none, NULL, NULL), CLM_E_INVALID);
-    EXPECT_RC(clm_stream_write_fd(st, fd, 3, 100, NULL, none, NULL, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_stream_write_fd(st, -1, 0, 1, NULL, t_ignore, NULL, NULL), CLM_E_INVALID);
+    EXPECT_RC(clm_stream_write_fd(st, fd, 3, 100, NULL, t_ignore, NULL, NULL), CLM_E_INVALID);
     if (EXPECT(pipe(pipefd) == 0))
-        EXPECT_RC(clm_stream_write_fd(st, pipefd[0], 0, 1, NULL, none, NULL, NULL), CLM_E_IO);
-    EXPECT_RC(clm_stream_write_fd(st, fd, 100, CLM_FD_TO_END, NULL, none, NULL, &done),
+        EXPECT_RC(clm_stream_write_fd(st, pipefd[0], 0, 1, NULL, t_ignore, NULL, NULL), CLM_E_IO);
+    EXPECT_RC(clm_stream_write_fd(st, fd, 100, CLM_FD_TO_END, NULL, t_ignore, NULL, &done),
               CLM_OK); /* past the end: nothing */
     EXPECT(done == 0);
     /* the stream goes on after all of them; the second time told 0 line breaks, not 3 */
-    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, NULL, none, NULL, &done), CLM_OK);
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, NULL, t_ignore, NULL, &done), CLM_OK);
     EXPECT(done == strlen(body));
-    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, none, NULL, &done), CLM_OK);
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, t_ignore, NULL, &done), CLM_OK);
     uint64_t off = 0;
     if (EXPECT_RC(clm_stream_text_offset(st, &off), CLM_OK)) EXPECT(off == 19); /* as told */
-    EXPECT_RC(clm_stream_close(st, none, NULL, &total), CLM_E_INVALID); /* 0 breaks: not 3 */
+    EXPECT_RC(clm_stream_close(st, t_ignore, NULL, &total), CLM_E_INVALID); /* 0 breaks: not 3 */
     want = 3;
     if (!EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK)) goto out;
-    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, none, NULL, &done), CLM_OK);
-    EXPECT_RC(clm_stream_close(st, none, NULL, &total), CLM_OK);
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, t_ignore, NULL, &done), CLM_OK);
+    EXPECT_RC(clm_stream_close(st, t_ignore, NULL, &total), CLM_OK);
     EXPECT(total == 2);
     /* a hook's failure or an impossible count fails the stream */
     for (int i = 0; i < 2; i++) {
         want = i ? SIZE_MAX - 1 : SIZE_MAX - 2;
         if (!EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK))
             goto out;
-        EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, none, NULL, &done),
+        EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, t_ignore, NULL, &done),
                   i ? CLM_E_NOMEM : CLM_E_INVALID);
-        EXPECT_RC(clm_stream_write(st, "ACGT", 4, none, NULL), CLM_E_INVALID);
-        EXPECT_RC(clm_stream_close(st, none, NULL, &total), CLM_OK); /* failed earlier */
+        EXPECT_RC(clm_stream_write(st, "ACGT", 4, t_ignore, NULL), CLM_E_INVALID);
+        EXPECT_RC(clm_stream_close(st, t_ignore, NULL, &total), CLM_OK); /* failed earlier */
     }
     /* without the flag a line break is text: a count of them is misuse */
     want = 3;
     if (!EXPECT_RC(clm_stream_open(db, s, 0, &st), CLM_OK)) goto out;
-    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, none, NULL, &done),
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, t_ignore, NULL, &done),
               CLM_E_INVALID);
-    EXPECT_RC(clm_stream_close(st, none, NULL, &total), CLM_OK);
+    EXPECT_RC(clm_stream_close(st, t_ignore, NULL, &total), CLM_OK);
     want = 0;
     if (!EXPECT_RC(clm_stream_open(db, s, 0, &st), CLM_OK)) goto out;
-    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, none, NULL, &done), CLM_OK);
+    EXPECT_RC(clm_stream_write_fd(st, fd, 0, CLM_FD_TO_END, &hooks, t_ignore, NULL, &done), CLM_OK);
     if (EXPECT_RC(clm_stream_text_offset(st, &off), CLM_OK)) EXPECT(off == strlen(body));
-    EXPECT_RC(clm_stream_close(st, none, NULL, &total), CLM_OK);
+    EXPECT_RC(clm_stream_close(st, t_ignore, NULL, &total), CLM_OK);
     EXPECT(total == 1);
 out:
     if (pipefd[0] >= 0) close(pipefd[0]), close(pipefd[1]);
