@@ -58,14 +58,25 @@ static int load_staged(struct clm_lane *ln, struct clm_slot *sl, const unsigned 
     return rc;
 }
 
-/* Copy and pinned: the staging's bytes written to the device buffer (from pinned staging this
- * runs at the bus speed). */
+/* Copy and pinned: the staging's bytes [from, to) written to the device buffer (from pinned
+ * staging this runs at the bus speed). */
+static int write_range(struct clm_slot *sl, const unsigned char *p, size_t from, size_t to,
+                       cl_event *ev)
+{
+    cl_int err = clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, from, to - from, p + from,
+                                      0, NULL, ev);
+    return err ? clm_fail_cl(err, "clEnqueueWriteBuffer (text)") : CLM_OK;
+}
+
+/* Copy and pinned: what clm_slot_send has not written yet; where it wrote everything, its
+ * last write (the queue is in order) is the slab's transfer. */
 static int write_text(struct clm_slot *sl, unsigned char *p, size_t n)
 {
-    cl_int err = clEnqueueWriteBuffer(sl->queue, sl->text, CL_FALSE, 0, n, p, 0, NULL,
-                                      &sl->ev_write);
     sl->host = p;
-    return err ? clm_fail_cl(err, "clEnqueueWriteBuffer (text)") : CLM_OK;
+    if (sl->sent < n || sl->n_sending == 0)
+        return write_range(sl, p, sl->sent, n, &sl->ev_write);
+    sl->ev_write = sl->ev_sending[--sl->n_sending];
+    return CLM_OK;
 }
 
 /* Copy and pinned: their staging is never mapped while it is filled. */
@@ -393,6 +404,7 @@ int clm_slot_acquire(struct clm_lane *ln, struct clm_slot *sl, size_t need, unsi
 
 void clm_slot_unfill(struct clm_lane *ln, struct clm_slot *sl)
 {
+    clm_slot_unsend(sl);
     if (!sl->fill)
         return;
     ln->path->unfill(sl);
@@ -407,8 +419,38 @@ int clm_slot_commit(struct clm_lane *ln, struct clm_slot *sl, size_t n)
     sl->fill = NULL;
     double t0 = clm_now();
     int rc = ln->path->commit(sl, p, n);
+    if (sl->n_sending) { /* the slab's now (its last one was collected before they began) */
+        memcpy(sl->ev_sent, sl->ev_sending, sl->n_sending * sizeof *sl->ev_sent);
+        sl->n_sent = sl->n_sending;
+        sl->n_sending = 0;
+    }
+    sl->sent = 0;
     ln->stats.launch_seconds += clm_now() - t0;
     return rc;
+}
+
+int clm_slot_send(struct clm_lane *ln, struct clm_slot *sl, size_t n)
+{
+    if (!ln->path->device_copy || !sl->fill || n <= sl->sent || sl->n_sending == CLM_SENDS_MAX)
+        return CLM_OK;
+    double t0 = clm_now();
+    int rc = write_range(sl, sl->fill, sl->sent, n, &sl->ev_sending[sl->n_sending]);
+    if (rc == CLM_OK) {
+        sl->n_sending++;
+        sl->sent = n;
+        clFlush(sl->queue); /* under way while the rest is read */
+    }
+    ln->stats.launch_seconds += clm_now() - t0;
+    return rc;
+}
+
+void clm_slot_unsend(struct clm_slot *sl)
+{
+    /* the writes still run in order before anything queued later */
+    for (unsigned i = 0; i < sl->n_sending; i++)
+        clm_release_event(&sl->ev_sending[i]);
+    sl->n_sending = 0;
+    sl->sent = 0;
 }
 
 int clm_slot_load_memory(struct clm_lane *ln, struct clm_slot *sl, const unsigned char *p,

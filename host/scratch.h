@@ -14,6 +14,8 @@
 
 #include "internal.h"
 
+#define CLM_SENDS_MAX 8 /* writes of a staging's parts ahead of its commit, at most */
+
 #ifndef SLOTS /* a third slot (-DSLOTS=3) measured the same within 3 % on the 2-core PoCL VM */
 #define SLOTS 2
 #endif
@@ -60,6 +62,12 @@ struct clm_slot {
     cl_event ev_write, ev_read;
     cl_event *ev_kernels;
     size_t n_kernels, cap_kernels;
+    /* Copy and pinned streams: the staging's bytes [0, sent) already written to the device
+     * while it fills (clm_slot_send), those writes' events (ev_sending) until the commit
+     * hands them to the slab (ev_sent, its transfer time). */
+    size_t sent;
+    cl_event ev_sending[CLM_SENDS_MAX], ev_sent[CLM_SENDS_MAX];
+    unsigned n_sending, n_sent;
 };
 
 struct clm_lane;
@@ -259,6 +267,13 @@ void clm_slot_unfill(struct clm_lane *ln, struct clm_slot *sl);
 /* Hand the acquired staging's bytes [0, n) to the device (asynchronous: the staging stays
  * untouched until the slot is finished). */
 int clm_slot_commit(struct clm_lane *ln, struct clm_slot *sl, size_t n);
+/* On paths where the device has its own copy: write the acquired staging's bytes
+ * [sl->sent, n) to the device now, so that its commit has only the rest to send (nothing
+ * where the path has no copy or CLM_SENDS_MAX writes are out). The slot's text must be free:
+ * its last slab collected (a pass run again reads it). */
+int clm_slot_send(struct clm_lane *ln, struct clm_slot *sl, size_t n);
+/* Forget what was sent of the acquired staging (its bytes changed, or it is given up). */
+void clm_slot_unsend(struct clm_slot *sl);
 /* Put the caller's bytes p[0, n) in the slot. room: input bytes before p (that the slab may
  * start earlier by). *shift gets how many bytes before p the slab starts. */
 int clm_slot_load_memory(struct clm_lane *ln, struct clm_slot *sl, const unsigned char *p,

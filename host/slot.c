@@ -28,6 +28,11 @@ void clm_slot_release_events(struct clm_lane *ln, struct clm_slot *sl)
 {
     ln->stats.transfer_seconds += event_seconds(sl->ev_write);
     clm_release_event(&sl->ev_write);
+    for (unsigned i = 0; i < sl->n_sent; i++) {
+        ln->stats.transfer_seconds += event_seconds(sl->ev_sent[i]);
+        clm_release_event(&sl->ev_sent[i]);
+    }
+    sl->n_sent = 0;
     clm_release_event(&sl->ev_read);
     for (size_t i = 0; i < sl->n_kernels; i++) {
         ln->stats.kernel_seconds += event_seconds(sl->ev_kernels[i]);

@@ -90,6 +90,7 @@ static int squeeze(clm_stream *st, unsigned char *stage)
                         "(clm_stream_commit, a clm_stream_write_fd block hook) are not those "
                         "of the bytes (%zu text bytes, not %zu)", w, st->tfill);
     st->fill = w;
+    clm_slot_unsend(&st->ln->slot[st->cur]); /* its bytes moved: sent again */
     return CLM_OK;
 }
 
@@ -153,7 +154,9 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
             rc = clm_slot_launch(ln, cur, st->tfill, st->first, owned, st->base, count_only);
         if (rc)
             return rc;
-    } /* else the staging stays acquired: it is filled again when its turn comes */
+    } else { /* the staging stays acquired: it is filled again when its turn comes */
+        clm_slot_unsend(cur);
+    }
     st->cur = other;
     st->told_breaks = 0; /* the carried bytes were counted here */
     st->base += keep_from;
@@ -191,6 +194,25 @@ static int stream_full(clm_stream *st, unsigned char *stage, clm_match_cb cb, vo
                             : squeeze(st, stage);
 }
 
+#ifndef STREAM_SEND_PARTS /* a slab is sent in this many parts as it fills, at most */
+#define STREAM_SEND_PARTS 4
+#endif
+
+/* Where the device has its own copy, the current staging's bytes go to it a part at a time
+ * as they come, so that at the launch little is left to send and the staging is soon free to
+ * be refilled (bench/experiments/README.md, "Sent as it fills"). The slab the slot held is
+ * collected first: a pass run again for a full match buffer reads the device's text. */
+static int stream_send(clm_stream *st, clm_match_cb cb, void *ctx)
+{
+    struct clm_lane *ln = st->ln;
+    struct clm_slot *sl = &ln->slot[st->cur];
+    size_t step = st->s->slab / STREAM_SEND_PARTS ? st->s->slab / STREAM_SEND_PARTS : 1;
+    if (!ln->path->device_copy || st->fill < sl->sent + step)
+        return CLM_OK;
+    int rc = clm_stream_finish(st, sl, cb, ctx);
+    return rc ? rc : clm_slot_send(ln, sl, st->fill);
+}
+
 int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb cb, void *ctx)
 {
     int rc = clm_stream_enter(st, cb, 1, "clm_stream_write");
@@ -224,9 +246,7 @@ int clm_stream_write(clm_stream *st, const void *data, size_t len, clm_match_cb 
         st->tfill += take - breaks;
         p += take;
         len -= take;
-        if (st->fill < full)
-            continue;
-        rc = stream_full(st, stage, cb, ctx);
+        rc = st->fill < full ? stream_send(st, cb, ctx) : stream_full(st, stage, cb, ctx);
     }
     s->stats.wall_seconds += clm_now() - t0;
     rc = clm_stream_failed(st, rc);
@@ -383,7 +403,7 @@ int clm_stream_take(clm_stream *st, size_t len, size_t breaks, int told, clm_mat
     st->tfill += len - breaks;
     if (st->fill == st->first + st->s->slab + st->s->overlap)
         return stream_full(st, stage, cb, ctx);
-    return CLM_OK;
+    return stream_send(st, cb, ctx);
 }
 
 int clm_stream_settled(clm_stream *st, uint64_t *offset)
