@@ -415,6 +415,21 @@ EOF
     CLMATCH_HOST_MAX=100 searched_by \
         "CLMATCH_HOST_MAX below the file's size: the devices take it" device \
         --devices auto -e AGG "$E"
+    # A file of CLMATCH_DEVICE_FROM bytes goes to a GPU where the machine has one, else the
+    # host search keeps it; the rows are the same.
+    if "$CLM" --list-devices 2>/dev/null | grep -Eq '^[* ] [0-9]+:[0-9]+ +(GPU|ACCEL)'; then
+        big=device
+    else
+        big=host
+    fi
+    CLMATCH_DEVICE_FROM=1K searched_by "CLMATCH_DEVICE_FROM below the file's size: $big" \
+        "$big" -e AGG "$E"
+    CLMATCH_DEVICE_FROM=1G searched_by "CLMATCH_DEVICE_FROM above the file's size: host" \
+        host -e AGG "$E"
+    CLMATCH_DEVICE_FROM=1K CLMATCH_HOST_MAX=1G searched_by \
+        "CLMATCH_HOST_MAX set: CLMATCH_DEVICE_FROM has no say" host -e AGG "$E"
+    CLMATCH_DEVICE_FROM=0 vs_host_path "CLMATCH_DEVICE_FROM=0: the rows of the host path" "" \
+        -e AGG -e GATTACA "$E"
 fi
 
 printf '>s\nACGT\n' >"$T/lb.fa"
@@ -422,6 +437,8 @@ expect_error "bad --line-breaks" 2 "invalid --line-breaks 'gpu'" \
     "$CLM" --dna --line-breaks=gpu ACGT "$T/lb.fa"
 expect_error "bad CLMATCH_LINE_BREAKS" 2 "invalid CLMATCH_LINE_BREAKS 'x'" \
     env CLMATCH_LINE_BREAKS=x "$CLM" --dna ACGT "$T/lb.fa"
+expect_error "bad CLMATCH_DEVICE_FROM" 2 "CLMATCH_DEVICE_FROM='4X': expected bytes" \
+    env CLMATCH_DEVICE_FROM=4X "$CLM" --dna ACGT "$T/lb.fa"
 
 # ---- record boundaries, written out --------------------------------------------------------
 printf '>a\nGAAT\n>b\nTCxx\n>c\nGATTAC\n>d\nAGATTACA\n' >"$T/cross.fa"

@@ -140,19 +140,23 @@ static void scratch_options(const cli_device_opts *o, clm_scratch_options *so)
     so->max_memory = o->max_memory;
 }
 
-/* CLMATCH_HOST_MAX: bytes, with K, M or G; 0 turns the host search off. 0, or -1 after a
- * message. */
 int cli_no_device_chosen(const char *devices, const cli_device_opts *o)
 {
     return !devices && o->platform < 0 && o->device < 0 && !getenv("CLMATCH_PLATFORM") &&
            !getenv("CLMATCH_DEVICE");
 }
 
+/* CLMATCH_HOST_MAX: bytes, with K, M or G; 0 turns the host search off. */
 int cli_host_max_env(uint64_t *out, int *set)
 {
-    const char *v = getenv("CLMATCH_HOST_MAX");
+    return cli_env_bytes("CLMATCH_HOST_MAX", HOST_MAX_DEFAULT, out, set);
+}
+
+int cli_env_bytes(const char *name, uint64_t dflt, uint64_t *out, int *set)
+{
+    const char *v = getenv(name);
     char *end;
-    *out = HOST_MAX_DEFAULT;
+    *out = dflt;
     *set = v && *v;
     if (!*set) return 0;
     errno = 0;
@@ -164,7 +168,7 @@ int cli_host_max_env(uint64_t *out, int *set)
     }
     if (end == v || !isdigit((unsigned char)v[0]) || errno || shift == 64 ||
         (shift && n > (UINT64_MAX >> shift))) {
-        errmsg("CLMATCH_HOST_MAX='%s': expected bytes (a number, K, M or G after it)", v);
+        errmsg("%s='%s': expected bytes (a number, K, M or G after it)", name, v);
         return -1;
     }
     *out = (uint64_t)n << shift;

@@ -46,6 +46,9 @@ int cli_no_device_chosen(const char *devices, const cli_device_opts *o);
 /* CLMATCH_HOST_MAX into *out (*set: it was set; else the grep mode's default). 0, or -1
  * after a message (a bad value). */
 int cli_host_max_env(uint64_t *out, int *set);
+/* Environment variable `name` as bytes (K, M or G after the number), dflt when unset (*set
+ * 0). 0, or -1 after a message. */
+int cli_env_bytes(const char *name, uint64_t dflt, uint64_t *out, int *set);
 /* "auto": the largest input a host search takes: CLMATCH_HOST_MAX when it is set (0: none),
  * else dflt. 0 for other lists. */
 uint64_t cli_set_host_max(const cli_set *set, uint64_t dflt);
