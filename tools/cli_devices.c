@@ -152,6 +152,29 @@ int cli_host_max_env(uint64_t *out, int *set)
     return cli_env_bytes("CLMATCH_HOST_MAX", HOST_MAX_DEFAULT, out, set);
 }
 
+int cli_device_from_env(uint64_t *out)
+{
+    int set;
+    return cli_env_bytes("CLMATCH_DEVICE_FROM", CLI_DEVICE_FROM, out, &set);
+}
+
+int cli_machine_has_gpu(int ask)
+{
+    static int has = -1;
+    clm_device_info *all;
+    size_t n;
+    if (has >= 0 || !ask)
+        return has;
+    has = 0;
+    if (clm_list_devices(0, sizeof *all, &all, &n) != CLM_OK)
+        return has; /* the host search goes on; a device would fail the same way */
+    for (size_t i = 0; i < n; i++)
+        if (all[i].type == CLM_DEVICE_GPU || all[i].type == CLM_DEVICE_ACCELERATOR)
+            has = 1;
+    clm_free_device_list(all);
+    return has;
+}
+
 int cli_env_bytes(const char *name, uint64_t dflt, uint64_t *out, int *set)
 {
     const char *v = getenv(name);

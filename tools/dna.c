@@ -559,15 +559,13 @@ static int open_host_search(dna_run *r)
     const dna_config *c = &r->cfg;
     const int no_device = cli_no_device_chosen(c->devices, &c->dev);
     r->device_from = UINT64_MAX;
-    r->has_gpu = -1;
-    /* No size limit by default, but a file of CLMATCH_DEVICE_FROM bytes (DNA_DEVICE_FROM) goes
-     * to a GPU where there is one: on the H200 machine 10 GB took 1.05-1.14 s here against
-     * 0.54-0.69 s there, start-up included (docs/dna.md, "The host search"). */
+    /* No size limit by default, but a file of CLMATCH_DEVICE_FROM bytes goes to a GPU where
+     * there is one: on the H200 machine 10 GB took 1.03-1.11 s here against 0.51-0.55 s
+     * there, start-up included (docs/dna.md, "The host search"). */
     if (no_device) {
-        int env_set, from_set;
+        int env_set;
         if (cli_host_max_env(&r->host_max, &env_set) != 0 ||
-            cli_env_bytes("CLMATCH_DEVICE_FROM", DNA_DEVICE_FROM, &r->device_from,
-                          &from_set) != 0)
+            cli_device_from_env(&r->device_from) != 0)
             return -1;
         if (env_set) /* its bound alone */
             r->device_from = UINT64_MAX;
@@ -601,24 +599,6 @@ static int open_host_search(dna_run *r)
     return rc;
 }
 
-/* Has the machine a GPU (or another accelerator) that the default device would be? Asked
- * once, for the first file of device_from bytes: OpenCL is loaded only then. */
-static int machine_has_gpu(dna_run *r)
-{
-    clm_device_info *all;
-    size_t n;
-    if (r->has_gpu >= 0)
-        return r->has_gpu;
-    r->has_gpu = 0;
-    if (clm_list_devices(0, sizeof *all, &all, &n) != CLM_OK)
-        return 0; /* the host search goes on; a device would fail the same way */
-    for (size_t i = 0; i < n; i++)
-        if (all[i].type == CLM_DEVICE_GPU || all[i].type == CLM_DEVICE_ACCELERATOR)
-            r->has_gpu = 1;
-    clm_free_device_list(all);
-    return r->has_gpu;
-}
-
 /* A regular file of at most CLMATCH_HOST_MAX bytes (and below CLMATCH_DEVICE_FROM where the
  * machine has a GPU), when the host search takes it. 0: done (or failed after a message), 1:
  * the file is search_file's. */
@@ -632,7 +612,7 @@ static int search_on_host(dna_run *r, const char *path)
     if (!r->host || strcmp(path, "-") == 0 || (fd = open(path, O_RDONLY)) < 0)
         return 1; /* search_file reports what open says */
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > r->host_max ||
-        ((uint64_t)sb.st_size >= r->device_from && machine_has_gpu(r))) {
+        ((uint64_t)sb.st_size >= r->device_from && cli_machine_has_gpu(1) == 1)) {
         close(fd);
         return 1;
     }
@@ -767,7 +747,7 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
         fprintf(stderr, "clmatch: %u file(s), %" PRIu64 " bytes, searched by the host's threads "
                 "(%u; %s): %" PRIu64 " record(s), %" PRIu64 " match(es)\n",
                 r->host_files, r->host_bytes, r->host_threads,
-                r->has_gpu == 0 ? "no GPU listed for a file of CLMATCH_DEVICE_FROM bytes"
+                cli_machine_has_gpu(0) == 0 ? "no GPU listed for a file of CLMATCH_DEVICE_FROM bytes"
                                 : "no OpenCL", r->records, r->total_matches);
     if (r->set && r->devices_ready) {
         cli_set_stats(r->set, setup_s, search_s, r->bytes_in);

@@ -3,7 +3,6 @@
 #define CLMATCH_DNA_ARGS_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "cli_common.h"
 #include "crispr.h"
@@ -23,10 +22,6 @@ enum { STRAND_PLUS = 1, STRAND_MINUS = 2, STRAND_BOTH = 3 };
  * a FASTA file the library reads into the stream went faster with 32 MiB than with 64
  * (bench/experiments/README.md, "Sent as it fills"). */
 #define DNA_SLAB_BYTES ((size_t)32 << 20)
-
-/* No device chosen: a FASTA file of this many bytes goes to a GPU rather than the host search
- * where the machine has one (CLMATCH_DEVICE_FROM). */
-#define DNA_DEVICE_FROM ((uint64_t)4 << 30)
 
 typedef struct {
     reads_format format; /* --fasta, --fastq: forced; else detected */

@@ -51,7 +51,6 @@ typedef struct {
     dna_host *host;      /* --devices auto: FASTA files searched by the host (dna_host.h) */
     uint64_t host_max, host_bytes;
     uint64_t device_from; /* no device chosen: a file this large goes to a GPU if there is one */
-    int has_gpu;          /* ... is there: -1 not asked yet, 0 no, 1 yes */
     unsigned host_files, host_threads;
     /* Per file (reset by search_file). */
     const char *name;
