@@ -743,12 +743,15 @@ static void print_stats(const dna_run *r, double setup_s, double search_s)
     clm_device_info di;
     clm_database_info dbi;
     clm_stats s;
-    if (r->host_files)
+    if (r->host_files) {
+        const char *why = cli_machine_has_gpu(0) == 0
+                              ? "no GPU listed for a file of CLMATCH_DEVICE_FROM bytes"
+                              : "no OpenCL";
         fprintf(stderr, "clmatch: %u file(s), %" PRIu64 " bytes, searched by the host's threads "
                 "(%u; %s): %" PRIu64 " record(s), %" PRIu64 " match(es)\n",
-                r->host_files, r->host_bytes, r->host_threads,
-                cli_machine_has_gpu(0) == 0 ? "no GPU listed for a file of CLMATCH_DEVICE_FROM bytes"
-                                : "no OpenCL", r->records, r->total_matches);
+                r->host_files, r->host_bytes, r->host_threads, why, r->records,
+                r->total_matches);
+    }
     if (r->set && r->devices_ready) {
         cli_set_stats(r->set, setup_s, search_s, r->bytes_in);
         return;
