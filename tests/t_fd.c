@@ -16,6 +16,13 @@ void t_fd_parts_free(t_fd_parts *fp)
     pthread_mutex_destroy(&fp->lock);
 }
 
+void t_fd_part_hook(void *ctx, uint64_t block, unsigned piece, const unsigned char *p, size_t n,
+                    size_t at, size_t piece_at)
+{
+    (void)p;
+    t_fd_part(ctx, block, piece, n, at, piece_at);
+}
+
 void t_fd_part(t_fd_parts *fp, uint64_t block, unsigned piece, size_t n, size_t at,
                size_t piece_at)
 {

@@ -27,6 +27,9 @@ void t_fd_parts_free(t_fd_parts *fp);
 /* A part hook's call (clm_fd_hooks.part's arguments but p). */
 void t_fd_part(t_fd_parts *fp, uint64_t block, unsigned piece, size_t n, size_t at,
                size_t piece_at);
+/* clm_fd_hooks.part for a ctx whose first member is its t_fd_parts: t_fd_part. */
+void t_fd_part_hook(void *ctx, uint64_t block, unsigned piece, const unsigned char *p, size_t n,
+                    size_t at, size_t piece_at);
 /* At a block hook's call: every byte of block's n seen in its `pieces` pieces; else an error
  * counted. */
 void t_fd_block(t_fd_parts *fp, uint64_t block, unsigned pieces, size_t n);

@@ -12,17 +12,10 @@
 #include "t_fd.h"
 
 typedef struct {
+    t_fd_parts parts;          /* first: t_fd_part_hook's */
     const unsigned char *file; /* the file's bytes */
-    t_fd_parts parts;
     int errors;                /* blocks whose bytes are not the file's */
 } pieces_seen;
-
-static void see_part(void *ctx, uint64_t block, unsigned piece, const unsigned char *p,
-                     size_t n, size_t at, size_t piece_at)
-{
-    (void)p;
-    t_fd_part(&((pieces_seen *)ctx)->parts, block, piece, n, at, piece_at);
-}
 
 static int see_block(void *ctx, uint64_t block, unsigned pieces, unsigned char *p, size_t n,
                      uint64_t offset, uint64_t settled, size_t *breaks)
@@ -70,7 +63,7 @@ static void test_fd_pieces(const void *arg)
     ps.file = raw;
     ps.errors = 0;
     t_fd_parts_init(&ps.parts);
-    const clm_fd_hooks hooks = {see_part, see_block, &ps};
+    const clm_fd_hooks hooks = {t_fd_part_hook, see_block, &ps};
     uint64_t done = 0, total = 0;
     char diff[512];
     if (!f || !EXPECT_RC(t_compile(&set, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK) ||

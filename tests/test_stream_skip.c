@@ -126,21 +126,14 @@ static size_t starting_before(const t_matches *want, uint64_t before)
  * every '\n' made '@', which the block hook turns back (its rewrite must be what is
  * searched); the hooks check what they see against raw. */
 typedef struct {
+    t_fd_parts parts; /* first: t_fd_part_hook's */
     FILE *file;
     int hooked;
     const unsigned char *raw; /* the raw bytes, file offset 0 */
     t_rng *r;
-    t_fd_parts parts;
     int content_errors, preset_errors, declined, calls;
     uint64_t decline_at, decline_n; /* the block declined last */
 } fd_input;
-
-static void hook_part(void *ctx, uint64_t block, unsigned piece, const unsigned char *p,
-                      size_t n, size_t at, size_t piece_at)
-{
-    (void)p;
-    t_fd_part(&((fd_input *)ctx)->parts, block, piece, n, at, piece_at);
-}
 
 static int hook_block(void *ctx, uint64_t block, unsigned pieces, unsigned char *p, size_t n,
                       uint64_t offset, uint64_t settled, size_t *breaks)
@@ -176,7 +169,7 @@ static int hook_block(void *ctx, uint64_t block, unsigned pieces, unsigned char 
 static int put_file(clm_stream *st, fd_input *in, uint64_t off, size_t k, t_matches *got)
 {
     clm_match_cb cb = got ? t_collect : NULL;
-    const clm_fd_hooks hooks = {hook_part, hook_block, in};
+    const clm_fd_hooks hooks = {t_fd_part_hook, hook_block, in};
     while (k) {
         uint64_t done = UINT64_MAX;
         int rc = clm_stream_write_fd(st, fileno(in->file), off, k, in->hooked ? &hooks : NULL,
