@@ -45,6 +45,11 @@ static const struct clm_env_row {
                             "bytes, or with K, M or G; more than `CLM_MAX_SLAB_BYTES`, or not a "
                             "size, makes `clm_scratch_alloc` fail with `CLM_E_INVALID`",
                             "[tuning.md](tuning.md)"},
+    [CLM_ENV_SLOTS] = {"CLMATCH_SLOTS",
+                       "the slots (slabs in flight) of new scratches whose options leave them 0",
+                       "`2` to `4` (`CLM_MAX_SCRATCH_SLOTS`); another value makes "
+                       "`clm_scratch_alloc` fail with `CLM_E_INVALID`",
+                       "[performance.md](performance.md)"},
     [CLM_ENV_DATA_PATH] = {"CLMATCH_DATA_PATH",
                            "the data path of new scratches whose options leave it "
                            "`CLM_PATH_AUTO`",

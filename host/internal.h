@@ -49,6 +49,7 @@ enum clm_env_var {
     CLM_ENV_XDG_CACHE_HOME,
     CLM_ENV_HOME,
     CLM_ENV_SLAB_BYTES,
+    CLM_ENV_SLOTS,
     CLM_ENV_DATA_PATH,
     CLM_ENV_IO_THREADS,
     CLM_ENV_PACKED,
@@ -216,7 +217,7 @@ size_t clm_parallel_copy_drop_breaks(void *dst, const void *src, size_t n, unsig
 /* A pool of threads that read a file in pieces of a queue of reads, so that they go on with
  * the next read (the next slab) without waiting for each other. */
 typedef struct clm_reader clm_reader;
-#define CLM_READER_QUEUE 4
+#define CLM_READER_QUEUE 8
 struct clm_read { /* one read, the caller's until clm_reader_wait returns */
     unsigned char *dst;
     uint64_t offset;

@@ -33,8 +33,9 @@ static int end_slabs(struct clm_lane *ln, uint64_t k, int rc, int count_only, cl
                      void *ctx, uint64_t *total)
 {
     clm_scratch *s = ln->s;
-    for (uint64_t i = k > SLOTS ? k - SLOTS : 0; i < k && rc == CLM_OK; i++)
-        rc = clm_slot_finish(ln, &ln->slot[i % SLOTS], cb, ctx, total); /* in slab order */
+    const unsigned n = s->n_slots;
+    for (uint64_t i = k > n ? k - n : 0; i < k && rc == CLM_OK; i++)
+        rc = clm_slot_finish(ln, &ln->slot[i % n], cb, ctx, total); /* in slab order */
     if (rc == CLM_OK && !count_only)
         rc = clm_deliver_pending(s, cb, ctx);
     s->n_pending = 0; /* stopped or failed: what was held is dropped with the scan */
@@ -51,14 +52,14 @@ static int run_memory(struct clm_lane *ln, const unsigned char *data, uint64_t l
 {
     clm_scratch *s = ln->s;
     int rc = CLM_OK;
-    uint64_t k = 0; /* slabs launched; slab k goes to slot k % SLOTS */
+    uint64_t k = 0; /* slabs launched; slab k goes to slot k % n_slots */
     const size_t slab = s->slab;
     for (uint64_t off = 0; off < len && rc == CLM_OK; off += slab, k++) {
         size_t owned, pre, shift = 0;
         size_t n = slab_extent(s, slab, len, off, &owned, &pre);
         if (n < s->db->min_match)
             break; /* no match fits in what is left */
-        struct clm_slot *sl = &ln->slot[k % SLOTS];
+        struct clm_slot *sl = &ln->slot[k % s->n_slots];
         /* its last slab is the oldest in flight: collect it (the others keep the device
          * busy meanwhile), then load this one while they run */
         if (sl->busy && (rc = clm_slot_finish(ln, sl, cb, ctx, total)) != CLM_OK)
@@ -138,8 +139,8 @@ static int run_file_slabs(struct clm_lane *ln, int fd, uint64_t base, uint64_t l
     clm_scratch *s = ln->s;
     const size_t slab = file_slab(s);
     const int early = clm_lane_refill_early(ln);
-    struct extent ext[SLOTS];
-    struct clm_read reads[SLOTS];
+    struct extent ext[CLM_MAX_SCRATCH_SLOTS];
+    struct clm_read reads[CLM_MAX_SCRATCH_SLOTS];
     memset(ext, 0, sizeof ext);
     /* the largest slab: the second (it keeps the lead and the overlap), or the only one */
     size_t most = extent_of(s, slab, len, 1, &ext[1]) ? ext[1].n : 0;
@@ -153,7 +154,7 @@ static int run_file_slabs(struct clm_lane *ln, int fd, uint64_t base, uint64_t l
                           total);
     uint64_t k = 0; /* slabs launched */
     while (rc == CLM_OK && have) {
-        unsigned now = k % SLOTS, next = (k + 1) % SLOTS;
+        unsigned now = k % s->n_slots, next = (k + 1) % s->n_slots;
         have = extent_of(s, slab, len, k + 1, &ext[next]);
         if (have)
             rc = file_prepare(ln, pool, &reads[next], &ln->slot[next], &ext[next], base, most,

@@ -10,6 +10,7 @@
 #include "scratch.h"
 
 #define DEFAULT_MATCH_CAPACITY (1u << 18)
+#define DEFAULT_SLOTS 2 /* one slab searched while the next is read and sent */
 #define MAX_MATCH_CAPACITY (1u << 24) /* beyond this a range is split instead of grown */
 #define BUDGET_STEP ((size_t)4096)    /* slabs a budget shrinks are multiples of this */
 
@@ -52,12 +53,32 @@ static int choose_io_threads(unsigned *out, char *why, size_t why_cap)
     return CLM_OK;
 }
 
+/* The slots option (0: CLMATCH_SLOTS, else DEFAULT_SLOTS) checked. */
+static int choose_slots(unsigned *slots)
+{
+    const char *env = clm_env(CLM_ENV_SLOTS);
+    if (*slots == 0 && env && *env) {
+        if (env[0] < '0' || env[0] > '9' || env[1])
+            return clm_fail(CLM_E_INVALID, "CLMATCH_SLOTS='%s' is not a slot count (2 to %d)",
+                            env, CLM_MAX_SCRATCH_SLOTS);
+        *slots = (unsigned)(env[0] - '0');
+    }
+    if (*slots == 0)
+        *slots = DEFAULT_SLOTS;
+    if (*slots < 2 || *slots > CLM_MAX_SCRATCH_SLOTS)
+        return clm_fail(CLM_E_INVALID, "%u slots: a scratch has 2 to %d (clm_scratch_options."
+                        "slots, CLMATCH_SLOTS)", *slots, CLM_MAX_SCRATCH_SLOTS);
+    return CLM_OK;
+}
+
 /* Memory a scratch with this slab uses (clm_scratch_info): device buffers and host staging
  * of every slot, match buffers at their initial capacity. */
 struct plan {
+    unsigned slots;
     size_t slab, text_bytes, text_cap, cap, device, host;
 };
 
+/* pl->slots set, the rest from them. */
 static void plan_memory(const clm_database *db, const struct clm_path_ops *path, size_t align,
                         size_t slab, size_t cap, struct plan *pl)
 {
@@ -70,16 +91,16 @@ static void plan_memory(const clm_database *db, const struct clm_path_ops *path,
         dev += pl->text_bytes;
     if (db->packed)
         dev += CLM_PACKED_BYTES(pl->text_cap);
-    pl->device = SLOTS * dev;
-    pl->host = SLOTS * pl->text_bytes; /* heap, pinned, zero-copy or SVM staging */
+    pl->device = pl->slots * dev;
+    pl->host = pl->slots * pl->text_bytes; /* heap, pinned, zero-copy or SVM staging */
 }
 
 /* The largest slab (a multiple of BUDGET_STEP, at most `slab`) whose plan fits the budget;
  * 0 when none from `least` up does. */
 static size_t fit_slab(const clm_database *db, const struct clm_path_ops *path, size_t align,
-                       size_t slab, size_t least, size_t cap, size_t budget)
+                       unsigned slots, size_t slab, size_t least, size_t cap, size_t budget)
 {
-    struct plan a, b;
+    struct plan a = {.slots = slots}, b = {.slots = slots};
     plan_memory(db, path, align, 0, cap, &a);
     plan_memory(db, path, align, BUDGET_STEP, cap, &b);
     size_t fixed = a.device + a.host, per_step = b.device + b.host - fixed;
@@ -102,7 +123,7 @@ static size_t fit_slab(const clm_database *db, const struct clm_path_ops *path, 
 /* Release what the lane holds (what lane_open made of it, or part of it). */
 static void lane_close(struct clm_lane *ln)
 {
-    for (int i = 0; i < SLOTS; i++)
+    for (unsigned i = 0; i < ln->s->n_slots; i++)
         clm_slot_close(ln, &ln->slot[i]);
     for (unsigned e = 0; e < ln->s->engines; e++) { /* its database may be freed already */
         if (ln->k_find && ln->k_find[e])
@@ -195,6 +216,8 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
         return rc;
     if (!o.slab_bytes && (rc = env_size(CLM_ENV_SLAB_BYTES, &o.slab_bytes)) != CLM_OK)
         return rc;
+    if ((rc = choose_slots(&o.slots)) != CLM_OK)
+        return rc;
     if (!o.slab_bytes)
         o.slab_bytes = (size_t)dev->tune.value[CLM_KNOB_SLAB]; /* the tuning's slab */
     if (o.slab_bytes > CLM_MAX_SLAB_BYTES)
@@ -207,8 +230,8 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     size_t cap = o.match_capacity ? o.match_capacity : DEFAULT_MATCH_CAPACITY;
     /* under a budget the initial match buffers take at most an eighth of it (they grow when
      * needed), so that small budgets go to the slab */
-    if (o.max_memory && !o.match_capacity && cap > o.max_memory / 8 / (SLOTS * 8))
-        cap = o.max_memory / 8 / (SLOTS * 8);
+    if (o.max_memory && !o.match_capacity && cap > o.max_memory / 8 / (o.slots * 8))
+        cap = o.max_memory / 8 / (o.slots * 8);
     if (cap < least_cap)
         cap = least_cap;
     size_t max_cap = o.match_capacity_limit ? o.match_capacity_limit : MAX_MATCH_CAPACITY;
@@ -227,29 +250,29 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
      * (below, the match buffers give way where an eighth of the budget is too much). */
     size_t least = o.slab_bytes < CLM_MIN_BUDGET_SLAB_BYTES ? o.slab_bytes
                                                             : CLM_MIN_BUDGET_SLAB_BYTES;
-    struct plan pl;
+    struct plan pl = {.slots = o.slots};
     plan_memory(db, path, align, least, o.match_capacity ? cap : least_cap, &pl);
     const size_t min_memory = pl.device + pl.host;
     if (o.max_memory && o.max_memory < min_memory)
         return clm_fail(CLM_E_INVALID,
                         "max_memory of %zu bytes is too small: this scratch needs at least %zu "
-                        "bytes (%d slots of a %zu-byte slab + %zu bytes of overlap, data path "
+                        "bytes (%u slots of a %zu-byte slab + %zu bytes of overlap, data path "
                         "%s, match buffers of %zu matches)",
-                        o.max_memory, min_memory, SLOTS, least, pl.text_bytes - least,
+                        o.max_memory, min_memory, o.slots, least, pl.text_bytes - least,
                         path->name, pl.cap);
     plan_memory(db, path, align, o.slab_bytes, cap, &pl);
     if (o.max_memory && pl.device + pl.host > o.max_memory) {
-        size_t fit = fit_slab(db, path, align, o.slab_bytes, least, cap, o.max_memory);
+        size_t fit = fit_slab(db, path, align, o.slots, o.slab_bytes, least, cap, o.max_memory);
         if (!fit) { /* the least slab, its match buffers starting with what is left */
             plan_memory(db, path, align, least, 0, &pl);
-            size_t room = (o.max_memory - pl.device - pl.host) / (SLOTS * 2 * sizeof(cl_uint));
+            size_t room = (o.max_memory - pl.device - pl.host) / (o.slots * 2 * sizeof(cl_uint));
             cap = cap < room ? cap : room;
             fit = least;
         }
         plan_memory(db, path, align, fit, cap, &pl);
     }
     if (o.max_memory && !o.match_capacity_limit) { /* growth stays within the budget too */
-        size_t room = (o.max_memory - pl.device - pl.host) / (SLOTS * 2 * sizeof(cl_uint));
+        size_t room = (o.max_memory - pl.device - pl.host) / (o.slots * 2 * sizeof(cl_uint));
         if (max_cap > cap + room)
             max_cap = cap + room;
     }
@@ -266,6 +289,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     s->db_serial = db->serial;
     s->engines = db->engine_count;
     s->slots = db->slots;
+    s->n_slots = o.slots;
     atomic_init(&s->owner, (uintptr_t)0);
     s->slab = pl.slab;
     s->text_bytes = pl.text_bytes;
@@ -280,7 +304,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     snprintf(in->data_path_choice, sizeof in->data_path_choice, "%s", why);
     in->slab_bytes = pl.slab;
     in->overlap_bytes = pl.text_bytes - pl.slab;
-    in->slots = SLOTS;
+    in->slots = o.slots;
     in->io_threads = s->io_threads;
     snprintf(in->io_threads_choice, sizeof in->io_threads_choice, "%s", threads_why);
     in->device_bytes = pl.device;
@@ -318,7 +342,7 @@ int clm_scratch_reserve(clm_scratch *s, size_t bytes)
     size_t need = bytes >= s->slab ? s->text_bytes : bytes + s->lead + s->overlap;
     for (unsigned i = 0; i < s->lanes && rc == CLM_OK; i++) {
         struct clm_lane *ln = &s->lane[i];
-        for (unsigned j = 0; j < (bytes > s->slab ? SLOTS : 1u) && rc == CLM_OK; j++) {
+        for (unsigned j = 0; j < (bytes > s->slab ? s->n_slots : 1u) && rc == CLM_OK; j++) {
             rc = clm_slot_reserve(ln, &ln->slot[j], need, &ln->stats.alloc_seconds);
             if (rc == CLM_OK) /* a packed database's 2-bit text too */
                 rc = clm_slot_reserve_packed(ln, &ln->slot[j], need);

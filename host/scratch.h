@@ -16,9 +16,6 @@
 
 #define CLM_SENDS_MAX 8 /* writes of a staging's parts ahead of its commit, at most */
 
-#ifndef SLOTS /* a third slot (-DSLOTS=3) measured the same within 3 % on the 2-core PoCL VM */
-#define SLOTS 2
-#endif
 
 /* A slot's queue, counter and match buffer are created when a scan first uses it, its text
  * buffers (staging, device text, packed text) then too, sized to that slab (`room` bytes):
@@ -124,7 +121,7 @@ struct clm_lane {
     cl_kernel k_pack;            /* packed databases: text -> packed */
     cl_kernel k_compact[3];      /* line breaks dropped (compact.c), made on first use */
     size_t compact_wg;
-    struct clm_slot slot[SLOTS];
+    struct clm_slot slot[CLM_MAX_SCRATCH_SLOTS]; /* the scratch's n_slots are used */
     clm_stats stats;             /* its part of the scratch's stats (clm_scratch_get_stats
                                     adds them up) */
 };
@@ -138,6 +135,7 @@ struct clm_scratch {
     uint64_t db_serial;          /* db's, to tell it from a database at db's address after
                                     db was freed (clm_database_live) */
     unsigned engines, slots;     /* db's, for what runs without the database */
+    unsigned n_slots;            /* slabs in flight: each lane's slots, filled in turn */
     atomic_uintptr_t owner;      /* the thread whose call uses it (clm_scratch_take); 0: none */
     size_t slab, overlap, lead, max_cap; /* a slab: lead bytes, slab owned bytes, overlap */
     size_t text_bytes;           /* lead + slab + overlap: the staging of a slot */

@@ -71,7 +71,7 @@ void clm_slot_abandon(struct clm_lane *ln, struct clm_slot *sl)
 
 void clm_lane_drop(struct clm_lane *ln)
 {
-    for (int i = 0; i < SLOTS; i++) {
+    for (unsigned i = 0; i < ln->s->n_slots; i++) {
         if (ln->slot[i].busy)
             clm_slot_abandon(ln, &ln->slot[i]);
         clm_slot_unfill(ln, &ln->slot[i]);
@@ -224,7 +224,7 @@ void clm_slot_close(struct clm_lane *ln, struct clm_slot *sl)
 size_t clm_lane_allocated_bytes(const struct clm_lane *ln)
 {
     size_t sum = 0;
-    for (int i = 0; i < SLOTS; i++) {
+    for (unsigned i = 0; i < ln->s->n_slots; i++) {
         const struct clm_slot *sl = &ln->slot[i];
         if (sl->counter)
             sum += clm_counter_bytes(ln->s->slots);

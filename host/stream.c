@@ -124,11 +124,11 @@ static int stream_dispatch(clm_stream *st, size_t owned, clm_match_cb cb, void *
     clm_scratch *s = st->s;
     struct clm_lane *ln = st->ln;
     struct clm_slot *cur = &ln->slot[st->cur];
-    int other = (st->cur + 1) % SLOTS, count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0;
-    int rc;
+    int other = (st->cur + 1) % (int)s->n_slots; /* the next slot in turn */
+    int count_only = (st->flags & CLM_STREAM_COUNT_ONLY) != 0, rc;
     /* The staging of the oldest slab in flight is filled next. Where it is refilled once its
      * transfer is done, the slab this staging held is still in flight: collected first, so
-     * the device holds two slabs at once. */
+     * the device holds a slab in every other slot at once. */
     if ((rc = clm_stream_finish(st, cur, cb, ctx)) != CLM_OK ||
         (rc = clm_stream_refillable(st, &ln->slot[other], cb, ctx)) != CLM_OK)
         return rc;
@@ -180,8 +180,9 @@ int clm_stream_failed(clm_stream *st, int rc)
 static int stream_finish_all(clm_stream *st, clm_match_cb cb, void *ctx)
 {
     int rc = CLM_OK;
-    for (int i = 0; i < SLOTS && rc == CLM_OK; i++)
-        rc = clm_stream_finish(st, &st->ln->slot[(st->cur + i) % SLOTS], cb, ctx);
+    const int n = (int)st->s->n_slots;
+    for (int i = 0; i < n && rc == CLM_OK; i++)
+        rc = clm_stream_finish(st, &st->ln->slot[(st->cur + i) % n], cb, ctx);
     return rc;
 }
 

@@ -1,6 +1,6 @@
 /* A file into a stream (clm_stream_write_fd): the pool of reading threads reads each block
- * straight into the staging where the stream will take it, up to CLM_FD_MAX_BLOCKS blocks
- * queued ahead of the one taken, so the pool goes on reading while the caller's thread runs
+ * straight into the staging where the stream will take it, blocks queued ahead of the one
+ * taken into the stagings of the other slots, so the pool goes on reading while the caller's thread runs
  * the block hook, launches slabs and waits for the device. A block is a quarter of a slab:
  * the first of a staging goes past the lead and overlap that the launch before will carry
  * there, the last fills it. As in clm_scan_fd, on the copy and pinned paths a staging may be
@@ -33,6 +33,7 @@ struct fd_run {
     const clm_fd_hooks *hooks;
     uint64_t pos, end; /* the next file byte to place, the range's end */
     int count;         /* the pool counts line breaks (no part hook) */
+    unsigned most;     /* blocks queued at most: the slots but one, CLM_FD_MAX_BLOCKS */
     clm_match_cb cb;
     void *ctx;
     struct fd_block q[CLM_FD_MAX_BLOCKS]; /* placed blocks, oldest (the next taken) first */
@@ -77,7 +78,7 @@ static int place(struct fd_run *f, int slot, size_t at, size_t cap)
     return rc;
 }
 
-/* Queue blocks up to CLM_FD_MAX_BLOCKS where the stream will want them if those before go in
+/* Queue blocks up to f->most where the stream will want them if those before go in
  * as placed: the first at the stream's fill, each next after the last in its staging, or
  * past the carried lead and overlap in the next slot's when the last fills its staging, but
  * never back into the staging of the oldest, which the stream still fills. */
@@ -86,13 +87,13 @@ static int place_ahead(struct fd_run *f)
     clm_stream *st = f->st;
     const clm_scratch *s = st->s;
     int rc = CLM_OK;
-    while (rc == CLM_OK && f->n < CLM_FD_MAX_BLOCKS && f->pos < f->end) {
+    while (rc == CLM_OK && f->n < f->most && f->pos < f->end) {
         if (f->n == 0) {
             rc = place(f, st->cur, st->fill, st->first + s->slab + s->overlap);
             continue;
         }
         const struct fd_block *last = queued_block(f, f->n - 1);
-        int slot = (last->slot + 1) % SLOTS;
+        int slot = (last->slot + 1) % (int)s->n_slots;
         if (last->at + last->n < last->cap)
             rc = place(f, last->slot, last->at + last->n, last->cap);
         else if (slot == queued_block(f, 0)->slot)
@@ -238,6 +239,11 @@ int clm_stream_write_fd(clm_stream *st, int fd, uint64_t offset, uint64_t length
     f.cb = cb;
     f.ctx = ctx;
     f.count = (st->flags & CLM_STREAM_SKIP_LINE_BREAKS) && !(hooks && hooks->part);
+    /* the stagings of every slot but the oldest's: a slab ahead with two slots, two slabs
+     * with four (bench/experiments/README.md, "Four slots") */
+    f.most = (s->n_slots - 1) * BLOCKS_PER_SLAB;
+    if (f.most > CLM_FD_MAX_BLOCKS)
+        f.most = CLM_FD_MAX_BLOCKS;
     rc = clm_reader_open(fd, s->io_threads, length, &f.pool);
     if (rc == CLM_OK)
         rc = run_blocks(&f, &taken);

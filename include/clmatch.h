@@ -632,6 +632,8 @@ typedef struct clm_scratch clm_scratch;
 
 /** Largest slab a scratch accepts (positions inside a slab are 32-bit on the device). */
 #define CLM_MAX_SLAB_BYTES (1u << 30)
+/** Most slots a scratch has (clm_scratch_options.slots): slabs in flight at once. */
+#define CLM_MAX_SCRATCH_SLOTS 4
 
 /** How the text gets from host memory to the kernels (clm_scratch_options.data_path). The
  *  results are the same on every path; only the speed differs. */
@@ -690,6 +692,11 @@ typedef struct clm_scratch_options {
                              (clm_scratch_info.min_memory) is CLM_E_INVALID, the detail naming
                              that minimum; every budget from it up works. Host arrays for
                              the matches of one slab (24 bytes per match) are not counted. */
+    unsigned slots;     /**< slabs in flight at once, each with its own buffers and staging:
+                             2 to CLM_MAX_SCRATCH_SLOTS, else CLM_E_INVALID; 0: default
+                             (CLMATCH_SLOTS, else 2). More slots of a smaller slab take the
+                             same memory and let a file read into a stream
+                             (clm_stream_write_fd) run further ahead of the transfers. */
 } clm_scratch_options;
 
 /** Fill *opts (of size bytes: sizeof *opts) with its size and the defaults (every other field
@@ -905,7 +912,7 @@ CLM_API int clm_stream_settled(clm_stream *stream, uint64_t *offset);
  *  turn, each read in parts of at most 256 KiB. */
 #define CLM_FD_MAX_PIECES 64
 /** Blocks read or waiting to be taken at a time, at most. */
-#define CLM_FD_MAX_BLOCKS 4
+#define CLM_FD_MAX_BLOCKS 8
 
 typedef struct {
     /** Or NULL. As bytes land: p[0, n) at offset `at` of block `block`

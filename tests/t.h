@@ -154,6 +154,9 @@ int t_check_scan(const clm_database *db, clm_scratch *s, const unsigned char *te
  * record it (naming desc), leave *s NULL and return 0; else 1. */
 int t_scratch_alloc(const clm_database *db, clm_scratch **s, size_t slab, size_t capacity,
                     const char *desc);
+/* The same with this slab and number of slots (clm_scratch_options.slots). */
+int t_scratch_alloc_slots(const clm_database *db, clm_scratch **s, size_t slab, unsigned slots,
+                          const char *desc);
 /* 1 when the test device lists the OpenCL extension name (exact word) in its extensions. */
 int t_has_extension(const char *name);
 

@@ -439,13 +439,14 @@ int t_check_scan(const clm_database *db, clm_scratch *s, const unsigned char *te
     return 1;
 }
 
-int t_scratch_alloc(const clm_database *db, clm_scratch **s, size_t slab, size_t capacity,
-                    const char *desc)
+static int scratch_alloc(const clm_database *db, clm_scratch **s, size_t slab, size_t capacity,
+                         unsigned slots, const char *desc)
 {
     clm_scratch_options so;
     clm_scratch_options_init(&so, sizeof so);
     so.slab_bytes = slab;
     so.match_capacity = capacity;
+    so.slots = slots;
     clm_scratch_free(*s);
     *s = NULL;
     int rc = clm_scratch_alloc(db, &so, s);
@@ -455,4 +456,16 @@ int t_scratch_alloc(const clm_database *db, clm_scratch **s, size_t slab, size_t
                       clm_last_error());
     }
     return 1;
+}
+
+int t_scratch_alloc(const clm_database *db, clm_scratch **s, size_t slab, size_t capacity,
+                    const char *desc)
+{
+    return scratch_alloc(db, s, slab, capacity, 0, desc);
+}
+
+int t_scratch_alloc_slots(const clm_database *db, clm_scratch **s, size_t slab, unsigned slots,
+                          const char *desc)
+{
+    return scratch_alloc(db, s, slab, 0, slots, desc);
 }

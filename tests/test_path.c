@@ -625,6 +625,141 @@ out:
     free(p5);
 }
 
+/* ---- slots: slabs in flight ---------------------------------------------------------------- */
+
+/* A scratch of c's database with this many slots on `path`; its info checked: the host
+ * staging of every slot. 0 after a failure, -1 where the device cannot do the path. */
+static int slots_scratch(pcase *c, clm_data_path path, size_t slab, unsigned slots)
+{
+    clm_scratch_options so;
+    clm_scratch_info info;
+    clm_scratch_options_init(&so, sizeof so);
+    so.slab_bytes = slab;
+    so.data_path = path;
+    so.slots = slots;
+    clm_scratch_free(c->s);
+    c->s = NULL;
+    int rc = clm_scratch_alloc(c->db, &so, &c->s);
+    if (rc == CLM_E_UNSUPPORTED && path != CLM_PATH_AUTO)
+        return -1;
+    if (!EXPECT_RC(rc, CLM_OK)) {
+        c->s = NULL;
+        return T_FAIL("%u slots: %s", slots, clm_last_error());
+    }
+    unsigned want = slots ? slots : 2;
+    if (EXPECT_RC(clm_scratch_get_info(c->s, &info, sizeof info), CLM_OK)
+        && (!EXPECT(info.slots == want)
+            || !EXPECT(info.host_bytes == want * (info.slab_bytes + info.overlap_bytes))))
+        t_note("%u slots asked: info.slots %u, host staging %zu of slab %zu + %zu", slots,
+               info.slots, info.host_bytes, info.slab_bytes, info.overlap_bytes);
+    return 1;
+}
+
+/* Scratches of 2 to 4 slots: every scan and stream form against the reference over many
+ * slabs (copy: the staging refilled once sent); a slot count out of range refused. */
+static void test_slots(const void *arg)
+{
+    static const clm_data_path ways[] = {CLM_PATH_AUTO, CLM_PATH_COPY};
+    const size_t slab = 16384, n = 9 * slab + 1234;
+    size_t lens[1] = {5};
+    unsigned char *p5 = t_pattern(4, 5), *text = NULL;
+    const unsigned char *pats[1];
+    char *dir = t_tempdir("slots"), desc[64];
+    clm_scratch_options so;
+    clm_scratch *s = NULL;
+    pcase c;
+    t_rng r;
+
+    (void)arg;
+    pcase_init(&c);
+    if (!dir || !pcase_one(&c, dir, pats, lens, p5, "slots")) goto out;
+    t_rng_init(&r, "slots", 0);
+    text = path_text(&r, n, p5, 5);
+    for (size_t i = slab; i < n; i += slab)
+        memcpy(text + i - 2, p5, 5); /* across every slab end */
+    for (unsigned slots = 0; slots <= CLM_MAX_SCRATCH_SLOTS; slots++) {
+        if (slots == 1) continue;
+        for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+            if (slots_scratch(&c, ways[w], slab, slots) <= 0) continue;
+            snprintf(desc, sizeof desc, "%u slots", slots);
+            pcase_check(&c, text, n, desc);
+        }
+    }
+    const unsigned bad[] = {1, CLM_MAX_SCRATCH_SLOTS + 1, 1000};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        clm_scratch_options_init(&so, sizeof so);
+        so.slots = bad[i];
+        if (EXPECT_RC(clm_scratch_alloc(c.db, &so, &s), CLM_E_INVALID)
+            && !EXPECT(strstr(clm_last_error(), "slots") != NULL))
+            t_note("detail: \"%s\"", clm_last_error());
+        EXPECT(s == NULL);
+    }
+out:
+    free(text);
+    pcase_free(&c);
+    if (dir) t_rmtree(dir);
+    free(dir);
+    free(p5);
+}
+
+/* CLMATCH_SLOTS (arg: the slots expected, or "bad"); an option's slots win over it. */
+static int child_slots(const char *arg)
+{
+    size_t m = 5;
+    unsigned char *p = t_pattern(4, m);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
+    clm_scratch_options so;
+    clm_scratch_info info;
+    if (!EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)) return 1;
+    if (EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) {
+        clm_scratch_options_init(&so, sizeof so);
+        if (strcmp(arg, "bad") == 0) {
+            if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_E_INVALID)
+                && !EXPECT(strstr(clm_last_error(), "CLMATCH_SLOTS") != NULL))
+                t_note("detail: \"%s\"", clm_last_error());
+        } else if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
+                   && EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK)) {
+            if (!EXPECT(info.slots == (unsigned)atoi(arg)))
+                t_note("CLMATCH_SLOTS=%s: %u slots", getenv("CLMATCH_SLOTS"), info.slots);
+            clm_scratch_free(s);
+            s = NULL;
+            so.slots = 3; /* an explicit option wins */
+            if (EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)
+                && EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK))
+                EXPECT(info.slots == 3);
+        }
+    }
+    clm_scratch_free(s);
+    clm_database_free(db);
+    clm_device_close(t_dev);
+    t_dev = NULL;
+    free(p);
+    return 0;
+}
+
+static void test_slots_env(const void *arg)
+{
+    static const char *const good[][2] = {
+        {"CLMATCH_SLOTS=4", "4"}, {"CLMATCH_SLOTS=2", "2"}, {"CLMATCH_SLOTS=", "2"}};
+    static const char *const bad[] = {"1", "5", "x", "33", "-3"};
+    (void)arg;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        const char *env[] = {good[i][0], NULL};
+        if (t_run_child("slots", good[i][1], env) != 0)
+            T_FAIL("child with %s failed (see # lines above)", good[i][0]);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char set[64];
+        const char *env[] = {set, NULL};
+        snprintf(set, sizeof set, "CLMATCH_SLOTS=%s", bad[i]);
+        if (t_run_child("slots", "bad", env) != 0)
+            T_FAIL("child with %s failed (see # lines above)", set);
+    }
+}
+
 /* ---- slot buffers sized to the input --------------------------------------------------------- */
 
 /* A file of n bytes of text, scanned with clm_scan_fd on c's scratch; its allocated bytes
@@ -940,6 +1075,9 @@ void register_path_tests(void)
     t_register("path.fd_range", test_fd_range, NULL, 1);
     t_register("path.file_slab", test_file_slab, NULL, 0);
     t_register("path.budget", test_budget, NULL, 0);
+    t_register("path.slots", test_slots, NULL, 1);
+    t_register("path.slots_env", test_slots_env, NULL, 0);
+    t_register_child("slots", child_slots);
     t_register("path.env", test_env, NULL, 0);
     t_register_child("data_path_env", child_env);
     t_register("path.grow", test_grow, NULL, 1);

@@ -19,22 +19,26 @@ typedef struct {
     size_t capacity; /* match buffer (16: growth inside streams) */
     int allmatch;
     clm_data_path path; /* copy and pinned send a staging's parts ahead of its launch */
+    unsigned slots;     /* clm_scratch_options.slots (0: the default) */
 } stream_arg;
 
 static const stream_arg stream_args[] = {
-    {"naive", CLM_ALGO_NAIVE, 4, 17, 0, 0, CLM_PATH_AUTO},
-    {"kmp", CLM_ALGO_KMP, 2, 300, 0, 0, CLM_PATH_AUTO},
-    {"dfa", CLM_ALGO_DFA, 26, 33, 0, 0, CLM_PATH_AUTO},
-    {"bitap", CLM_ALGO_BITAP, 4, 65, 0, 0, CLM_PATH_AUTO},
-    {"bmh", CLM_ALGO_BMH, 26, 17, 0, 0, CLM_PATH_AUTO},
-    {"witness", CLM_ALGO_WITNESS, 2, 300, 0, 0, CLM_PATH_AUTO},
-    {"simd", CLM_ALGO_SIMD, 4, 65, 0, 0, CLM_PATH_AUTO},
-    {"simd-allmatch-growth", CLM_ALGO_SIMD, 1, 17, 16, 1, CLM_PATH_AUTO},
-    {"multi", CLM_ALGO_AUTO, 4, 0, 0, 0, CLM_PATH_AUTO},
-    {"allmatch-growth", CLM_ALGO_AUTO, 1, 2, 16, 1, CLM_PATH_AUTO},
-    {"allmatch-growth-copy", CLM_ALGO_AUTO, 1, 2, 16, 1, CLM_PATH_COPY},
-    {"simd-allmatch-growth-pinned", CLM_ALGO_SIMD, 1, 17, 16, 1, CLM_PATH_PINNED},
-    {"multi-pinned", CLM_ALGO_AUTO, 4, 0, 0, 0, CLM_PATH_PINNED},
+    {"naive", CLM_ALGO_NAIVE, 4, 17, 0, 0, CLM_PATH_AUTO, 0},
+    {"kmp", CLM_ALGO_KMP, 2, 300, 0, 0, CLM_PATH_AUTO, 0},
+    {"dfa", CLM_ALGO_DFA, 26, 33, 0, 0, CLM_PATH_AUTO, 0},
+    {"bitap", CLM_ALGO_BITAP, 4, 65, 0, 0, CLM_PATH_AUTO, 0},
+    {"bmh", CLM_ALGO_BMH, 26, 17, 0, 0, CLM_PATH_AUTO, 0},
+    {"witness", CLM_ALGO_WITNESS, 2, 300, 0, 0, CLM_PATH_AUTO, 0},
+    {"simd", CLM_ALGO_SIMD, 4, 65, 0, 0, CLM_PATH_AUTO, 0},
+    {"simd-allmatch-growth", CLM_ALGO_SIMD, 1, 17, 16, 1, CLM_PATH_AUTO, 0},
+    {"multi", CLM_ALGO_AUTO, 4, 0, 0, 0, CLM_PATH_AUTO, 0},
+    {"allmatch-growth", CLM_ALGO_AUTO, 1, 2, 16, 1, CLM_PATH_AUTO, 0},
+    {"allmatch-growth-copy", CLM_ALGO_AUTO, 1, 2, 16, 1, CLM_PATH_COPY, 0},
+    {"simd-allmatch-growth-pinned", CLM_ALGO_SIMD, 1, 17, 16, 1, CLM_PATH_PINNED, 0},
+    {"multi-pinned", CLM_ALGO_AUTO, 4, 0, 0, 0, CLM_PATH_PINNED, 0},
+    {"naive-3slots", CLM_ALGO_NAIVE, 4, 17, 0, 0, CLM_PATH_AUTO, 3},
+    {"allmatch-growth-copy-4slots", CLM_ALGO_AUTO, 1, 2, 16, 1, CLM_PATH_COPY, 4},
+    {"multi-pinned-4slots", CLM_ALGO_AUTO, 4, 0, 0, 0, CLM_PATH_PINNED, 4},
 };
 
 /* The pattern set of a case; owns its buffers. */
@@ -202,6 +206,7 @@ static void test_stream(const void *arg)
     so.slab_bytes = SLAB;
     so.match_capacity = a->capacity;
     so.data_path = a->path;
+    so.slots = a->slots;
     if (!EXPECT_RC(t_compile(&set.ps, a->algo, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) goto out;
     if (!EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)) goto out;
     for (sched = 0; sched < SCHED_COUNT; sched++) {
@@ -223,7 +228,7 @@ static void test_stream(const void *arg)
         }
         /* Matches through the stream, on a scratch whose match buffer has not grown yet
          * with a small capacity: passes run again inside the stream. */
-        if (a->capacity) {
+        if (a->capacity || a->slots) {
             clm_scratch_free(s);
             s = NULL;
             if (!EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)) goto next;
@@ -243,6 +248,14 @@ static void test_stream(const void *arg)
         if (got.causality_errors)
             T_FAIL("stream (schedule %s): %d matches delivered before all their bytes were "
                    "written", sched_names[sched], got.causality_errors);
+        /* on a fresh scratch the stream alone made the slots' buffers: it filled each (their
+         * match buffers, at the initial capacity, hold most of them) */
+        clm_scratch_info info;
+        if (a->slots && !a->capacity &&
+            EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK) &&
+            !EXPECT(info.allocated_bytes >= a->slots * info.match_capacity * 8))
+            t_note("%u slots, match buffers of %zu: %zu bytes allocated", a->slots,
+                   info.match_capacity, info.allocated_bytes);
         /* With flushes: everything final is delivered at each flush, and the end result is
          * the same. */
         if (sched == SCHED_MIXED && EXPECT_RC(clm_stream_open(db, s, 0, &st), CLM_OK)) {
@@ -283,7 +296,7 @@ out:
 /* Stopping a stream: inside a write, and inside close; then no more input or callbacks. */
 static void test_stream_stop(const void *arg)
 {
-    static const stream_arg a = {"naive", CLM_ALGO_AUTO, 2, 3, 0, 0, CLM_PATH_AUTO};
+    static const stream_arg a = {"naive", CLM_ALGO_AUTO, 2, 3, 0, 0, CLM_PATH_AUTO, 0};
     size_t n = t_quick ? 20000 : 100000, writes, limit_i;
     sset set;
     clm_database *db = NULL;

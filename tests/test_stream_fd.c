@@ -28,11 +28,22 @@ static int see_block(void *ctx, uint64_t block, unsigned pieces, unsigned char *
     return CLM_OK;
 }
 
+typedef struct {
+    size_t slab;
+    unsigned slots;
+    unsigned pieces_over; /* a block was read in more pieces than this, */
+    int parted;           /* a piece in more than one part */
+} pieces_arg;
+
 /* A 40 MiB file of DNA lines through 68 MiB slabs: blocks of a quarter slab, in 34 pieces of
- * 2 parts. */
+ * 2 parts; through 4 slots of 8 MiB: blocks queued in the stagings of the three slots past
+ * the one filled. */
+static const pieces_arg one_slab = {(size_t)68 << 20, 2, 16, 1},
+                        four_slots = {(size_t)8 << 20, 4, 1, 0};
+
 static void test_fd_pieces(const void *arg)
 {
-    (void)arg;
+    const pieces_arg *a = arg;
     const size_t t = (size_t)40 << 20, width = 60, n = t + t / width;
     const unsigned char *pat = (const unsigned char *)"ACGTTGCAAC";
     const size_t m = strlen((const char *)pat);
@@ -67,7 +78,7 @@ static void test_fd_pieces(const void *arg)
     uint64_t done = 0, total = 0;
     char diff[512];
     if (!f || !EXPECT_RC(t_compile(&set, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK) ||
-        !t_scratch_alloc(db, &s, (size_t)68 << 20, 0, "fd.pieces") ||
+        !t_scratch_alloc_slots(db, &s, a->slab, a->slots, "fd.pieces") ||
         !EXPECT_RC(clm_stream_open(db, s, CLM_STREAM_SKIP_LINE_BREAKS, &st), CLM_OK))
         goto out;
     /* a range of bytes written first, the rest from the file in two ranges */
@@ -83,9 +94,14 @@ static void test_fd_pieces(const void *arg)
         T_FAIL("40 MiB from a file vs the text's matches: %s", diff);
     EXPECT(total == want.n && want.n > 1000);
     EXPECT(ps.errors == 0 && ps.parts.errors == 0);
-    EXPECT(ps.parts.pieces_max > 16); /* the threads took many pieces of a block */
+    EXPECT(ps.parts.pieces_max > a->pieces_over); /* the threads took many pieces of a block */
     EXPECT(ps.parts.parts >= (n - 1000) / T_FD_PART);
-    EXPECT(ps.parts.two_parts); /* a piece read in more than one part */
+    EXPECT(ps.parts.two_parts || !a->parted);
+    clm_scratch_info info; /* the stream filled every slot's staging in turn */
+    if (EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK) &&
+        !EXPECT(info.allocated_bytes >= a->slots * a->slab))
+        t_note("%u slots of %zu bytes: %zu bytes allocated", a->slots, a->slab,
+               info.allocated_bytes);
 out:
     if (f) fclose(f);
     t_fd_parts_free(&ps.parts);
@@ -184,6 +200,7 @@ out:
 
 void register_stream_fd_tests(void)
 {
-    t_register("stream.fd.pieces", test_fd_pieces, NULL, 1);
+    t_register("stream.fd.pieces", test_fd_pieces, &one_slab, 1);
+    t_register("stream.fd.pieces.4slots", test_fd_pieces, &four_slots, 1);
     t_register("stream.fd.api", test_fd_api, NULL, 1);
 }

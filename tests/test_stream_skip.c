@@ -27,21 +27,23 @@ typedef struct {
     int exact;        /* the reference applies */
     int packed;       /* clm_compile_options.packing CLM_ON: 2-bit text (clm_pack reads the
                          compacted slab) */
+    unsigned slots;   /* clm_scratch_options.slots (0: the default) */
 } skip_arg;
 
 static const skip_arg skip_args[] = {
-    {"naive", CLM_ALGO_NAIVE, 4, 17, 0, 0, 0, 0, 1, 0},
-    {"dfa", CLM_ALGO_DFA, 26, 33, 0, 0, 0, 0, 1, 0},
-    {"bitap", CLM_ALGO_BITAP, 4, 65, 0, 0, 0, 0, 1, 0},
-    {"bmh", CLM_ALGO_BMH, 26, 17, 0, 0, 0, 0, 1, 0},
-    {"simd", CLM_ALGO_SIMD, 4, 65, 0, 0, 0, 0, 1, 0},
-    {"witness", CLM_ALGO_WITNESS, 2, 300, 0, 0, 0, 0, 1, 0},
-    {"allmatch-growth", CLM_ALGO_AUTO, 1, 2, 0, 0, 16, 1, 1, 0},
-    {"bitap-k2-edits", CLM_ALGO_BITAP, 4, 20, 0, 2, 0, 0, 0, 0},
-    {"dna-both-strands-k1", CLM_ALGO_AUTO, 0, 20, CLM_DNA | CLM_BOTH_STRANDS, 1, 0, 0, 0, 0},
+    {"naive", CLM_ALGO_NAIVE, 4, 17, 0, 0, 0, 0, 1, 0, 0},
+    {"dfa", CLM_ALGO_DFA, 26, 33, 0, 0, 0, 0, 1, 0, 0},
+    {"bitap", CLM_ALGO_BITAP, 4, 65, 0, 0, 0, 0, 1, 0, 0},
+    {"bmh-3slots", CLM_ALGO_BMH, 26, 17, 0, 0, 0, 0, 1, 0, 3},
+    {"simd", CLM_ALGO_SIMD, 4, 65, 0, 0, 0, 0, 1, 0, 0},
+    {"witness", CLM_ALGO_WITNESS, 2, 300, 0, 0, 0, 0, 1, 0, 0},
+    {"allmatch-growth-4slots", CLM_ALGO_AUTO, 1, 2, 0, 0, 16, 1, 1, 0, 4},
+    {"bitap-k2-edits-3slots", CLM_ALGO_BITAP, 4, 20, 0, 2, 0, 0, 0, 0, 3},
+    {"dna-both-strands-k1-4slots", CLM_ALGO_AUTO, 0, 20, CLM_DNA | CLM_BOTH_STRANDS, 1, 0, 0, 0, 0,
+     4},
     {"dna-mismatches-k2", CLM_ALGO_AUTO, 0, 23,
-     CLM_DNA | CLM_BOTH_STRANDS | CLM_MISMATCHES_ONLY, 2, 0, 0, 0, 0},
-    {"dna-packed-k1", CLM_ALGO_BITAP, 0, 20, CLM_DNA | CLM_BOTH_STRANDS, 1, 0, 0, 0, 1},
+     CLM_DNA | CLM_BOTH_STRANDS | CLM_MISMATCHES_ONLY, 2, 0, 0, 0, 0, 0},
+    {"dna-packed-k1", CLM_ALGO_BITAP, 0, 20, CLM_DNA | CLM_BOTH_STRANDS, 1, 0, 0, 0, 1, 0},
 };
 
 static void fill_dna(t_rng *r, unsigned char *p, size_t n)
@@ -286,6 +288,7 @@ static void stream_raw(const skip_arg *a, clm_database *db, clm_data_path path,
     so.slab_bytes = SLAB;
     so.match_capacity = a->capacity;
     so.data_path = path;
+    so.slots = a->slots;
     int rc = clm_scratch_alloc(db, &so, &s);
     if (rc == CLM_E_UNSUPPORTED && path != CLM_PATH_AUTO)
         return; /* a path this device cannot take */

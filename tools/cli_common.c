@@ -173,6 +173,7 @@ void cli_device_opts_init(cli_device_opts *o)
     o->data_path = CLM_PATH_AUTO;
     o->max_memory = 0;
     o->slab_bytes = 0;
+    o->slots = 0;
 }
 
 int cli_parse_index(const char *s, int *out_index)
@@ -357,6 +358,7 @@ int cli_alloc_scratch(clm_database *db, const cli_device_opts *o, clm_scratch **
     so.data_path = o->data_path;
     so.max_memory = o->max_memory;
     so.slab_bytes = o->slab_bytes;
+    so.slots = o->slots;
     double t0 = now_seconds();
     int st = clm_scratch_alloc(db, &so, scratch);
     cli_time.scratch = now_seconds() - t0;

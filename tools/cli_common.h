@@ -147,6 +147,7 @@ typedef struct {
     clm_data_path data_path;
     size_t max_memory; /* 0: no budget */
     size_t slab_bytes; /* 0: the device's (CLMATCH_SLAB_BYTES, the tuning) */
+    unsigned slots;    /* 0: the library's (CLMATCH_SLOTS, else 2) */
 } cli_device_opts;
 
 /* Help lines of --data-path and --max-memory (both modes print them). */

@@ -187,6 +187,8 @@ int dna_parse_args(int argc, char **argv, dna_config *cfg)
     cfg->dev.block_bytes = DNA_BLOCK_BYTES;
     if (!getenv("CLMATCH_SLAB_BYTES")) /* which, set, wins over the tuning's slab too */
         cfg->dev.slab_bytes = DNA_SLAB_BYTES;
+    if (!getenv("CLMATCH_SLOTS"))
+        cfg->dev.slots = DNA_SLOTS;
     cfg->pattern_args = malloc(sizeof *cfg->pattern_args * (size_t)(argc > 0 ? argc : 1));
     cfg->pattern_files = malloc(sizeof *cfg->pattern_files * (size_t)(argc > 0 ? argc : 1));
     if (!cfg->pattern_args || !cfg->pattern_files) {
