@@ -141,6 +141,7 @@ struct clm_scratch {
     size_t text_bytes;           /* lead + slab + overlap: the staging of a slot */
     size_t text_cap;             /* ... plus the alignment a zero-copy slab may start earlier */
     unsigned io_threads;
+    unsigned stream_io_threads;  /* ... of them, those that read a file into a stream */
     size_t init_cap;             /* match buffer entries a slot starts with */
     clm_scratch_info info;
     unsigned lanes;

@@ -240,11 +240,11 @@ int clm_stream_write_fd(clm_stream *st, int fd, uint64_t offset, uint64_t length
     f.ctx = ctx;
     f.count = (st->flags & CLM_STREAM_SKIP_LINE_BREAKS) && !(hooks && hooks->part);
     /* the stagings of every slot but the oldest's: a slab ahead with two slots, two slabs
-     * with four (bench/experiments/README.md, "Four slots") */
+     * with three or four (bench/experiments/README.md, "Slots and reading threads") */
     f.most = (s->n_slots - 1) * BLOCKS_PER_SLAB;
     if (f.most > CLM_FD_MAX_BLOCKS)
         f.most = CLM_FD_MAX_BLOCKS;
-    rc = clm_reader_open(fd, s->io_threads, length, &f.pool);
+    rc = clm_reader_open(fd, s->stream_io_threads, length, &f.pool);
     if (rc == CLM_OK)
         rc = run_blocks(&f, &taken);
     else

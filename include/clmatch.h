@@ -745,8 +745,11 @@ typedef struct clm_scratch_info {
     unsigned slots;           /**< slabs in flight at once (each with its buffers) */
     unsigned io_threads;      /**< threads that copy or read a big slab (clm_scan_fd):
                                    CLMATCH_IO_THREADS, else the CPUs this process may use, at
-                                   most 16 */
-    char io_threads_choice[64]; /**< why: "CLMATCH_IO_THREADS=8" or "auto: 16 CPUs" */
+                                   most 16; a file read into a stream (clm_stream_write_fd)
+                                   leaves two of 8 or more CPUs to the caller's thread and
+                                   the driver's unless CLMATCH_IO_THREADS is set */
+    char io_threads_choice[64]; /**< why: "CLMATCH_IO_THREADS=8", or "auto: 16 CPUs, at most
+                                     16; 14 reading a file into a stream" */
     size_t device_bytes;      /**< device buffers: text, packed text, counters, match buffers */
     size_t host_bytes;        /**< host staging of every slot (pinned, zero-copy or SVM buffers,
                                    or the heap buffers of streams and clm_scan_fd on the copy

@@ -948,8 +948,14 @@ static int child_io_threads(const char *arg)
     if (pcase_scratch(&c, CLM_PATH_AUTO, slab, 0) <= 0) goto out;
     if (EXPECT_RC(clm_scratch_get_info(c.s, &info, sizeof info), CLM_OK)) {
         if (strcmp(arg, "auto") == 0) {
+            /* a file into a stream leaves two of 8 or more CPUs to the caller and driver */
+            unsigned cpus = 0, streams = 0;
+            const char *in_stream = strchr(info.io_threads_choice, ';');
             if (!EXPECT(info.io_threads >= 1 && info.io_threads <= 16)
-                || !EXPECT(strncmp(info.io_threads_choice, "auto", 4) == 0))
+                || !EXPECT(sscanf(info.io_threads_choice, "auto: %u CPU", &cpus) == 1)
+                || !EXPECT(in_stream && sscanf(in_stream, "; %u reading", &streams) == 1)
+                || !EXPECT(streams == (cpus >= 8 && info.io_threads > cpus - 2 ? cpus - 2
+                                                                            : info.io_threads)))
                 t_note("io_threads %u (%s)", info.io_threads, info.io_threads_choice);
         } else if (!EXPECT(info.io_threads == (unsigned)atoi(arg))
                    || !EXPECT(strstr(info.io_threads_choice, "CLMATCH_IO_THREADS") != NULL)) {

@@ -20,11 +20,11 @@ enum { STRAND_PLUS = 1, STRAND_MINUS = 2, STRAND_BOTH = 3 };
 #define DNA_BLOCK_BYTES ((size_t)64 << 20)
 /* The stream's slab and slots: a larger slab (the H200's tuning has 256 MiB) only pins more
  * staging; a FASTA file the library reads into the stream went faster with 32 MiB than with
- * 64, and with four slots of 16 MiB (the same pinned memory) than with two of 32, since its
- * reading threads run further ahead of the transfers (bench/experiments/README.md, "Sent as
- * it fills", "Four slots"). */
-#define DNA_SLAB_BYTES ((size_t)16 << 20)
-#define DNA_SLOTS 4
+ * 64, and with three slots of 24 MiB than with two of 32 or four of 16 or 24, its reading
+ * threads running further ahead of the transfers (bench/experiments/README.md, "Sent as it
+ * fills", "Slots and reading threads"). */
+#define DNA_SLAB_BYTES ((size_t)24 << 20)
+#define DNA_SLOTS 3
 
 typedef struct {
     reads_format format; /* --fasta, --fastq: forced; else detected */

@@ -3,13 +3,22 @@
  * (plain stores or non-temporal ones, the mapping's pages faulted in as touched or populated
  * first with MADV_POPULATE_READ). clmatch's 10 GB FASTA stream is bound by its reading
  * threads (pread into pinned memory at 2.7-3 GB/s a thread); this asks whether another way
- * of reading moves that bound. No OpenCL: the ring is plain memory, touched before the run.
+ * of reading moves that bound. The ring is plain memory touched before the run or, built with
+ * -DWITH_OPENCL and given PLATFORM DEVICE, a mapped CL_MEM_ALLOC_HOST_PTR buffer (as
+ * host/path.c's pinned path makes), read on its own and while a thread writes the ring to a
+ * device buffer over and over (the stream's transfers).
  *
  * Build and run:
  *   gcc -std=c11 -O2 -pthread -o /tmp/read_cost bench/experiments/read_cost.c
- *   /tmp/read_cost FILE THREADS [PIECE_MIB] [PART_KIB]
+ *   gcc -std=c11 -O2 -pthread -DWITH_OPENCL -o /tmp/read_cost_cl \
+ *       bench/experiments/read_cost.c -lOpenCL
+ *   /tmp/read_cost FILE THREADS [PIECE_MIB [PART_KIB [PLATFORM DEVICE]]]
  * Prints, per way, the wall time (mapping and unmapping included) and GB/s. */
 #define _GNU_SOURCE
+#ifdef WITH_OPENCL
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#endif
 #include <emmintrin.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -117,6 +126,60 @@ static void *work(void *arg)
     return NULL;
 }
 
+#ifdef WITH_OPENCL
+struct dma {
+    cl_command_queue q;
+    cl_mem dst;
+    const unsigned char *ring;
+    size_t bytes;
+    atomic_int stop;
+    double gb;
+};
+
+/* Write the ring to the device buffer, 8 MiB at a time, until told to stop. */
+static void *dma_run(void *arg)
+{
+    struct dma *d = arg;
+    size_t at = 0, step = (size_t)8 << 20;
+    while (!atomic_load(&d->stop)) {
+        clEnqueueWriteBuffer(d->q, d->dst, CL_TRUE, at, step, d->ring + at, 0, NULL, NULL);
+        d->gb += step / 1e9;
+        at = (at + step) % d->bytes;
+    }
+    return NULL;
+}
+#endif
+
+static void run_ways(int fd, uint64_t size, unsigned threads, size_t piece, size_t part,
+                     unsigned char *ring, const char *label)
+{
+    for (int w = 0; w < WAYS; w++) {
+        struct run r = {.way = (enum way)w, .fd = fd, .size = size, .piece = piece,
+                        .part = part, .ring = ring};
+        atomic_init(&r.next, 0);
+        pthread_t tid[256];
+        double t0 = now();
+        if (w != PREAD) {
+            r.map = mmap(NULL, r.size, PROT_READ, MAP_SHARED, fd, 0);
+            if (r.map == MAP_FAILED) {
+                perror("mmap");
+                exit(1);
+            }
+        }
+        for (unsigned i = 0; i < threads; i++)
+            pthread_create(&tid[i], NULL, work, &r);
+        for (unsigned i = 0; i < threads; i++)
+            pthread_join(tid[i], NULL);
+        double t1 = now();
+        if (r.map)
+            munmap((void *)r.map, r.size);
+        double t2 = now();
+        printf("%s%-22s %u threads, %zu MiB pieces, %zu KiB parts: %.3f s (unmap %.3f s), "
+               "%.1f GB/s\n", label, way_name[w], threads, piece >> 20, part >> 10, t2 - t0,
+               t2 - t1, (double)r.size / (t2 - t0) / 1e9);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -137,31 +200,50 @@ int main(int argc, char **argv)
         return 2;
     memset(ring, 1, RING_PIECES * piece);
     for (int pass = 0; pass < 2; pass++)
-        for (int w = 0; w < WAYS; w++) {
-            struct run r = {.way = (enum way)w, .fd = fd, .size = (uint64_t)sb.st_size,
-                            .piece = piece, .part = part, .ring = ring};
-            atomic_init(&r.next, 0);
-            pthread_t tid[256];
-            double t0 = now();
-            if (w != PREAD) {
-                r.map = mmap(NULL, r.size, PROT_READ, MAP_SHARED, fd, 0);
-                if (r.map == MAP_FAILED) {
-                    perror("mmap");
-                    return 1;
-                }
-            }
-            for (unsigned i = 0; i < threads; i++)
-                pthread_create(&tid[i], NULL, work, &r);
-            for (unsigned i = 0; i < threads; i++)
-                pthread_join(tid[i], NULL);
-            double t1 = now();
-            if (r.map)
-                munmap((void *)r.map, r.size);
-            double t2 = now();
-            printf("%-22s %u threads, %zu MiB pieces, %zu KiB parts: %.3f s (unmap %.3f s), "
-                   "%.1f GB/s\n", way_name[w], threads, piece >> 20, part >> 10, t2 - t0,
-                   t2 - t1, (double)r.size / (t2 - t0) / 1e9);
+        run_ways(fd, (uint64_t)sb.st_size, threads, piece, part, ring, "heap   ");
+#ifdef WITH_OPENCL
+    if (argc > 6) {
+        cl_platform_id plats[8];
+        cl_device_id devs[8];
+        cl_uint np = 0, nd = 0;
+        int pi = atoi(argv[5]), di = atoi(argv[6]);
+        cl_int err = clGetPlatformIDs(8, plats, &np);
+        if (err || pi >= (int)np ||
+            clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 8, devs, &nd) || di >= (int)nd) {
+            fprintf(stderr, "no device %d:%d\n", pi, di);
+            return 2;
         }
+        size_t bytes = RING_PIECES * piece;
+        cl_context ctx = clCreateContext(NULL, 1, &devs[di], NULL, NULL, &err);
+        cl_command_queue q = clCreateCommandQueue(ctx, devs[di], 0, &err);
+        cl_mem stage = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes, NULL,
+                                      &err);
+        cl_mem dst = clCreateBuffer(ctx, CL_MEM_READ_ONLY, bytes, NULL, &err);
+        unsigned char *pinned = clEnqueueMapBuffer(q, stage, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                                   0, bytes, 0, NULL, NULL, &err);
+        if (err || !pinned) {
+            fprintf(stderr, "pinned staging: error %d\n", err);
+            return 1;
+        }
+        memset(pinned, 1, bytes);
+        run_ways(fd, (uint64_t)sb.st_size, threads, piece, part, pinned, "pinned ");
+        struct dma d = {.q = q, .dst = dst, .ring = pinned, .bytes = bytes};
+        atomic_init(&d.stop, 0);
+        pthread_t t;
+        pthread_create(&t, NULL, dma_run, &d);
+        double t0 = now();
+        run_ways(fd, (uint64_t)sb.st_size, threads, piece, part, pinned, "+dma   ");
+        atomic_store(&d.stop, 1);
+        pthread_join(t, NULL);
+        printf("the transfers meanwhile: %.1f GB/s\n", d.gb / (now() - t0));
+        clEnqueueUnmapMemObject(q, stage, pinned, 0, NULL, NULL);
+        clFinish(q);
+        clReleaseMemObject(stage);
+        clReleaseMemObject(dst);
+        clReleaseCommandQueue(q);
+        clReleaseContext(ctx);
+    }
+#endif
     free(ring);
     close(fd);
     return 0;
