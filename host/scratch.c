@@ -314,6 +314,7 @@ int clm_scratch_alloc(const clm_database *db, const clm_scratch_options *opts,
     in->overlap_bytes = pl.text_bytes - pl.slab;
     in->slots = o.slots;
     in->io_threads = s->io_threads;
+    in->stream_io_threads = s->stream_io_threads;
     snprintf(in->io_threads_choice, sizeof in->io_threads_choice, "%s", threads_why);
     in->device_bytes = pl.device;
     in->host_bytes = pl.host;

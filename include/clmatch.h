@@ -767,6 +767,8 @@ typedef struct clm_scratch_info {
                                    plan above); streams take whole slabs. */
     double alloc_seconds;     /**< wall time clm_scratch_alloc took (queues, kernels; the slot
                                    buffers come later: clm_stats.alloc_seconds) */
+    unsigned stream_io_threads; /**< of io_threads, those that read a file into a stream
+                                     (clm_stream_write_fd) */
 } clm_scratch_info;
 
 /** What scratch ended up as (copies into *info, of size bytes: sizeof *info). */

@@ -955,9 +955,11 @@ static int child_io_threads(const char *arg)
                 || !EXPECT(sscanf(info.io_threads_choice, "auto: %u CPU", &cpus) == 1)
                 || !EXPECT(in_stream && sscanf(in_stream, "; %u reading", &streams) == 1)
                 || !EXPECT(streams == (cpus >= 8 && info.io_threads > cpus - 2 ? cpus - 2
-                                                                            : info.io_threads)))
+                                                                            : info.io_threads))
+                || !EXPECT(info.stream_io_threads == streams))
                 t_note("io_threads %u (%s)", info.io_threads, info.io_threads_choice);
         } else if (!EXPECT(info.io_threads == (unsigned)atoi(arg))
+                   || !EXPECT(info.stream_io_threads == info.io_threads)
                    || !EXPECT(strstr(info.io_threads_choice, "CLMATCH_IO_THREADS") != NULL)) {
             t_note("CLMATCH_IO_THREADS=%s: io_threads %u (%s)", env ? env : "(unset)",
                    info.io_threads, info.io_threads_choice);

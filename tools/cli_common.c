@@ -566,8 +566,9 @@ void cli_stats_breakdown(const clm_device *dev, const clm_database *db,
     named = st.read_seconds + st.alloc_seconds + st.launch_seconds + st.wait_seconds;
     fprintf(stderr, "clmatch: search %.4f s: read %.4f s", search_s, st.read_seconds);
     if (st.reader_seconds > 0) /* a reader pool: the caller waited, the threads read */
-        fprintf(stderr, " waited (reader threads %.4f s, %.2f GB/s, %u I/O threads)",
-                st.reader_seconds, (double)st.bytes / st.reader_seconds / 1e9, si.io_threads);
+        fprintf(stderr, " waited (reader threads %.4f s, %.2f GB/s, %u I/O threads, %u into a "
+                "stream)", st.reader_seconds, (double)st.bytes / st.reader_seconds / 1e9,
+                si.io_threads, si.stream_io_threads);
     else if (st.read_seconds > 0)
         fprintf(stderr, " (%.2f GB/s, %u I/O threads)", (double)st.bytes / st.read_seconds / 1e9,
                 si.io_threads);
