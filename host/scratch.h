@@ -16,7 +16,6 @@
 
 #define CLM_SENDS_MAX 8 /* writes of a staging's parts ahead of its commit, at most */
 
-
 /* A slot's queue, counter and match buffer are created when a scan first uses it, its text
  * buffers (staging, device text, packed text) then too, sized to that slab (`room` bytes):
  * an input smaller than the slab gets small buffers and one slot, not two whole slabs of

@@ -1,12 +1,13 @@
 /* A file into a stream (clm_stream_write_fd): the pool of reading threads reads each block
  * straight into the staging where the stream will take it, blocks queued ahead of the one
- * taken into the stagings of the other slots, so the pool goes on reading while the caller's thread runs
- * the block hook, launches slabs and waits for the device. A block is a quarter of a slab:
- * the first of a staging goes past the lead and overlap that the launch before will carry
- * there, the last fills it. As in clm_scan_fd, on the copy and pinned paths a staging may be
- * refilled once its transfer is done (the device has its own copy), while its search still
- * runs; with whole-slab blocks one ahead, the read of the next waited for the transfer of the
- * slab launched just before (bench/experiments/README.md, "FASTA zero-copy"). */
+ * taken into the stagings of the other slots, so the pool goes on reading while the caller's
+ * thread runs the block hook, launches slabs and waits for the device. A block is a quarter
+ * of a slab: the first of a staging goes past the lead and overlap that the launch before
+ * will carry there, the last fills it. As in clm_scan_fd, on the copy and pinned paths a
+ * staging may be refilled once its transfer is done (the device has its own copy), while its
+ * search still runs; with whole-slab blocks one ahead, the read of the next waited for the
+ * transfer of the slab launched just before (bench/experiments/README.md, "FASTA
+ * zero-copy"). */
 #include <string.h>
 
 #include "scratch.h"
