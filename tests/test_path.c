@@ -74,9 +74,10 @@ static int pcase_one(pcase *c, const char *dir, const unsigned char **pats, size
     return pcase_compile(c, what);
 }
 
-/* A scratch on `path` with this slab (and budget); 0 after a failure, -1 when the device
- * cannot do the path (the test is skipped with a note). */
-static int pcase_scratch(pcase *c, clm_data_path path, size_t slab, size_t budget)
+/* A scratch on `path` with this slab (and budget, and slots: 0 for the defaults); 0 after a
+ * failure, -1 when the device cannot do the path (the test is skipped with a note). */
+static int pcase_scratch_slots(pcase *c, clm_data_path path, size_t slab, size_t budget,
+                               unsigned slots)
 {
     clm_scratch_options so;
     clm_scratch_info info;
@@ -84,6 +85,7 @@ static int pcase_scratch(pcase *c, clm_data_path path, size_t slab, size_t budge
     so.slab_bytes = slab;
     so.data_path = path;
     so.max_memory = budget;
+    so.slots = slots;
     clm_scratch_free(c->s);
     c->s = NULL;
     int rc = clm_scratch_alloc(c->db, &so, &c->s);
@@ -105,6 +107,11 @@ static int pcase_scratch(pcase *c, clm_data_path path, size_t slab, size_t budge
         t_note("asked for %s, slab %zu; info: %s, slab %zu", clm_data_path_name(path), slab,
                clm_data_path_name(info.data_path), info.slab_bytes);
     return 1;
+}
+
+static int pcase_scratch(pcase *c, clm_data_path path, size_t slab, size_t budget)
+{
+    return pcase_scratch_slots(c, path, slab, budget, 0);
 }
 
 static int write_file(const char *path, const unsigned char *p, size_t n)
@@ -625,27 +632,82 @@ out:
     free(p5);
 }
 
-/* ---- slots: slabs in flight ---------------------------------------------------------------- */
+/* A child process that checks how a scratch variable of the environment is read: with arg
+ * `bad` the allocation fails, its detail naming `named`; else env_ok judges the scratch the
+ * environment gave, and one whose options set_option fills must satisfy option_ok (an
+ * explicit option wins over the environment). */
+typedef struct {
+    const char *bad, *named;
+    int (*env_ok)(const clm_scratch_info *info, const char *arg);
+    void (*set_option)(clm_scratch_options *so);
+    int (*option_ok)(const clm_scratch_info *info);
+} env_case;
 
-/* A scratch of c's database with this many slots on `path`; its info checked: the host
- * staging of every slot. 0 after a failure, -1 where the device cannot do the path. */
-static int slots_scratch(pcase *c, clm_data_path path, size_t slab, unsigned slots)
+static int run_env_child(const env_case *c, const char *arg)
 {
+    size_t m = 5;
+    unsigned char *p = t_pattern(4, m);
+    const unsigned char *pp = p;
+    t_patset ps = {&pp, &m, NULL, 1, 0};
+    clm_database *db = NULL;
+    clm_scratch *s = NULL;
     clm_scratch_options so;
     clm_scratch_info info;
-    clm_scratch_options_init(&so, sizeof so);
-    so.slab_bytes = slab;
-    so.data_path = path;
-    so.slots = slots;
-    clm_scratch_free(c->s);
-    c->s = NULL;
-    int rc = clm_scratch_alloc(c->db, &so, &c->s);
-    if (rc == CLM_E_UNSUPPORTED && path != CLM_PATH_AUTO)
-        return -1;
-    if (!EXPECT_RC(rc, CLM_OK)) {
-        c->s = NULL;
-        return T_FAIL("%u slots: %s", slots, clm_last_error());
+    if (!EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)) return 1;
+    if (EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) {
+        clm_scratch_options_init(&so, sizeof so);
+        if (strcmp(arg, c->bad) == 0) {
+            if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_E_INVALID)
+                && !EXPECT(strstr(clm_last_error(), c->named) != NULL))
+                t_note("detail: \"%s\"", clm_last_error());
+        } else if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
+                   && EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK)) {
+            c->env_ok(&info, arg);
+            clm_scratch_free(s);
+            s = NULL;
+            c->set_option(&so);
+            if (EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)
+                && EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK))
+                c->option_ok(&info);
+        }
     }
+    clm_scratch_free(s);
+    clm_database_free(db);
+    clm_device_close(t_dev);
+    t_dev = NULL;
+    free(p);
+    return 0;
+}
+
+/* Child `child` run with each good[i][0] in its environment (its argument good[i][1]), then
+ * with var=bad[i] for each bad value (its argument "bad"). */
+static void run_env_children(const char *child, const char *var, const char *const (*good)[2],
+                             size_t n_good, const char *const *bad, size_t n_bad)
+{
+    for (size_t i = 0; i < n_good; i++) {
+        const char *env[] = {good[i][0], NULL};
+        if (t_run_child(child, good[i][1], env) != 0)
+            T_FAIL("child with %s failed (see # lines above)", good[i][0]);
+    }
+    for (size_t i = 0; i < n_bad; i++) {
+        char set[64];
+        const char *env[] = {set, NULL};
+        snprintf(set, sizeof set, "%s=%s", var, bad[i]);
+        if (t_run_child(child, "bad", env) != 0)
+            T_FAIL("child with %s failed (see # lines above)", set);
+    }
+}
+
+/* ---- slots: slabs in flight ---------------------------------------------------------------- */
+
+/* A scratch of c's database with this many slots on `path` (pcase_scratch_slots), its info
+ * checked: the host staging of every slot. */
+static int slots_scratch(pcase *c, clm_data_path path, size_t slab, unsigned slots)
+{
+    clm_scratch_info info;
+    int rc = pcase_scratch_slots(c, path, slab, 0, slots);
+    if (rc <= 0)
+        return rc;
     unsigned want = slots ? slots : 2;
     if (EXPECT_RC(clm_scratch_get_info(c->s, &info, sizeof info), CLM_OK)
         && (!EXPECT(info.slots == want)
@@ -703,41 +765,29 @@ out:
 }
 
 /* CLMATCH_SLOTS (arg: the slots expected, or "bad"); an option's slots win over it. */
+static int slots_env_ok(const clm_scratch_info *info, const char *arg)
+{
+    if (EXPECT(info->slots == (unsigned)atoi(arg)))
+        return 1;
+    t_note("CLMATCH_SLOTS=%s: %u slots", getenv("CLMATCH_SLOTS"), info->slots);
+    return 0;
+}
+
+static void slots_option(clm_scratch_options *so)
+{
+    so->slots = 3;
+}
+
+static int slots_option_ok(const clm_scratch_info *info)
+{
+    return EXPECT(info->slots == 3);
+}
+
 static int child_slots(const char *arg)
 {
-    size_t m = 5;
-    unsigned char *p = t_pattern(4, m);
-    const unsigned char *pp = p;
-    t_patset ps = {&pp, &m, NULL, 1, 0};
-    clm_database *db = NULL;
-    clm_scratch *s = NULL;
-    clm_scratch_options so;
-    clm_scratch_info info;
-    if (!EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)) return 1;
-    if (EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) {
-        clm_scratch_options_init(&so, sizeof so);
-        if (strcmp(arg, "bad") == 0) {
-            if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_E_INVALID)
-                && !EXPECT(strstr(clm_last_error(), "CLMATCH_SLOTS") != NULL))
-                t_note("detail: \"%s\"", clm_last_error());
-        } else if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
-                   && EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK)) {
-            if (!EXPECT(info.slots == (unsigned)atoi(arg)))
-                t_note("CLMATCH_SLOTS=%s: %u slots", getenv("CLMATCH_SLOTS"), info.slots);
-            clm_scratch_free(s);
-            s = NULL;
-            so.slots = 3; /* an explicit option wins */
-            if (EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)
-                && EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK))
-                EXPECT(info.slots == 3);
-        }
-    }
-    clm_scratch_free(s);
-    clm_database_free(db);
-    clm_device_close(t_dev);
-    t_dev = NULL;
-    free(p);
-    return 0;
+    static const env_case c = {"bad", "CLMATCH_SLOTS", slots_env_ok, slots_option,
+                               slots_option_ok};
+    return run_env_child(&c, arg);
 }
 
 static void test_slots_env(const void *arg)
@@ -746,18 +796,8 @@ static void test_slots_env(const void *arg)
         {"CLMATCH_SLOTS=4", "4"}, {"CLMATCH_SLOTS=2", "2"}, {"CLMATCH_SLOTS=", "2"}};
     static const char *const bad[] = {"1", "5", "x", "33", "-3"};
     (void)arg;
-    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-        const char *env[] = {good[i][0], NULL};
-        if (t_run_child("slots", good[i][1], env) != 0)
-            T_FAIL("child with %s failed (see # lines above)", good[i][0]);
-    }
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char set[64];
-        const char *env[] = {set, NULL};
-        snprintf(set, sizeof set, "CLMATCH_SLOTS=%s", bad[i]);
-        if (t_run_child("slots", "bad", env) != 0)
-            T_FAIL("child with %s failed (see # lines above)", set);
-    }
+    run_env_children("slots", "CLMATCH_SLOTS", good, sizeof good / sizeof good[0], bad,
+                     sizeof bad / sizeof bad[0]);
 }
 
 /* ---- slot buffers sized to the input --------------------------------------------------------- */
@@ -996,58 +1036,35 @@ static void test_io_threads(const void *arg)
         {"CLMATCH_IO_THREADS", "auto"}};
     static const char *const bad[] = {"0", "65", "x", "4x", "-2", " 3", "99999999999999999999"};
     (void)arg;
-    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        const char *env[] = {counts[i][0], NULL};
-        if (t_run_child("io_threads", counts[i][1], env) != 0)
-            T_FAIL("child with %s failed (see # lines above)", counts[i][0]);
-    }
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char set[64];
-        const char *env[] = {set, NULL};
-        snprintf(set, sizeof set, "CLMATCH_IO_THREADS=%s", bad[i]);
-        if (t_run_child("io_threads", "bad", env) != 0)
-            T_FAIL("child with %s failed (see # lines above)", set);
-    }
+    run_env_children("io_threads", "CLMATCH_IO_THREADS", counts,
+                     sizeof counts / sizeof counts[0], bad, sizeof bad / sizeof bad[0]);
 }
 
 /* ---- names and CLMATCH_DATA_PATH ---------------------------------------------------------- */
 
+/* CLMATCH_DATA_PATH=copy (or bogus); an explicit data path wins over it. */
+static int data_path_env_ok(const clm_scratch_info *info, const char *arg)
+{
+    (void)arg;
+    return EXPECT(info->data_path == CLM_PATH_COPY) &&
+           EXPECT(strstr(info->data_path_choice, "CLMATCH_DATA_PATH") != NULL);
+}
+
+static void data_path_option(clm_scratch_options *so)
+{
+    so->data_path = CLM_PATH_PINNED;
+}
+
+static int data_path_option_ok(const clm_scratch_info *info)
+{
+    return EXPECT(info->data_path == CLM_PATH_PINNED);
+}
+
 static int child_env(const char *arg)
 {
-    size_t m = 5;
-    unsigned char *p = t_pattern(4, m);
-    const unsigned char *pp = p;
-    t_patset ps = {&pp, &m, NULL, 1, 0};
-    clm_database *db = NULL;
-    clm_scratch *s = NULL;
-    clm_scratch_options so;
-    clm_scratch_info info;
-    if (!EXPECT_RC(clm_device_open(-1, -1, &t_dev), CLM_OK)) return 1;
-    if (EXPECT_RC(t_compile(&ps, CLM_ALGO_AUTO, CLM_TABLE_AUTO, 0, 0, 0, &db), CLM_OK)) {
-        clm_scratch_options_init(&so, sizeof so);
-        if (strcmp(arg, "bogus") == 0) {
-            if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_E_INVALID)
-                && !EXPECT(strstr(clm_last_error(), "CLMATCH_DATA_PATH=bogus") != NULL))
-                t_note("detail: \"%s\"", clm_last_error());
-        } else if (EXPECT_RC(clm_scratch_alloc(db, NULL, &s), CLM_OK)
-                   && EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK)) {
-            EXPECT(info.data_path == CLM_PATH_COPY);
-            EXPECT(strstr(info.data_path_choice, "CLMATCH_DATA_PATH") != NULL);
-            clm_scratch_free(s);
-            s = NULL;
-            /* an explicit option wins over the environment */
-            so.data_path = CLM_PATH_PINNED;
-            if (EXPECT_RC(clm_scratch_alloc(db, &so, &s), CLM_OK)
-                && EXPECT_RC(clm_scratch_get_info(s, &info, sizeof info), CLM_OK))
-                EXPECT(info.data_path == CLM_PATH_PINNED);
-        }
-    }
-    clm_scratch_free(s);
-    clm_database_free(db);
-    clm_device_close(t_dev);
-    t_dev = NULL;
-    free(p);
-    return 0;
+    static const env_case c = {"bogus", "CLMATCH_DATA_PATH=bogus", data_path_env_ok,
+                               data_path_option, data_path_option_ok};
+    return run_env_child(&c, arg);
 }
 
 static void test_env(const void *arg)
