@@ -31,6 +31,19 @@ static int env_size(enum clm_env_var var, size_t *out)
     return CLM_OK;
 }
 
+/* s as a count of decimal digits alone in [lo, hi] into *out: 1, else 0 (*out untouched). */
+static int parse_count(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+    unsigned long v = 0;
+    const char *p = s;
+    while (*p >= '0' && *p <= '9' && v <= hi)
+        v = v * 10 + (unsigned long)(*p++ - '0');
+    if (*p || p == s || v < lo || v > hi)
+        return 0;
+    *out = (unsigned)v;
+    return 1;
+}
+
 /* Threads per slab read or copy: CLMATCH_IO_THREADS, else clm_io_threads(); *stream_out:
  * those that read a file into a stream. Its caller's thread takes every block on (hooks,
  * sends, launches) and the driver's threads run the transfers: left a core each where there
@@ -47,16 +60,12 @@ static int choose_io_threads(unsigned *out, unsigned *stream_out, char *why, siz
              cpus == 1 ? "" : "s", *stream_out);
     if (!env || !*env || !strcmp(env, "auto"))
         return CLM_OK;
-    unsigned long v = 0;
-    const char *p = env;
-    while (*p >= '0' && *p <= '9' && v <= CLM_MAX_IO_THREADS)
-        v = v * 10 + (unsigned long)(*p++ - '0');
-    if (*p || p == env || v < 1 || v > CLM_MAX_IO_THREADS)
+    if (!parse_count(env, 1, CLM_MAX_IO_THREADS, out))
         return clm_fail(CLM_E_INVALID, "CLMATCH_IO_THREADS='%s' is not a thread count (1 to %d, "
                                        "or auto)",
                         env, CLM_MAX_IO_THREADS);
-    *out = *stream_out = (unsigned)v;
-    snprintf(why, why_cap, "CLMATCH_IO_THREADS=%lu", v);
+    *stream_out = *out;
+    snprintf(why, why_cap, "CLMATCH_IO_THREADS=%u", *out);
     return CLM_OK;
 }
 
@@ -64,12 +73,9 @@ static int choose_io_threads(unsigned *out, unsigned *stream_out, char *why, siz
 static int choose_slots(unsigned *slots)
 {
     const char *env = clm_env(CLM_ENV_SLOTS);
-    if (*slots == 0 && env && *env) {
-        if (env[0] < '0' || env[0] > '9' || env[1])
-            return clm_fail(CLM_E_INVALID, "CLMATCH_SLOTS='%s' is not a slot count (2 to %d)",
-                            env, CLM_MAX_SCRATCH_SLOTS);
-        *slots = (unsigned)(env[0] - '0');
-    }
+    if (*slots == 0 && env && *env && !parse_count(env, 2, CLM_MAX_SCRATCH_SLOTS, slots))
+        return clm_fail(CLM_E_INVALID, "CLMATCH_SLOTS='%s' is not a slot count (2 to %d)", env,
+                        CLM_MAX_SCRATCH_SLOTS);
     if (*slots == 0)
         *slots = DEFAULT_SLOTS;
     if (*slots < 2 || *slots > CLM_MAX_SCRATCH_SLOTS)
